@@ -1,0 +1,78 @@
+//===- Strategy.h - Common interface of all rematerialization strategies -===//
+//
+// A strategy turns (graph, budget) into a Schedule. Strategies are looked up
+// by name; nothing outside lib/Solver knows how one works. Every returned
+// schedule is checked with the Simulator by the caller (solve() does it), so a
+// strategy whose internal model differs from the Simulator's (lower sets, the
+// join paper's slots) can never make a budget look met when it is not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_SOLVER_STRATEGY_H
+#define REMAT_SOLVER_STRATEGY_H
+
+#include "remat/Solver/Schedule.h"
+#include "remat/Solver/Simulator.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+constexpr int64_t kUnlimitedBudget = std::numeric_limits<int64_t>::max();
+
+struct SolveOptions {
+  int64_t budget = kUnlimitedBudget; ///< Peak bytes allowed (Simulator's peak).
+  int slots = 500;                   ///< Memory discretisation of chain DPs.
+  /// lowerset-exact: give up (and fall back to lowerset-approx) when the graph
+  /// has more lower sets than this.
+  int64_t maxLowerSets = 200000;
+  /// Where strategies report notes (fallbacks, approximations). May be empty.
+  std::function<void(const std::string &)> note;
+};
+
+struct StrategyResult {
+  bool feasible = false;
+  Schedule schedule;
+  std::string reason; ///< Why not applicable / infeasible, when !feasible.
+};
+
+using StrategyFn =
+    std::function<StrategyResult(const TrainingGraph &, const SolveOptions &)>;
+
+struct StrategyInfo {
+  std::string name;
+  std::string description;
+  StrategyFn run;
+};
+
+/// All strategies, in the order `auto` tries them.
+const std::vector<StrategyInfo> &allStrategies();
+/// Looks a strategy up by name; nullptr if unknown.
+const StrategyInfo *findStrategy(const std::string &name);
+
+/// The outcome of solve(): the schedule and what the Simulator measured.
+struct Solution {
+  bool feasible = false;
+  std::string strategy; ///< The strategy that produced the schedule.
+  std::string reason;   ///< Why infeasible.
+  Schedule schedule;
+  SimulationResult sim;
+};
+
+/// Runs a strategy and checks its schedule with the Simulator: the schedule
+/// is reported feasible only when it is valid and its peak <= budget.
+Solution solve(const TrainingGraph &g, const std::string &strategy,
+               const SolveOptions &opts);
+
+/// The smallest budget (bytes) for which solve() succeeds with `strategy`,
+/// found by binary search between the input bytes and the no-remat peak.
+/// Returns -1 when even the no-remat peak fails.
+int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
+                      const SolveOptions &opts);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_STRATEGY_H

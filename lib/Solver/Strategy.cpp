@@ -1,0 +1,79 @@
+//===- Strategy.cpp - Registry, checked solve and minimum budget ----------===//
+
+#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Strategies.h"
+
+namespace remat {
+
+const std::vector<StrategyInfo> &allStrategies() {
+  static const std::vector<StrategyInfo> registry = {
+      {"none", "keep every forward value; no recomputation", solveNone},
+  };
+  return registry;
+}
+
+const StrategyInfo *findStrategy(const std::string &name) {
+  for (const StrategyInfo &s : allStrategies())
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+Solution solve(const TrainingGraph &g, const std::string &strategy,
+               const SolveOptions &opts) {
+  Solution sol;
+  sol.strategy = strategy;
+  const StrategyInfo *info = findStrategy(strategy);
+  if (!info) {
+    sol.reason = "unknown strategy '" + strategy + "'";
+    return sol;
+  }
+  StrategyResult res = info->run(g, opts);
+  if (!res.feasible) {
+    sol.reason = res.reason;
+    return sol;
+  }
+  sol.schedule = std::move(res.schedule);
+  sol.sim = simulate(g, sol.schedule);
+  if (!sol.sim.valid) {
+    // A strategy bug, never a user error: say so loudly.
+    sol.reason = "internal error: strategy '" + strategy +
+                 "' produced an invalid schedule: " + sol.sim.error;
+    return sol;
+  }
+  if (sol.sim.peak > opts.budget) {
+    sol.reason = "strategy '" + strategy + "' reaches a peak of " +
+                 std::to_string(sol.sim.peak) + " bytes, above the budget";
+    return sol;
+  }
+  if (!res.reason.empty())
+    sol.reason = res.reason;
+  sol.feasible = true;
+  return sol;
+}
+
+int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
+                      const SolveOptions &opts) {
+  SolveOptions o = opts;
+  o.note = nullptr;
+  int64_t hi = simulate(g, keepEverythingSchedule(g)).peak;
+  o.budget = hi;
+  if (!solve(g, strategy, o).feasible)
+    return -1;
+  int64_t lo = inputBytes(g) - 1; // Known infeasible: below the inputs.
+  // Invariant: solve(hi) is feasible, solve(lo) is not. Strategies whose
+  // discretisation scales with the budget may not be monotone; the search
+  // still returns a budget they meet.
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    o.budget = mid;
+    Solution s = solve(g, strategy, o);
+    if (s.feasible)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
+} // namespace remat
