@@ -1,0 +1,32 @@
+# Thin wrapper over CMake. `make example` and `make test` work on a fresh
+# Debian 12 machine: they install what is missing, configure and build.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build example test bench clean
+
+all: build
+
+deps:
+	./scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	ninja -C $(BUILD) -j $(JOBS)
+
+example: build
+	./scripts/run-example.sh $(BUILD)
+
+test: configure
+	ninja -C $(BUILD) -j $(JOBS) check-remat
+
+bench: configure
+	ninja -C $(BUILD) -j $(JOBS) remat-benchmarks
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,31 @@
+//===- Remat.h - The remat dialect ------------------------------*- C++ -*-===//
+#ifndef REMAT_DIALECT_REMAT_REMAT_H
+#define REMAT_DIALECT_REMAT_REMAT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace remat {
+/// The fictitious resource written by remat.recompute (see RematOps.td).
+struct RecomputeResource
+    : public mlir::SideEffects::Resource::Base<RecomputeResource> {
+  llvm::StringRef getName() final { return "remat.recompute"; }
+};
+} // namespace remat
+MLIR_DECLARE_EXPLICIT_TYPE_ID(remat::RecomputeResource)
+
+#include "remat/Dialect/Remat/RematDialect.h.inc"
+#include "remat/Dialect/Remat/RematEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "remat/Dialect/Remat/RematAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "remat/Dialect/Remat/RematOps.h.inc"
+
+#endif // REMAT_DIALECT_REMAT_REMAT_H

@@ -1,0 +1,55 @@
+//===- RematDialect.td - The remat dialect -----------------*- tablegen -*-===//
+
+#ifndef REMAT_DIALECT_TD
+#define REMAT_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Remat_Dialect : Dialect {
+  let name = "remat";
+  let cppNamespace = "::remat";
+  let summary = "Rematerialization: keep or recompute forward activations";
+  let description = [{
+    The `remat` dialect carries what rematerialization needs on top of a
+    training step written in upstream dialects (linalg, tensor, arith, math on
+    tensors):
+
+    * `remat.recompute` holds the clones of forward ops that the
+      rematerialization pass re-executes during the backward pass. Its region
+      is isolated from above, so `cse` and `canonicalize` can never merge a
+      recomputation back into the original computation.
+    * `remat.op` is a generic, planning-only op (any framework op by name,
+      with tensor operands/results and a cost). It lets a framework export a
+      training graph for planning without modelling every op's semantics; it
+      cannot be lowered.
+    * Discardable attributes that any op may carry:
+      - `remat.policy = #remat.policy<keep>` / `#remat.policy<recompute>`:
+        the user's hint (like PyTorch's selective checkpoint policies);
+      - `remat.cost = #remat.cost<time = ..., bytes = ..., workspace = ...>`:
+        a measured or estimated cost that overrides the analytic cost model;
+      - `remat.stage = N : i64`: a stage index grouping ops for the chain
+        strategies.
+    * The `remat.loss` function result attribute marks the loss when it is
+      not the first result.
+
+    Reaching bufferization: the `-remat-inline-recompute` pass inlines every
+    `remat.recompute` region in place as the last tensor-level step (after the
+    last `cse`/`canonicalize`); One-Shot Bufferize then sees plain ops and
+    gives each clone its own buffer.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral kPolicyAttrName = "remat.policy";
+    static constexpr ::llvm::StringLiteral kCostAttrName = "remat.cost";
+    static constexpr ::llvm::StringLiteral kStageAttrName = "remat.stage";
+    static constexpr ::llvm::StringLiteral kLossAttrName = "remat.loss";
+  }];
+}
+
+class Remat_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Remat_Dialect, mnemonic, traits>;
+
+#endif // REMAT_DIALECT_TD

@@ -1,0 +1,88 @@
+//===- RematOps.td - remat operations ----------------------*- tablegen -*-===//
+
+#ifndef REMAT_OPS_TD
+#define REMAT_OPS_TD
+
+include "remat/Dialect/Remat/RematDialect.td"
+include "remat/Dialect/Remat/RematAttrs.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// The resource a recomputation "writes": declaring the effect keeps CSE from
+// merging two recomputations of the same values (each is a deliberate,
+// separately timed copy) and keeps DCE from deleting a placed recomputation.
+def Remat_RecomputeResource
+    : Resource<"::remat::RecomputeResource">;
+
+def Remat_RecomputeOp : Remat_Op<"recompute", [
+    IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">,
+    MemoryEffects<[MemWrite<Remat_RecomputeResource>]>]> {
+  let summary = "Recompute forward values from kept ones";
+  let description = [{
+    Re-executes clones of forward ops just before the backward pass needs
+    their results. The operands are the kept values the recomputation starts
+    from; inside the region they are the entry block's arguments (same
+    types, same order). `remat.yield` returns the recomputed values, which
+    become the op's results.
+
+    The region is isolated from above, so `cse`/`canonicalize` cannot fold the
+    clones back into the original ops, and the op has a (fictitious) write
+    effect so that two recomputations of the same values are never merged.
+
+    ```mlir
+    %r = remat.recompute ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%in: tensor<4xf32>):
+      %e = math.exp %in : tensor<4xf32>
+      remat.yield %e : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)? (`->` type($results)^)?
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    YieldOp getYield();
+  }];
+}
+
+def Remat_YieldOp : Remat_Op<"yield", [
+    Pure, ReturnLike, Terminator, HasParent<"RecomputeOp">]> {
+  let summary = "Return the recomputed values of a remat.recompute";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Remat_GenericOp : Remat_Op<"op", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "A framework op known only by name and cost (planning only)";
+  let description = [{
+    Stands for an op of another framework (e.g. `"aten.convolution"`) in a
+    training graph exported for planning: the rematerialization pass plans
+    around it with its `cost`, but it has no semantics and cannot be lowered
+    (lowering pipelines stop with an error naming it). It is pure unless
+    marked `random` (dropout, randn...), in which case it is never recomputed
+    nor merged.
+
+    ```mlir
+    %y = remat.op "aten.convolution"(%x, %w) {cost = #remat.cost<time = 2.0e6, bytes = 65536>}
+           : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<AnyTensor>:$inputs,
+                       Remat_CostAttr:$cost, UnitAttr:$random);
+  let results = (outs Variadic<AnyTensor>:$results);
+  let assemblyFormat = [{
+    $name `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // REMAT_OPS_TD

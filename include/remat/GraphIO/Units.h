@@ -1,0 +1,53 @@
+//===- Units.h - Memory units, sizes and number formatting ---------------===//
+//
+// Graph files state their units ({"time":"ms","memory":"MB"}); internally
+// every size is an int64 number of bytes. Decimal units are powers of 1000
+// (KB, MB, GB), binary ones powers of 1024 (KiB, MiB, GiB). Times are never
+// converted: the time unit is a label echoed in results.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_GRAPHIO_UNITS_H
+#define REMAT_GRAPHIO_UNITS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace remat {
+
+struct Units {
+  std::string time = "ms";
+  std::string memory = "B";
+  double bytesPerUnit = 1; ///< Bytes in one `memory` unit.
+};
+
+/// Bytes in one unit ("B", "KB", "KiB", "MB", "MiB", "GB", "GiB"), or
+/// std::nullopt for anything else.
+std::optional<double> memoryUnitBytes(llvm::StringRef unit);
+
+/// Converts `value` units to bytes, rounded to the nearest byte. Fails on
+/// negative, non-finite or too large values; `what` names the field.
+llvm::Expected<int64_t> toBytes(double value, double bytesPerUnit,
+                                llvm::StringRef what);
+
+/// A budget as given on the command line: bytes, or a percentage of the
+/// no-remat peak.
+struct SizeSpec {
+  bool percent = false;
+  double value = 0; ///< Percent when `percent`, else bytes.
+};
+
+/// Parses "90", "90MB", "1.5GiB", "80%". A bare number is in `fileUnits`.
+llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
+                                   const Units &fileUnits);
+
+/// A JSON number with at most 12 significant digits, so sums of measured
+/// times print as 47.42 rather than 47.420000000000002.
+std::string formatNumber(double v);
+
+} // namespace remat
+
+#endif // REMAT_GRAPHIO_UNITS_H

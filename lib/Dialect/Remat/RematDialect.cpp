@@ -1,0 +1,153 @@
+//===- RematDialect.cpp - Dialect registration and attribute checks ------===//
+
+#include "remat/Dialect/Remat/Remat.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace remat;
+
+#include "remat/Dialect/Remat/RematDialect.cpp.inc"
+#include "remat/Dialect/Remat/RematEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "remat/Dialect/Remat/RematAttrs.cpp.inc"
+
+void RematDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "remat/Dialect/Remat/RematOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "remat/Dialect/Remat/RematAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  if (name == kPolicyAttrName) {
+    if (!isa<PolicyAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be #remat.policy<keep|recompute>";
+    if (op->getNumResults() == 0)
+      return op->emitError() << "'" << name
+                             << "' on an op without results has no effect";
+    return success();
+  }
+  if (name == kCostAttrName) {
+    if (!isa<CostAttr>(value))
+      return op->emitError() << "'" << name << "' must be a #remat.cost<...>";
+    return success();
+  }
+  if (name == kStageAttrName) {
+    auto stage = dyn_cast<IntegerAttr>(value);
+    if (!stage || stage.getType().isIndex() == false &&
+                      !stage.getType().isSignlessInteger())
+      return op->emitError() << "'" << name << "' must be an integer";
+    if (stage.getValue().isNegative())
+      return op->emitError() << "'" << name << "' must be non-negative";
+    return success();
+  }
+  if (name == kLossAttrName)
+    return op->emitError() << "'" << name
+                           << "' belongs on a function result, not on an op";
+  return op->emitError() << "unknown remat attribute '" << name << "'";
+}
+
+LogicalResult RematDialect::verifyRegionResultAttribute(Operation *op,
+                                                        unsigned region,
+                                                        unsigned result,
+                                                        NamedAttribute attr) {
+  if (attr.getName() != kLossAttrName)
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' is not a remat result attribute";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << kLossAttrName << "' takes no value";
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    return op->emitError() << "'" << kLossAttrName
+                           << "' marks a function result";
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (i != result && func.getResultAttr(i, kLossAttrName))
+      return op->emitError() << "results #" << std::min(i, result) << " and #"
+                             << std::max(i, result) << " are both marked '"
+                             << kLossAttrName << "'";
+  return success();
+}
+
+LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                     unsigned arg,
+                                                     NamedAttribute attr) {
+  return op->emitError() << "'" << attr.getName().getValue()
+                         << "' on argument #" << arg
+                         << ": remat defines no argument attributes";
+}
+
+//===----------------------------------------------------------------------===//
+// CostAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult CostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               llvm::APFloat time, int64_t bytes,
+                               int64_t workspace) {
+  if (time.isNegative() || time.isNaN() || time.isInfinity())
+    return emitError() << "cost time must be finite and non-negative, got "
+                       << time.convertToDouble();
+  if (bytes < 0)
+    return emitError() << "cost bytes must be non-negative, got " << bytes;
+  if (workspace < 0)
+    return emitError() << "cost workspace must be non-negative, got "
+                       << workspace;
+  return success();
+}
+
+Attribute CostAttr::parse(AsmParser &parser, Type) {
+  double time = 0;
+  int64_t bytes = 0, workspace = 0;
+  bool seen[3] = {false, false, false};
+  if (parser.parseLess())
+    return {};
+  if (failed(parser.parseOptionalGreater())) {
+    do {
+      SMLoc loc = parser.getCurrentLocation();
+      StringRef key;
+      if (parser.parseKeyword(&key) || parser.parseEqual())
+        return {};
+      int index = key == "time" ? 0 : key == "bytes" ? 1
+                                  : key == "workspace" ? 2 : -1;
+      if (index < 0) {
+        parser.emitError(loc) << "unknown cost field '" << key
+                              << "'; expected time, bytes or workspace";
+        return {};
+      }
+      if (seen[index]) {
+        parser.emitError(loc) << "cost field '" << key << "' given twice";
+        return {};
+      }
+      seen[index] = true;
+      ParseResult r = index == 0   ? parser.parseFloat(time)
+                      : index == 1 ? parser.parseInteger(bytes)
+                                   : parser.parseInteger(workspace);
+      if (failed(r))
+        return {};
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseGreater())
+      return {};
+  }
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), llvm::APFloat(time), bytes,
+                    workspace);
+}
+
+void CostAttr::print(AsmPrinter &printer) const {
+  printer << "<time = ";
+  printer.printFloat(getTime());
+  printer << ", bytes = " << getBytes() << ", workspace = " << getWorkspace()
+          << ">";
+}

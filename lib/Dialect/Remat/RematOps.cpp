@@ -1,0 +1,76 @@
+//===- RematOps.cpp - remat operations ------------------------------------===//
+
+#include "remat/Dialect/Remat/Remat.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace remat;
+
+//===----------------------------------------------------------------------===//
+// RecomputeOp
+//===----------------------------------------------------------------------===//
+
+MLIR_DEFINE_EXPLICIT_TYPE_ID(remat::RecomputeResource)
+
+YieldOp RecomputeOp::getYield() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+LogicalResult RecomputeOp::verify() {
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size()
+                         << " inputs but its region takes "
+                         << body.getNumArguments() << " arguments";
+  for (auto [i, input, arg] :
+       llvm::enumerate(getInputs(), body.getArguments()))
+    if (input.getType() != arg.getType())
+      return emitOpError() << "input #" << i << " has type "
+                           << input.getType() << " but region argument #" << i
+                           << " has type " << arg.getType();
+  YieldOp yield = getYield();
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError() << "yields " << yield.getValues().size()
+                         << " values but has " << getNumResults()
+                         << " results";
+  for (auto [i, value, result] :
+       llvm::enumerate(yield.getValues(), getResults()))
+    if (value.getType() != result.getType())
+      return emitOpError() << "yields " << value.getType() << " as value #"
+                           << i << " but result #" << i << " has type "
+                           << result.getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GenericOp (remat.op)
+//===----------------------------------------------------------------------===//
+
+LogicalResult GenericOp::verify() {
+  if (getName().empty())
+    return emitOpError() << "needs a non-empty op name";
+  bool dynamic = llvm::any_of(getResultTypes(), [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped || !shaped.hasStaticShape();
+  });
+  if (dynamic && getCost().getBytes() == 0)
+    return emitOpError() << "'" << getName()
+                         << "' has dynamically shaped results: its cost must "
+                            "give their size in bytes";
+  return success();
+}
+
+void GenericOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // A random op (dropout, randn) draws new numbers each time it runs: model
+  // that as a write so it is neither merged, deleted nor recomputed.
+  if (getRandom())
+    effects.emplace_back(MemoryEffects::Write::get());
+}
+
+#define GET_OP_CLASSES
+#include "remat/Dialect/Remat/RematOps.cpp.inc"

@@ -1,0 +1,372 @@
+//===- JSONGraphReader.cpp - The project's JSON graph format --------------===//
+//
+// {"kind":"graph"} lists tensors (name, size), nodes (name, kind, time,
+// workspace, inputs/outputs by tensor name, recomputable, type) and required
+// tensors; {"kind":"chain"} lists rotor-style stages. Every error names the
+// field at fault with a JSON path such as nodes[3].inputs[1].
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/GraphIO/GraphFile.h"
+
+#include "Errors.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+
+#include <initializer_list>
+
+namespace remat {
+
+namespace {
+
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+std::string at(const std::string &path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+/// Rejects keys outside `allowed`: a typo ("workpace") must not be ignored.
+llvm::Error checkKeys(const Object &o, const std::string &path,
+                      std::initializer_list<llvm::StringRef> allowed) {
+  for (const auto &kv : o) {
+    llvm::StringRef key = kv.first;
+    bool ok = false;
+    for (llvm::StringRef a : allowed)
+      ok = ok || key == a;
+    if (!ok) {
+      std::string list;
+      for (llvm::StringRef a : allowed)
+        list += (list.empty() ? "" : ", ") + a.str();
+      return fail(path + ": unknown field '" + key + "' (expected: " + list +
+                  ")");
+    }
+  }
+  return llvm::Error::success();
+}
+
+const Object *asObject(const Value &v) { return v.getAsObject(); }
+
+/// A number field; `fallback` when absent (nullopt: the field is required).
+llvm::Expected<double> number(const Object &o, const std::string &path,
+                              llvm::StringRef key,
+                              std::optional<double> fallback) {
+  const Value *v = o.get(key);
+  if (!v) {
+    if (fallback)
+      return *fallback;
+    return fail(path + ": missing field '" + key + "'");
+  }
+  std::optional<double> d = v->getAsNumber();
+  if (!d)
+    return fail(path + "." + key + ": expected a number");
+  if (*d < 0)
+    return fail(path + "." + key + ": must not be negative");
+  return *d;
+}
+
+llvm::Expected<int64_t> size(const Object &o, const std::string &path,
+                             llvm::StringRef key, std::optional<double> fallback,
+                             const Units &units) {
+  auto d = number(o, path, key, fallback);
+  if (!d)
+    return d.takeError();
+  return toBytes(*d, units.bytesPerUnit, path + "." + key);
+}
+
+llvm::Expected<std::string> string(const Object &o, const std::string &path,
+                                   llvm::StringRef key,
+                                   std::optional<std::string> fallback) {
+  const Value *v = o.get(key);
+  if (!v) {
+    if (fallback)
+      return *fallback;
+    return fail(path + ": missing field '" + key + "'");
+  }
+  std::optional<llvm::StringRef> s = v->getAsString();
+  if (!s)
+    return fail(path + "." + key + ": expected a string");
+  return s->str();
+}
+
+const Array *array(const Object &o, llvm::StringRef key) {
+  return o.getArray(key);
+}
+
+llvm::Expected<Units> readUnits(const Object &root) {
+  Units u;
+  const Value *v = root.get("units");
+  if (!v)
+    return u;
+  const Object *o = v->getAsObject();
+  if (!o)
+    return fail("units: expected an object like {\"time\":\"ms\",\"memory\":"
+                "\"MB\"}");
+  if (auto e = checkKeys(*o, "units", {"time", "memory"}))
+    return std::move(e);
+  auto time = string(*o, "units", "time", u.time);
+  if (!time)
+    return time.takeError();
+  auto mem = string(*o, "units", "memory", u.memory);
+  if (!mem)
+    return mem.takeError();
+  std::optional<double> perUnit = memoryUnitBytes(*mem);
+  if (!perUnit)
+    return fail("units.memory: unknown unit '" + *mem +
+                "' (use B, KB, KiB, MB, MiB, GB or GiB)");
+  u.time = *time;
+  u.memory = *mem;
+  u.bytesPerUnit = *perUnit;
+  return u;
+}
+
+llvm::Expected<GraphFile> readChain(const Object &root, Units units) {
+  if (auto e = checkKeys(root, "chain",
+                         {"kind", "units", "a0", "delta0", "stages"}))
+    return std::move(e);
+  ChainSpec chain;
+  auto a0 = size(root, "chain", "a0", std::nullopt, units);
+  if (!a0)
+    return a0.takeError();
+  chain.a0 = *a0;
+  // delta0 (the input gradient) defaults to the size of a0.
+  chain.delta0 = chain.a0;
+  if (root.get("delta0")) {
+    auto d0 = size(root, "chain", "delta0", std::nullopt, units);
+    if (!d0)
+      return d0.takeError();
+    chain.delta0 = *d0;
+  }
+  const Array *stages = array(root, "stages");
+  if (!stages)
+    return fail("chain: missing array 'stages'");
+  for (size_t i = 0; i < stages->size(); ++i) {
+    std::string path = at("stages", i);
+    const Object *s = asObject((*stages)[i]);
+    if (!s)
+      return fail(path + ": expected an object");
+    if (auto e = checkKeys(*s, path,
+                           {"uf", "ub", "a", "abar", "delta", "of", "ob"}))
+      return std::move(e);
+    ChainStage st;
+    auto uf = number(*s, path, "uf", std::nullopt);
+    if (!uf)
+      return uf.takeError();
+    auto ub = number(*s, path, "ub", std::nullopt);
+    if (!ub)
+      return ub.takeError();
+    st.uf = *uf;
+    st.ub = *ub;
+    auto a = number(*s, path, "a", std::nullopt);
+    if (!a)
+      return a.takeError();
+    // abar and delta default to a (the chain's usual case).
+    auto abar = size(*s, path, "abar", *a, units);
+    auto delta = size(*s, path, "delta", *a, units);
+    auto aBytes = size(*s, path, "a", std::nullopt, units);
+    auto of = size(*s, path, "of", 0.0, units);
+    auto ob = size(*s, path, "ob", 0.0, units);
+    for (llvm::Expected<int64_t> *x : {&aBytes, &abar, &delta, &of, &ob})
+      if (!*x)
+        return x->takeError();
+    st.a = *aBytes;
+    st.abar = *abar;
+    st.delta = *delta;
+    st.of = *of;
+    st.ob = *ob;
+    chain.stages.push_back(st);
+  }
+  GraphFile f;
+  f.units = units;
+  f.format = "json-chain";
+  f.graph = buildChainGraph(chain).graph;
+  f.chain = std::move(chain);
+  return f;
+}
+
+/// Reads a list of tensor names at `path`, resolving each through `ids`.
+llvm::Expected<std::vector<int>>
+nameList(const Object &o, const std::string &path, llvm::StringRef key,
+         const llvm::StringMap<int> &ids) {
+  std::vector<int> out;
+  const Value *v = o.get(key);
+  if (!v)
+    return out;
+  const Array *arr = v->getAsArray();
+  if (!arr)
+    return fail(path + "." + key + ": expected an array of tensor names");
+  for (size_t i = 0; i < arr->size(); ++i) {
+    std::string p = at(path + "." + key.str(), i);
+    std::optional<llvm::StringRef> name = (*arr)[i].getAsString();
+    if (!name)
+      return fail(p + ": expected a tensor name");
+    auto it = ids.find(*name);
+    if (it == ids.end())
+      return fail(p + ": unknown tensor '" + *name + "'");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+llvm::Expected<GraphFile> readGeneral(const Object &root, Units units) {
+  if (auto e = checkKeys(root, "graph",
+                         {"kind", "units", "tensors", "nodes", "required"}))
+    return std::move(e);
+  const Array *tensors = array(root, "tensors");
+  const Array *nodes = array(root, "nodes");
+  if (!tensors)
+    return fail("graph: missing array 'tensors'");
+  if (!nodes)
+    return fail("graph: missing array 'nodes'");
+
+  // Tensors in file order: name -> file index.
+  std::vector<std::string> tname;
+  std::vector<int64_t> tbytes;
+  llvm::StringMap<int> tensorIds;
+  for (size_t i = 0; i < tensors->size(); ++i) {
+    std::string path = at("tensors", i);
+    const Object *t = asObject((*tensors)[i]);
+    if (!t)
+      return fail(path + ": expected an object");
+    if (auto e = checkKeys(*t, path, {"name", "size"}))
+      return std::move(e);
+    auto name = string(*t, path, "name", std::nullopt);
+    if (!name)
+      return name.takeError();
+    auto bytes = size(*t, path, "size", std::nullopt, units);
+    if (!bytes)
+      return bytes.takeError();
+    if (!tensorIds.try_emplace(*name, static_cast<int>(i)).second)
+      return fail(path + ": duplicate tensor name '" + *name + "'");
+    tname.push_back(*name);
+    tbytes.push_back(*bytes);
+  }
+
+  // Nodes with inputs/outputs as file tensor indices for now.
+  std::vector<Node> specs;
+  std::vector<int> producer(tname.size(), -1);
+  llvm::StringMap<int> nodeIds;
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    std::string path = at("nodes", i);
+    const Object *n = asObject((*nodes)[i]);
+    if (!n)
+      return fail(path + ": expected an object");
+    if (auto e = checkKeys(*n, path,
+                           {"name", "kind", "time", "workspace", "inputs",
+                            "outputs", "recomputable", "type"}))
+      return std::move(e);
+    Node node;
+    auto name = string(*n, path, "name", std::nullopt);
+    if (!name)
+      return name.takeError();
+    node.name = *name;
+    if (!nodeIds.try_emplace(node.name, static_cast<int>(i)).second)
+      return fail(path + ": duplicate node name '" + node.name + "'");
+    auto kind = string(*n, path, "kind", std::nullopt);
+    if (!kind)
+      return kind.takeError();
+    if (*kind == "forward")
+      node.kind = NodeKind::Forward;
+    else if (*kind == "backward")
+      node.kind = NodeKind::Backward;
+    else
+      return fail(path + ".kind: expected \"forward\" or \"backward\", got \"" +
+                  *kind + "\"");
+    auto time = number(*n, path, "time", 0.0);
+    if (!time)
+      return time.takeError();
+    node.time = *time;
+    auto ws = size(*n, path, "workspace", 0.0, units);
+    if (!ws)
+      return ws.takeError();
+    node.workspace = *ws;
+    auto type = string(*n, path, "type", std::string());
+    if (!type)
+      return type.takeError();
+    node.type = *type;
+    if (const Value *rc = n->get("recomputable")) {
+      std::optional<bool> b = rc->getAsBoolean();
+      if (!b)
+        return fail(path + ".recomputable: expected true or false");
+      node.recomputable = *b;
+    }
+    auto ins = nameList(*n, path, "inputs", tensorIds);
+    if (!ins)
+      return ins.takeError();
+    auto outs = nameList(*n, path, "outputs", tensorIds);
+    if (!outs)
+      return outs.takeError();
+    node.inputs = *ins;
+    node.outputs = *outs;
+    for (int t : node.outputs) {
+      if (producer[t] >= 0)
+        return fail(path + ".outputs: tensor '" + tname[t] +
+                    "' is already produced by node '" +
+                    specs[producer[t]].name + "'");
+      producer[t] = static_cast<int>(i);
+    }
+    specs.push_back(std::move(node));
+  }
+
+  // Build the graph: inputs first, then nodes (outputs created by addNode
+  // and renamed), then the input lists, which may name later nodes' outputs.
+  GraphFile f;
+  f.units = units;
+  f.format = "json-graph";
+  TrainingGraph &g = f.graph;
+  std::vector<TensorId> id(tname.size(), kNone);
+  for (size_t t = 0; t < tname.size(); ++t)
+    if (producer[t] < 0)
+      id[t] = g.addInput(tname[t], tbytes[t]);
+  for (const Node &spec : specs) {
+    std::vector<int64_t> outBytes;
+    for (int t : spec.outputs)
+      outBytes.push_back(tbytes[t]);
+    NodeId n = g.addNode(spec.name, spec.kind, spec.time, {}, outBytes,
+                         spec.workspace);
+    g.node(n).recomputable = spec.recomputable;
+    g.node(n).type = spec.type;
+    for (size_t k = 0; k < spec.outputs.size(); ++k) {
+      id[spec.outputs[k]] = g.node(n).outputs[k];
+      g.tensor(g.node(n).outputs[k]).name = tname[spec.outputs[k]];
+    }
+  }
+  for (size_t n = 0; n < specs.size(); ++n)
+    for (int t : specs[n].inputs)
+      g.node(static_cast<NodeId>(n)).inputs.push_back(id[t]);
+
+  auto req = nameList(root, "graph", "required", tensorIds);
+  if (!req)
+    return req.takeError();
+  for (int t : *req)
+    g.markRequired(id[t]);
+  if (auto problem = g.verify())
+    return fail("invalid graph: " + *problem);
+  return f;
+}
+
+} // namespace
+
+llvm::Expected<GraphFile> parseJSONGraph(llvm::StringRef text) {
+  llvm::Expected<Value> parsed = llvm::json::parse(text);
+  if (!parsed)
+    return fail("invalid JSON " + llvm::toString(parsed.takeError()));
+  const Object *root = parsed->getAsObject();
+  if (!root)
+    return fail("expected a JSON object at the top level");
+  auto units = readUnits(*root);
+  if (!units)
+    return units.takeError();
+  std::optional<llvm::StringRef> kind = root->getString("kind");
+  if (!kind)
+    return fail("missing field 'kind' (\"graph\" or \"chain\")");
+  if (*kind == "chain")
+    return readChain(*root, *units);
+  if (*kind == "graph")
+    return readGeneral(*root, *units);
+  return fail("kind: expected \"graph\" or \"chain\", got \"" + *kind + "\"");
+}
+
+} // namespace remat

@@ -1,0 +1,84 @@
+//===- Units.cpp ----------------------------------------------------------===//
+
+#include "remat/GraphIO/Units.h"
+
+#include "Errors.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace remat {
+
+std::optional<double> memoryUnitBytes(llvm::StringRef unit) {
+  struct Entry {
+    const char *name;
+    double bytes;
+  };
+  static const Entry table[] = {
+      {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
+      {"GB", 1e9},        {"KiB", 1024.0},       {"MiB", 1048576.0},
+      {"GiB", 1073741824.0},
+  };
+  for (const Entry &e : table)
+    if (unit == e.name)
+      return e.bytes;
+  return std::nullopt;
+}
+
+llvm::Expected<int64_t> toBytes(double value, double bytesPerUnit,
+                                llvm::StringRef what) {
+  double bytes = value * bytesPerUnit;
+  if (!std::isfinite(bytes) || bytes < 0 || bytes > 9e18)
+    return fail(what + ": " + formatNumber(value) +
+                " is not a finite non-negative size");
+  return static_cast<int64_t>(std::llround(bytes));
+}
+
+llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
+                                   const Units &fileUnits) {
+  llvm::StringRef s = text.trim();
+  size_t numEnd = 0;
+  while (numEnd < s.size() &&
+         (llvm::isDigit(s[numEnd]) || s[numEnd] == '.' || s[numEnd] == 'e' ||
+          s[numEnd] == 'E' || s[numEnd] == '+' || s[numEnd] == '-'))
+    ++numEnd;
+  // "1e" could swallow nothing useful; units never start with e/E.
+  llvm::StringRef num = s.take_front(numEnd);
+  llvm::StringRef unit = s.drop_front(numEnd).trim();
+  double value;
+  if (num.empty() || num.getAsDouble(value) || !std::isfinite(value) ||
+      value < 0)
+    return fail("invalid size '" + text +
+                "': expected a non-negative number with an optional unit "
+                "(B, KB, KiB, MB, MiB, GB, GiB) or '%'");
+  SizeSpec spec;
+  if (unit == "%") {
+    spec.percent = true;
+    spec.value = value;
+    return spec;
+  }
+  double perUnit = fileUnits.bytesPerUnit;
+  if (!unit.empty()) {
+    std::optional<double> u = memoryUnitBytes(unit);
+    if (!u)
+      return fail("invalid size '" + text + "': unknown unit '" + unit +
+                  "' (use B, KB, KiB, MB, MiB, GB, GiB or %)");
+    perUnit = *u;
+  }
+  spec.value = value * perUnit;
+  return spec;
+}
+
+std::string formatNumber(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  if (v == 0)
+    return "0"; // Also turns -0 into 0.
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
+} // namespace remat

@@ -1,0 +1,35 @@
+# lit configuration of the remat tests (see lit.site.cfg.py.in for the
+# values CMake fills in).
+import os
+import shutil
+
+import lit.formats
+
+config.name = "remat"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["Inputs", "consumer", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.remat_obj_root, "test")
+
+# Our tools first, then FileCheck/not/mlir-runner from LLVM 22.
+for d in (config.llvm_tools_dir, config.remat_tools_dir):
+    config.environment["PATH"] = os.pathsep.join(
+        [d, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+config.substitutions.append(("%remat_src_root", config.remat_src_root))
+config.substitutions.append(("%remat_obj_root", config.remat_obj_root))
+config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
+config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+
+# Optional tools and devices become lit features.
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
+if os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi"):
+    config.available_features.add("cuda-device")
+if os.environ.get("REMAT_SLOW_TESTS"):
+    config.available_features.add("slow")
