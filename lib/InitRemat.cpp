@@ -1,6 +1,7 @@
 //===- InitRemat.cpp - Registration entry points --------------------------===//
 
 #include "remat/InitRemat.h"
+#include "remat/Analysis/CostModel.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Transforms/Passes.h"
 
@@ -8,6 +9,7 @@
 
 void remat::registerRematDialect(mlir::DialectRegistry &registry) {
   registry.insert<RematDialect>();
+  registerCostModelExternalModels(registry);
 }
 
 void remat::registerRematPasses() {

@@ -1,6 +1,11 @@
 //===- DefaultPipeline.cpp - What `remat-opt --remat-budget` runs ---------===//
 
+#include "remat/GraphIO/Units.h"
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Solver/Strategy.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -8,10 +13,37 @@ LogicalResult
 remat::buildDefaultRematPipeline(OpPassManager &pm,
                                  const RematPipelineSettings &settings,
                                  std::string &error) {
-  (void)pm;
-  (void)settings;
-  error = "the default rematerialization pipeline (--remat-budget) is not "
-          "available in this build yet: the -remat-rematerialize pass has "
-          "not landed. Run individual passes (see --help) instead.";
-  return failure();
+  // Reject bad settings before any input is read.
+  llvm::Expected<SizeSpec> size = parseSize(settings.budget, Units{});
+  if (!size) {
+    error = "invalid --remat-budget '" + settings.budget +
+            "': " + llvm::toString(size.takeError());
+    return failure();
+  }
+  if (!findStrategy(settings.strategy)) {
+    error = "unknown --remat-strategy '" + settings.strategy + "'; available:";
+    for (const StrategyInfo &s : allStrategies())
+      error += " " + s.name;
+    return failure();
+  }
+  if (settings.slots < 1) {
+    error = "--remat-slots must be positive";
+    return failure();
+  }
+
+  AnnotateCostsOptions annotate;
+  annotate.costTable = settings.costTable;
+  pm.addPass(createAnnotateCosts(annotate));
+  RematerializeOptions remat;
+  remat.budget = settings.budget;
+  remat.strategy = settings.strategy;
+  remat.slots = settings.slots;
+  remat.report = settings.reportFile;
+  remat.costTable = settings.costTable;
+  pm.addPass(createRematerialize(remat));
+  // Safe clean-up: remat.recompute regions survive CSE and canonicalization
+  // (test/Transforms/cse-keeps-recompute.mlir).
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return success();
 }

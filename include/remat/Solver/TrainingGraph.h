@@ -61,7 +61,10 @@ public:
   const std::vector<Node> &nodes() const { return nodes_; }
   const std::vector<Tensor> &tensors() const { return tensors_; }
   const Node &node(NodeId n) const { return nodes_[n]; }
-  Node &node(NodeId n) { return nodes_[n]; }
+  Node &node(NodeId n) {
+    invalidateCaches(); // The caller may change the node's inputs.
+    return nodes_[n];
+  }
   const Tensor &tensor(TensorId t) const { return tensors_[t]; }
   Tensor &tensor(TensorId t) { return tensors_[t]; }
   int numNodes() const { return static_cast<int>(nodes_.size()); }

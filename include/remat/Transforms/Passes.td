@@ -24,4 +24,97 @@ def CheckExecutable : Pass<"remat-check-executable"> {
   }];
 }
 
+def AnnotateCosts : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
+  let summary = "Attach the planner's cost of every op as #remat.cost";
+  let description = [{
+    Writes the cost the rematerialization planner uses for each op of every
+    function (from a measured cost table, the analytic model of upstream ops,
+    or one operation per result element) as a `remat.cost` attribute, so the
+    numbers are visible in the IR and survive into later runs. Ops that
+    already carry `remat.cost`, and `remat.op`, keep theirs.
+  }];
+  let options = [
+    Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
+           "Measured per-op costs (JSON, keyed by location name or op name)">,
+  ];
+  let dependentDialects = ["::remat::RematDialect"];
+}
+
+def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
+  let summary = "Fit each function's training step into a memory budget";
+  let description = [{
+    For every `func.func` on tensors (a training step: forward ops that the
+    loss depends on, backward ops for the rest), chooses which forward values
+    to keep and which to recompute so that the peak memory of the function
+    is at most the budget, and rewrites the body accordingly: forward ops in
+    order, backward ops in the schedule's order, and every recomputation
+    cloned into a `remat.recompute` region right before the backward ops that
+    need it.
+
+    The peak is the one the lifetime analysis computes for the rewritten IR
+    (arguments, live values and results as produced; values die at their
+    last use). If no strategy reaches the budget the pass fails with an error
+    at the function naming the smallest budget it can meet, and leaves the
+    IR unchanged. Functions that already fit are left unchanged.
+
+    Ops with memory effects or randomness are never recomputed, nor are ops
+    marked `#remat.policy<keep>`; ops marked `#remat.policy<recompute>` are
+    never kept across the forward/backward boundary. Existing recomputations
+    are never recomputed again. Decisions are reported as optimization
+    remarks (category `remat`; see `--remarks-filter`) and, with `report`,
+    as JSON.
+  }];
+  let options = [
+    Option<"budget", "budget", "std::string", /*default=*/"\"\"",
+           "Peak-memory budget: bytes with a unit (B, KB, KiB, MB, MiB, GB, "
+           "GiB) or a percentage of the peak without rematerialization">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+           "Strategy (auto, none, chen-sqrt, chen-greedy, revolve, "
+           "chain-rotor, lowerset-exact, lowerset-approx, ...)">,
+    Option<"slots", "slots", "int", /*default=*/"500",
+           "Memory discretisation of the chain dynamic programs">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the decisions and peaks as JSON to this file">,
+    Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
+           "Measured per-op costs (JSON, keyed by location name or op name)">,
+  ];
+  let dependentDialects = ["::remat::RematDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Test passes: print analyses as remarks for FileCheck / -verify-diagnostics.
+//===----------------------------------------------------------------------===//
+
+def TestTrainingGraph : Pass<"remat-test-training-graph", "mlir::ModuleOp"> {
+  let summary = "(test) Print the forward/backward split and costs as remarks";
+  let description = [{
+    For every function, remarks on each op: `forward` or `backward`, whether
+    it may be recomputed, its result bytes and time; and on the function the
+    number of forward and backward ops and the loss.
+  }];
+}
+
+def TestTimeline : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
+  let summary = "(test) Print the lifetime timeline as remarks";
+  let description = [{
+    For every function in its current op order (recomputation regions
+    flattened): bytes held while each op runs and live after it, and on the
+    function the peak and the op where it occurs. The same numbers the
+    Simulator gives for the same order.
+  }];
+}
+
+def TestLowerSets : Pass<"remat-test-lower-sets", "mlir::ModuleOp"> {
+  let summary = "(test) Print lower sets of the forward graph as remarks";
+  let description = [{
+    For every forward op v: the size and boundary of the lower set
+    L_v = {w | v is reachable from w} (Kusumoto et al. Sec. 4.3), and on the
+    function the number of lower sets of the forward graph (up to a cap).
+  }];
+  let options = [
+    Option<"cap", "cap", "int64_t", /*default=*/"100000",
+           "Stop counting lower sets beyond this many">,
+  ];
+}
+
 #endif // REMAT_TRANSFORMS_PASSES_TD

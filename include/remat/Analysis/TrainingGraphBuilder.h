@@ -1,0 +1,79 @@
+//===- TrainingGraphBuilder.h - IR to TrainingGraph -------------*- C++ -*-===//
+//
+// Builds the solver's TrainingGraph from a func.func on tensors: one node per
+// op of the (single-block) body, one tensor per SSA result, the function
+// arguments as graph inputs and the returned values as required outputs.
+// Forward = the ops the loss depends on (the first result, or the result
+// marked `remat.loss`); backward = the rest. The program order of the body
+// (with frees after last uses) is a Schedule of that graph, so the Simulator
+// computes the lifetime timeline of the IR as it stands.
+//
+// Views (extract_slice, reshapes, casts) own no bytes; every reader of a
+// view also reads the view's source, so the source lives as long as any view
+// of it. Ops with memory effects or randomness, and ops marked
+// `#remat.policy<keep>`, are not recomputable.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_ANALYSIS_TRAININGGRAPHBUILDER_H
+#define REMAT_ANALYSIS_TRAININGGRAPHBUILDER_H
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Solver/Schedule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <vector>
+
+namespace remat {
+
+enum class RecomputeRegions {
+  /// Each existing remat.recompute is one non-recomputable node: what the
+  /// planner and the materializer work on (a recomputation is never
+  /// recomputed again).
+  Atomic,
+  /// The ops inside remat.recompute regions are nodes of their own, block
+  /// arguments alias the op's inputs and results alias the yielded values:
+  /// the exact timeline of the IR.
+  Flatten,
+};
+
+struct IRTrainingGraph {
+  TrainingGraph graph;
+  std::vector<mlir::Operation *> nodeOps;   ///< Node -> its op.
+  llvm::DenseMap<mlir::Operation *, NodeId> opNodes;
+  llvm::DenseMap<mlir::Value, TensorId> valueTensors; ///< Every SSA value.
+  std::vector<mlir::Value> tensorValues;    ///< Tensor -> defining value.
+  Schedule programOrder; ///< The body's current order, with eager frees.
+  TensorId loss = kNone;
+  /// Forward tensors whose ops carry #remat.policy<recompute>.
+  std::vector<TensorId> recomputeHints;
+  /// Nodes added to the graph after building (by applyRecomputeHints) that
+  /// stand for a copy of another node's op: copyOf[n] is that node, or kNone.
+  std::vector<NodeId> copyOf;
+  /// Inputs of a node that were redirected from the tensor its op reads in
+  /// the IR to another one (a copy): node -> (IR tensor -> graph tensor).
+  llvm::DenseMap<NodeId, llvm::DenseMap<TensorId, TensorId>> redirected;
+
+  bool isCopy(NodeId n) const {
+    return static_cast<size_t>(n) < copyOf.size() && copyOf[n] != kNone;
+  }
+  /// The graph tensor node `n` reads where its op reads IR tensor `t`.
+  TensorId inputFor(NodeId n, TensorId t) const {
+    auto it = redirected.find(n);
+    if (it == redirected.end())
+      return t;
+    auto jt = it->second.find(t);
+    return jt == it->second.end() ? t : jt->second;
+  }
+};
+
+/// Fails with diagnostics (multi-block bodies, dynamic shapes without a
+/// cost, a function without results).
+mlir::FailureOr<IRTrainingGraph> buildTrainingGraph(mlir::func::FuncOp func,
+                                                    const CostModel &costs,
+                                                    RecomputeRegions regions);
+
+} // namespace remat
+
+#endif // REMAT_ANALYSIS_TRAININGGRAPHBUILDER_H

@@ -1,0 +1,36 @@
+//===- Materialize.h - Turn a Schedule into IR ------------------*- C++ -*-===//
+//
+// The one materializer every strategy goes through. Given the graph of a
+// function (built with RecomputeRegions::Atomic) and a valid Schedule of it,
+// reorders the body so that
+//  - each node's first run is its original op, moved to its place in the
+//    schedule;
+//  - every later run of a forward node is a clone; consecutive recomputations
+//    become one `remat.recompute` op placed where the schedule runs them
+//    (right before the backward ops that need them), reading the newest
+//    copies of what they start from and yielding what is used later;
+//  - every use reads the newest copy of its value.
+// Free steps have no IR form: values die at their last use, which is where
+// the schedule frees them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_TRANSFORMS_MATERIALIZE_H
+#define REMAT_TRANSFORMS_MATERIALIZE_H
+
+#include "remat/Analysis/TrainingGraphBuilder.h"
+
+namespace remat {
+
+/// Statistics of a materialization, for remarks and reports.
+struct MaterializeResult {
+  int recomputeOps = 0;  ///< remat.recompute ops created.
+  int clonedOps = 0;     ///< Ops cloned into them.
+};
+
+mlir::FailureOr<MaterializeResult>
+materializeSchedule(mlir::func::FuncOp func, const IRTrainingGraph &graph,
+                    const Schedule &schedule);
+
+} // namespace remat
+
+#endif // REMAT_TRANSFORMS_MATERIALIZE_H

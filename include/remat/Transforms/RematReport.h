@@ -1,0 +1,51 @@
+//===- RematReport.h - What -remat-rematerialize decided, as JSON -*- C++ -*-===//
+//
+// {"functions": [{"name", "strategy", "budget", "peak_before", "peak_after",
+//   "time_before", "time_after", "overhead", "overhead_percent",
+//   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
+//               "recomputations"}]}]}
+// Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
+// table says otherwise).
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_TRANSFORMS_REMATREPORT_H
+#define REMAT_TRANSFORMS_REMATREPORT_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+struct ValueDecision {
+  std::string op;  ///< Op name.
+  std::string loc; ///< Location key (see costTableKey).
+  int64_t bytes = 0;
+  int recomputations = 0;
+};
+
+struct FunctionReport {
+  std::string name, strategy;
+  int64_t budget = 0, peakBefore = 0, peakAfter = 0;
+  double timeBefore = 0, timeAfter = 0;
+  std::vector<ValueDecision> values;
+};
+
+class RematReport {
+public:
+  FunctionReport &add(llvm::StringRef name, llvm::StringRef strategy,
+                      int64_t budget);
+  /// Writes the JSON file; false with `error` set on I/O failure.
+  bool write(llvm::StringRef path, std::string &error) const;
+  std::string str() const;
+
+private:
+  std::deque<FunctionReport> functions; // Stable references for add().
+};
+
+} // namespace remat
+
+#endif // REMAT_TRANSFORMS_REMATREPORT_H

@@ -1,0 +1,122 @@
+//===- CostModel.cpp - Time and bytes of ops for the planner --------------===//
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Dialect/Remat/Remat.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+#include "remat/Analysis/CostInterface.cpp.inc"
+
+namespace remat {
+
+std::optional<int64_t> typeBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !isa<TensorType, MemRefType>(type))
+    return 0;
+  if (!shaped.hasStaticShape())
+    return std::nullopt;
+  Type elem = shaped.getElementType();
+  int64_t bits = elem.isIntOrIndexOrFloat() ? elem.getIntOrFloatBitWidth()
+                 : isa<ComplexType>(elem)
+                     ? 2 * cast<ComplexType>(elem)
+                               .getElementType()
+                               .getIntOrFloatBitWidth()
+                     : 64;
+  if (elem.isIndex())
+    bits = 64;
+  return shaped.getNumElements() * ((bits + 7) / 8);
+}
+
+bool isViewLike(Operation *op) {
+  return isa<ViewLikeOpInterface, tensor::ExtractSliceOp,
+             tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+             tensor::BitcastOp, tensor::ReshapeOp>(op);
+}
+
+std::string costTableKey(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+            ":" + Twine(file.getColumn()))
+        .str();
+  return {};
+}
+
+FailureOr<OpCost> CostModel::cost(Operation *op) const {
+  OpCost c;
+  // Result sizes from types; views and tensor.empty own no bytes.
+  bool noData = isViewLike(op) || isa<tensor::EmptyOp>(op);
+  for (Value r : op->getResults()) {
+    std::optional<int64_t> bytes = noData ? 0 : typeBytes(r.getType());
+    c.resultBytes.push_back(bytes.value_or(-1));
+  }
+
+  CostAttr attr = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+  if (auto generic = dyn_cast<GenericOp>(op))
+    attr = generic.getCost();
+  const CostTableEntry *entry = table ? table->lookup(op) : nullptr;
+
+  // Explicit totals override the type-derived sizes, split over the results
+  // in proportion to their types (evenly when the types say nothing).
+  std::optional<int64_t> total;
+  if (attr && attr.getBytes() > 0)
+    total = attr.getBytes();
+  if (entry && entry->bytes)
+    total = *entry->bytes;
+  if (total && op->getNumResults() > 0) {
+    int64_t known = 0;
+    bool allKnown = true;
+    for (int64_t b : c.resultBytes) {
+      allKnown &= b >= 0;
+      known += std::max<int64_t>(b, 0);
+    }
+    int64_t remaining = *total;
+    for (unsigned i = 0, e = c.resultBytes.size(); i < e; ++i) {
+      int64_t share = (allKnown && known > 0)
+                          ? *total * c.resultBytes[i] / known
+                          : *total / static_cast<int64_t>(e);
+      if (i + 1 == e)
+        share = remaining;
+      c.resultBytes[i] = share;
+      remaining -= share;
+    }
+  }
+  for (auto [i, b] : llvm::enumerate(c.resultBytes))
+    if (b < 0)
+      return op->emitError() << "result #" << i << " has a dynamic shape ("
+                             << op->getResult(i).getType()
+                             << "): give its size with a remat.cost attribute "
+                                "or a cost table entry";
+
+  if (entry) {
+    c.time = entry->time;
+    c.workspace = entry->workspace;
+  } else if (attr) {
+    c.time = attr.getTimeValue();
+    c.workspace = attr.getWorkspace();
+  } else if (auto iface = dyn_cast<RematCostOpInterface>(op)) {
+    c.time = iface.getRematTime();
+    c.workspace = iface.getRematWorkspace();
+  } else {
+    // Unknown op: assume one operation per result element.
+    for (Value r : op->getResults())
+      if (auto shaped = dyn_cast<ShapedType>(r.getType());
+          shaped && shaped.hasStaticShape())
+        c.time += static_cast<double>(shaped.getNumElements());
+  }
+  return c;
+}
+
+} // namespace remat

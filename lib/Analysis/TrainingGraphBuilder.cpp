@@ -1,0 +1,257 @@
+//===- TrainingGraphBuilder.cpp - IR to TrainingGraph ---------------------===//
+
+#include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Dialect/Remat/Remat.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+
+namespace remat {
+namespace {
+
+/// The result index holding the loss: the one marked remat.loss, else 0.
+unsigned lossResultIndex(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (func.getResultAttr(i, RematDialect::kLossAttrName))
+      return i;
+  return 0;
+}
+
+/// Values an op reads: its operands and the values its regions capture.
+SmallVector<Value> valuesRead(Operation *op) {
+  llvm::SetVector<Value> read(op->getOperands().begin(),
+                              op->getOperands().end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, read);
+  return read.takeVector();
+}
+
+/// Ops of `block` (and, through recompute regions, below) that the loss
+/// depends on.
+llvm::SmallPtrSet<Operation *, 32> forwardOps(Value loss) {
+  llvm::SmallPtrSet<Operation *, 32> forward;
+  SmallVector<Value> work{loss};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || !forward.insert(def).second)
+      continue;
+    for (Value in : valuesRead(def))
+      work.push_back(in);
+  }
+  return forward;
+}
+
+bool isRecomputable(Operation *op) {
+  if (auto policy =
+          op->getAttrOfType<PolicyAttr>(RematDialect::kPolicyAttrName))
+    if (policy.getValue() == Policy::Keep)
+      return false;
+  if (auto generic = dyn_cast<GenericOp>(op))
+    return !generic.getRandom();
+  return isMemoryEffectFree(op);
+}
+
+bool hasRecomputeHint(Operation *op) {
+  auto policy = op->getAttrOfType<PolicyAttr>(RematDialect::kPolicyAttrName);
+  return policy && policy.getValue() == Policy::Recompute;
+}
+
+class Builder {
+public:
+  Builder(func::FuncOp func, const CostModel &costs, RecomputeRegions mode)
+      : func(func), costs(costs), mode(mode) {}
+
+  FailureOr<IRTrainingGraph> build() {
+    Region &body = func.getBody();
+    if (body.empty())
+      return func.emitError() << "remat needs a function with a body";
+    if (!body.hasOneBlock())
+      return func.emitError()
+             << "remat supports straight-line function bodies (one block); "
+                "this one has "
+             << body.getBlocks().size()
+             << " blocks: express control flow with structured ops (scf)";
+    if (func.getNumResults() == 0)
+      return func.emitError()
+             << "remat needs the loss as a function result: the function "
+                "returns nothing";
+    Block &block = body.front();
+    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+    if (!ret)
+      return func.emitError() << "expected a func.return terminator";
+    Value lossValue = ret.getOperand(lossResultIndex(func));
+    forward = forwardOps(lossValue);
+
+    for (BlockArgument arg : block.getArguments()) {
+      std::optional<int64_t> bytes = typeBytes(arg.getType());
+      if (!bytes)
+        return func.emitError() << "argument #" << arg.getArgNumber()
+                                << " has a dynamic shape (" << arg.getType()
+                                << "): remat needs static sizes";
+      TensorId t = result.graph.addInput("arg" + std::to_string(
+                                                     arg.getArgNumber()),
+                                         *bytes);
+      bindValue(arg, t);
+    }
+    if (failed(addBlock(block)))
+      return failure();
+
+    for (Value v : ret.getOperands())
+      for (TensorId t : readsOf(v))
+        if (!result.graph.isInput(t))
+          result.graph.markRequired(t);
+    result.loss = result.valueTensors.lookup(lossValue);
+    result.copyOf.assign(result.graph.numNodes(), kNone);
+
+    Schedule runs;
+    for (NodeId n = 0; n < result.graph.numNodes(); ++n)
+      runs.run(n);
+    result.programOrder = runs.withEagerFrees(result.graph);
+    return std::move(result);
+  }
+
+private:
+  void bindValue(Value v, TensorId t) {
+    result.valueTensors[v] = t;
+    if (static_cast<size_t>(t) >= result.tensorValues.size())
+      result.tensorValues.resize(t + 1);
+    if (!result.tensorValues[t])
+      result.tensorValues[t] = v;
+  }
+
+  /// The tensors a reader of `v` must keep live: v's own tensor and, for a
+  /// view, the tensors it views.
+  SmallVector<TensorId> readsOf(Value v) {
+    SmallVector<TensorId> ts;
+    auto it = result.valueTensors.find(v);
+    if (it == result.valueTensors.end())
+      return ts;
+    ts.push_back(it->second);
+    auto roots = viewRoots.find(it->second);
+    if (roots != viewRoots.end())
+      ts.append(roots->second.begin(), roots->second.end());
+    return ts;
+  }
+
+  LogicalResult addBlock(Block &block) {
+    for (Operation &op : block.without_terminator()) {
+      auto recompute = dyn_cast<RecomputeOp>(op);
+      if (recompute && mode == RecomputeRegions::Flatten) {
+        for (auto [in, arg] : llvm::zip(recompute.getInputs(),
+                                        recompute.getBodyBlock().getArguments()))
+          aliasValue(arg, in);
+        if (failed(addBlock(recompute.getBodyBlock())))
+          return failure();
+        for (auto [res, yielded] :
+             llvm::zip(recompute.getResults(), recompute.getYield().getValues()))
+          aliasValue(res, yielded);
+        continue;
+      }
+      if (failed(addOp(&op)))
+        return failure();
+    }
+    return success();
+  }
+
+  void aliasValue(Value alias, Value of) {
+    auto it = result.valueTensors.find(of);
+    if (it != result.valueTensors.end())
+      result.valueTensors[alias] = it->second;
+  }
+
+  LogicalResult addOp(Operation *op) {
+    FailureOr<OpCost> cost = costs.cost(op);
+    if (failed(cost))
+      return failure();
+    auto recompute = dyn_cast<RecomputeOp>(op);
+    if (recompute)
+      *cost = atomicRecomputeCost(recompute);
+
+    SmallVector<TensorId> inputs;
+    for (Value v : valuesRead(op))
+      for (TensorId t : readsOf(v))
+        if (!llvm::is_contained(inputs, t))
+          inputs.push_back(t);
+
+    bool isForward = forward.contains(op);
+    std::string name = op->getName().getStringRef().str() + "#" +
+                       std::to_string(result.graph.numNodes());
+    NodeId n = result.graph.addNode(
+        name, isForward ? NodeKind::Forward : NodeKind::Backward, cost->time,
+        std::vector<TensorId>(inputs.begin(), inputs.end()),
+        std::vector<int64_t>(cost->resultBytes.begin(),
+                             cost->resultBytes.end()),
+        cost->workspace);
+    Node &node = result.graph.node(n);
+    node.recomputable = isForward && !recompute && isRecomputable(op);
+    node.type = op->getName().getStringRef().str();
+    result.nodeOps.push_back(op);
+    result.opNodes[op] = n;
+
+    bool view = isViewLike(op);
+    for (auto [value, t] : llvm::zip(op->getResults(), node.outputs)) {
+      bindValue(value, t);
+      result.graph.tensor(t).name =
+          node.name + (op->getNumResults() > 1
+                           ? "#" + std::to_string(
+                                       cast<OpResult>(value).getResultNumber())
+                           : "");
+      if (view) // Readers of the view keep what it views alive.
+        for (TensorId in : inputs)
+          if (!result.graph.isInput(in))
+            viewRoots[t].push_back(in);
+      if (isForward && hasRecomputeHint(op))
+        result.recomputeHints.push_back(t);
+    }
+    return success();
+  }
+
+  /// An existing recomputation as one node: the time of its ops, and a
+  /// workspace covering every value it creates beyond its results (an upper
+  /// bound of its internal peak).
+  OpCost atomicRecomputeCost(RecomputeOp op) {
+    OpCost c;
+    int64_t inner = 0;
+    op.getBodyBlock().walk([&](Operation *inside) {
+      if (inside == op.getOperation() || isa<YieldOp>(inside))
+        return;
+      if (inside->getParentOp() != op.getOperation())
+        return; // Nested regions are part of their parent op's cost.
+      if (FailureOr<OpCost> ic = costs.cost(inside); succeeded(ic)) {
+        c.time += ic->time;
+        for (int64_t b : ic->resultBytes)
+          inner += b;
+      }
+    });
+    int64_t out = 0;
+    for (Value r : op.getResults()) {
+      int64_t b = typeBytes(r.getType()).value_or(0);
+      c.resultBytes.push_back(b);
+      out += b;
+    }
+    c.workspace = std::max<int64_t>(0, inner - out);
+    return c;
+  }
+
+  func::FuncOp func;
+  const CostModel &costs;
+  RecomputeRegions mode;
+  IRTrainingGraph result;
+  llvm::SmallPtrSet<Operation *, 32> forward;
+  llvm::DenseMap<TensorId, SmallVector<TensorId>> viewRoots;
+};
+
+} // namespace
+
+FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,
+                                              const CostModel &costs,
+                                              RecomputeRegions regions) {
+  return Builder(func, costs, regions).build();
+}
+
+} // namespace remat

@@ -1,0 +1,57 @@
+//===- AnnotateCosts.cpp - Make the planner's costs visible ---------------===//
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Dialect/Remat/Remat.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace remat {
+#define GEN_PASS_DEF_ANNOTATECOSTS
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+namespace {
+struct AnnotateCostsPass
+    : public remat::impl::AnnotateCostsBase<AnnotateCostsPass> {
+  using AnnotateCostsBase::AnnotateCostsBase;
+
+  void runOnOperation() override {
+    std::optional<CostTable> table;
+    if (!costTable.empty()) {
+      std::string error;
+      table = CostTable::load(costTable, error);
+      if (!table) {
+        getOperation().emitError() << error;
+        return signalPassFailure();
+      }
+    }
+    CostModel costs(table ? &*table : nullptr);
+    WalkResult result = getOperation().walk([&](func::FuncOp func) {
+      if (func.isExternal())
+        return WalkResult::advance();
+      for (Operation &op : func.getBody().front().without_terminator()) {
+        if (isa<GenericOp, RecomputeOp>(op) ||
+            op.hasAttr(RematDialect::kCostAttrName))
+          continue;
+        FailureOr<OpCost> c = costs.cost(&op);
+        if (failed(c))
+          return WalkResult::interrupt();
+        int64_t bytes = 0;
+        for (int64_t b : c->resultBytes)
+          bytes += b;
+        op.setAttr(RematDialect::kCostAttrName,
+                   CostAttr::get(&getContext(), c->time, bytes,
+                                 c->workspace));
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

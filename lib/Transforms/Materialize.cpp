@@ -1,0 +1,216 @@
+//===- Materialize.cpp - Turn a Schedule into IR --------------------------===//
+
+#include "remat/Transforms/Materialize.h"
+#include "remat/Dialect/Remat/Remat.h"
+#include "remat/Solver/Simulator.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace remat {
+namespace {
+
+class Materializer {
+public:
+  Materializer(func::FuncOp func, const IRTrainingGraph &ig,
+               const Schedule &schedule)
+      : func(func), ig(ig), g(ig.graph), schedule(schedule),
+        runs() {
+    runs.reserve(schedule.steps().size());
+    for (const Step &s : schedule.steps())
+      if (s.isRun())
+        runs.push_back(s.id);
+  }
+
+  FailureOr<MaterializeResult> run() {
+    Block &block = func.getBody().front();
+    terminator = block.getTerminator();
+    newest.assign(g.numTensors(), Value());
+    for (TensorId t = 0; t < g.numTensors(); ++t)
+      if (g.isInput(t))
+        newest[t] = ig.tensorValues[t];
+    std::vector<int> timesRun(g.numNodes(), 0);
+
+    // A run is a recomputation when its node ran before, or when the node
+    // stands for a copy of another op (a #remat.policy<recompute> value).
+    auto isRecomputation = [&](NodeId n) {
+      return ig.isCopy(n) || (timesRun[n] > 0 && g.isForward(n));
+    };
+    for (size_t i = 0; i < runs.size();) {
+      NodeId n = runs[i];
+      if (!isRecomputation(n)) {
+        ++timesRun[n];
+        placeOriginal(n);
+        ++i;
+        continue;
+      }
+      // A maximal group of consecutive recomputations becomes one region.
+      size_t end = i;
+      while (end < runs.size() && isRecomputation(runs[end]))
+        ++timesRun[runs[end++]];
+      emitRecompute(i, end);
+      i = end;
+    }
+    // The results read the newest copies too.
+    for (OpOperand &operand : terminator->getOpOperands())
+      rewire(operand);
+    return stats;
+  }
+
+private:
+  /// The tensor an SSA value (original or copy) holds.
+  TensorId tensorOf(Value v) const {
+    auto it = valueTensor.find(v);
+    if (it != valueTensor.end())
+      return it->second;
+    auto orig = ig.valueTensors.find(v);
+    return orig == ig.valueTensors.end() ? kNone : orig->second;
+  }
+
+  /// The newest copy of what node `n` reads where its op reads `v`.
+  Value newestFor(NodeId n, Value v) const {
+    TensorId t = tensorOf(v);
+    if (t == kNone)
+      return v;
+    if (n != kNone)
+      t = ig.inputFor(n, t);
+    return newest[t] ? newest[t] : v;
+  }
+
+  void rewire(OpOperand &operand, NodeId n = kNone) {
+    Value v = newestFor(n, operand.get());
+    if (v != operand.get())
+      operand.set(v);
+  }
+
+  void placeOriginal(NodeId n) {
+    Operation *op = ig.nodeOps[n];
+    op->moveBefore(terminator);
+    // Operands and values captured by nested regions read the newest copies.
+    for (OpOperand &operand : op->getOpOperands())
+      rewire(operand, n);
+    for (Region &region : op->getRegions()) {
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(region, captured);
+      for (Value v : captured)
+        if (Value copy = newestFor(n, v); copy != v)
+          replaceAllUsesInRegionWith(v, copy, region);
+    }
+    for (auto [value, t] : llvm::zip(op->getResults(), g.node(n).outputs))
+      newest[t] = value;
+  }
+
+  /// Whether tensor `t` is read by a run after position `from` before it is
+  /// produced again.
+  bool readLater(TensorId t, size_t from) const {
+    for (size_t k = from; k < runs.size(); ++k) {
+      const Node &node = g.node(runs[k]);
+      if (llvm::is_contained(node.inputs, t))
+        return true;
+      if (llvm::is_contained(node.outputs, t))
+        return false;
+    }
+    return llvm::is_contained(g.requiredOutputs(), t);
+  }
+
+  void emitRecompute(size_t begin, size_t end) {
+    // Tensors produced inside the group, and the outside tensors it reads.
+    llvm::SetVector<TensorId> producedInside, inputs;
+    for (size_t k = begin; k < end; ++k) {
+      const Node &node = g.node(runs[k]);
+      for (TensorId t : node.inputs)
+        if (!producedInside.contains(t))
+          inputs.insert(t);
+      for (TensorId t : node.outputs)
+        producedInside.insert(t);
+    }
+    SmallVector<Value> inputValues;
+    for (TensorId t : inputs)
+      inputValues.push_back(newest[t]);
+    // Yield what later runs (or the results) read.
+    SmallVector<TensorId> yielded;
+    for (TensorId t : producedInside)
+      if (readLater(t, end))
+        yielded.push_back(t);
+    SmallVector<Type> resultTypes;
+    for (TensorId t : yielded)
+      resultTypes.push_back(ig.tensorValues[t].getType());
+
+    OpBuilder b(terminator);
+    Location loc = ig.nodeOps[runs[begin]]->getLoc();
+    auto recompute =
+        b.create<RecomputeOp>(loc, resultTypes, inputValues);
+    Block *body = new Block();
+    recompute.getBody().push_back(body);
+    // Inside, every tensor is reached through a block argument or a clone.
+    llvm::DenseMap<TensorId, Value> local;
+    for (auto [t, v] : llvm::zip(inputs, inputValues))
+      local[t] = body->addArgument(v.getType(), v.getLoc());
+
+    OpBuilder inner = OpBuilder::atBlockEnd(body);
+    for (size_t k = begin; k < end; ++k) {
+      NodeId n = runs[k];
+      Operation *op = ig.nodeOps[n];
+      IRMapping map;
+      // The original op may read any copy of its inputs; map all of them.
+      SmallVector<Value> read(op->getOperands());
+      for (Region &region : op->getRegions()) {
+        llvm::SetVector<Value> captured;
+        getUsedValuesDefinedAbove(region, captured);
+        read.append(captured.begin(), captured.end());
+      }
+      for (Value v : read) {
+        TensorId t = tensorOf(v);
+        if (t == kNone)
+          continue;
+        t = ig.inputFor(n, t);
+        if (local.count(t))
+          map.map(v, local[t]);
+      }
+      Operation *clone = inner.clone(*op, map);
+      clone->removeAttr(RematDialect::kPolicyAttrName);
+      ++stats.clonedOps;
+      for (auto [value, t] : llvm::zip(clone->getResults(), g.node(n).outputs))
+        local[t] = value;
+    }
+    SmallVector<Value> yieldValues;
+    for (TensorId t : yielded)
+      yieldValues.push_back(local[t]);
+    inner.create<YieldOp>(loc, yieldValues);
+
+    for (auto [t, value] : llvm::zip(yielded, recompute.getResults())) {
+      newest[t] = value;
+      valueTensor[value] = t;
+    }
+    ++stats.recomputeOps;
+  }
+
+  func::FuncOp func;
+  const IRTrainingGraph &ig;
+  const TrainingGraph &g;
+  const Schedule &schedule;
+  std::vector<NodeId> runs;
+  Operation *terminator = nullptr;
+  std::vector<Value> newest;                 ///< Tensor -> newest SSA copy.
+  llvm::DenseMap<Value, TensorId> valueTensor; ///< Copies made here.
+  MaterializeResult stats;
+};
+
+} // namespace
+
+FailureOr<MaterializeResult> materializeSchedule(func::FuncOp func,
+                                                 const IRTrainingGraph &graph,
+                                                 const Schedule &schedule) {
+  SimulationResult sim = simulate(graph.graph, schedule);
+  if (!sim.valid)
+    return func.emitError() << "internal error: cannot materialize an "
+                               "invalid schedule: "
+                            << sim.error;
+  return Materializer(func, graph, schedule).run();
+}
+
+} // namespace remat

@@ -1,0 +1,61 @@
+//===- RematReport.cpp - What -remat-rematerialize decided, as JSON -------===//
+
+#include "remat/Transforms/RematReport.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace remat {
+
+FunctionReport &RematReport::add(llvm::StringRef name,
+                                 llvm::StringRef strategy, int64_t budget) {
+  functions.push_back(FunctionReport{name.str(), strategy.str(), budget});
+  return functions.back();
+}
+
+std::string RematReport::str() const {
+  llvm::json::Array funcs;
+  for (const FunctionReport &f : functions) {
+    llvm::json::Array values;
+    for (const ValueDecision &v : f.values)
+      values.push_back(llvm::json::Object{
+          {"op", v.op},
+          {"loc", v.loc},
+          {"bytes", v.bytes},
+          {"decision", v.recomputations ? "recomputed" : "kept"},
+          {"recomputations", v.recomputations}});
+    double overhead = f.timeAfter - f.timeBefore;
+    funcs.push_back(llvm::json::Object{
+        {"name", f.name},
+        {"strategy", f.strategy},
+        {"budget", f.budget},
+        {"peak_before", f.peakBefore},
+        {"peak_after", f.peakAfter},
+        {"time_before", f.timeBefore},
+        {"time_after", f.timeAfter},
+        {"overhead", overhead},
+        {"overhead_percent",
+         f.timeBefore > 0 ? 100.0 * overhead / f.timeBefore : 0.0},
+        {"values", std::move(values)}});
+  }
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::formatv("{0:2}",
+                      llvm::json::Value(llvm::json::Object{
+                          {"functions", std::move(funcs)}}));
+  return out;
+}
+
+bool RematReport::write(llvm::StringRef path, std::string &error) const {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    error = ("cannot write report '" + path + "': " + ec.message()).str();
+    return false;
+  }
+  os << str() << "\n";
+  return true;
+}
+
+} // namespace remat

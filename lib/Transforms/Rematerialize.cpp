@@ -1,0 +1,219 @@
+//===- Rematerialize.cpp - Fit training steps into a memory budget --------===//
+
+#include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Dialect/Remat/Remat.h"
+#include "remat/GraphIO/Units.h"
+#include "remat/Solver/Strategy.h"
+#include "remat/Transforms/Materialize.h"
+#include "remat/Transforms/Passes.h"
+#include "remat/Transforms/RecomputeHints.h"
+#include "remat/Transforms/RematReport.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Remarks.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace remat {
+#define GEN_PASS_DEF_REMATERIALIZE
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+namespace {
+
+std::string percentOf(double part, double whole) {
+  return whole > 0 ? llvm::formatv("{0:F1}%", 100.0 * part / whole).str()
+                   : std::string("n/a");
+}
+
+struct RematerializePass
+    : public remat::impl::RematerializeBase<RematerializePass> {
+  using RematerializeBase::RematerializeBase;
+
+  void runOnOperation() override {
+    if (budget.empty()) {
+      getOperation().emitError()
+          << "-remat-rematerialize needs a budget (budget=2GiB, budget=60%)";
+      return signalPassFailure();
+    }
+    llvm::Expected<SizeSpec> size = parseSize(budget, Units{});
+    if (!size) {
+      getOperation().emitError()
+          << "invalid budget '" << budget
+          << "': " << llvm::toString(size.takeError());
+      return signalPassFailure();
+    }
+    if (!findStrategy(strategy)) {
+      std::string names;
+      for (const StrategyInfo &s : allStrategies())
+        names += (names.empty() ? "" : ", ") + s.name;
+      getOperation().emitError() << "unknown strategy '" << strategy
+                                 << "'; available: " << names;
+      return signalPassFailure();
+    }
+    std::optional<CostTable> table;
+    if (!costTable.empty()) {
+      std::string error;
+      table = CostTable::load(costTable, error);
+      if (!table) {
+        getOperation().emitError() << error;
+        return signalPassFailure();
+      }
+    }
+    CostModel costs(table ? &*table : nullptr);
+
+    RematReport report;
+    bool failed = false;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      if (mlir::failed(rematerialize(func, *size, costs, report)))
+        failed = true;
+    }
+    if (!this->report.empty()) {
+      std::string error;
+      if (!report.write(this->report, error)) {
+        getOperation().emitError() << error;
+        failed = true;
+      }
+    }
+    if (failed)
+      signalPassFailure();
+  }
+
+  LogicalResult rematerialize(func::FuncOp func, const SizeSpec &size,
+                              const CostModel &costs, RematReport &report) {
+    FailureOr<IRTrainingGraph> ig =
+        buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
+    if (mlir::failed(ig))
+      return failure();
+    SimulationResult before = simulate(ig->graph, ig->programOrder);
+    if (!before.valid)
+      return func.emitError() << "internal error: the program order is not "
+                                 "a valid schedule: "
+                              << before.error;
+    int64_t budgetBytes =
+        size.percent ? static_cast<int64_t>(size.value / 100.0 * before.peak)
+                     : static_cast<int64_t>(size.value);
+    FunctionReport &fr = report.add(func.getSymName(), strategy, budgetBytes);
+    fr.peakBefore = before.peak;
+    fr.timeBefore = before.time;
+
+    if (ig->recomputeHints.empty() && before.peak <= budgetBytes) {
+      remark::analysis(func.getLoc(), remark::RemarkOpts::name("Fits")
+                                          .category("remat")
+                                          .function(func.getSymName()))
+          << llvm::formatv("peak {0} B already within the budget of {1} B; "
+                           "nothing to do",
+                           before.peak, budgetBytes)
+                 .str();
+      fr.strategy = "none";
+      fr.peakAfter = before.peak;
+      fr.timeAfter = before.time;
+      recordDecisions(*ig, ig->programOrder, fr);
+      return success();
+    }
+    if (mlir::failed(applyRecomputeHints(*ig)))
+      return failure();
+
+    SolveOptions opts;
+    opts.budget = budgetBytes;
+    opts.slots = slots;
+    opts.note = [&](const std::string &msg) {
+      remark::analysis(func.getLoc(), remark::RemarkOpts::name("Note")
+                                          .category("remat")
+                                          .function(func.getSymName()))
+          << msg;
+    };
+    Solution sol = solve(ig->graph, strategy, opts);
+    if (!sol.feasible) {
+      SolveOptions quiet = opts;
+      quiet.note = nullptr;
+      int64_t minimum = minimumBudget(ig->graph, strategy, quiet);
+      InFlightDiagnostic diag = func.emitError();
+      diag << "cannot fit @" << func.getSymName() << " into " << budgetBytes
+           << " B (" << percentOf(budgetBytes, before.peak)
+           << " of its peak without rematerialization, " << before.peak
+           << " B) with strategy '" << strategy << "'";
+      if (minimum >= 0)
+        diag << "; the smallest budget it can meet is " << minimum << " B ("
+             << percentOf(minimum, before.peak) << ")";
+      else
+        diag << "; " << sol.reason;
+      return diag;
+    }
+
+    FailureOr<MaterializeResult> done =
+        materializeSchedule(func, *ig, sol.schedule);
+    if (mlir::failed(done))
+      return failure();
+
+    // The guarantee, checked on the rewritten IR by the same lifetime
+    // analysis the tests use.
+    FailureOr<IRTrainingGraph> after =
+        buildTrainingGraph(func, costs, RecomputeRegions::Flatten);
+    if (mlir::failed(after))
+      return failure();
+    SimulationResult check = simulate(after->graph, after->programOrder);
+    if (!check.valid || check.peak > budgetBytes)
+      return func.emitError()
+             << "internal error: the rewritten function peaks at "
+             << check.peak << " B, above the budget of " << budgetBytes
+             << " B (" << (check.valid ? "" : check.error) << ")";
+
+    fr.strategy = sol.strategy;
+    fr.peakAfter = check.peak;
+    fr.timeAfter = sol.sim.time;
+    recordDecisions(*ig, sol.schedule, fr);
+    remark::passed(func.getLoc(), remark::RemarkOpts::name("Rematerialized")
+                                      .category("remat")
+                                      .function(func.getSymName()))
+        << llvm::formatv("strategy {0}: peak {1} B -> {2} B (budget {3} B), "
+                         "{4} ops recomputed in {5} regions, time +{6}",
+                         sol.strategy, before.peak, check.peak, budgetBytes,
+                         done->clonedOps, done->recomputeOps,
+                         percentOf(sol.sim.time - before.time, before.time))
+               .str();
+    return success();
+  }
+
+  /// One remark and one report entry per forward op: kept or recomputed.
+  void recordDecisions(const IRTrainingGraph &ig, const Schedule &schedule,
+                       FunctionReport &fr) {
+    const TrainingGraph &g = ig.graph;
+    std::vector<int> runs = schedule.runCounts(g);
+    for (NodeId n = 0; n < g.numNodes(); ++n) {
+      if (ig.isCopy(n)) // Counted with the op it copies.
+        runs[ig.copyOf[n]] += runs[n];
+    }
+    for (NodeId n = 0; n < g.numNodes(); ++n) {
+      if (!g.isForward(n) || ig.isCopy(n))
+        continue;
+      Operation *op = ig.nodeOps[n];
+      int64_t bytes = 0;
+      for (TensorId t : g.node(n).outputs)
+        bytes += g.tensor(t).bytes;
+      int recomputations = runs[n] - 1;
+      fr.values.push_back(ValueDecision{op->getName().getStringRef().str(),
+                                        costTableKey(op), bytes,
+                                        recomputations});
+      if (bytes == 0)
+        continue;
+      auto opts = remark::RemarkOpts::name(recomputations ? "Recomputed"
+                                                          : "Kept")
+                      .category("remat")
+                      .function(fr.name);
+      if (recomputations)
+        remark::passed(op->getLoc(), opts)
+            << llvm::formatv("recomputed {0}x ({1} B)", recomputations, bytes)
+                   .str();
+      else
+        remark::analysis(op->getLoc(), opts)
+            << llvm::formatv("kept ({0} B)", bytes).str();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,136 @@
+//===- TestAnalysisPasses.cpp - Analyses printed as remarks (tests) -------===//
+
+#include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Solver/LowerSet.h"
+#include "remat/Solver/Simulator.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace remat {
+#define GEN_PASS_DEF_TESTTRAININGGRAPH
+#define GEN_PASS_DEF_TESTTIMELINE
+#define GEN_PASS_DEF_TESTLOWERSETS
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+namespace {
+
+/// Runs `fn` on the graph of every function with a body; fails when a graph
+/// cannot be built.
+template <typename Fn>
+LogicalResult forEachGraph(ModuleOp module, RecomputeRegions regions, Fn fn) {
+  CostModel costs;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    FailureOr<IRTrainingGraph> ig = buildTrainingGraph(func, costs, regions);
+    if (failed(ig))
+      return failure();
+    fn(func, *ig);
+  }
+  return success();
+}
+
+struct TestTrainingGraphPass
+    : public remat::impl::TestTrainingGraphBase<TestTrainingGraphPass> {
+  void runOnOperation() override {
+    if (failed(forEachGraph(
+        getOperation(), RecomputeRegions::Atomic,
+        [](func::FuncOp func, const IRTrainingGraph &ig) {
+          const TrainingGraph &g = ig.graph;
+          int forward = 0;
+          for (NodeId n = 0; n < g.numNodes(); ++n) {
+            const Node &node = g.node(n);
+            forward += g.isForward(n);
+            std::string bytes;
+            for (TensorId t : node.outputs)
+              bytes += (bytes.empty() ? "" : ",") +
+                       std::to_string(g.tensor(t).bytes);
+            ig.nodeOps[n]->emitRemark() << llvm::formatv(
+                "{0}{1}, bytes [{2}], time {3}",
+                g.isForward(n) ? "forward" : "backward",
+                g.isForward(n) ? (node.recomputable ? ", recomputable"
+                                                    : ", never recomputed")
+                               : "",
+                bytes, node.time);
+          }
+          func.emitRemark() << llvm::formatv(
+              "{0} forward ops, {1} backward ops, loss {2}", forward,
+              g.numNodes() - forward, g.tensor(ig.loss).name);
+        })))
+      signalPassFailure();
+  }
+};
+
+struct TestTimelinePass
+    : public remat::impl::TestTimelineBase<TestTimelinePass> {
+  void runOnOperation() override {
+    if (failed(forEachGraph(
+        getOperation(), RecomputeRegions::Flatten,
+        [](func::FuncOp func, const IRTrainingGraph &ig) {
+          SimulatorOptions opts;
+          opts.recordTimeline = true;
+          const Schedule &order = ig.programOrder;
+          SimulationResult sim = simulate(ig.graph, order, opts);
+          if (!sim.valid) {
+            func.emitError() << "invalid program order: " << sim.error;
+            return;
+          }
+          // Report each op's Run step, with what is live once its dead
+          // inputs have been freed (the Free steps that follow it).
+          const auto &steps = order.steps();
+          for (size_t i = 0; i < steps.size(); ++i) {
+            if (!steps[i].isRun())
+              continue;
+            size_t last = i;
+            while (last + 1 < steps.size() && steps[last + 1].isFree())
+              ++last;
+            ig.nodeOps[steps[i].id]->emitRemark() << llvm::formatv(
+                "holds {0} B while running, {1} B live after",
+                sim.usageDuringStep[i], sim.liveAfterStep[last]);
+          }
+          InFlightDiagnostic d = func.emitRemark();
+          d << "peak " << sim.peak << " B";
+          if (sim.peakStep >= 0) {
+            Operation *at = ig.nodeOps[steps[sim.peakStep].id];
+            d.attachNote(at->getLoc()) << "peak reached here";
+          }
+        })))
+      signalPassFailure();
+  }
+};
+
+struct TestLowerSetsPass
+    : public remat::impl::TestLowerSetsBase<TestLowerSetsPass> {
+  using TestLowerSetsBase::TestLowerSetsBase;
+  void runOnOperation() override {
+    int64_t limit = cap;
+    if (failed(forEachGraph(
+        getOperation(), RecomputeRegions::Atomic,
+        [limit](func::FuncOp func, const IRTrainingGraph &ig) {
+          LowerSetModel model(ig.graph);
+          for (int v = 0; v < model.size(); ++v) {
+            const uint64_t *lv = model.ancestors(v);
+            LowerSetInfo info = model.info(lv);
+            ig.nodeOps[model.node(v)]->emitRemark() << llvm::formatv(
+                "L_v has {0} ops ({1} B), boundary {2} ops", info.size,
+                info.mem, info.boundary.size());
+          }
+          LowerSetFamily all = allLowerSets(model, limit);
+          InFlightDiagnostic d = func.emitRemark();
+          d << model.size() << " forward ops, ";
+          if (all.complete)
+            d << all.size() << " lower sets";
+          else
+            d << "more than " << limit << " lower sets";
+        })))
+      signalPassFailure();
+  }
+};
+
+} // namespace
