@@ -2,6 +2,7 @@
 # values CMake fills in).
 import os
 import shutil
+import subprocess
 
 import lit.formats
 
@@ -31,5 +32,9 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
 if os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi"):
     config.available_features.add("cuda-device")
+# PyTorch (Debian's python3-torch) is the oracle of the corpus gradients.
+if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("torch")
 if os.environ.get("REMAT_SLOW_TESTS"):
     config.available_features.add("slow")

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -76,8 +77,10 @@ static void registerUpstream(DialectRegistry &registry) {
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect,
                   ub::UBDialect, vector::VectorDialect>();
-  // Bufferization models, inliner and to-LLVM interfaces, translations to
-  // LLVM IR and the NVVM target: what the CPU and GPU pipelines need.
+  // Every upstream dialect with its interface models (bufferization,
+  // inliner, to-LLVM...), translations to LLVM IR and the NVVM target: what
+  // the CPU and GPU pipelines need, and what users' IR may contain.
+  registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);

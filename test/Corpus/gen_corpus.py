@@ -1,0 +1,1014 @@
+#!/usr/bin/env python3
+"""Generates the remat test corpus: training steps in linalg on tensors.
+
+Each model is written once, against a small "ops" interface (dense, conv,
+relu, pooling, ...).  Two back ends run that description:
+
+* `MlirOps` (here) emits the forward ops and records, per op, an emitter of
+  its backward ops (a tape); the backward is then emitted in reverse order,
+  summing the gradients of values used more than once.  The result is one
+  `func.func` per model: arguments are the inputs and parameters, results are
+  the loss (`{remat.loss}`) and then the gradient of every parameter.
+* `TorchOps` (check_gradients.py) runs the same description in PyTorch, whose
+  autograd is the oracle for the hand-written backward.
+
+Usage:
+  gen_corpus.py                 write Inputs/<model>.mlir and .harness.mlir
+  gen_corpus.py --check         fail if the checked-in files are out of date
+  gen_corpus.py --harness MODEL print the harness (@main) of MODEL
+  gen_corpus.py --stats         print ops / bytes per model
+Python 3 standard library only.
+"""
+
+import argparse
+import math
+import re
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INPUTS = os.path.join(HERE, "Inputs")
+
+# --------------------------------------------------------------------------
+# Deterministic argument values (shared with check_gradients.py).
+# value(i) = scale * u(i), u uniform in [-1, 1) from an integer hash of the
+# row-major linear index i and a per-argument seed.  Integer arithmetic and
+# exact f32 steps make the values bit-identical in MLIR and in PyTorch.
+# --------------------------------------------------------------------------
+HASH_MASK = 0xFFFFFFFF
+HASH_A = 0x2545F491          # < 2^31, so 32-bit x A fits in a signed i64
+HASH_C = 0x6C8E9CF5 & 0x7FFFFFFF
+
+
+def arg_seed(k):
+    """Seed of the k-th function argument."""
+    return (k * 0x9E3779B1 + 0x7F4A7C15) & HASH_MASK
+
+
+def f32(x):
+    """Rounds a Python float to the nearest float32."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def f32_text(x):
+    """The shortest decimal literal that parses back to exactly f32(x)."""
+    x = f32(x)
+    for digits in range(1, 10):
+        text = "%.*g" % (digits, x)
+        if f32(float(text)) == x:
+            break
+    if "." not in text:  # MLIR float literals need a '.'
+        mantissa, e, exp = text.partition("e")
+        text = mantissa + ".0" + e + exp
+    return text
+
+
+class Init:
+    """How the harness fills one argument: 'uniform' (scale * u) or 'onehot'
+    (t[n, k] = 1 where k == (3n + 1) mod K)."""
+
+    def __init__(self, kind, seed=0, scale=1.0):
+        self.kind, self.seed, self.scale = kind, seed, f32(scale)
+
+
+# --------------------------------------------------------------------------
+# Tensors and the function builder.
+# --------------------------------------------------------------------------
+class T:
+    """An SSA tensor value of the function being built."""
+
+    def __init__(self, ssa, shape, elt="f32", fwd=True, grad=False):
+        self.ssa, self.shape, self.elt = ssa, list(shape), elt
+        self.fwd = fwd          # defined before the backward part starts
+        self.grad = grad        # depends on a parameter (needs a gradient)
+        self.arg = False
+
+    @property
+    def ty(self):
+        return tensor_type(self.shape, self.elt)
+
+    @property
+    def nbytes(self):
+        return math.prod(self.shape) * 4
+
+    def __str__(self):
+        return self.ssa
+
+
+def tensor_type(shape, elt="f32"):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elt])
+
+
+def types(ts):
+    return ", ".join(t.ty for t in ts)
+
+
+def names(ts):
+    return ", ".join(t.ssa for t in ts)
+
+
+BODY_DEF = re.compile(r"((?:%[\w.$-]+(?:, )?)+) =")  # names a body line defines
+
+
+class Func:
+    """Accumulates the text of one func.func and its affine map aliases."""
+
+    def __init__(self, name):
+        self.name = name
+        self.lines = []
+        self.maps = {}          # alias -> affine_map text
+        self.used = set()
+        self.consts = {}        # fill constants at the top of the body
+        self.body_names = set() # SSA names defined inside op bodies
+        self.phase_fwd = True
+        self.nops = 0
+        self.saved = {}         # forward values read by the backward
+        self.fwd_bytes = 0      # bytes of every forward op result
+        self.args = []
+
+    # -- names --------------------------------------------------------------
+    def fresh(self, base):
+        name, k = base, 2
+        while name in self.used:
+            name, k = "%s_%d" % (base, k), k + 1
+        self.used.add(name)
+        return "%" + name
+
+    def value(self, base, shape, elt="f32", grad=False):
+        return T(self.fresh(base), shape, elt, self.phase_fwd, grad)
+
+    # -- text ---------------------------------------------------------------
+    def amap(self, alias, dims, results):
+        text = "affine_map<(%s) -> (%s)>" % (dims, results)
+        assert self.maps.get(alias, text) == text, alias
+        self.maps[alias] = text
+        return "#" + alias
+
+    def comment(self, text):
+        self.lines.append("  // " + text)
+
+    def op(self, results, text, reads=(), init=False):
+        """Appends one top-level op; `reads` are the tensors it reads; `init`
+        marks results without storage of their own (empty tensors, initial
+        values that an op then writes in place, views)."""
+        self.nops += 1
+        if self.phase_fwd:
+            if not init:
+                self.fwd_bytes += sum(r.nbytes for r in results)
+        else:
+            for t in reads:
+                if t.fwd and not t.arg:
+                    self.saved[t.ssa] = t
+        lhs = ", ".join(r.ssa for r in results)
+        self.lines.append("  %s = %s" % (lhs, text) if lhs else "  " + text)
+
+    FILLS = {"zero": ("0.0", "f32"), "ninf": ("0xFF800000", "f32"), "zero_i32": ("0", "i32")}
+
+    def const(self, what):
+        """A function-level scalar for linalg.fill: zero, ninf or zero_i32."""
+        if what not in self.consts:
+            self.consts[what] = self.fresh("fill_" + what)
+        return self.consts[what]
+
+    # -- generic building blocks --------------------------------------------
+    def empty(self, base, shape, elt="f32"):
+        e = self.value(base + "_e", shape, elt)
+        self.op([e], "tensor.empty() : %s" % e.ty, init=True)
+        return e
+
+    def filled(self, base, shape, what="zero"):
+        elt = self.FILLS[what][1]
+        e = self.empty(base, shape, elt)
+        z = self.value(base + "_z", shape, elt)
+        self.op([z], "linalg.fill ins(%s : %s) outs(%s : %s) -> %s"
+                % (self.const(what), elt, e, e.ty, z.ty), init=True)
+        return z
+
+    def generic(self, results, ins, outs, maps, iters, body):
+        """linalg.generic; `body` lines use %in, %in2, ... and %out, %out2."""
+        argn = ["%in", "%in2", "%in3"][:len(ins)] + ["%out", "%out2"][:len(outs)]
+        elts = [t.elt for t in ins + outs]
+        head = ("linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
+                % (", ".join(maps), ", ".join('"%s"' % i for i in iters)))
+        text = [head]
+        io = ""
+        if ins:
+            io += "ins(%s : %s) " % (names(ins), types(ins))
+        io += "outs(%s : %s) {" % (names(outs), types(outs))
+        text.append("      " + io)
+        text.append("  ^bb0(%s):" % ", ".join(
+            "%s: %s" % (a, e) for a, e in zip(argn, elts)))
+        text += ["    " + line for line in body]
+        for line in body:
+            m = BODY_DEF.match(line)
+            if m:
+                self.body_names.update(n[1:] for n in m.group(1).split(", "))
+        rt = types(results)
+        text.append("  } -> %s" % (rt if len(results) == 1 else "(%s)" % rt))
+        self.op(results, "\n".join(text), ins)
+
+    def text(self, header):
+        out = [header]
+        for alias, text in sorted(self.maps.items()):
+            out.append("#%s = %s" % (alias, text))
+        out.append("")
+        sig = ",\n    ".join("%s: %s" % (a.ssa, a.ty) for a in self.args)
+        out.append("func.func @%s(\n    %s)" % (self.name, sig))
+        out.append("    -> (%s) {" % ",\n        ".join(self.result_sig))
+        clash = self.body_names & self.used
+        assert not clash, "model names shadow body names: %s" % sorted(clash)
+        for what, ssa in sorted(self.consts.items(), key=lambda kv: kv[1]):
+            out.append("  %s = arith.constant %s : %s" % ((ssa,) + self.FILLS[what]))
+        out += self.lines
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+ID = {0: "()", 1: "(i)", 2: "(i, j)", 4: "(n, c, y, x)"}
+
+
+def cst(value):
+    """Body line defining the f32 constant %c."""
+    return "%%c = arith.constant %s : f32" % f32_text(value)
+
+
+def dims_of(rank):
+    return ID[rank][1:-1]
+
+
+def ident(f, rank):
+    return f.amap("id%d" % rank, dims_of(rank), dims_of(rank))
+
+
+# --------------------------------------------------------------------------
+# The MLIR back end: one emitter per op kind (forward and backward).
+# --------------------------------------------------------------------------
+EQUATIONS = {
+    "dense": "h = x W + b (b optional); dW = x^T dh, db = sum_n dh, dx = dh W^T",
+    "conv": "h = conv(pad(x, p), W) + b (stride 1, KxK kernels);\n"
+            "  dW[f,c,i,j] = sum_{n,y,x} pad(x)[n,c,y+i,x+j] dh[n,f,y,x],"
+            " db = sum_{n,y,x} dh,\n"
+            "  dx = conv(pad(dh, K-1-p), W') with W'[c,f,i,j] = W[f,c,K-1-i,K-1-j]",
+    "relu": "a = max(h, 0); dh = da * [a > 0]",
+    "maxpool": "p, idx = max and first argmax over 2x2 windows (stride 2);\n"
+               "  dx[n,c,y,x] = dp[n,c,y/2,x/2] * [idx[n,c,y/2,x/2] == 2(y%2) + x%2]",
+    "avgpool": "p = 1/4 * sum over 2x2 windows (stride 2); dx[n,c,y,x] = dp[n,c,y/2,x/2] / 4",
+    "upsample": "u[n,c,y,x] = x[n,c,y/2,x/2] (nearest, x2); dx = sum over 2x2 windows of du",
+    "add": "s = a + b; da = ds, db = ds",
+    "concat": "y = concat over channels (a, b); da, db = channel slices of dy",
+    "flatten": "f = reshape(x, N x CHW); dx = reshape(df, N x C x H x W)",
+    "gap": "g[n,c] = mean_{y,x} x[n,c,y,x]; dx[n,c,y,x] = dg[n,c] / HW",
+    "xent": "loss = -1/N sum_{n,k} t log softmax(z); dz = (softmax(z) - t) / N"
+            " (t one-hot)",
+    "mse": "loss = mean (y - t)^2; dy = 2 (y - t) / numel(y)",
+    "sqdiff": "loss = sum (a - b)^2; da = 2 (a - b), db = -2 (a - b)",
+}
+
+
+class Backend:
+    """What every back end shares: the model's arguments and their values.
+    A back end implements `_arg` and the layer methods of MlirOps."""
+
+    def __init__(self):
+        self.inits = []         # Init of every argument, in order
+        self.params = []        # the parameters (they get gradients)
+
+    def input(self, name, shape):
+        return self._arg(name, shape, Init("uniform", arg_seed(len(self.inits))), False)
+
+    def onehot(self, name, shape):
+        return self._arg(name, shape, Init("onehot"), False)
+
+    def param(self, name, shape, fan_in=None, gain=2.0):
+        """He-uniform: std sqrt(gain / fan_in); biases get +-0.1."""
+        scale = math.sqrt(3 * gain / fan_in) if fan_in else 0.1
+        t = self._arg(name, shape, Init("uniform", arg_seed(len(self.inits)), scale), True)
+        self.params.append(t)
+        return t
+
+
+class MlirOps(Backend):
+    """Forward emitters; each pushes its backward emitter onto the tape."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.f = Func(name)
+        self.tape = []          # (kind, outputs, backward emitter)
+        self.grads = {}         # ssa -> gradient tensor
+        self.kinds = []
+
+    def _arg(self, name, shape, init, grad):
+        t = T("%" + name, shape, fwd=True, grad=grad)
+        assert name not in self.f.used, name
+        self.f.used.add(name)
+        t.arg = True
+        self.f.args.append(t)
+        self.inits.append(init)
+        return t
+
+    # -- tape ---------------------------------------------------------------
+    def _record(self, kind, outs, backward):
+        if kind not in self.kinds:
+            self.kinds.append(kind)
+        self.tape.append((kind, outs, backward))
+
+    def _gname(self, t):
+        """Name of the gradient of t (d<t>, then d<t>_2 ... for partial sums)."""
+        return "d" + t.ssa[1:]
+
+    def _acc(self, t, g):
+        """Adds g to the gradient of t (fan-out: a value used twice)."""
+        if not t.grad:
+            return
+        old = self.grads.get(t.ssa)
+        if old is None:
+            self.grads[t.ssa] = g
+            return
+        s = self.f.value(self._gname(t) + "_sum", t.shape)
+        self._add_into(s, old, g)
+        self.grads[t.ssa] = s
+
+    # -- helpers ------------------------------------------------------------
+    def _add_into(self, s, a, b):
+        f = self.f
+        e = f.empty(s.ssa[1:], s.shape)
+        idm = ident(f, len(s.shape))
+        f.generic([s], [a, b], [e], [idm] * 3, ["parallel"] * len(s.shape),
+                  ["%r = arith.addf %in, %in2 : f32", "linalg.yield %r : f32"])
+
+    def _pad(self, x, p, base):
+        """Zero padding by p on both spatial sides: fill + insert_slice."""
+        if p == 0:
+            return x
+        f = self.f
+        n, c, h, w = x.shape
+        z = f.filled(base, [n, c, h + 2 * p, w + 2 * p])
+        xp = f.value(base, z.shape, grad=x.grad)
+        f.op([xp], "tensor.insert_slice %s into %s[0, 0, %d, %d] [%d, %d, %d, %d] "
+             "[1, 1, 1, 1] : %s into %s" % (x, z, p, p, n, c, h, w, x.ty, z.ty), [x, z])
+        return xp
+
+    def _matmul(self, base, a, b, init=None):
+        f = self.f
+        m, n = a.shape[0], b.shape[1]
+        init = init or f.filled(base, [m, n])
+        r = f.value(base, [m, n], grad=a.grad or b.grad)
+        f.op([r], "linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
+             % (a, b, a.ty, b.ty, init, init.ty, r.ty), [a, b, init])
+        return r
+
+    def _transpose(self, base, a):
+        f = self.f
+        e = f.empty(base, a.shape[::-1])
+        r = f.value(base, a.shape[::-1])
+        f.op([r], "linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [1, 0]"
+             % (a, a.ty, e, e.ty), [a])
+        return r
+
+    def _broadcast(self, base, b, shape, dims):
+        f = self.f
+        e = f.empty(base, shape)
+        r = f.value(base + "_b", shape)
+        f.op([r], "linalg.broadcast ins(%s : %s) outs(%s : %s) dimensions = [%s]"
+             % (b, b.ty, e, e.ty, ", ".join(map(str, dims))), [b], init=True)
+        return r
+
+    def _reduce_sum(self, base, g, keep):
+        """Sums g over every dim but `keep` (bias gradients)."""
+        f = self.f
+        rank = len(g.shape)
+        z = f.filled(base, [g.shape[keep]])
+        r = f.value(base, [g.shape[keep]])
+        d = dims_of(rank).split(", ")
+        out = f.amap("keep%d_of%d" % (keep, rank), dims_of(rank), d[keep])
+        iters = ["parallel" if i == keep else "reduction" for i in range(rank)]
+        f.generic([r], [g], [z], [ident(f, rank), out], iters,
+                  ["%r = arith.addf %in, %out : f32", "linalg.yield %r : f32"])
+        return r
+
+    def _conv(self, base, xp, w, init):
+        f = self.f
+        n, _, h, wd = xp.shape
+        fo, _, k, _ = w.shape
+        r = f.value(base, [n, fo, h - k + 1, wd - k + 1], grad=xp.grad or w.grad)
+        f.op([r], "linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
+             "strides = dense<1> : tensor<2xi64>}\n      ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
+             % (xp, w, xp.ty, w.ty, init, init.ty, r.ty), [xp, w, init])
+        return r
+
+    def _sum_pool(self, base, x):
+        """2x2 window sums with stride 2 (linalg.pooling_nchw_sum)."""
+        f = self.f
+        n, c, h, w = x.shape
+        win = f.empty(base + "_win", [2, 2])
+        z = f.filled(base, [n, c, h // 2, w // 2])
+        r = f.value(base, z.shape, grad=x.grad)
+        f.op([r], "linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, "
+             "strides = dense<2> : tensor<2xi64>}\n      ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
+             % (x, win, x.ty, win.ty, z, z.ty, r.ty), [x, win, z])
+        return r
+
+    def _from_half(self, base, g, body, extra=()):
+        """out[n,c,y,x] = body(g[n,c,y/2,x/2], extra[..]) on the 2x grid."""
+        f = self.f
+        n, c, h, w = g.shape
+        e = f.empty(base, [n, c, 2 * h, 2 * w])
+        r = f.value(base, e.shape)
+        half = f.amap("half4", "n, c, y, x", "n, c, y floordiv 2, x floordiv 2")
+        ins = [g] + list(extra)
+        f.generic([r], ins, [e], [half] * len(ins) + [ident(f, 4)], ["parallel"] * 4, body)
+        return r
+
+    def _scale(self, base, x, s, grad=False):
+        f = self.f
+        e = f.empty(base, x.shape)
+        r = f.value(base, x.shape, grad=grad)
+        idm = ident(f, len(x.shape))
+        f.generic([r], [x], [e], [idm, idm], ["parallel"] * len(x.shape),
+                  [cst(s),
+                   "%r = arith.mulf %in, %c : f32", "linalg.yield %r : f32"])
+        return r
+
+    # -- layers -------------------------------------------------------------
+    def dense(self, name, x, w, b=None):
+        f = self.f
+        n, o = x.shape[0], w.shape[1]
+        f.comment("%s = %s %s%s" % (name, x.ssa[1:], w.ssa[1:], " + " + b.ssa[1:] if b else ""))
+        init = self._broadcast(name, b, [n, o], [0]) if b else f.filled(name, [n, o])
+        h = self._matmul(name, x, w, init)
+
+        def backward(dh):
+            xt = self._transpose(x.ssa[1:] + "_t", x)
+            self._acc(w, self._matmul(self._gname(w), xt, dh))
+            if b:
+                self._acc(b, self._reduce_sum(self._gname(b), dh, 1))
+            if x.grad:
+                wt = self._transpose(w.ssa[1:] + "_t", w)
+                self._acc(x, self._matmul(self._gname(x), dh, wt))
+        self._record("dense", [h], backward)
+        return h
+
+    def conv(self, name, x, w, b, pad):
+        f = self.f
+        n, _, hh, ww = x.shape
+        fo, c, k, _ = w.shape
+        f.comment("%s = conv(%s, %s, pad %d) + %s" % (name, x.ssa[1:], w.ssa[1:], pad, b.ssa[1:]))
+        xp = self._pad(x, pad, name + "_xp")
+        init = self._broadcast(name, b, [n, fo, hh + 2 * pad - k + 1, ww + 2 * pad - k + 1],
+                               [0, 2, 3])
+        h = self._conv(name, xp, w, init)
+
+        def backward(dh):
+            # dW: correlate the padded input with dh over n, y, x.
+            z = f.filled(self._gname(w), w.shape)
+            dw = f.value(self._gname(w), w.shape)
+            mx = f.amap("cw_x", "f, c, i, j, n, y, x", "n, c, y + i, x + j")
+            mg = f.amap("cw_dh", "f, c, i, j, n, y, x", "n, f, y, x")
+            mw = f.amap("cw_dw", "f, c, i, j, n, y, x", "f, c, i, j")
+            f.generic([dw], [xp, dh], [z], [mx, mg, mw], ["parallel"] * 4 + ["reduction"] * 3,
+                      ["%m = arith.mulf %in, %in2 : f32", "%r = arith.addf %out, %m : f32",
+                       "linalg.yield %r : f32"])
+            self._acc(w, dw)
+            self._acc(b, self._reduce_sum(self._gname(b), dh, 1))
+            if x.grad:
+                # dx: full correlation of dh with the flipped, transposed kernel.
+                wf_e = f.empty(w.ssa[1:] + "_flip", [c, fo, k, k])
+                wf = f.value(w.ssa[1:] + "_flip", [c, fo, k, k])
+                flip = f.amap("flip%d" % k, "c, f, i, j", "f, c, %d - i, %d - j" % (k - 1, k - 1))
+                f.generic([wf], [w], [wf_e], [flip, ident(f, 4)], ["parallel"] * 4,
+                          ["linalg.yield %in : f32"])
+                dhp = self._pad(dh, k - 1 - pad, self._gname(h) + "_p")
+                z = f.filled(self._gname(x), x.shape)
+                self._acc(x, self._conv(self._gname(x), dhp, wf, z))
+        self._record("conv", [h], backward)
+        return h
+
+    def relu(self, name, h):
+        f = self.f
+        e = f.empty(name, h.shape)
+        a = f.value(name, h.shape, grad=h.grad)
+        idm = ident(f, len(h.shape))
+        iters = ["parallel"] * len(h.shape)
+        f.generic([a], [h], [e], [idm, idm], iters,
+                  ["%zero = arith.constant 0.0 : f32", "%r = arith.maximumf %in, %zero : f32",
+                   "linalg.yield %r : f32"])
+
+        def backward(da):
+            de = f.empty(self._gname(h), h.shape)
+            dh = f.value(self._gname(h), h.shape)
+            f.generic([dh], [da, a], [de], [idm] * 3, iters,
+                      ["%zero = arith.constant 0.0 : f32",
+                       "%p = arith.cmpf ogt, %in2, %zero : f32",
+                       "%r = arith.select %p, %in, %zero : f32", "linalg.yield %r : f32"])
+            self._acc(h, dh)
+        self._record("relu", [a], backward)
+        return a
+
+    def maxpool(self, name, x):
+        f = self.f
+        n, c, h, w = x.shape
+        shape = [n, c, h // 2, w // 2]
+        win = f.empty(name + "_win", [2, 2])
+        zv = f.filled(name, shape, "ninf")
+        zi = f.filled(name + "_idx", shape, "zero_i32")
+        p = f.value(name, shape, grad=x.grad)
+        idx = f.value(name + "_idx", shape, "i32")
+        d = "n, c, y, x, i, j"
+        maps = [f.amap("pool_in", d, "n, c, 2 * y + i, 2 * x + j"), f.amap("pool_win", d, "i, j"),
+                f.amap("pool_out", d, "n, c, y, x"), f.amap("pool_out", d, "n, c, y, x")]
+        f.generic([p, idx], [x, win], [zv, zi], maps, ["parallel"] * 4 + ["reduction"] * 2,
+                  ["%wi = linalg.index 4 : index", "%wj = linalg.index 5 : index",
+                   "%k = affine.apply affine_map<(i, j) -> (i * 2 + j)>(%wi, %wj)",
+                   "%ki = arith.index_cast %k : index to i32",
+                   "%gt = arith.cmpf ogt, %in, %out : f32",
+                   "%mv = arith.select %gt, %in, %out : f32",
+                   "%mi = arith.select %gt, %ki, %out2 : i32",
+                   "linalg.yield %mv, %mi : f32, i32"])
+
+        def backward(dp):
+            dx = self._from_half(self._gname(x), dp, [
+                "%yi = linalg.index 2 : index", "%xi = linalg.index 3 : index",
+                "%k = affine.apply affine_map<(i, j) -> ((i mod 2) * 2 + j mod 2)>(%yi, %xi)",
+                "%ki = arith.index_cast %k : index to i32",
+                "%hit = arith.cmpi eq, %in2, %ki : i32",
+                "%zero = arith.constant 0.0 : f32",
+                "%r = arith.select %hit, %in, %zero : f32", "linalg.yield %r : f32"], [idx])
+            self._acc(x, dx)
+        self._record("maxpool", [p], backward)
+        return p
+
+    def avgpool(self, name, x):
+        s = self._sum_pool(name + "_sum", x)
+        p = self._scale(name, s, 0.25, x.grad)
+
+        def backward(dp):
+            self._acc(x, self._from_half(self._gname(x), dp, [
+                cst(0.25), "%r = arith.mulf %in, %c : f32",
+                "linalg.yield %r : f32"]))
+        self._record("avgpool", [p], backward)
+        return p
+
+    def upsample(self, name, x):
+        u = self._from_half(name, x, ["linalg.yield %in : f32"])
+        u.grad = x.grad
+
+        def backward(du):
+            self._acc(x, self._sum_pool(self._gname(x), du))
+        self._record("upsample", [u], backward)
+        return u
+
+    def add(self, name, a, b):
+        s = self.f.value(name, a.shape, grad=a.grad or b.grad)
+        self._add_into(s, a, b)
+
+        def backward(ds):
+            self._acc(a, ds)
+            self._acc(b, ds)
+        self._record("add", [s], backward)
+        return s
+
+    def concat(self, name, a, b):
+        f = self.f
+        n, ca, h, w = a.shape
+        cb = b.shape[1]
+        e = f.empty(name, [n, ca + cb, h, w])
+        half = f.value(name + "_a", e.shape)
+        y = f.value(name, e.shape, grad=a.grad or b.grad)
+        for dst, src, off, into in ((half, a, 0, e), (y, b, ca, half)):
+            f.op([dst], "tensor.insert_slice %s into %s[0, %d, 0, 0] [%d, %d, %d, %d] "
+                 "[1, 1, 1, 1] : %s into %s" % (src, into, off, n, src.shape[1], h, w,
+                                                src.ty, into.ty), [src, into], init=dst is half)
+
+        def backward(dy):
+            for src, off in ((a, 0), (b, ca)):
+                if src.grad:
+                    d = f.value(self._gname(src), src.shape)
+                    f.op([d], "tensor.extract_slice %s[0, %d, 0, 0] [%d, %d, %d, %d] "
+                         "[1, 1, 1, 1] : %s to %s" % (dy, off, n, src.shape[1], h, w,
+                                                      dy.ty, d.ty), [dy])
+                    self._acc(src, d)
+        self._record("concat", [y], backward)
+        return y
+
+    def flatten(self, name, x):
+        f = self.f
+        n, c, h, w = x.shape
+        y = f.value(name, [n, c * h * w], grad=x.grad)
+        f.op([y], "tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s" % (x, x.ty, y.ty), [x],
+             init=True)
+
+        def backward(dy):
+            dx = f.value(self._gname(x), x.shape)
+            f.op([dx], "tensor.expand_shape %s [[0], [1, 2, 3]] output_shape [%d, %d, %d, %d] "
+                 ": %s into %s" % (dy, n, c, h, w, dy.ty, dx.ty), [dy])
+            self._acc(x, dx)
+        self._record("flatten", [y], backward)
+        return y
+
+    def gap(self, name, x):
+        f = self.f
+        n, c, h, w = x.shape
+        z = f.filled(name, [n, c])
+        g = f.value(name, [n, c], grad=x.grad)
+        nc = f.amap("nc_of4", "n, c, y, x", "n, c")
+        inv = 1.0 / (h * w)
+        f.generic([g], [x], [z], [ident(f, 4), nc], ["parallel"] * 2 + ["reduction"] * 2,
+                  [cst(inv), "%m = arith.mulf %in, %c : f32",
+                   "%r = arith.addf %out, %m : f32", "linalg.yield %r : f32"])
+
+        def backward(dg):
+            e = f.empty(self._gname(x), x.shape)
+            dx = f.value(self._gname(x), x.shape)
+            f.generic([dx], [dg], [e], [nc, ident(f, 4)], ["parallel"] * 4,
+                      [cst(inv), "%r = arith.mulf %in, %c : f32",
+                       "linalg.yield %r : f32"])
+            self._acc(x, dx)
+        self._record("gap", [g], backward)
+        return g
+
+    # -- losses (they also seed the backward) ---------------------------------
+    def _scalar_sum(self, name, ins, body):
+        f = self.f
+        z = f.filled(name, [])
+        loss = f.value(name, [], grad=True)
+        rank = len(ins[0].shape)
+        f.generic([loss], ins, [z], [ident(f, rank)] * len(ins)
+                  + [f.amap("scalar%d" % rank, dims_of(rank), "")], ["reduction"] * rank, body)
+        return loss
+
+    def xent(self, name, z, t):
+        """Softmax cross-entropy with one-hot targets, averaged over the batch."""
+        f = self.f
+        n, k = z.shape
+        row = f.amap("row", "i, j", "i")
+        mz = f.filled(name + "_max", [n], "ninf")
+        mx = f.value(name + "_max", [n])
+        f.generic([mx], [z], [mz], [ident(f, 2), row], ["parallel", "reduction"],
+                  ["%r = arith.maximumf %in, %out : f32", "linalg.yield %r : f32"])
+        sz = f.filled(name + "_sumexp", [n])
+        se = f.value(name + "_sumexp", [n])
+        f.generic([se], [z, mx], [sz], [ident(f, 2), row, row], ["parallel", "reduction"],
+                  ["%m = arith.subf %in, %in2 : f32", "%v = math.exp %m : f32",
+                   "%r = arith.addf %out, %v : f32", "linalg.yield %r : f32"])
+        le = f.empty(name + "_logp", [n, k])
+        logp = f.value(name + "_logp", [n, k], grad=True)
+        f.generic([logp], [z, mx, se], [le], [ident(f, 2), row, row, ident(f, 2)],
+                  ["parallel", "parallel"],
+                  ["%m = arith.subf %in, %in2 : f32", "%v = math.log %in3 : f32",
+                   "%r = arith.subf %m, %v : f32", "linalg.yield %r : f32"])
+        inv = -1.0 / n
+        loss = self._scalar_sum(name, [logp, t], [
+            cst(inv), "%m = arith.mulf %in, %in2 : f32",
+            "%v = arith.mulf %m, %c : f32", "%r = arith.addf %out, %v : f32",
+            "linalg.yield %r : f32"])
+
+        def backward():
+            de = f.empty(self._gname(z), z.shape)
+            dz = f.value(self._gname(z), z.shape)
+            f.generic([dz], [logp, t], [de], [ident(f, 2)] * 3, ["parallel", "parallel"],
+                      [cst(1.0 / n),
+                       "%v = math.exp %in : f32", "%m = arith.subf %v, %in2 : f32",
+                       "%r = arith.mulf %m, %c : f32", "linalg.yield %r : f32"])
+            self._acc(z, dz)
+        self._record("xent", [loss], backward)
+        return loss
+
+    def _diff(self, name, a, b):
+        f = self.f
+        e = f.empty(name, a.shape)
+        d = f.value(name, a.shape, grad=True)
+        idm = ident(f, len(a.shape))
+        f.generic([d], [a, b], [e], [idm] * 3, ["parallel"] * len(a.shape),
+                  ["%r = arith.subf %in, %in2 : f32", "linalg.yield %r : f32"])
+        return d
+
+    def mse(self, name, y, t):
+        d = self._diff(name + "_diff", y, t)
+        c = 1.0 / math.prod(y.shape)
+        loss = self._scalar_sum(name, [d], [
+            cst(c), "%m = arith.mulf %in, %in : f32",
+            "%v = arith.mulf %m, %c : f32", "%r = arith.addf %out, %v : f32",
+            "linalg.yield %r : f32"])
+
+        def backward():
+            self._acc(y, self._scale(self._gname(y), d, 2 * c))
+        self._record("mse", [loss], backward)
+        return loss
+
+    def sqdiff(self, name, a, b):
+        d = self._diff(name + "_diff", a, b)
+        loss = self._scalar_sum(name, [d], [
+            "%m = arith.mulf %in, %in : f32", "%r = arith.addf %out, %m : f32",
+            "linalg.yield %r : f32"])
+
+        def backward():
+            self._acc(a, self._scale(self._gname(a), d, 2.0))
+            self._acc(b, self._scale(self._gname(b), d, -2.0))
+        self._record("sqdiff", [loss], backward)
+        return loss
+
+    # -- the whole function -------------------------------------------------
+    def finish(self, loss):
+        f = self.f
+        f.phase_fwd = False
+        f.comment("---- backward ----")
+        (kind, outs, seed), rest = self.tape[-1], self.tape[:-1]
+        assert outs[0] is loss, "the loss must be the last op"
+        f.comment("backward of %s (%s)" % (loss, kind))
+        seed()
+        for kind, outs, backward in reversed(rest):
+            g = self.grads.get(outs[0].ssa)
+            if g is not None:
+                f.comment("backward of %s (%s)" % (outs[0], kind))
+                backward(g)
+        results = [loss] + [self.grads[p.ssa] for p in self.params]
+        f.result_sig = ["%s {remat.loss}" % loss.ty] + [r.ty for r in results[1:]]
+        f.lines.append("  return %s\n      : %s" % (names(results), types(results)))
+        f.nops += 1
+        return results
+
+
+# --------------------------------------------------------------------------
+# The models.  `m` is a back end (MlirOps or check_gradients.TorchOps).
+# --------------------------------------------------------------------------
+def mlp(m):
+    """Deep MLP: 8 dense layers 32-64-...-64-10 with ReLU, batch 128,
+    softmax cross-entropy."""
+    x = m.input("x", [128, 32])
+    t = m.onehot("t", [128, 10])
+    widths = [32] + [64] * 7 + [10]
+    a = x
+    for i in range(1, 9):
+        w = m.param("w%d" % i, widths[i - 1:i + 1], fan_in=widths[i - 1],
+                    gain=2.0 if i < 8 else 1.0)
+        b = m.param("b%d" % i, [widths[i]])
+        h = m.dense("h%d" % i, a, w, b)
+        a = m.relu("a%d" % i, h) if i < 8 else h
+    return m.xent("loss", a, t)
+
+
+def conv_relu(m, name, x, cin, cout, k=3, gain=2.0):
+    w = m.param("w" + name, [cout, cin, k, k], fan_in=cin * k * k, gain=gain)
+    b = m.param("b" + name, [cout])
+    return m.relu("a" + name, m.conv("h" + name, x, w, b, k // 2))
+
+
+def cnn(m):
+    """Small CNN, batch 4, 3x16x16 images: conv3x3(3->16) relu maxpool,
+    conv3x3(16->32) relu maxpool, flatten, dense(512->10), cross-entropy."""
+    x = m.input("x", [4, 3, 16, 16])
+    t = m.onehot("t", [4, 10])
+    p1 = m.maxpool("p1", conv_relu(m, "1", x, 3, 16))
+    p2 = m.maxpool("p2", conv_relu(m, "2", p1, 16, 32))
+    f = m.flatten("f", p2)
+    w3 = m.param("w3", [512, 10], fan_in=512, gain=1.0)
+    b3 = m.param("b3", [10])
+    return m.xent("loss", m.dense("z", f, w3, b3), t)
+
+
+def resnet(m):
+    """ResNet-like, batch 2, 3x16x16: stem conv3x3(3->16) relu, 4 residual
+    blocks a' = relu(a + conv(relu(conv(a)))) at 16 channels, global average
+    pooling, dense(16->10), cross-entropy."""
+    x = m.input("x", [2, 3, 16, 16])
+    t = m.onehot("t", [2, 10])
+    a = conv_relu(m, "0", x, 3, 16)
+    for i in range(1, 5):
+        r = conv_relu(m, "%da" % i, a, 16, 16)
+        w = m.param("w%db" % i, [16, 16, 3, 3], fan_in=16 * 9, gain=0.5)
+        b = m.param("b%db" % i, [16])
+        h = m.conv("h%db" % i, r, w, b, 1)
+        a = m.relu("a%d" % i, m.add("s%d" % i, a, h))
+    g = m.gap("g", a)
+    w = m.param("wfc", [16, 10], fan_in=16, gain=1.0)
+    b = m.param("bfc", [10])
+    return m.xent("loss", m.dense("z", g, w, b), t)
+
+
+def unet(m):
+    """U-Net-like, batch 2, 3x16x16 -> 1x16x16: encoder (2 conv-relu at 8 ch,
+    avgpool, 2 conv-relu at 16 ch, avgpool), bottleneck conv-relu (32 ch),
+    decoder (nearest upsample, concat skip, conv-relu) twice, 1x1 conv,
+    mean squared error against a target image."""
+    x = m.input("x", [2, 3, 16, 16])
+    t = m.input("t", [2, 1, 16, 16])
+    s1 = conv_relu(m, "e1b", conv_relu(m, "e1a", x, 3, 8), 8, 8)
+    d1 = m.avgpool("pool1", s1)
+    s2 = conv_relu(m, "e2b", conv_relu(m, "e2a", d1, 8, 16), 16, 16)
+    d2 = m.avgpool("pool2", s2)
+    bn = conv_relu(m, "bn", d2, 16, 32)
+    c2 = m.concat("c2", m.upsample("u2", bn), s2)
+    r2 = conv_relu(m, "dec2", c2, 48, 16)
+    c1 = m.concat("c1", m.upsample("u1", r2), s1)
+    r1 = conv_relu(m, "dec1", c1, 24, 8)
+    w = m.param("wout", [1, 8, 1, 1], fan_in=8, gain=1.0)
+    b = m.param("bout", [1])
+    return m.mse("loss", m.conv("y", r1, w, b, 0), t)
+
+
+def siamese(m):
+    """Siamese network, batch 4, two 3x16x16 inputs through one shared branch
+    (conv3x3(3->8) relu maxpool, conv3x3(8->16) relu avgpool, flatten,
+    dense(256->32) relu, dense(32->16) without bias, which would cancel);
+    loss = sum of squared differences of the two embeddings.  Shared weights
+    receive the sum of both branches' gradients."""
+    x1 = m.input("x1", [4, 3, 16, 16])
+    x2 = m.input("x2", [4, 3, 16, 16])
+    w1 = m.param("w1", [8, 3, 3, 3], fan_in=27)
+    b1 = m.param("b1", [8])
+    w2 = m.param("w2", [16, 8, 3, 3], fan_in=72)
+    b2 = m.param("b2", [16])
+    w3 = m.param("w3", [256, 32], fan_in=256)
+    b3 = m.param("b3", [32])
+    w4 = m.param("w4", [32, 16], fan_in=32, gain=1.0)
+
+    def branch(s, x):
+        a = m.relu("a1" + s, m.conv("h1" + s, x, w1, b1, 1))
+        a = m.relu("a2" + s, m.conv("h2" + s, m.maxpool("p1" + s, a), w2, b2, 1))
+        f = m.flatten("f" + s, m.avgpool("p2" + s, a))
+        a = m.relu("a3" + s, m.dense("h3" + s, f, w3, b3))
+        return m.dense("e" + s, a, w4)
+    return m.sqdiff("loss", branch("_l", x1), branch("_r", x2))
+
+
+MODELS = {"mlp": mlp, "cnn": cnn, "resnet": resnet, "unet": unet, "siamese": siamese}
+
+
+# --------------------------------------------------------------------------
+# Output files.
+# --------------------------------------------------------------------------
+def build(model):
+    """Runs the model on the MLIR back end; returns the MlirOps."""
+    m = MlirOps(model)
+    loss = MODELS[model](m)
+    m.finish(loss)
+    return m
+
+
+def kib(n):
+    return "%.1f KiB" % (n / 1024.0)
+
+
+def stats(m):
+    f = m.f
+    return {"ops": f.nops + len(f.consts),
+            "params": sum(p.nbytes for p in m.params),
+            "inputs": sum(a.nbytes for a in f.args if not a.grad),
+            "forward": f.fwd_bytes,
+            "saved": sum(t.nbytes for t in f.saved.values())}
+
+
+def model_text(model):
+    m = build(model)
+    s = stats(m)
+    doc = MODELS[model].__doc__
+    hdr = ["// GENERATED by test/Corpus/gen_corpus.py; do not edit.",
+           "// Regenerate: python3 test/Corpus/gen_corpus.py", "//"]
+    hdr += ["// " + l.strip() for l in doc.strip().splitlines()]
+    hdr.append("//")
+    hdr.append("// Arguments (inputs, then parameters in order of use):")
+    for a in m.f.args:
+        hdr.append("//   %-8s %s%s" % (a.ssa, a.ty, "  (parameter)" if a.grad else ""))
+    hdr.append("// Results: the loss, then d(loss)/d(parameter) for every parameter.")
+    hdr.append("// Sizes: %d top-level ops; parameters %s, inputs %s, forward values %s, of which"
+               % (s["ops"], kib(s["params"]), kib(s["inputs"]), kib(s["forward"])))
+    hdr.append("// the backward reads %s (activations kept without rematerialization)."
+               % kib(s["saved"]))
+    hdr.append("//")
+    hdr.append("// Gradient equations (dX = d(loss)/dX; a value used twice gets the sum):")
+    for k in m.kinds:
+        for i, line in enumerate(EQUATIONS[k].splitlines()):
+            hdr.append("//   " + ("%-9s" % (k + ":") if i == 0 else "         ") + line.strip())
+    return m.f.text("\n".join(hdr))
+
+
+def harness_text(model):
+    """@main: fills the arguments, calls the model, prints every result."""
+    m = build(model)
+    f = m.f
+    lines = ["// GENERATED by test/Corpus/gen_corpus.py; do not edit.",
+             "// Harness of @%s: concatenate with the model and run (see run_model.sh)."
+             % model,
+             "// Prints the loss, then the gradient of every parameter (argument order).",
+             "// Argument values: u(i) = hash(i, seed) in [-1, 1) of the row-major",
+             "// linear index i (integer hash, exact), times a scale (see gen_corpus.py).",
+             "func.func private @printMemrefF32(tensor<*xf32>)", "",
+             "func.func @main() {"]
+    for a, init in zip(f.args, m.inits):
+        lines += fill_arg(a, init)
+    res = ["%%res%d" % i for i in range(1 + len(m.params))]
+    rtypes = ["tensor<f32>"] + [p.ty for p in m.params]
+    lines.append("  %s = func.call @%s(%s)" % (", ".join(res), model, names(f.args)))
+    lines.append("      : (%s) -> (%s)" % (types(f.args), ", ".join(rtypes)))
+    for r, ty in zip(res, rtypes):
+        lines.append("  %s_u = tensor.cast %s : %s to tensor<*xf32>" % (r, r, ty))
+        lines.append("  func.call @printMemrefF32(%s_u) : (tensor<*xf32>) -> ()" % r)
+    lines.append("  return")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def fill_arg(a, init):
+    """linalg.generic computing an argument from its linear index."""
+    rank = len(a.shape)
+    d = ", ".join("d%d" % i for i in range(rank))
+    idm = "affine_map<(%s) -> (%s)>" % (d, d)
+    if init.kind == "onehot":
+        what = "one-hot rows: t[n, (3n + 1) mod %d] = 1" % a.shape[1]
+    else:
+        what = "%s * u(i), seed %d" % (f32_text(init.scale), init.seed)
+    out = ["  // %s: %s" % (a.ssa, what),
+           "  %s_e = tensor.empty() : %s" % (a.ssa, a.ty),
+           "  %s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
+           % (a.ssa, idm, ", ".join(['"parallel"'] * rank)),
+           "      outs(%s_e : %s) {" % (a.ssa, a.ty), "  ^bb0(%out: f32):"]
+    body = ["%%i%d = linalg.index %d : index" % (i, i) for i in range(rank)]
+    if init.kind == "onehot":
+        k = a.shape[1]
+        body += ["%%cls = affine.apply affine_map<(n) -> ((n * 3 + 1) mod %d)>(%%i0)" % k,
+                 "%hot = arith.cmpi eq, %cls, %i1 : index",
+                 "%one = arith.constant 1.0 : f32", "%zero = arith.constant 0.0 : f32",
+                 "%v = arith.select %hot, %one, %zero : f32"]
+    else:
+        strides = [math.prod(a.shape[i + 1:]) for i in range(rank)]
+        expr = " + ".join("d%d * %d" % (i, s) for i, s in enumerate(strides)) or "0"
+        body += ["%%lin = affine.apply affine_map<(%s) -> (%s)>(%s)"
+                 % (d, expr, ", ".join("%%i%d" % i for i in range(rank))),
+                 "%l = arith.index_cast %lin : index to i64",
+                 "%%ca = arith.constant %d : i64" % HASH_A,
+                 "%%cb = arith.constant %d : i64" % init.seed,
+                 "%%cc = arith.constant %d : i64" % HASH_C,
+                 "%%mask = arith.constant %d : i64" % HASH_MASK,
+                 "%s8 = arith.constant 8 : i64", "%s13 = arith.constant 13 : i64",
+                 "%s15 = arith.constant 15 : i64",
+                 "%q0 = arith.muli %l, %ca : i64", "%q1 = arith.addi %q0, %cb : i64",
+                 "%q2 = arith.andi %q1, %mask : i64", "%q3 = arith.shrui %q2, %s15 : i64",
+                 "%q4 = arith.xori %q2, %q3 : i64", "%q5 = arith.muli %q4, %cc : i64",
+                 "%q6 = arith.andi %q5, %mask : i64", "%q7 = arith.shrui %q6, %s13 : i64",
+                 "%q8 = arith.xori %q6, %q7 : i64", "%q9 = arith.shrui %q8, %s8 : i64",
+                 "%u0 = arith.uitofp %q9 : i64 to f32",
+                 "%ulp = arith.constant 1.1920928955078125e-07 : f32",
+                 "%one = arith.constant 1.0 : f32",
+                 "%%scale = arith.constant %s : f32" % f32_text(init.scale),
+                 "%u1 = arith.mulf %u0, %ulp : f32", "%u2 = arith.subf %u1, %one : f32",
+                 "%v = arith.mulf %u2, %scale : f32"]
+    body.append("linalg.yield %v : f32")
+    out += ["    " + l for l in body]
+    out.append("  } -> %s" % a.ty)
+    return out
+
+
+def hash_values(numel, seed, scale):
+    """The first values of an argument, in plain Python (check_gradients.py
+    compares them with its PyTorch version of the hash)."""
+    vals = []
+    for i in range(numel):
+        h = (i * HASH_A + seed) & HASH_MASK
+        h ^= h >> 15
+        h = (h * HASH_C) & HASH_MASK
+        h ^= h >> 13
+        vals.append(f32(f32((h >> 8) * 2.0 ** -23 - 1.0) * scale))
+    return vals
+
+
+def outputs():
+    for model in MODELS:
+        yield os.path.join(INPUTS, model + ".mlir"), model_text(model)
+        yield os.path.join(INPUTS, model + ".harness.mlir"), harness_text(model)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="fail if files are stale")
+    ap.add_argument("--harness", metavar="MODEL", help="print the harness of MODEL")
+    ap.add_argument("--stats", action="store_true", help="print sizes per model")
+    args = ap.parse_args()
+    if args.harness:
+        sys.stdout.write(harness_text(args.harness))
+        return 0
+    if args.stats:
+        print("%-8s %5s %12s %12s %12s %12s" % ("model", "ops", "params", "inputs",
+                                                 "forward", "saved"))
+        for model in MODELS:
+            s = stats(build(model))
+            print("%-8s %5d %12d %12d %12d %12d" % (model, s["ops"], s["params"], s["inputs"],
+                                                     s["forward"], s["saved"]))
+        return 0
+    stale = []
+    for path, text in outputs():
+        old = open(path).read() if os.path.exists(path) else None
+        if old != text:
+            stale.append(path)
+            if not args.check:
+                os.makedirs(INPUTS, exist_ok=True)
+                with open(path, "w") as fh:
+                    fh.write(text)
+    if args.check and stale:
+        print("stale (run gen_corpus.py): " + " ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
