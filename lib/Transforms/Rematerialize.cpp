@@ -163,7 +163,7 @@ struct RematerializePass
              << check.peak << " B, above the budget of " << budgetBytes
              << " B (" << (check.valid ? "" : check.error) << ")";
 
-    fr.strategy = sol.strategy;
+    fr.strategy = sol.chosen;
     fr.peakAfter = check.peak;
     fr.timeAfter = sol.sim.time;
     recordDecisions(*ig, sol.schedule, fr);
@@ -172,7 +172,10 @@ struct RematerializePass
                                       .function(func.getSymName()))
         << llvm::formatv("strategy {0}: peak {1} B -> {2} B (budget {3} B), "
                          "{4} ops recomputed in {5} regions, time +{6}",
-                         sol.strategy, before.peak, check.peak, budgetBytes,
+                         sol.strategy == sol.chosen
+                             ? sol.chosen
+                             : sol.strategy + " (" + sol.chosen + ")",
+                         before.peak, check.peak, budgetBytes,
                          done->clonedOps, done->recomputeOps,
                          percentOf(sol.sim.time - before.time, before.time))
                .str();

@@ -69,10 +69,12 @@ struct TestTrainingGraphPass
 
 struct TestTimelinePass
     : public remat::impl::TestTimelineBase<TestTimelinePass> {
+  using TestTimelineBase::TestTimelineBase;
   void runOnOperation() override {
+    bool overBudget = false;
     if (failed(forEachGraph(
         getOperation(), RecomputeRegions::Flatten,
-        [](func::FuncOp func, const IRTrainingGraph &ig) {
+        [&](func::FuncOp func, const IRTrainingGraph &ig) {
           SimulatorOptions opts;
           opts.recordTimeline = true;
           const Schedule &order = ig.programOrder;
@@ -84,7 +86,12 @@ struct TestTimelinePass
           // Report each op's Run step, with what is live once its dead
           // inputs have been freed (the Free steps that follow it).
           const auto &steps = order.steps();
-          for (size_t i = 0; i < steps.size(); ++i) {
+          if (maxPeak >= 0 && sim.peak > maxPeak) {
+            func.emitError() << "peak " << sim.peak << " B exceeds "
+                             << maxPeak << " B";
+            overBudget = true;
+          }
+          for (size_t i = 0; i < steps.size() && !quiet; ++i) {
             if (!steps[i].isRun())
               continue;
             size_t last = i;
@@ -96,11 +103,11 @@ struct TestTimelinePass
           }
           InFlightDiagnostic d = func.emitRemark();
           d << "peak " << sim.peak << " B";
-          if (sim.peakStep >= 0) {
+          if (sim.peakStep >= 0 && !quiet) {
             Operation *at = ig.nodeOps[steps[sim.peakStep].id];
             d.attachNote(at->getLoc()) << "peak reached here";
           }
-        })))
+        })) || overBudget)
       signalPassFailure();
   }
 };

@@ -81,6 +81,23 @@ def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
   let dependentDialects = ["::remat::RematDialect"];
 }
 
+def ExportGraph : Pass<"remat-export-graph", "mlir::ModuleOp"> {
+  let summary = "Write each function's training graph as JSON for remat-plan";
+  let description = [{
+    Writes the graph the planner sees (nodes = ops, tensors = values with
+    their bytes, forward/backward roles, costs) in the JSON graph format of
+    docs/graph-format.md, so `remat-plan` can compare strategies on real IR.
+    With several functions, `{name}` in the file name is replaced by the
+    function name. The IR is not changed.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"-\"",
+           "Output file ('-' for stdout; '{name}' = function name)">,
+    Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
+           "Measured per-op costs (JSON, keyed by location name or op name)">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Test passes: print analyses as remarks for FileCheck / -verify-diagnostics.
 //===----------------------------------------------------------------------===//
@@ -100,8 +117,15 @@ def TestTimeline : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
     For every function in its current op order (recomputation regions
     flattened): bytes held while each op runs and live after it, and on the
     function the peak and the op where it occurs. The same numbers the
-    Simulator gives for the same order.
+    Simulator gives for the same order. With `max-peak`, a peak above it is
+    an error (tests use it to check the budget guarantee on pass outputs).
   }];
+  let options = [
+    Option<"maxPeak", "max-peak", "int64_t", /*default=*/"-1",
+           "Fail when a function's peak exceeds this many bytes">,
+    Option<"quiet", "quiet", "bool", /*default=*/"false",
+           "Only the per-function peak, no per-op remarks">,
+  ];
 }
 
 def TestLowerSets : Pass<"remat-test-lower-sets", "mlir::ModuleOp"> {

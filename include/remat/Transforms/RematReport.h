@@ -1,6 +1,7 @@
 //===- RematReport.h - What -remat-rematerialize decided, as JSON -*- C++ -*-===//
 //
-// {"functions": [{"name", "strategy", "budget", "peak_before", "peak_after",
+// {"functions": [{"name", "strategy" (the one that produced the schedule;
+//   for auto, the winner), "budget", "peak_before", "peak_after",
 //   "time_before", "time_after", "overhead", "overhead_percent",
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}

@@ -1,0 +1,55 @@
+//===- ExportGraph.cpp - The planner's graph as JSON ----------------------===//
+
+#include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/GraphIO/GraphWriter.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace remat {
+#define GEN_PASS_DEF_EXPORTGRAPH
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+namespace {
+struct ExportGraphPass : public remat::impl::ExportGraphBase<ExportGraphPass> {
+  using ExportGraphBase::ExportGraphBase;
+
+  void runOnOperation() override {
+    std::optional<CostTable> table;
+    if (!costTable.empty()) {
+      std::string error;
+      table = CostTable::load(costTable, error);
+      if (!table) {
+        getOperation().emitError() << error;
+        return signalPassFailure();
+      }
+    }
+    CostModel costs(table ? &*table : nullptr);
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FailureOr<IRTrainingGraph> ig =
+          buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
+      if (failed(ig))
+        return signalPassFailure();
+      std::string path = file;
+      if (size_t at = path.find("{name}"); at != std::string::npos)
+        path.replace(at, 6, func.getSymName().str());
+      std::string error;
+      auto out = openOutputFile(path, &error);
+      if (!out) {
+        func.emitError() << error;
+        return signalPassFailure();
+      }
+      writeGraphJSON(out->os(), ig->graph, table ? "table" : "flop");
+      out->keep();
+    }
+  }
+};
+} // namespace
