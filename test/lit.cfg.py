@@ -25,6 +25,12 @@ config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
+# libRematRuntime (allocation tracking) for mlir-runner -shared-libs.
+config.substitutions.append(("%remat_runtime", os.path.join(
+    config.remat_obj_root, "lib", "libRematRuntime.so")))
+for lib in ("mlir_c_runner_utils", "mlir_runner_utils"):
+    config.substitutions.append(("%" + lib, os.path.join(
+        config.llvm_tools_dir, "..", "lib", "lib" + lib + ".so")))
 
 # Optional tools and devices become lit features.
 if config.ptxas and os.path.exists(config.ptxas):

@@ -12,7 +12,7 @@ llvm::Expected<GraphFile> parseGraph(llvm::StringRef text) {
   llvm::StringRef body = text.ltrim();
   if (body.empty())
     return fail("the file is empty");
-  if (body.front() == '{')
+  if (body.front() == '{' || body.front() == '[')
     return parseJSONGraph(text);
   return parseTextGraph(text);
 }

@@ -28,6 +28,16 @@ std::string at(const std::string &path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 
+// Paths of top-level fields are just the key; "" is the top level.
+std::string field(const std::string &path, llvm::StringRef key) {
+  return path.empty() ? key.str() : path + "." + key.str();
+}
+
+std::string missing(const std::string &path, llvm::StringRef key) {
+  return (path.empty() ? "" : path + ": ") + "missing field '" + key.str() +
+         "'";
+}
+
 /// Rejects keys outside `allowed`: a typo ("workpace") must not be ignored.
 llvm::Error checkKeys(const Object &o, const std::string &path,
                       std::initializer_list<llvm::StringRef> allowed) {
@@ -40,8 +50,8 @@ llvm::Error checkKeys(const Object &o, const std::string &path,
       std::string list;
       for (llvm::StringRef a : allowed)
         list += (list.empty() ? "" : ", ") + a.str();
-      return fail(path + ": unknown field '" + key + "' (expected: " + list +
-                  ")");
+      return fail((path.empty() ? std::string("top level") : path) +
+                  ": unknown field '" + key + "' (expected: " + list + ")");
     }
   }
   return llvm::Error::success();
@@ -57,13 +67,13 @@ llvm::Expected<double> number(const Object &o, const std::string &path,
   if (!v) {
     if (fallback)
       return *fallback;
-    return fail(path + ": missing field '" + key + "'");
+    return fail(missing(path, key));
   }
   std::optional<double> d = v->getAsNumber();
   if (!d)
-    return fail(path + "." + key + ": expected a number");
+    return fail(field(path, key) + ": expected a number");
   if (*d < 0)
-    return fail(path + "." + key + ": must not be negative");
+    return fail(field(path, key) + ": must not be negative");
   return *d;
 }
 
@@ -73,7 +83,7 @@ llvm::Expected<int64_t> size(const Object &o, const std::string &path,
   auto d = number(o, path, key, fallback);
   if (!d)
     return d.takeError();
-  return toBytes(*d, units.bytesPerUnit, path + "." + key);
+  return toBytes(*d, units.bytesPerUnit, field(path, key));
 }
 
 llvm::Expected<std::string> string(const Object &o, const std::string &path,
@@ -83,16 +93,22 @@ llvm::Expected<std::string> string(const Object &o, const std::string &path,
   if (!v) {
     if (fallback)
       return *fallback;
-    return fail(path + ": missing field '" + key + "'");
+    return fail(missing(path, key));
   }
   std::optional<llvm::StringRef> s = v->getAsString();
   if (!s)
-    return fail(path + "." + key + ": expected a string");
+    return fail(field(path, key) + ": expected a string");
   return s->str();
 }
 
-const Array *array(const Object &o, llvm::StringRef key) {
-  return o.getArray(key);
+/// A required array field.
+llvm::Expected<const Array *> array(const Object &o, llvm::StringRef key) {
+  const Value *v = o.get(key);
+  if (!v)
+    return fail("missing array '" + key + "'");
+  if (const Array *a = v->getAsArray())
+    return a;
+  return fail(key + ": expected an array");
 }
 
 llvm::Expected<Units> readUnits(const Object &root) {
@@ -122,61 +138,86 @@ llvm::Expected<Units> readUnits(const Object &root) {
   return u;
 }
 
+/// One stage; for the optional loss stage every field defaults to 0.
+llvm::Expected<ChainStage> readStage(const Value &v, const std::string &path,
+                                     const Units &units, bool isLoss) {
+  const Object *s = asObject(v);
+  if (!s)
+    return fail(path + ": expected an object");
+  if (auto e = checkKeys(*s, path,
+                         {"uf", "ub", "a", "abar", "delta", "of", "ob"}))
+    return std::move(e);
+  std::optional<double> zero;
+  if (isLoss)
+    zero = 0.0;
+  ChainStage st;
+  auto uf = number(*s, path, "uf", zero);
+  if (!uf)
+    return uf.takeError();
+  st.uf = *uf;
+  auto ub = number(*s, path, "ub", zero);
+  if (!ub)
+    return ub.takeError();
+  st.ub = *ub;
+  auto a = number(*s, path, "a", zero);
+  if (!a)
+    return a.takeError();
+  auto aBytes = size(*s, path, "a", zero, units);
+  if (!aBytes)
+    return aBytes.takeError();
+  st.a = *aBytes;
+  // abar and delta default to a (the chain's usual case).
+  auto abar = size(*s, path, "abar", *a, units);
+  if (!abar)
+    return abar.takeError();
+  st.abar = *abar;
+  auto delta = size(*s, path, "delta", *a, units);
+  if (!delta)
+    return delta.takeError();
+  st.delta = *delta;
+  auto of = size(*s, path, "of", 0.0, units);
+  if (!of)
+    return of.takeError();
+  st.of = *of;
+  auto ob = size(*s, path, "ob", 0.0, units);
+  if (!ob)
+    return ob.takeError();
+  st.ob = *ob;
+  return st;
+}
+
 llvm::Expected<GraphFile> readChain(const Object &root, Units units) {
-  if (auto e = checkKeys(root, "chain",
-                         {"kind", "units", "a0", "delta0", "stages"}))
+  if (auto e = checkKeys(root, "",
+                         {"kind", "units", "a0", "delta0", "stages", "loss"}))
     return std::move(e);
   ChainSpec chain;
-  auto a0 = size(root, "chain", "a0", std::nullopt, units);
+  auto a0 = size(root, "", "a0", std::nullopt, units);
   if (!a0)
     return a0.takeError();
   chain.a0 = *a0;
   // delta0 (the input gradient) defaults to the size of a0.
   chain.delta0 = chain.a0;
   if (root.get("delta0")) {
-    auto d0 = size(root, "chain", "delta0", std::nullopt, units);
+    auto d0 = size(root, "", "delta0", std::nullopt, units);
     if (!d0)
       return d0.takeError();
     chain.delta0 = *d0;
   }
-  const Array *stages = array(root, "stages");
-  if (!stages)
-    return fail("chain: missing array 'stages'");
+  auto stagesOr = array(root, "stages");
+  if (!stagesOr)
+    return stagesOr.takeError();
+  const Array *stages = *stagesOr;
   for (size_t i = 0; i < stages->size(); ++i) {
-    std::string path = at("stages", i);
-    const Object *s = asObject((*stages)[i]);
-    if (!s)
-      return fail(path + ": expected an object");
-    if (auto e = checkKeys(*s, path,
-                           {"uf", "ub", "a", "abar", "delta", "of", "ob"}))
-      return std::move(e);
-    ChainStage st;
-    auto uf = number(*s, path, "uf", std::nullopt);
-    if (!uf)
-      return uf.takeError();
-    auto ub = number(*s, path, "ub", std::nullopt);
-    if (!ub)
-      return ub.takeError();
-    st.uf = *uf;
-    st.ub = *ub;
-    auto a = number(*s, path, "a", std::nullopt);
-    if (!a)
-      return a.takeError();
-    // abar and delta default to a (the chain's usual case).
-    auto abar = size(*s, path, "abar", *a, units);
-    auto delta = size(*s, path, "delta", *a, units);
-    auto aBytes = size(*s, path, "a", std::nullopt, units);
-    auto of = size(*s, path, "of", 0.0, units);
-    auto ob = size(*s, path, "ob", 0.0, units);
-    for (llvm::Expected<int64_t> *x : {&aBytes, &abar, &delta, &of, &ob})
-      if (!*x)
-        return x->takeError();
-    st.a = *aBytes;
-    st.abar = *abar;
-    st.delta = *delta;
-    st.of = *of;
-    st.ob = *ob;
-    chain.stages.push_back(st);
+    auto st = readStage((*stages)[i], at("stages", i), units, false);
+    if (!st)
+      return st.takeError();
+    chain.stages.push_back(*st);
+  }
+  if (const Value *loss = root.get("loss")) {
+    auto st = readStage(*loss, "loss", units, true);
+    if (!st)
+      return st.takeError();
+    chain.loss = *st;
   }
   GraphFile f;
   f.units = units;
@@ -196,9 +237,9 @@ nameList(const Object &o, const std::string &path, llvm::StringRef key,
     return out;
   const Array *arr = v->getAsArray();
   if (!arr)
-    return fail(path + "." + key + ": expected an array of tensor names");
+    return fail(field(path, key) + ": expected an array of tensor names");
   for (size_t i = 0; i < arr->size(); ++i) {
-    std::string p = at(path + "." + key.str(), i);
+    std::string p = at(field(path, key), i);
     std::optional<llvm::StringRef> name = (*arr)[i].getAsString();
     if (!name)
       return fail(p + ": expected a tensor name");
@@ -211,15 +252,16 @@ nameList(const Object &o, const std::string &path, llvm::StringRef key,
 }
 
 llvm::Expected<GraphFile> readGeneral(const Object &root, Units units) {
-  if (auto e = checkKeys(root, "graph",
+  if (auto e = checkKeys(root, "",
                          {"kind", "units", "tensors", "nodes", "required"}))
     return std::move(e);
-  const Array *tensors = array(root, "tensors");
-  const Array *nodes = array(root, "nodes");
-  if (!tensors)
-    return fail("graph: missing array 'tensors'");
-  if (!nodes)
-    return fail("graph: missing array 'nodes'");
+  auto tensorsOr = array(root, "tensors");
+  if (!tensorsOr)
+    return tensorsOr.takeError();
+  auto nodesOr = array(root, "nodes");
+  if (!nodesOr)
+    return nodesOr.takeError();
+  const Array *tensors = *tensorsOr, *nodes = *nodesOr;
 
   // Tensors in file order: name -> file index.
   std::vector<std::string> tname;
@@ -337,7 +379,7 @@ llvm::Expected<GraphFile> readGeneral(const Object &root, Units units) {
     for (int t : specs[n].inputs)
       g.node(static_cast<NodeId>(n)).inputs.push_back(id[t]);
 
-  auto req = nameList(root, "graph", "required", tensorIds);
+  auto req = nameList(root, "", "required", tensorIds);
   if (!req)
     return req.takeError();
   for (int t : *req)

@@ -20,7 +20,7 @@ ChainGraph buildChainGraph(const ChainSpec &chain) {
 
   cg.a[0] = g.addInput("a0", chain.a0);
   for (int l = 1; l <= L + 1; ++l) {
-    ChainStage st = l <= L ? chain.stages[l - 1] : ChainStage{};
+    ChainStage st = l <= L ? chain.stages[l - 1] : chain.loss;
     std::string idx = std::to_string(l);
     NodeId f = g.addNode("F" + idx, NodeKind::Forward, st.uf, {cg.a[l - 1]},
                          {st.a, std::max<int64_t>(0, st.abar - st.a)}, st.of);
@@ -32,7 +32,7 @@ ChainGraph buildChainGraph(const ChainSpec &chain) {
   }
   // Backward stages run from the loss down; delta^{l-1} is B^l's output.
   for (int l = L + 1; l >= 1; --l) {
-    ChainStage st = l <= L ? chain.stages[l - 1] : ChainStage{};
+    ChainStage st = l <= L ? chain.stages[l - 1] : chain.loss;
     int64_t deltaBytes =
         l - 1 == 0 ? chain.delta0 : chain.stages[l - 2].delta;
     std::vector<TensorId> in;

@@ -8,6 +8,32 @@ namespace remat {
 const std::vector<StrategyInfo> &allStrategies() {
   static const std::vector<StrategyInfo> registry = {
       {"none", "keep every forward value; no recomputation", solveNone},
+      {"revolve", "binomial checkpointing (Griewank-Walther) on the chain "
+                  "view", solveRevolve},
+      {"chain-rotor", "rotor's persistent chain DP (a/abar), memory in slots",
+       solveChainRotor},
+      {"chain-rotor-weak", "rotor's floating-activation DP: optimal on "
+                           "chains, small ones only", solveChainRotorWeak},
+      {"chain-precise", "Butt's precise chain DP (Gruslys generalised to "
+                        "per-layer costs), quadratic fallback",
+       solveChainPrecise},
+      {"join", "Beaumont et al. join-graph DP (k chains meeting at the "
+               "loss), memory in slots", solveJoin},
+      {"chen-sqrt", "Chen et al.: sqrt(n) segments cut at articulation "
+                    "points, each recomputed once", solveChenSqrt},
+      {"chen-greedy", "Chen et al.: budget-greedy segments (threshold "
+                      "search), each recomputed once", solveChenGreedy},
+      {"lowerset-exact", "Kusumoto et al.: exact DP over all lower sets, "
+                         "time-centric", solveLowerSetExact},
+      {"lowerset-approx", "Kusumoto et al.: approximate DP over the lower "
+                          "sets L_v, time-centric", solveLowerSetApprox},
+      {"lowerset-exact-mc", "Kusumoto et al.: exact DP, memory-centric "
+                            "(lowest peak)", solveLowerSetExactMC},
+      {"lowerset-approx-mc", "Kusumoto et al.: approximate DP, "
+                             "memory-centric (lowest peak)",
+       solveLowerSetApproxMC},
+      {"auto", "run every applicable strategy, keep the fastest schedule "
+               "within budget", solveAuto},
   };
   return registry;
 }
@@ -29,6 +55,7 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
     return sol;
   }
   StrategyResult res = info->run(g, opts);
+  sol.chosen = res.chosen.empty() ? strategy : res.chosen;
   if (!res.feasible) {
     sol.reason = res.reason;
     return sol;

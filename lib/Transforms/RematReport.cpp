@@ -10,8 +10,11 @@ namespace remat {
 
 FunctionReport &RematReport::add(llvm::StringRef name,
                                  llvm::StringRef strategy, int64_t budget) {
-  functions.push_back(FunctionReport{name.str(), strategy.str(), budget});
-  return functions.back();
+  FunctionReport &f = functions.emplace_back();
+  f.name = name.str();
+  f.strategy = strategy.str();
+  f.budget = budget;
+  return f;
 }
 
 std::string RematReport::str() const {
@@ -37,6 +40,11 @@ std::string RematReport::str() const {
         {"overhead", overhead},
         {"overhead_percent",
          f.timeBefore > 0 ? 100.0 * overhead / f.timeBefore : 0.0},
+        {"ops", f.ops},
+        {"seconds", llvm::json::Object{{"analysis", f.seconds.analysis},
+                                       {"solve", f.seconds.solve},
+                                       {"rewrite", f.seconds.rewrite},
+                                       {"check", f.seconds.check}}},
         {"values", std::move(values)}});
   }
   std::string out;

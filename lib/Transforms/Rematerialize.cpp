@@ -13,6 +13,8 @@
 #include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <chrono>
+
 namespace remat {
 #define GEN_PASS_DEF_REMATERIALIZE
 #include "remat/Transforms/Passes.h.inc"
@@ -22,6 +24,20 @@ using namespace mlir;
 using namespace remat;
 
 namespace {
+
+/// Wall-clock seconds since the last call (the phases of one function).
+class PhaseClock {
+public:
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - last).count();
+    last = now;
+    return s;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
 
 std::string percentOf(double part, double whole) {
   return whole > 0 ? llvm::formatv("{0:F1}%", 100.0 * part / whole).str()
@@ -85,6 +101,7 @@ struct RematerializePass
 
   LogicalResult rematerialize(func::FuncOp func, const SizeSpec &size,
                               const CostModel &costs, RematReport &report) {
+    PhaseClock clock;
     FailureOr<IRTrainingGraph> ig =
         buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
     if (mlir::failed(ig))
@@ -98,6 +115,8 @@ struct RematerializePass
         size.percent ? static_cast<int64_t>(size.value / 100.0 * before.peak)
                      : static_cast<int64_t>(size.value);
     FunctionReport &fr = report.add(func.getSymName(), strategy, budgetBytes);
+    fr.ops = ig->graph.numNodes();
+    fr.seconds.analysis = clock.lap();
     fr.peakBefore = before.peak;
     fr.timeBefore = before.time;
 
@@ -128,6 +147,7 @@ struct RematerializePass
           << msg;
     };
     Solution sol = solve(ig->graph, strategy, opts);
+    fr.seconds.solve = clock.lap();
     if (!sol.feasible) {
       SolveOptions quiet = opts;
       quiet.note = nullptr;
@@ -149,6 +169,7 @@ struct RematerializePass
         materializeSchedule(func, *ig, sol.schedule);
     if (mlir::failed(done))
       return failure();
+    fr.seconds.rewrite = clock.lap();
 
     // The guarantee, checked on the rewritten IR by the same lifetime
     // analysis the tests use.
@@ -162,6 +183,7 @@ struct RematerializePass
              << "internal error: the rewritten function peaks at "
              << check.peak << " B, above the budget of " << budgetBytes
              << " B (" << (check.valid ? "" : check.error) << ")";
+    fr.seconds.check = clock.lap();
 
     fr.strategy = sol.chosen;
     fr.peakAfter = check.peak;
@@ -171,13 +193,18 @@ struct RematerializePass
                                       .category("remat")
                                       .function(func.getSymName()))
         << llvm::formatv("strategy {0}: peak {1} B -> {2} B (budget {3} B), "
-                         "{4} ops recomputed in {5} regions, time +{6}",
+                         "{4} ops recomputed in {5} regions, time +{6}; "
+                         "{7} ops planned in {8:F3} s (analysis {9:F3}, "
+                         "solve {10:F3}, rewrite {11:F3}, check {12:F3})",
                          sol.strategy == sol.chosen
                              ? sol.chosen
                              : sol.strategy + " (" + sol.chosen + ")",
                          before.peak, check.peak, budgetBytes,
                          done->clonedOps, done->recomputeOps,
-                         percentOf(sol.sim.time - before.time, before.time))
+                         percentOf(sol.sim.time - before.time, before.time),
+                         fr.ops, fr.seconds.total(), fr.seconds.analysis,
+                         fr.seconds.solve, fr.seconds.rewrite,
+                         fr.seconds.check)
                .str();
     return success();
   }

@@ -40,7 +40,7 @@ llvm::Expected<GraphFile> parseJSONGraph(llvm::StringRef text);
 /// backward times: 10 for function types starting with "Conv", else 1.
 llvm::Expected<GraphFile> parseTextGraph(llvm::StringRef text);
 
-/// Picks the format from the first non-blank character ('{': JSON).
+/// Picks the format from the first non-blank character ('{' or '[': JSON).
 llvm::Expected<GraphFile> parseGraph(llvm::StringRef text);
 
 /// Reads and parses a file; "-" reads standard input. Error messages start

@@ -29,6 +29,11 @@ struct ChainSpec {
   int64_t a0 = 0;     ///< Bytes of the chain input a^0.
   int64_t delta0 = 0; ///< Bytes of delta^0 (the input gradient, required).
   std::vector<ChainStage> stages; ///< Stages 1..L (the loss is implicit).
+  /// The loss stage L+1: zero costs in the papers; an op-level graph's last
+  /// group (the loss computation and its backward) may have real costs.
+  /// a^{L+1} is never a checkpoint (its bytes only count as part of abar)
+  /// and delta^{L+1} does not exist (loss.delta is unused).
+  ChainStage loss;
   int length() const { return static_cast<int>(stages.size()); }
 };
 

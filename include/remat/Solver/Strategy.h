@@ -37,6 +37,8 @@ struct StrategyResult {
   bool feasible = false;
   Schedule schedule;
   std::string reason; ///< Why not applicable / infeasible, when !feasible.
+  /// Set by strategies that delegate (auto): the one whose schedule this is.
+  std::string chosen;
 };
 
 using StrategyFn =
@@ -57,6 +59,7 @@ const StrategyInfo *findStrategy(const std::string &name);
 struct Solution {
   bool feasible = false;
   std::string strategy; ///< The strategy that produced the schedule.
+  std::string chosen;   ///< For auto: the strategy that won (else = strategy).
   std::string reason;   ///< Why infeasible.
   Schedule schedule;
   SimulationResult sim;

@@ -3,6 +3,7 @@
 // {"functions": [{"name", "strategy" (the one that produced the schedule;
 //   for auto, the winner), "budget", "peak_before", "peak_after",
 //   "time_before", "time_after", "overhead", "overhead_percent",
+//   "ops", "seconds": {"analysis", "solve", "rewrite", "check"},
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
 // Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
@@ -28,8 +29,16 @@ struct ValueDecision {
   int recomputations = 0;
 };
 
+/// Wall-clock seconds of each phase of the pass on one function.
+struct PhaseSeconds {
+  double analysis = 0, solve = 0, rewrite = 0, check = 0;
+  double total() const { return analysis + solve + rewrite + check; }
+};
+
 struct FunctionReport {
   std::string name, strategy;
+  int ops = 0; ///< Nodes of the planned graph.
+  PhaseSeconds seconds;
   int64_t budget = 0, peakBefore = 0, peakAfter = 0;
   double timeBefore = 0, timeAfter = 0;
   std::vector<ValueDecision> values;

@@ -1,0 +1,147 @@
+//===- PlanBuffers.cpp - Free buffers after their last use, or pack them --===//
+
+#include "remat/BufferPlanning/ArenaAllocation.h"
+#include "remat/BufferPlanning/BufferLiveness.h"
+#include "remat/BufferPlanning/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace remat {
+#define GEN_PASS_DEF_PLANBUFFERS
+#include "remat/BufferPlanning/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+namespace {
+
+/// The buffers of one function, analysed before any function changes.
+struct FunctionBuffers {
+  FunctionOpInterface func;
+  SmallVector<BufferInfo> buffers; // In program order.
+};
+
+FunctionBuffers analyzeFunction(FunctionOpInterface func,
+                                CallSummaries &calls) {
+  FunctionBuffers result{func, {}};
+  SmallVector<Value> roots;
+  func->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != func && op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+      return WalkResult::skip(); // Planned as a function of its own, if any.
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      roots.push_back(alloc.getResult());
+    // Fresh buffers returned by a callee belong to the caller.
+    if (auto call = dyn_cast<CallOpInterface>(op))
+      if (const CallSummary *summary = calls.lookup(call))
+        for (auto [i, fresh] : llvm::enumerate(summary->resultFresh))
+          if (fresh)
+            roots.push_back(op->getResult(i));
+    return WalkResult::advance();
+  });
+  const BufferAliases &aliases = calls.aliases(func);
+  for (Value root : roots)
+    result.buffers.push_back(analyzeBuffer(root, aliases, calls));
+  return result;
+}
+
+struct PlanBuffersPass : public remat::impl::PlanBuffersBase<PlanBuffersPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (alignment < 1 || !llvm::isPowerOf2_64(alignment)) {
+      emitError(getOperation().getLoc())
+          << "remat-plan-buffers: alignment must be a power of two, got "
+          << static_cast<int64_t>(alignment);
+      return signalPassFailure();
+    }
+    // Analyse every function first: the summaries of callees describe the
+    // IR before any function is rewritten.
+    CallSummaries calls;
+    SmallVector<FunctionBuffers> functions;
+    getOperation()->walk([&](FunctionOpInterface func) {
+      if (!func.isExternal())
+        functions.push_back(analyzeFunction(func, calls));
+    });
+    for (FunctionBuffers &f : functions)
+      if (failed(plan(f)))
+        return signalPassFailure();
+  }
+
+  LogicalResult plan(FunctionBuffers &f);
+  void freeAfterLastUse(const BufferInfo &info,
+                        DenseMap<Operation *, Operation *> &lastInserted);
+};
+
+LogicalResult PlanBuffersPass::plan(FunctionBuffers &f) {
+  SmallVector<BufferInfo> inArena, freedEarly;
+  for (BufferInfo &info : f.buffers) {
+    Location loc = info.root.getLoc();
+    switch (info.escape) {
+    case Escape::None:
+      (arena && isArenaCandidate(info, f.func) ? inArena : freedEarly)
+          .push_back(info);
+      break;
+    case Escape::Returned:
+    case Escape::Freed:
+      if (remarks)
+        emitRemark(loc) << "buffer not freed here: " << describe(info.escape);
+      break;
+    default: {
+      // Not freed at all: say so rather than leak silently.
+      InFlightDiagnostic diag = emitWarning(loc)
+                                << "buffer is " << describe(info.escape)
+                                << "; -remat-plan-buffers does not free it";
+      diag.attachNote(info.escapeOp->getLoc()) << "escapes here";
+      break;
+    }
+    }
+  }
+
+  if (!inArena.empty()) {
+    SmallVector<Location> locs;
+    for (const BufferInfo &info : inArena)
+      locs.push_back(info.root.getLoc());
+    FailureOr<ArenaSummary> summary = placeInArena(f.func, inArena, alignment);
+    if (failed(summary))
+      return failure();
+    const arena::Plan &p = summary->plan;
+    int64_t inPlace = llvm::count(p.inPlace, true);
+    emitRemark(f.func.getLoc())
+        << "arena of " << p.arenaSize << " bytes for " << inArena.size()
+        << " buffers (sum " << p.sumOfSizes << " bytes); at most "
+        << p.lowerBound << " bytes live at once, " << inPlace
+        << " written in place";
+    if (remarks)
+      for (auto [i, loc] : llvm::enumerate(locs))
+        emitRemark(loc) << "placed in the arena at offset " << p.offsets[i]
+                        << (p.inPlace[i] ? ", in place of its input" : "");
+  }
+
+  DenseMap<Operation *, Operation *> lastInserted;
+  for (const BufferInfo &info : freedEarly) {
+    freeAfterLastUse(info, lastInserted);
+    if (remarks)
+      emitRemark(info.root.getLoc()) << "freed after its last use";
+  }
+  return success();
+}
+
+void PlanBuffersPass::freeAfterLastUse(
+    const BufferInfo &info, DenseMap<Operation *, Operation *> &lastInserted) {
+  Operation *def = info.root.getDefiningOp();
+  if (sinkAllocs && info.firstUse && isa<memref::AllocOp>(def) &&
+      def->isBeforeInBlock(info.firstUse))
+    def->moveBefore(info.firstUse);
+  // Frees after the same op keep the order of their allocations.
+  Operation *anchor = info.lastUse ? info.lastUse : def;
+  Operation *after = lastInserted.lookup(anchor);
+  OpBuilder builder(def->getContext());
+  builder.setInsertionPointAfter(after ? after : anchor);
+  lastInserted[anchor] =
+      memref::DeallocOp::create(builder, def->getLoc(), info.root);
+}
+
+} // namespace

@@ -1,0 +1,85 @@
+//===- ResultWriter.cpp ---------------------------------------------------===//
+
+#include "remat/GraphIO/ResultWriter.h"
+
+#include "llvm/Support/JSON.h"
+
+namespace remat {
+
+std::string jsonString(llvm::StringRef s) {
+  std::string text = llvm::json::isUTF8(s) ? s.str() : llvm::json::fixUTF8(s);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::json::Value(std::move(text));
+  return out;
+}
+
+std::string stepJSON(const TrainingGraph &g, const Step &step) {
+  if (step.isFree())
+    return "{\"free\": " + jsonString(g.tensor(step.id).name) + "}";
+  std::string s = "{\"run\": " + jsonString(g.node(step.id).name);
+  if (!step.discard.empty()) {
+    s += ", \"discard\": [";
+    for (size_t i = 0; i < step.discard.size(); ++i)
+      s += (i ? ", " : "") + jsonString(g.tensor(step.discard[i]).name);
+    s += "]";
+  }
+  return s + "}";
+}
+
+namespace {
+
+std::string memory(const GraphFile &f, int64_t bytes) {
+  return formatNumber(static_cast<double>(bytes) / f.units.bytesPerUnit);
+}
+
+std::string unitsJSON(const GraphFile &f) {
+  return "{\"time\": " + jsonString(f.units.time) +
+         ", \"memory\": " + jsonString(f.units.memory) + "}";
+}
+
+} // namespace
+
+void writeSolutionJSON(llvm::raw_ostream &os, const GraphFile &file,
+                       const Solution &sol, std::optional<int64_t> budget) {
+  const TrainingGraph &g = file.graph;
+  os << "{\n  \"feasible\": " << (sol.feasible ? "true" : "false") << ",\n";
+  os << "  \"strategy\": " << jsonString(sol.strategy) << ",\n";
+  if (!sol.chosen.empty() && sol.chosen != sol.strategy)
+    os << "  \"chosen\": " << jsonString(sol.chosen) << ",\n";
+  os << "  \"budget\": "
+     << (budget && *budget != kUnlimitedBudget ? memory(file, *budget)
+                                               : std::string("null"))
+     << ",\n";
+  if (sol.feasible) {
+    os << "  \"peak\": " << memory(file, sol.sim.peak) << ",\n";
+    os << "  \"time\": " << formatNumber(sol.sim.time) << ",\n";
+    os << "  \"overhead\": " << formatNumber(sol.sim.time - g.baseTime())
+       << ",\n";
+  } else {
+    os << "  \"peak\": null,\n  \"time\": null,\n  \"overhead\": null,\n";
+    os << "  \"reason\": " << jsonString(sol.reason) << ",\n";
+  }
+  os << "  \"units\": " << unitsJSON(file) << ",\n";
+  const auto &steps = sol.schedule.steps();
+  if (!sol.feasible || steps.empty()) {
+    os << "  \"schedule\": []\n}\n";
+    return;
+  }
+  os << "  \"schedule\": [\n";
+  for (size_t i = 0; i < steps.size(); ++i)
+    os << "    " << stepJSON(g, steps[i]) << (i + 1 < steps.size() ? "," : "")
+       << "\n";
+  os << "  ]\n}\n";
+}
+
+void writeMinBudgetJSON(llvm::raw_ostream &os, const GraphFile &file,
+                        const std::string &strategy, int64_t minBudget) {
+  os << "{\n  \"strategy\": " << jsonString(strategy) << ",\n";
+  os << "  \"min_budget\": "
+     << (minBudget < 0 ? std::string("null") : memory(file, minBudget))
+     << ",\n";
+  os << "  \"units\": " << unitsJSON(file) << "\n}\n";
+}
+
+} // namespace remat
