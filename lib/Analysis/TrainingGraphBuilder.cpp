@@ -1,8 +1,10 @@
 //===- TrainingGraphBuilder.cpp - IR to TrainingGraph ---------------------===//
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -152,7 +154,31 @@ private:
           aliasValue(res, yielded);
         continue;
       }
-      if (failed(addOp(&op)))
+      if (isFreeValue(&op)) {
+        for (Value v : op.getResults())
+          bindValue(v, result.graph.addInput(
+                           "cst" + std::to_string(result.graph.numTensors()),
+                           0));
+        continue;
+      }
+      if (Operation *user = absorbingUser(&op)) {
+        // Part of its user's node: the user's chain gets this op's chain.
+        SmallVector<Operation *, 4> &chain = pending[user];
+        auto own = pending.find(&op);
+        if (own != pending.end()) {
+          chain.append(own->second.begin(), own->second.end());
+          pending.erase(own);
+        }
+        chain.push_back(&op);
+        continue;
+      }
+      SmallVector<Operation *, 4> chain;
+      if (auto it = pending.find(&op); it != pending.end()) {
+        chain = std::move(it->second);
+        pending.erase(it);
+      }
+      chain.push_back(&op);
+      if (failed(addNode(chain)))
         return failure();
     }
     return success();
@@ -164,19 +190,41 @@ private:
       result.valueTensors[alias] = it->second;
   }
 
-  LogicalResult addOp(Operation *op) {
+  /// One node for `chain`: absorbed initial values, then the op producing
+  /// the node's results.
+  LogicalResult addNode(ArrayRef<Operation *> chain) {
+    Operation *op = chain.back();
     FailureOr<OpCost> cost = costs.cost(op);
     if (failed(cost))
       return failure();
     auto recompute = dyn_cast<RecomputeOp>(op);
     if (recompute)
       *cost = atomicRecomputeCost(recompute);
+    bool pure = true;
+    llvm::SmallPtrSet<Operation *, 4> inChain(chain.begin(), chain.end());
+    for (Operation *absorbed : chain.drop_back()) {
+      FailureOr<OpCost> c = costs.cost(absorbed);
+      if (failed(c))
+        return failure();
+      cost->time += c->time;
+      cost->workspace = std::max(cost->workspace, c->workspace);
+      pure &= isRecomputable(absorbed);
+      // A value read as an input (not written into) is a buffer of its own
+      // while the op runs.
+      if (!isDestinationUse(*absorbed->getResult(0).getUses().begin()))
+        cost->workspace +=
+            typeBytes(absorbed->getResult(0).getType()).value_or(0);
+    }
 
     SmallVector<TensorId> inputs;
-    for (Value v : valuesRead(op))
-      for (TensorId t : readsOf(v))
-        if (!llvm::is_contained(inputs, t))
-          inputs.push_back(t);
+    for (Operation *member : chain)
+      for (Value v : valuesRead(member)) {
+        if (Operation *def = v.getDefiningOp(); def && inChain.contains(def))
+          continue;
+        for (TensorId t : readsOf(v))
+          if (!llvm::is_contained(inputs, t))
+            inputs.push_back(t);
+      }
 
     bool isForward = forward.contains(op);
     std::string name = op->getName().getStringRef().str() + "#" +
@@ -188,10 +236,11 @@ private:
                              cost->resultBytes.end()),
         cost->workspace);
     Node &node = result.graph.node(n);
-    node.recomputable = isForward && !recompute && isRecomputable(op);
+    node.recomputable = isForward && !recompute && pure && isRecomputable(op);
     node.type = op->getName().getStringRef().str();
-    result.nodeOps.push_back(op);
-    result.opNodes[op] = n;
+    result.nodeOps.emplace_back(chain.begin(), chain.end());
+    for (Operation *member : chain)
+      result.opNodes[member] = n;
 
     bool view = isViewLike(op);
     for (auto [value, t] : llvm::zip(op->getResults(), node.outputs)) {
@@ -244,6 +293,8 @@ private:
   IRTrainingGraph result;
   llvm::SmallPtrSet<Operation *, 32> forward;
   llvm::DenseMap<TensorId, SmallVector<TensorId>> viewRoots;
+  /// Absorbed ops waiting for the op whose node they join.
+  llvm::DenseMap<Operation *, SmallVector<Operation *, 4>> pending;
 };
 
 } // namespace

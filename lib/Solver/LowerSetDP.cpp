@@ -21,8 +21,12 @@
 //    the first run that completes a plan has found the optimum (nothing
 //    below G was pruned), and runs below the optimum are cheap.
 // Most relaxations are dominated by the target's front; one walk along it
-// discards them. MinPeak bisects the budget with a feasibility-only DP
-// (fronts of one entry: the smallest cache).
+// discards them. Without an incumbent, a pass with coarse fronts provides
+// one. On the L_v family with integral times (the paper's T_v = 1 or 10),
+// a pull variant builds each set's front from all its subsets through a
+// dense table indexed by the overhead: no merging, 3-10x faster there.
+// MinPeak bisects the budget with a feasibility-only DP (fronts of one
+// entry: the smallest cache).
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,8 +85,11 @@ private:
   double totalTime_ = 0;
   std::vector<int64_t> cumMem_;
   std::vector<double> cumTime_;
-  std::vector<int64_t> denseM_;
-  std::vector<int32_t> denseSet_, denseIdx_;
+  struct Cell {
+    int64_t m;
+    int32_t set, idx;
+  };
+  std::vector<Cell> dense_;
 };
 
 /// Fronts are sorted by c ascending with key(m) strictly descending.
@@ -305,9 +312,7 @@ bool DP::runPull(int64_t bound) {
     return true;
   }
   const int64_t none = std::numeric_limits<int64_t>::max();
-  denseM_.assign(bound, none);
-  denseSet_.assign(bound, -1);
-  denseIdx_.assign(bound, -1);
+  dense_.assign(bound, Cell{none, -1, -1});
   std::vector<int> stamp(fam_.size(), -1), stack;
   for (int x = 1; x < fam_.size(); ++x) {
     const bool last = x == fam_.fullId;
@@ -343,10 +348,9 @@ bool DP::runPull(int64_t bound) {
         if (t >= bound)
           break;
         int64_t mu = F[i].m + st.cached;
-        if (mu < denseM_[t]) {
-          denseM_[t] = mu;
-          denseSet_[t] = s;
-          denseIdx_[t] = static_cast<int32_t>(i);
+        Cell &cell = dense_[t];
+        if (mu < cell.m) {
+          cell = Cell{mu, s, static_cast<int32_t>(i)};
           lo = std::min(lo, t);
           hi = std::max(hi, t);
         }
@@ -355,12 +359,12 @@ bool DP::runPull(int64_t bound) {
     std::vector<Entry> &T = front_[x];
     int64_t minM = none;
     for (int64_t t = lo; t <= hi; ++t) {
-      if (denseM_[t] < minM) {
-        minM = denseM_[t];
-        T.push_back(Entry{static_cast<double>(t), minM, denseSet_[t],
-                          denseIdx_[t]});
+      Cell &cell = dense_[t];
+      if (cell.m < minM) {
+        minM = cell.m;
+        T.push_back(Entry{static_cast<double>(t), minM, cell.set, cell.idx});
       }
-      denseM_[t] = none;
+      cell.m = none;
     }
     if (last) {
       if (!T.empty()) {
@@ -450,21 +454,26 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
     return haveInc ? *incumbent : none;
   }
 
-  // Integral times (the paper's model) allow the dense pull DP.
+  // On the L_v family, integral times (the paper's model) allow the dense
+  // pull DP. Over all lower sets the push DP prunes better.
   double total = 0;
-  bool integral = granularity == 1;
+  bool integral = granularity == 1 && fam.pruned;
   for (int v = 0; v < m.size() && integral; ++v) {
     total += m.time(v);
     integral = m.time(v) >= 0 && m.time(v) == std::floor(m.time(v));
   }
   integral = integral && total < double(1 << 24);
   DP dp(m, fam, Mode::MinOverhead, cap, granularity);
-  auto attempt = [&](double g) {
-    return integral ? dp.runPull(static_cast<int64_t>(std::ceil(g)))
-                    : dp.run(g);
-  };
-  if (integral && !haveInc)
-    return attempt(total + 1) ? dp.plan() : none;
+  if (integral) {
+    // One run bounded by the incumbent: the dense table makes entries cheap,
+    // so deepening gains little.
+    if (haveInc && incumbent->overhead <= 0)
+      return *incumbent;
+    double bound = haveInc ? incumbent->overhead : total + 1;
+    if (dp.runPull(static_cast<int64_t>(std::ceil(bound))))
+      return dp.plan();
+    return haveInc ? *incumbent : none;
+  }
   // Otherwise, without an incumbent, a coarse pass (caches compared in
   // 1/32nds of the budget) finds a near-optimal plan cheaply; it bounds the
   // exact search.
@@ -484,10 +493,10 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
       if (m.time(v) > 0)
         minTime = std::min(minTime, m.time(v));
     for (double g = std::max(minTime, bound / 16); g < bound; g *= 1.25)
-      if (attempt(g))
+      if (dp.run(g))
         return dp.plan();
   }
-  if (bound < inf ? attempt(bound) : dp.run(bound))
+  if (dp.run(bound))
     return dp.plan();
   return haveInc ? *incumbent : none;
 }

@@ -163,6 +163,7 @@ LowerSetFamily prunedLowerSets(const LowerSetModel &m) {
   std::vector<int> idOf(sets.size());
   LowerSetFamily f;
   f.words = W;
+  f.pruned = true;
   for (size_t i = 0; i < order.size(); ++i) {
     idOf[order[i]] = static_cast<int>(i);
     f.bits.insert(f.bits.end(), sets[order[i]].begin(), sets[order[i]].end());

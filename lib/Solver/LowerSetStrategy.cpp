@@ -9,7 +9,7 @@
 //  - the one-segment plan (no recomputation) is returned when it fits;
 //  - when the DP has a plan at the budget, it is re-run with its budget
 //    raised by the slack the Simulator measured, as long as the new plan
-//    fits and is faster (three coarse L_v DPs; one exact DP);
+//    fits and is faster (three times; once for the exact DP);
 //  - below the smallest model peak B* the DP has no plan at the budget:
 //    the plans at the scan budgets B* (1 + j/20), j = 0..12, compete and the
 //    fastest that fits wins (the scan uses the L_v family, with caches
@@ -117,16 +117,13 @@ public:
   }
 
 private:
-  /// The DP over L_v, or over all lower sets seeded with its plan (or with
-  /// `known`, a plan that fits the budget and is faster). `coarse`: the L_v
-  /// DP compares caches in 1/64ths of the budget (a cheap probe).
+  /// The DP over L_v, or over all lower sets seeded with its plan; `known`
+  /// (a plan that fits the budget) bounds both.
   LowerSetPlan dp(LowerSetObjective obj, int64_t budget, bool exact,
-                  const LowerSetPlan *known = nullptr,
-                  bool coarse = false) const {
-    int64_t grain =
-        coarse ? std::max<int64_t>(1, (budget - model_.baseBytes()) / 64) : 1;
-    LowerSetPlan a =
-        solveLowerSetDP(model_, approx_, obj, budget, nullptr, grain);
+                  const LowerSetPlan *known = nullptr) const {
+    if (known && (!known->feasible || known->peak > budget))
+      known = nullptr;
+    LowerSetPlan a = solveLowerSetDP(model_, approx_, obj, budget, known);
     if (!exact)
       return a;
     const LowerSetPlan *seed = a.feasible ? &a : nullptr;
@@ -173,8 +170,8 @@ private:
           modelBudget > kUnlimitedBudget - slack)
         break;
       modelBudget += slack;
-      LowerSetPlan q = dp(LowerSetObjective::MinOverhead, modelBudget, exact,
-                          &best.plan, /*coarse=*/!exact);
+      LowerSetPlan q =
+          dp(LowerSetObjective::MinOverhead, modelBudget, exact, &best.plan);
       if (!q.feasible || q.overhead >= best.plan.overhead)
         continue; // The same plan: raise the budget further.
       Candidate c = make(std::move(q));

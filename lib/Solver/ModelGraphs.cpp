@@ -231,7 +231,7 @@ TrainingGraph resnetWithBlocks(int blocks) {
   h = net.pool(h, 64, 56);
   // ResNet-50 distributes 3, 4, 6, 3 blocks over its four stages.
   const int base[4] = {3, 4, 6, 3};
-  int64_t c = 64, hw = 56;
+  int64_t c = 64;
   for (int s = 0; s < 4; ++s) {
     int n = std::max(1, (blocks * base[s] + 8) / 16);
     int64_t cout = 256 << s, mid = cout / 4;
@@ -245,7 +245,6 @@ TrainingGraph resnetWithBlocks(int blocks) {
         sc = bn(net.conv(h, c, cout, 1, ohw), cout, ohw);
       h = net.relu(net.add(r, sc, act(cout, ohw)), cout, ohw);
       c = cout;
-      hw = ohw;
     }
   }
   TensorId y = net.avgpool(h, c, 1);

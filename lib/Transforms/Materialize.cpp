@@ -1,6 +1,7 @@
 //===- Materialize.cpp - Turn a Schedule into IR --------------------------===//
 
 #include "remat/Transforms/Materialize.h"
+#include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Simulator.h"
 
@@ -87,21 +88,34 @@ private:
       operand.set(v);
   }
 
+  /// Moves the node's ops (its initial values, then its op) to the end of
+  /// the body.
   void placeOriginal(NodeId n) {
-    Operation *op = ig.nodeOps[n];
-    op->moveBefore(terminator);
-    // Operands and values captured by nested regions read the newest copies.
-    for (OpOperand &operand : op->getOpOperands())
-      rewire(operand, n);
-    for (Region &region : op->getRegions()) {
-      llvm::SetVector<Value> captured;
-      getUsedValuesDefinedAbove(region, captured);
-      for (Value v : captured)
-        if (Value copy = newestFor(n, v); copy != v)
-          replaceAllUsesInRegionWith(v, copy, region);
+    for (Operation *op : ig.nodeOps[n]) {
+      op->moveBefore(terminator);
+      // Operands and values captured by nested regions read the newest
+      // copies (values made inside the node have no tensor: untouched).
+      for (OpOperand &operand : op->getOpOperands())
+        rewire(operand, n);
+      for (Region &region : op->getRegions()) {
+        llvm::SetVector<Value> captured;
+        getUsedValuesDefinedAbove(region, captured);
+        for (Value v : captured)
+          if (Value copy = newestFor(n, v); copy != v)
+            replaceAllUsesInRegionWith(v, copy, region);
+      }
     }
-    for (auto [value, t] : llvm::zip(op->getResults(), g.node(n).outputs))
+    for (auto [value, t] :
+         llvm::zip(ig.primaryOp(n)->getResults(), g.node(n).outputs))
       newest[t] = value;
+  }
+
+  /// The constant op defining tensor `t`, if `t` is a free value.
+  Operation *freeValueOp(TensorId t) const {
+    if (!g.isInput(t))
+      return nullptr;
+    Operation *def = ig.tensorValues[t].getDefiningOp();
+    return def && isFreeValue(def) ? def : nullptr;
   }
 
   /// Whether tensor `t` is read by a run after position `from` before it is
@@ -128,9 +142,14 @@ private:
       for (TensorId t : node.outputs)
         producedInside.insert(t);
     }
+    // Constants are cloned inside rather than passed in.
+    SmallVector<TensorId> passed;
     SmallVector<Value> inputValues;
     for (TensorId t : inputs)
-      inputValues.push_back(newest[t]);
+      if (!freeValueOp(t)) {
+        passed.push_back(t);
+        inputValues.push_back(newest[t]);
+      }
     // Yield what later runs (or the results) read.
     SmallVector<TensorId> yielded;
     for (TensorId t : producedInside)
@@ -141,39 +160,44 @@ private:
       resultTypes.push_back(ig.tensorValues[t].getType());
 
     OpBuilder b(terminator);
-    Location loc = ig.nodeOps[runs[begin]]->getLoc();
+    Location loc = ig.primaryOp(runs[begin])->getLoc();
     auto recompute =
         b.create<RecomputeOp>(loc, resultTypes, inputValues);
     Block *body = new Block();
     recompute.getBody().push_back(body);
     // Inside, every tensor is reached through a block argument or a clone.
     llvm::DenseMap<TensorId, Value> local;
-    for (auto [t, v] : llvm::zip(inputs, inputValues))
+    for (auto [t, v] : llvm::zip(passed, inputValues))
       local[t] = body->addArgument(v.getType(), v.getLoc());
 
     OpBuilder inner = OpBuilder::atBlockEnd(body);
+    for (TensorId t : inputs)
+      if (Operation *cst = freeValueOp(t))
+        local[t] = inner.clone(*cst)->getResult(0);
     for (size_t k = begin; k < end; ++k) {
       NodeId n = runs[k];
-      Operation *op = ig.nodeOps[n];
-      IRMapping map;
-      // The original op may read any copy of its inputs; map all of them.
-      SmallVector<Value> read(op->getOperands());
-      for (Region &region : op->getRegions()) {
-        llvm::SetVector<Value> captured;
-        getUsedValuesDefinedAbove(region, captured);
-        read.append(captured.begin(), captured.end());
+      IRMapping map; // Values made inside the node map to their clones.
+      Operation *clone = nullptr;
+      for (Operation *op : ig.nodeOps[n]) {
+        // The original may read any copy of its inputs; map all of them.
+        SmallVector<Value> read(op->getOperands());
+        for (Region &region : op->getRegions()) {
+          llvm::SetVector<Value> captured;
+          getUsedValuesDefinedAbove(region, captured);
+          read.append(captured.begin(), captured.end());
+        }
+        for (Value v : read) {
+          TensorId t = tensorOf(v);
+          if (t == kNone)
+            continue;
+          t = ig.inputFor(n, t);
+          if (local.count(t))
+            map.map(v, local[t]);
+        }
+        clone = inner.clone(*op, map);
+        clone->removeAttr(RematDialect::kPolicyAttrName);
+        ++stats.clonedOps;
       }
-      for (Value v : read) {
-        TensorId t = tensorOf(v);
-        if (t == kNone)
-          continue;
-        t = ig.inputFor(n, t);
-        if (local.count(t))
-          map.map(v, local[t]);
-      }
-      Operation *clone = inner.clone(*op, map);
-      clone->removeAttr(RematDialect::kPolicyAttrName);
-      ++stats.clonedOps;
       for (auto [value, t] : llvm::zip(clone->getResults(), g.node(n).outputs))
         local[t] = value;
     }

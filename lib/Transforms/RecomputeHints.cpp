@@ -19,7 +19,7 @@ LogicalResult applyRecomputeHints(IRTrainingGraph &ig) {
   }
   llvm::DenseSet<NodeId> hintedSet(hinted.begin(), hinted.end());
   for (NodeId n : hinted) {
-    Operation *op = ig.nodeOps[n];
+    Operation *op = ig.primaryOp(n);
     if (!g.node(n).recomputable)
       return op->emitError()
              << "#remat.policy<recompute> cannot hold: this op has side "

@@ -6,6 +6,7 @@
 #include "remat/Solver/Strategy.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/Passes.h"
+#include "remat/Transforms/Prepare.h"
 #include "remat/Transforms/RecomputeHints.h"
 #include "remat/Transforms/RematReport.h"
 
@@ -102,6 +103,7 @@ struct RematerializePass
   LogicalResult rematerialize(func::FuncOp func, const SizeSpec &size,
                               const CostModel &costs, RematReport &report) {
     PhaseClock clock;
+    prepareForRemat(func);
     FailureOr<IRTrainingGraph> ig =
         buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
     if (mlir::failed(ig))
@@ -221,7 +223,7 @@ struct RematerializePass
     for (NodeId n = 0; n < g.numNodes(); ++n) {
       if (!g.isForward(n) || ig.isCopy(n))
         continue;
-      Operation *op = ig.nodeOps[n];
+      Operation *op = ig.primaryOp(n);
       int64_t bytes = 0;
       for (TensorId t : g.node(n).outputs)
         bytes += g.tensor(t).bytes;

@@ -51,13 +51,18 @@ struct TestTrainingGraphPass
             for (TensorId t : node.outputs)
               bytes += (bytes.empty() ? "" : ",") +
                        std::to_string(g.tensor(t).bytes);
-            ig.nodeOps[n]->emitRemark() << llvm::formatv(
-                "{0}{1}, bytes [{2}], time {3}",
-                g.isForward(n) ? "forward" : "backward",
-                g.isForward(n) ? (node.recomputable ? ", recomputable"
-                                                    : ", never recomputed")
-                               : "",
-                bytes, node.time);
+            ig.primaryOp(n)->emitRemark()
+                << llvm::formatv("{0}{1}, bytes [{2}], time {3}",
+                                 g.isForward(n) ? "forward" : "backward",
+                                 g.isForward(n)
+                                     ? (node.recomputable ? ", recomputable"
+                                                          : ", never recomputed")
+                                     : "",
+                                 bytes, node.time)
+                       .str()
+                << (node.workspace
+                        ? ", workspace " + std::to_string(node.workspace)
+                        : std::string());
           }
           func.emitRemark() << llvm::formatv(
               "{0} forward ops, {1} backward ops, loss {2}", forward,
@@ -97,14 +102,14 @@ struct TestTimelinePass
             size_t last = i;
             while (last + 1 < steps.size() && steps[last + 1].isFree())
               ++last;
-            ig.nodeOps[steps[i].id]->emitRemark() << llvm::formatv(
+            ig.primaryOp(steps[i].id)->emitRemark() << llvm::formatv(
                 "holds {0} B while running, {1} B live after",
                 sim.usageDuringStep[i], sim.liveAfterStep[last]);
           }
           InFlightDiagnostic d = func.emitRemark();
           d << "peak " << sim.peak << " B";
           if (sim.peakStep >= 0 && !quiet) {
-            Operation *at = ig.nodeOps[steps[sim.peakStep].id];
+            Operation *at = ig.primaryOp(steps[sim.peakStep].id);
             d.attachNote(at->getLoc()) << "peak reached here";
           }
         })) || overBudget)
@@ -124,7 +129,7 @@ struct TestLowerSetsPass
           for (int v = 0; v < model.size(); ++v) {
             const uint64_t *lv = model.ancestors(v);
             LowerSetInfo info = model.info(lv);
-            ig.nodeOps[model.node(v)]->emitRemark() << llvm::formatv(
+            ig.primaryOp(model.node(v))->emitRemark() << llvm::formatv(
                 "L_v has {0} ops ({1} B), boundary {2} ops", info.size,
                 info.mem, info.boundary.size());
           }

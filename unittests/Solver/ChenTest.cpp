@@ -84,7 +84,9 @@ TEST(Chen, GreedyFitsTheBudgetAndIsNoBetterThanBruteForce) {
       continue;
     ++fitted;
     EXPECT_LE(s.sim.peak, b);
-    auto brute = bruteForceOptimum(small, b, {/*allowDiscard=*/false});
+    BruteForceOptions bo;
+    bo.allowDiscard = false;
+    auto brute = bruteForceOptimum(small, b, bo);
     ASSERT_TRUE(brute && brute->feasible);
     EXPECT_LE(brute->time, s.sim.time);
   }

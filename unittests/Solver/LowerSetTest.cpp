@@ -306,8 +306,9 @@ TEST(LowerSet, StepCostsGrowWithTheTarget) {
           LowerSetStep ac = m.step(A, all.info[a], all.set(c), all.info[c]);
           ++pairs;
           EXPECT_LE(ab.peak, ac.peak) << "seed " << seed;
-          if (c != all.fullId)
+          if (c != all.fullId) {
             EXPECT_LE(ab.overhead, ac.overhead) << "seed " << seed;
+          }
         }
       }
   }
@@ -381,7 +382,10 @@ TEST(LowerSet, BruteForceIsNeverSlower) {
       Solution ls = solve(g, "lowerset-exact", o);
       if (!ls.feasible)
         continue;
-      auto brute = bruteForceOptimum(g, b, {/*allowDiscard=*/false, 2000000});
+      BruteForceOptions bo;
+      bo.allowDiscard = false;
+      bo.maxStates = 2000000;
+      auto brute = bruteForceOptimum(g, b, bo);
       if (!brute)
         continue;
       ASSERT_TRUE(brute->feasible) << "seed " << seed << " B " << b;
@@ -407,8 +411,9 @@ TEST(LowerSet, StrategiesFitTheirBudgets) {
         // solve() reports invalid schedules as internal errors.
         EXPECT_EQ(s.reason.find("internal error"), std::string::npos)
             << name << " seed " << seed << ": " << s.reason;
-        if (s.feasible)
+        if (s.feasible) {
           EXPECT_LE(s.sim.peak, b);
+        }
       }
     // Keeping everything fits at the no-remat peak: so do the time-centric
     // strategies, without overhead.

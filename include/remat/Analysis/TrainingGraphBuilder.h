@@ -1,8 +1,9 @@
 //===- TrainingGraphBuilder.h - IR to TrainingGraph -------------*- C++ -*-===//
 //
 // Builds the solver's TrainingGraph from a func.func on tensors: one node per
-// op of the (single-block) body, one tensor per SSA result, the function
-// arguments as graph inputs and the returned values as required outputs.
+// op of the (single-block) body, together with the initial values it writes
+// into (see OpGroups.h), one tensor per SSA result, the function arguments
+// and constants as graph inputs and the returned values as required outputs.
 // Forward = the ops the loss depends on (the first result, or the result
 // marked `remat.loss`); backward = the rest. The program order of the body
 // (with frees after last uses) is a Schedule of that graph, so the Simulator
@@ -40,8 +41,10 @@ enum class RecomputeRegions {
 
 struct IRTrainingGraph {
   TrainingGraph graph;
-  std::vector<mlir::Operation *> nodeOps;   ///< Node -> its op.
-  llvm::DenseMap<mlir::Operation *, NodeId> opNodes;
+  /// Node -> its ops in program order; the last one produces the node's
+  /// results, the others are its absorbed initial values.
+  std::vector<llvm::SmallVector<mlir::Operation *, 4>> nodeOps;
+  llvm::DenseMap<mlir::Operation *, NodeId> opNodes; ///< Every op of a node.
   llvm::DenseMap<mlir::Value, TensorId> valueTensors; ///< Every SSA value.
   std::vector<mlir::Value> tensorValues;    ///< Tensor -> defining value.
   Schedule programOrder; ///< The body's current order, with eager frees.
@@ -55,6 +58,7 @@ struct IRTrainingGraph {
   /// the IR to another one (a copy): node -> (IR tensor -> graph tensor).
   llvm::DenseMap<NodeId, llvm::DenseMap<TensorId, TensorId>> redirected;
 
+  mlir::Operation *primaryOp(NodeId n) const { return nodeOps[n].back(); }
   bool isCopy(NodeId n) const {
     return static_cast<size_t>(n) < copyOf.size() && copyOf[n] != kNone;
   }

@@ -145,6 +145,7 @@ struct LowerSetFamily {
   int fullId = -1;       ///< The id of V (sets are sorted by size; 0 is the
                          ///< empty set).
   bool complete = true;  ///< False: enumeration stopped at the cap.
+  bool pruned = false;   ///< The L_v family of Sec. 4.3.
   int size() const { return static_cast<int>(info.size()); }
   const uint64_t *set(int id) const { return &bits[size_t(id) * words]; }
 };

@@ -40,6 +40,18 @@ def AnnotateCosts : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
   let dependentDialects = ["::remat::RematDialect"];
 }
 
+def Prepare : Pass<"remat-prepare", "mlir::ModuleOp"> {
+  let summary = "Give each op its own initial values, right before it";
+  let description = [{
+    Makes the IR match the planner's memory model (and what One-Shot
+    Bufferize will allocate): an initial value (`tensor.empty`, a
+    `linalg.fill`, a broadcast of a parameter) that several ops write into
+    is duplicated per use, and each initial value used by one op is moved
+    right before it. `-remat-rematerialize` does this itself; the pass exists
+    to inspect and test it.
+  }];
+}
+
 def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
   let summary = "Fit each function's training step into a memory budget";
   let description = [{

@@ -1,0 +1,47 @@
+//===- OpGroups.h - Which ops form one planner node -------------*- C++ -*-===//
+//
+// The planner's nodes follow what bufferization will allocate:
+//  - a destination-passing op (linalg, tensor.insert_slice) writes into the
+//    buffer of its destination operand; when that destination is produced by
+//    a pure op used only there (tensor.empty, linalg.fill, linalg.broadcast,
+//    ...), the producer is *absorbed* into the consumer's node: together
+//    they make one buffer, the consumer's result;
+//  - a value computed from parameters only (a transposed or flipped weight,
+//    a tensor.empty used as a pooling window) and read by one op is a
+//    buffer that lives while that op runs: absorbed as workspace;
+//  - constants (scalars, dense tensors: globals after bufferization) are
+//    *free values*: no node, no bytes, always available; recomputations
+//    clone them.
+// `-remat-prepare` makes the IR match this model (one init chain per use,
+// each chain right before its consumer).
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_ANALYSIS_OPGROUPS_H
+#define REMAT_ANALYSIS_OPGROUPS_H
+
+#include "mlir/IR/Operation.h"
+
+namespace remat {
+
+/// Constants: values without inputs that cost no bytes at run time.
+bool isFreeValue(mlir::Operation *op);
+
+/// Operands an op writes its result into (DPS inits, insert_slice dest).
+llvm::SmallVector<mlir::OpOperand *> destinationOperands(mlir::Operation *op);
+
+/// The op whose node `op` belongs to, when `op` is absorbed (see above);
+/// nullptr when `op` is a node of its own.
+mlir::Operation *absorbingUser(mlir::Operation *op);
+
+/// Whether `op` computes from parameters only: a pure op whose inputs are
+/// block arguments or free values and whose destinations are themselves
+/// computed from parameters only (tensor.empty, fills, broadcasts and
+/// transposes of parameters). Such values may be duplicated per use.
+bool isParameterOnly(mlir::Operation *op);
+
+/// Whether `use` is a destination operand (the owner writes into it).
+bool isDestinationUse(mlir::OpOperand &use);
+
+} // namespace remat
+
+#endif // REMAT_ANALYSIS_OPGROUPS_H

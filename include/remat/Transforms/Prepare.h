@@ -1,0 +1,26 @@
+//===- Prepare.h - Make the IR match the planner's memory model -*- C++ -*-===//
+//
+// Bufferization writes an op's result into the buffer of its destination
+// operand when nothing else reads that operand, and copies otherwise. The
+// planner models one buffer per node (an op with the initial values it
+// writes into, OpGroups.h), so before planning:
+//  - an initial value (tensor.empty, a fill or a broadcast of a parameter)
+//    used by several ops is duplicated, one copy per use;
+//  - each absorbed initial value is moved right before the op that writes
+//    into it, so its buffer is created where the model creates it.
+// Both are semantics-preserving and cheap (initial values cost at most one
+// write per element).
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_TRANSFORMS_PREPARE_H
+#define REMAT_TRANSFORMS_PREPARE_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace remat {
+
+void prepareForRemat(mlir::func::FuncOp func);
+
+} // namespace remat
+
+#endif // REMAT_TRANSFORMS_PREPARE_H

@@ -1,0 +1,80 @@
+//===- Prepare.cpp - Make the IR match the planner's memory model ---------===//
+
+#include "remat/Transforms/Prepare.h"
+#include "remat/Analysis/OpGroups.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace remat {
+#define GEN_PASS_DEF_PREPARE
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+
+namespace remat {
+namespace {
+
+/// Clones the initial value `v` (and the initial values it writes into)
+/// right before `before`.
+Value cloneInitChain(Value v, Operation *before) {
+  Operation *def = v.getDefiningOp();
+  OpBuilder b(before);
+  IRMapping map;
+  for (OpOperand *dest : destinationOperands(def))
+    map.map(dest->get(), cloneInitChain(dest->get(), before));
+  Operation *clone = b.clone(*def, map);
+  return clone->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+/// Gives every use of a shared initial value its own copy.
+void privatizeInits(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    SmallVector<OpOperand *> uses = destinationOperands(&op);
+    for (OpOperand &operand : op.getOpOperands())
+      if (operand.get().getDefiningOp<tensor::EmptyOp>() &&
+          !llvm::is_contained(uses, &operand))
+        uses.push_back(&operand);
+    for (OpOperand *use : uses) {
+      Value v = use->get();
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &block || v.hasOneUse() ||
+          !isParameterOnly(def))
+        continue;
+      use->set(cloneInitChain(v, &op));
+    }
+  }
+  // Originals left without uses are dead initial values.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (isParameterOnly(&op) && op.use_empty())
+      op.erase();
+}
+
+/// Moves each absorbed op right before the op that absorbs it.
+void sinkAbsorbed(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (Operation *user = absorbingUser(&op))
+      op.moveBefore(user);
+}
+
+struct PreparePass : public remat::impl::PrepareBase<PreparePass> {
+  void runOnOperation() override {
+    getOperation()->walk([](func::FuncOp func) { prepareForRemat(func); });
+  }
+};
+
+} // namespace
+
+void prepareForRemat(func::FuncOp func) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return;
+  Block &block = func.getBody().front();
+  privatizeInits(block);
+  sinkAbsorbed(block);
+}
+
+} // namespace remat
