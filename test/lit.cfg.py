@@ -25,6 +25,7 @@ config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%python", "/usr/bin/python3"))
 # libRematRuntime (allocation tracking) for mlir-runner -shared-libs.
 config.substitutions.append(("%remat_runtime", os.path.join(
     config.remat_obj_root, "lib", "libRematRuntime.so")))

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Rematerializes a corpus model at several budgets, runs the original and
+each rewritten program on the CPU, and checks the promises of the pipeline:
+
+  * the printed loss and gradients are identical to the original's;
+  * the measured peak (libRematRuntime, exact bytes) is <= the budget;
+  * it is within 5 % (or 64 KiB) of the peak -remat-rematerialize predicted;
+  * the saving measured (original peak - rewritten peak) is the saving
+    predicted, within the same tolerance.
+
+Prints one line per budget; exits non-zero on the first broken promise.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN = os.path.join(HERE, "run.sh")
+ADDRESS = re.compile(r"base@ = 0x[0-9a-f]+")
+
+
+def run(model, harness, tag):
+    """(printed values without addresses, measured peak of the model call)."""
+    env = dict(os.environ, ALIGNMENT="1", BUFFERS="early")
+    p = subprocess.run([RUN, model, harness], env=env, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        sys.exit("%s: running %s failed:\n%s" % (tag, model, p.stderr))
+    m = re.search(r"window_peak_bytes=(\d+)", p.stderr)
+    if not m:
+        sys.exit("%s: no window_peak_bytes in:\n%s" % (tag, p.stderr))
+    return ADDRESS.sub("", p.stdout), int(m.group(1))
+
+
+def close(a, b):
+    return abs(a - b) <= max(0.05 * max(a, b), 64 * 1024)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("model")
+    ap.add_argument("--budgets", nargs="+", required=True)
+    ap.add_argument("--strategy", default="auto")
+    args = ap.parse_args()
+    name = os.path.basename(args.model)
+    harness = args.model[:-len(".mlir")] + ".harness.mlir"
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_out, ref_peak = run(args.model, harness, name)
+        for budget in args.budgets:
+            out_mlir = os.path.join(tmp, "remat.mlir")
+            report = os.path.join(tmp, "report.json")
+            p = subprocess.run(
+                ["remat-opt", args.model, "-remat-rematerialize=budget=%s "
+                 "strategy=%s report=%s" % (budget, args.strategy, report),
+                 "-o", out_mlir], capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit("%s @ %s: remat-opt failed:\n%s" % (name, budget, p.stderr))
+            f = json.load(open(report))["functions"][0]
+            out, peak = run(out_mlir, harness, "%s @ %s" % (name, budget))
+            problems = []
+            if out != ref_out:
+                problems.append("printed results differ from the original's")
+            if peak > f["budget"]:
+                problems.append("measured peak %d > budget %d" % (peak, f["budget"]))
+            if not close(peak, f["peak_after"]):
+                problems.append("measured peak %d vs predicted %d" % (peak, f["peak_after"]))
+            if not close(ref_peak, f["peak_before"]):
+                problems.append("original measured %d vs predicted %d"
+                                % (ref_peak, f["peak_before"]))
+            saved, predicted_saving = ref_peak - peak, f["peak_before"] - f["peak_after"]
+            if not close(saved, predicted_saving):
+                problems.append("saved %d, predicted %d" % (saved, predicted_saving))
+            print("%s budget=%s (%d B) strategy=%s: peak %d -> %d B measured, "
+                  "%d -> %d B predicted, overhead %.1f%%: %s" % (
+                      name, budget, f["budget"], f["strategy"], ref_peak, peak,
+                      f["peak_before"], f["peak_after"], f["overhead_percent"],
+                      "ok" if not problems else "; ".join(problems)))
+            if problems:
+                sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
