@@ -27,7 +27,12 @@ void remat::buildLowerToCPUPipeline(OpPassManager &pm,
   // arith/math on tensors into linalg so One-Shot Bufferize handles them.
   pm.addPass(createCheckExecutable());
   pm.addPass(createInlineRecompute());
+  pm.addPass(createStripAnnotations());
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // One initial value per destination, right before its op (undoes what a
+  // CSE run after planning merged): bufferization then allocates exactly
+  // the buffers the planner counted.
+  pm.addPass(createPrepare());
 
   // Identity layouts at function boundaries so callers (the harness) and
   // the model agree on memref types.

@@ -31,6 +31,10 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
     return failure();
   }
 
+  // Clean-up first: after planning, CSE would merge the initial values the
+  // planner gave each op (remat.recompute regions themselves survive it).
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   AnnotateCostsOptions annotate;
   annotate.costTable = settings.costTable;
   pm.addPass(createAnnotateCosts(annotate));
@@ -41,9 +45,5 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   remat.report = settings.reportFile;
   remat.costTable = settings.costTable;
   pm.addPass(createRematerialize(remat));
-  // Safe clean-up: remat.recompute regions survive CSE and canonicalization
-  // (test/Transforms/cse-keeps-recompute.mlir).
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   return success();
 }

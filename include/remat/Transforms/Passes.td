@@ -15,6 +15,16 @@ def InlineRecompute : Pass<"remat-inline-recompute"> {
   }];
 }
 
+def StripAnnotations : Pass<"remat-strip-annotations"> {
+  let summary = "Drop remat.* attributes once planning is done";
+  let description = [{
+    Removes the discardable `remat.cost`, `remat.policy` and `remat.stage`
+    attributes and the `remat.loss` result attribute: they only matter to
+    the planner, and lowered code (mlir-runner, mlir-translate) must not
+    depend on the remat dialect.
+  }];
+}
+
 def CheckExecutable : Pass<"remat-check-executable"> {
   let summary = "Reject planning-only ops before lowering";
   let description = [{
