@@ -155,22 +155,17 @@ private:
     for (TensorId t : producedInside)
       if (readLater(t, end))
         yielded.push_back(t);
-    SmallVector<Type> resultTypes;
-    for (TensorId t : yielded)
-      resultTypes.push_back(ig.tensorValues[t].getType());
-
-    OpBuilder b(terminator);
+    // The body is built first: result types are those of the clones
+    // (copies made for #remat.policy<recompute> have no SSA value yet).
     Location loc = ig.primaryOp(runs[begin])->getLoc();
-    auto recompute =
-        b.create<RecomputeOp>(loc, resultTypes, inputValues);
-    Block *body = new Block();
-    recompute.getBody().push_back(body);
+    auto body = std::make_unique<Block>();
     // Inside, every tensor is reached through a block argument or a clone.
     llvm::DenseMap<TensorId, Value> local;
     for (auto [t, v] : llvm::zip(passed, inputValues))
       local[t] = body->addArgument(v.getType(), v.getLoc());
 
-    OpBuilder inner = OpBuilder::atBlockEnd(body);
+    OpBuilder inner(func.getContext());
+    inner.setInsertionPointToEnd(body.get());
     for (TensorId t : inputs)
       if (Operation *cst = freeValueOp(t))
         local[t] = inner.clone(*cst)->getResult(0);
@@ -202,9 +197,15 @@ private:
         local[t] = value;
     }
     SmallVector<Value> yieldValues;
-    for (TensorId t : yielded)
+    SmallVector<Type> resultTypes;
+    for (TensorId t : yielded) {
       yieldValues.push_back(local[t]);
+      resultTypes.push_back(local[t].getType());
+    }
     inner.create<YieldOp>(loc, yieldValues);
+    auto recompute = OpBuilder(terminator).create<RecomputeOp>(
+        loc, resultTypes, inputValues);
+    recompute.getBody().push_back(body.release());
 
     for (auto [t, value] : llvm::zip(yielded, recompute.getResults())) {
       newest[t] = value;
