@@ -100,9 +100,13 @@ struct RematerializePass
       signalPassFailure();
   }
 
-  LogicalResult rematerialize(func::FuncOp func, const SizeSpec &size,
+  /// Plans and rewrites a copy of `func`; the original body is replaced
+  /// only when the copy meets the budget, so a failure leaves it untouched.
+  LogicalResult rematerialize(func::FuncOp original, const SizeSpec &size,
                               const CostModel &costs, RematReport &report) {
     PhaseClock clock;
+    OwningOpRef<func::FuncOp> work(original.clone());
+    func::FuncOp func = *work;
     prepareForRemat(func);
     FailureOr<IRTrainingGraph> ig =
         buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
@@ -154,7 +158,7 @@ struct RematerializePass
       SolveOptions quiet = opts;
       quiet.note = nullptr;
       int64_t minimum = minimumBudget(ig->graph, strategy, quiet);
-      InFlightDiagnostic diag = func.emitError();
+      InFlightDiagnostic diag = original.emitError();
       diag << "cannot fit @" << func.getSymName() << " into " << budgetBytes
            << " B (" << percentOf(budgetBytes, before.peak)
            << " of its peak without rematerialization, " << before.peak
@@ -187,11 +191,12 @@ struct RematerializePass
              << " B (" << (check.valid ? "" : check.error) << ")";
     fr.seconds.check = clock.lap();
 
+    original.getBody().takeBody(func.getBody());
     fr.strategy = sol.chosen;
     fr.peakAfter = check.peak;
     fr.timeAfter = sol.sim.time;
     recordDecisions(*ig, sol.schedule, fr);
-    remark::passed(func.getLoc(), remark::RemarkOpts::name("Rematerialized")
+    remark::passed(original.getLoc(), remark::RemarkOpts::name("Rematerialized")
                                       .category("remat")
                                       .function(func.getSymName()))
         << llvm::formatv("strategy {0}: peak {1} B -> {2} B (budget {3} B), "
