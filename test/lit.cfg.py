@@ -39,6 +39,18 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
 if os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi"):
     config.available_features.add("cuda-device")
+# libRematCudaRuntime (mgpu* over the CUDA driver API; built when CMake found
+# the CUDA toolkit) and the driver library it was linked against.
+cuda_runtime = os.path.join(config.remat_obj_root, "lib",
+                            "libRematCudaRuntime.so")
+if os.path.exists(cuda_runtime):
+    config.available_features.add("cuda-runtime")
+    config.substitutions.append(("%remat_cuda_runtime", cuda_runtime))
+    config.substitutions.append(
+        ("%cuda_driver", getattr(config, "cuda_driver", "")))
+# Its host-memory stand-in for -remat-lower-to-gpu{emulate=true}.
+config.substitutions.append(("%remat_cuda_emulation", os.path.join(
+    config.remat_obj_root, "lib", "libRematCudaEmulation.so")))
 # PyTorch (Debian's python3-torch) is the oracle of the corpus gradients.
 if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
                   capture_output=True).returncode == 0:

@@ -38,8 +38,10 @@ ChainGraph buildChainGraph(const ChainSpec &chain) {
     std::vector<TensorId> in;
     if (l <= L)
       in.push_back(cg.delta[l]);
-    in.push_back(cg.a[l]);
-    in.push_back(cg.residual[l]);
+    if (st.tape || l == L + 1) { // The loss stage always runs its forward.
+      in.push_back(cg.a[l]);
+      in.push_back(cg.residual[l]);
+    }
     in.push_back(cg.a[l - 1]);
     std::string idx = std::to_string(l);
     NodeId b = g.addNode("B" + idx, NodeKind::Backward, st.ub, in,

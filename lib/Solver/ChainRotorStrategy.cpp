@@ -4,6 +4,7 @@
 // persistent way to go from {a^{s-1}, delta^t} to delta^{s-1} within m
 // slots (a^{s-1} not counted):
 //   C(s, s, m) = u_f^s + u_b^s                  if m >= m_all(s, s)
+//              = u_b^s  without tape (B^s reads only a^{s-1} and delta^s)
 //   C_all      = u_f^s + C(s+1, t, m - abar^s) + u_b^s
 //                                               if m >= m_all(s, t)
 //   C_ck(s')   = sum_{k=s}^{s'-1} u_f^k + C(s', t, m - a^{s'-1})
@@ -122,7 +123,7 @@ public:
       const int tab = k.tab, s = k.s, t = k.t, m = k.m;
       const V v = get(tab, s, t, m);
       if (s == t) {
-        if (tab == C)
+        if (tab == C && c_.Tape[s])
           ops.push_back({ChainOp::FAll, s});
         ops.push_back({ChainOp::Backward, s});
         continue;
@@ -170,9 +171,11 @@ private:
   int mNone(int tab, int s, int t) const {
     return mNone_[pair(s, t)] + held(tab, t);
   }
+  // Without tape abar^s (= a^s) is dead by B^s: its last reader is B^{s+1}.
   int mAll(int tab, int s, int t) const {
     return std::max(c_.D[t] + held(tab, t) + c_.Abar[s] + c_.OF[s],
-                    c_.D[s] + c_.Abar[s] + c_.D[s - 1] + c_.OB[s]);
+                    c_.D[s] + (c_.Tape[s] ? c_.Abar[s] : 0) + c_.D[s - 1] +
+                        c_.OB[s]);
   }
   // F_all^{sp-1} reads a^{sp-2} (which then dies) and stores abar^{sp-1}.
   bool ckallFits(int tab, int s, int sp, int t, int m) const {
@@ -282,11 +285,14 @@ private:
     std::fill(outv.begin(), outv.end(), kInf);
     const size_t p = row(tab, s, t);
     if (s == t) {
-      // F_all^s B^s, or only B^s when H already holds abar^s.
+      // F_all^s B^s, or only B^s when H already holds abar^s or B^s reads
+      // no value of its stage (no tape).
+      const bool fwd = tab == C && c_.Tape[s];
       int need = tab == H ? c_.D[s] + c_.Abar[s] + c_.D[s - 1] + c_.OB[s]
-                          : mAll(C, s, s);
+                 : fwd    ? mAll(C, s, s)
+                          : c_.D[s] + c_.D[s - 1] + c_.OB[s];
       for (int m = std::max(need, 0); m <= M_; ++m)
-        out[m] = V(tab == H ? c_.UB[s] : c_.UF[s] + c_.UB[s]);
+        out[m] = V(fwd ? c_.UF[s] + c_.UB[s] : c_.UB[s]);
     } else {
       // C_all: F_all^s keeps abar^s through the rest of the chain.
       size_t px = row(tab, s + 1, t);

@@ -4,6 +4,8 @@
 #include "remat/Solver/Simulator.h"
 
 #include <algorithm>
+#include <queue>
+#include <tuple>
 
 namespace remat {
 
@@ -97,15 +99,20 @@ int64_t sumBytes(const TrainingGraph &g, const std::vector<TensorId> &ts) {
 /// outputs in `keep` stay, every other produced tensor dies after its last
 /// read inside the group (right away when nothing there reads it). With
 /// `discardRest`, outputs outside `keep` are never stored (a stage-level
-/// F_ck). Graph inputs are excluded: they are live in every state.
+/// F_ck). Graph inputs are excluded: they are live in every state. Inputs
+/// in `dying` (part of inputBytes) die after their last read in the group.
 int64_t groupPeak(const TrainingGraph &g, const std::vector<NodeId> &nodes,
                   int64_t inputBytes, const std::vector<char> &keep,
-                  bool discardRest, std::vector<int> &lastIdx) {
+                  bool discardRest, std::vector<int> &lastIdx,
+                  const std::vector<TensorId> &dying = {}) {
   for (size_t k = 0; k < nodes.size(); ++k)
     for (TensorId t : g.node(nodes[k]).inputs)
       lastIdx[t] = static_cast<int>(k);
   int64_t live = inputBytes, peak = inputBytes;
   std::vector<std::vector<TensorId>> dieAfter(nodes.size());
+  for (TensorId t : dying)
+    if (lastIdx[t] >= 0)
+      dieAfter[lastIdx[t]].push_back(t);
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Node &node = g.node(nodes[k]);
     int64_t stored = 0;
@@ -130,7 +137,8 @@ int64_t groupPeak(const TrainingGraph &g, const std::vector<NodeId> &nodes,
 } // namespace
 
 std::optional<ChainView> extractChain(const TrainingGraph &g,
-                                      std::string *why) {
+                                      std::string *why, int maxStages,
+                                      bool moveOutputReaders) {
   auto fail = [&](std::string msg) -> std::optional<ChainView> {
     if (why)
       *why = std::move(msg);
@@ -261,15 +269,32 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
       if (s > 0)
         stage[b] = s, assigned[b] = 1;
     }
+    // Nodes that free less than they store (an input gradient g W^T whose g
+    // a weight gradient still reads) rather run right before their first
+    // consumer: early, their output would cross stage boundaries next to g.
     for (auto it = btopo.rbegin(); it != btopo.rend(); ++it) {
       NodeId b = *it;
-      if (assigned[b])
+      const Node &nb = g.node(b);
+      int s = assigned[b] ? 0 : 1;
+      if (assigned[b] && !fixed[b]) {
+        int64_t out = 0, freed = 0;
+        for (TensorId t : nb.outputs)
+          out += g.tensor(t).bytes;
+        for (TensorId t : nb.inputs)
+          if (!g.isInput(t) && !g.isRequired(t) &&
+              g.consumers(t).size() == 1)
+            freed += g.tensor(t).bytes;
+        if (out <= freed)
+          continue;
+      } else if (assigned[b]) {
         continue;
-      int s = 1;
-      for (TensorId t : g.node(b).outputs)
+      }
+      for (TensorId t : nb.outputs)
         for (NodeId c : g.consumers(t))
           s = std::max(s, stage[c]);
-      stage[b] = s, assigned[b] = 1;
+      if (s > 0 && (!assigned[b] || s < stage[b]))
+        stage[b] = s;
+      assigned[b] = 1;
     }
     // Gradients flow from stage l+1's backward to stage l's, never upwards.
     for (NodeId b : btopo)
@@ -288,6 +313,87 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
     return fail("the forward graph has no single-tensor cut point, so it is "
                 "not a chain of stages");
 
+  // Removes the cuts l with !keep[l] (1..L): stages l and l+1 become one.
+  auto dropCuts = [&](const std::vector<char> &keep) {
+    std::vector<int> renum(L + 2, 0);
+    std::vector<TensorId> kept{kNone};
+    for (int l = 1, s = 1; l <= L + 1; ++l) {
+      renum[l] = s;
+      if (l <= L && keep[l])
+        ++s, kept.push_back(cut[l]);
+    }
+    for (NodeId v = 0; v < N; ++v)
+      if (stage[v] > 0)
+        stage[v] = renum[stage[v]];
+    cut = std::move(kept);
+    L = static_cast<int>(cut.size()) - 1;
+  };
+
+  // A stage whose backward reads no value of its own stage but a^l (exp's
+  // and relu's backward read their output) moves its backward up to stage
+  // l+1, where a^l is the input a rotor stage may read: then B^l needs no
+  // F_all^l, the chain DPs skip that recomputation (ChainStage::tape), and
+  // a^{l-1} is not held for it. Gradients still flow downwards: group l
+  // reads only groups >= l.
+  {
+    std::vector<char> shift(L + 2, 0);
+    for (int l = 1; l <= L; ++l)
+      shift[l] = moveOutputReaders;
+    for (NodeId b : btopo)
+      for (TensorId t : g.node(b).inputs)
+        if (producerIsForward(t) && stage[b] <= L && t != cut[stage[b]])
+          shift[stage[b]] = 0;
+    for (NodeId b : btopo)
+      stage[b] += shift[stage[b]];
+    // A stage l >= 2 left without backward (a matmul before its relu) joins
+    // stage l-1: B^l would read nothing, yet rotor's model holds a^{l-1}
+    // until B^l. Its output becomes internal to the merged stage.
+    std::vector<char> busy(L + 2, 0), keep(L + 1, 1);
+    for (NodeId b : btopo)
+      busy[stage[b]] = 1;
+    for (int l = 2; l <= L; ++l)
+      keep[l - 1] = busy[l];
+    dropCuts(keep);
+  }
+  // Long chains: merge adjacent stages, cheapest pair (forward + backward
+  // time) first, so that stages stay balanced and the chain DPs' O(L^2 S)
+  // tables and O(L^3 S) work stay bounded.
+  if (maxStages > 0 && L > maxStages) {
+    std::vector<double> cost(L + 2, 0);
+    for (NodeId v = 0; v < N; ++v)
+      if (stage[v] > 0)
+        cost[stage[v]] += g.node(v).time;
+    // Stages as a linked list; heap of (merged cost, left stage, versions).
+    std::vector<int> next(L + 2), prev(L + 2), ver(L + 2, 0), head(L + 2);
+    for (int l = 1; l <= L + 1; ++l)
+      next[l] = l + 1, prev[l] = l - 1, head[l] = l;
+    using Item = std::tuple<double, int, int, int>; // cost, l, ver l, ver r
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+    for (int l = 1; l <= L; ++l)
+      heap.emplace(cost[l] + cost[l + 1], l, 0, 0);
+    std::vector<char> keep(L + 1, 1);
+    int stages = L + 1;
+    while (stages > maxStages + 1 && !heap.empty()) {
+      auto [c, l, vl, vr] = heap.top();
+      heap.pop();
+      int r = next[l];
+      if (r > L + 1 || vl != ver[l] || vr != ver[r])
+        continue; // Stale.
+      keep[r - 1] = 0; // The cut between l and r (l's last stage) goes.
+      cost[l] += cost[r];
+      ++ver[l], ++ver[r]; // r is gone: its own pairs are stale too.
+      next[l] = next[r];
+      if (next[l] <= L + 1)
+        prev[next[l]] = l;
+      --stages;
+      if (next[l] <= L + 1)
+        heap.emplace(cost[l] + cost[next[l]], l, ver[l], ver[next[l]]);
+      if (prev[l] >= 1)
+        heap.emplace(cost[prev[l]] + cost[l], prev[l], ver[prev[l]], ver[l]);
+    }
+    dropCuts(keep);
+  }
+
   ChainView view;
   view.cut = cut;
   view.forward.assign(L + 2, {});
@@ -296,6 +402,8 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
     view.forward[stage[v]].push_back(v);
   for (NodeId b : btopo)
     view.backward[stage[b]].push_back(b);
+  for (auto &group : view.backward)
+    group = lowMemoryOrder(g, group);
 
   // abar^l: the stage's forward values that its backward reads or that are
   // required, and a^l (rotor's convention: abar contains a).
@@ -314,10 +422,15 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
   }
   // delta^k: bytes live between B^{k+1} and B^k besides activations:
   // gradients crossing the boundary, required outputs produced before it.
-  std::vector<int64_t> delta(L + 3, 0); // Difference array first.
+  // shared[l]: the part of delta^l that B^l passes on into delta^{l-1}
+  // unchanged (live over both boundaries: accumulated parameter gradients,
+  // the loss), which B^l's peak d^l + d^{l-1} would count twice.
+  std::vector<int64_t> delta(L + 3, 0), shared(L + 3, 0); // Differences.
   auto liveOver = [&](int lo, int hi, int64_t bytes) { // boundaries lo..hi
     if (lo <= hi)
       delta[lo] += bytes, delta[hi + 1] -= bytes;
+    if (lo + 1 <= hi)
+      shared[lo + 1] += bytes, shared[hi + 1] -= bytes;
   };
   for (TensorId t = 0; t < T; ++t) {
     NodeId p = g.tensor(t).producer;
@@ -333,8 +446,8 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
       lr = std::min(lr, stage[c]);
     liveOver(lr, stage[p] - 1, g.tensor(t).bytes);
   }
-  for (int k = 1; k <= L + 1; ++k)
-    delta[k] += delta[k - 1];
+  for (int k = 1; k <= L + 2; ++k)
+    delta[k] += delta[k - 1], shared[k] += shared[k - 1];
 
   ChainSpec &spec = view.spec;
   spec.a0 = inputBytes(g);
@@ -353,8 +466,17 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
         if (inAbar[t])
           abarSet.push_back(t);
     }
-    for (NodeId b : view.backward[l])
+    // tape: B^l reads values of its own stage (else only a^{l-1}, delta^l).
+    st.tape = false;
+    for (NodeId b : view.backward[l]) {
       st.ub += g.node(b).time;
+      for (TensorId t : g.node(b).inputs)
+        if (producerIsForward(t) && stage[g.tensor(t).producer] == l)
+          st.tape = true;
+    }
+    for (TensorId t : abarSet)
+      st.tape |= g.isRequired(t);
+    st.tape |= l == L + 1; // The loss stage runs its forward exactly once.
     st.a = l <= L ? g.tensor(cut[l]).bytes : 0;
     st.abar = sumBytes(g, abarSet);
     st.delta = l <= L ? delta[l] : 0;
@@ -385,14 +507,23 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
     }
     // o_b: transient bytes beyond the backward's inputs and the outputs it
     // leaves for later stages.
-    std::vector<TensorId> bin, bout;
+    // Inputs that nothing after B^l reads die at their last read (the
+    // gradient from above, the stage's own forward values); a^{l-1} stays.
+    // (Backward readers in stages above l have run before B^l.)
+    std::vector<TensorId> bin, bout, dying;
     std::vector<char> keepOut(T, 0);
     for (NodeId b : view.backward[l]) {
       for (TensorId t : g.node(b).inputs) {
         NodeId p = g.tensor(t).producer;
         if (p != kNone && (g.isForward(p) || stage[p] != l) &&
-            std::find(bin.begin(), bin.end(), t) == bin.end())
+            std::find(bin.begin(), bin.end(), t) == bin.end()) {
           bin.push_back(t);
+          bool dies = !g.isRequired(t) && (!g.isForward(p) || stage[p] == l);
+          for (NodeId c : g.consumers(t)) // Stages above l ran before.
+            dies &= g.isForward(c) || stage[c] >= l;
+          if (dies)
+            dying.push_back(t);
+        }
       }
       for (TensorId t : g.node(b).outputs) {
         bool later = g.isRequired(t);
@@ -404,10 +535,29 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
     }
     int64_t binBytes = sumBytes(g, bin);
     int64_t bpeak =
-        groupPeak(g, view.backward[l], binBytes, keepOut, false, lastIdx);
-    st.ob = std::max<int64_t>(0, bpeak - binBytes - sumBytes(g, bout));
+        groupPeak(g, view.backward[l], binBytes, keepOut, false, lastIdx,
+                  dying);
+    st.ob = std::max<int64_t>(0, bpeak - binBytes - sumBytes(g, bout)) -
+            shared[l];
   }
   return view;
+}
+
+ChainView chainGraphView(const ChainGraph &cg, const ChainSpec &spec) {
+  ChainView v;
+  v.spec = spec;
+  const int L = cg.length;
+  v.forward.assign(L + 2, {});
+  v.backward.assign(L + 2, {});
+  v.cut.assign(L + 1, kNone);
+  v.discard.assign(L + 2, 1);
+  for (int l = 1; l <= L + 1; ++l) {
+    v.forward[l] = {cg.forward[l]};
+    v.backward[l] = {cg.backward[l]};
+    if (l <= L)
+      v.cut[l] = cg.a[l];
+  }
+  return v;
 }
 
 Schedule expandChainSchedule(const TrainingGraph &g, const ChainView &view,

@@ -67,7 +67,8 @@ public:
   LowerSetPlan plan() const;
 
 private:
-  int64_t key(int64_t m) const { return m / gran_; }
+  // No division in the common exact case: merges call this per entry.
+  int64_t key(int64_t m) const { return gran_ == 1 ? m : m / gran_; }
   void insert(std::vector<Entry> &front, const Entry &e) const;
   void merge(std::vector<Entry> &front);
   void pruneByKnapsack(const uint64_t *set, const LowerSetInfo &info,
@@ -256,6 +257,8 @@ bool DP::run(double bound) {
       if (x == fam_.fullId)
         continue;
       const LowerSetInfo &xi = fam_.info[x];
+      if (fam_.maxStep > 0 && xi.size - si.size > fam_.maxStep)
+        continue; // Nor does any superset.
       LowerSetStep st = m_.step(S, si, fam_.set(x), xi);
       if (mMin + st.peak > cap_)
         continue; // Nor does any superset fit.
@@ -328,6 +331,9 @@ bool DP::runPull(int64_t bound) {
       if (stamp[s] == x)
         continue;
       stamp[s] = x;
+      if (!last && fam_.maxStep > 0 &&
+          xi.size - fam_.info[s].size > fam_.maxStep)
+        continue; // Nor does any subset of s.
       // Smaller sources make larger steps: prune by the step alone.
       LowerSetStep st = m_.step(fam_.set(s), fam_.info[s], X, xi);
       int64_t dt = std::llround(st.overhead);
@@ -462,7 +468,9 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
     total += m.time(v);
     integral = m.time(v) >= 0 && m.time(v) == std::floor(m.time(v));
   }
-  integral = integral && total < double(1 << 24);
+  // The dense table has one cell per unit of overhead: FLOP-sized times
+  // (exported graphs) would allocate and touch ~100 MB per DP.
+  integral = integral && total < double(1 << 20);
   DP dp(m, fam, Mode::MinOverhead, cap, granularity);
   if (integral) {
     // One run bounded by the incumbent: the dense table makes entries cheap,

@@ -135,16 +135,38 @@ LowerSetFamily allLowerSets(const LowerSetModel &m, int64_t cap) {
   return f;
 }
 
-LowerSetFamily prunedLowerSets(const LowerSetModel &m) {
+LowerSetFamily prunedLowerSets(const LowerSetModel &m, int maxSets) {
   const int n = m.size(), W = m.words();
   NodeSet full = m.fullSet();
-  // Candidates: the empty set, L_v for each v, and V unless it is some L_v.
+  // With maxSets, the nodes (in their topological numbering) are cut into
+  // maxSets runs and only the slowest node of each keeps its L_v: segment
+  // boundaries spread over the whole graph, each caching an expensive value
+  // (a convolution, a matmul), which is what cuts the overhead.
+  std::vector<char> kept(n, 1);
+  if (maxSets > 0 && maxSets < n) {
+    std::fill(kept.begin(), kept.end(), 0);
+    for (int b = 0; b < maxSets; ++b) {
+      int lo = int(int64_t(n) * b / maxSets), hi = int(int64_t(n) * (b + 1) / maxSets);
+      int best = lo;
+      for (int v = lo; v < hi; ++v)
+        if (m.time(v) > m.time(best))
+          best = v;
+      if (lo < hi)
+        kept[best] = 1;
+    }
+  }
+  // Candidates: the empty set, L_v for each kept v, and V unless it is
+  // some L_v. setOf[v]: the candidate index of L_v, -1 when not kept.
   std::vector<NodeSet> sets{NodeSet(W, 0)};
+  std::vector<int> setOf(n, -1);
   for (int v = 0; v < n; ++v)
-    sets.emplace_back(m.ancestors(v), m.ancestors(v) + W);
+    if (kept[v]) {
+      setOf[v] = static_cast<int>(sets.size());
+      sets.emplace_back(m.ancestors(v), m.ancestors(v) + W);
+    }
   bool haveFull = n == 0; // Then V is the empty set.
-  for (int v = 0; v < n && !haveFull; ++v)
-    haveFull = sets[v + 1] == full;
+  for (size_t i = 1; i < sets.size() && !haveFull; ++i)
+    haveFull = sets[i] == full;
   if (!haveFull)
     sets.push_back(full);
   auto popcount = [&](const NodeSet &s) {
@@ -172,14 +194,33 @@ LowerSetFamily prunedLowerSets(const LowerSetModel &m) {
       f.fullId = static_cast<int>(i);
   }
   // Edges: the empty set -> L_r for roots r; L_u -> L_w for u -> w. The L_x
-  // containing L_u are those of the descendants x of u.
+  // containing L_u are those of the descendants x of u. Thinned: to the
+  // nearest kept nodes along paths through dropped ones.
   std::vector<std::vector<int>> adj(sets.size());
-  for (int v = 0; v < n; ++v) {
+  std::vector<int> seen(n, -1), stack;
+  auto link = [&](int from, const std::vector<int> &starts) {
+    stack.assign(starts.begin(), starts.end());
+    while (!stack.empty()) {
+      int w = stack.back();
+      stack.pop_back();
+      if (seen[w] == from)
+        continue;
+      seen[w] = from;
+      if (kept[w]) {
+        adj[idOf[from]].push_back(idOf[setOf[w]]);
+        continue;
+      }
+      stack.insert(stack.end(), m.succ(w).begin(), m.succ(w).end());
+    }
+  };
+  std::vector<int> roots;
+  for (int v = 0; v < n; ++v)
     if (m.pred(v).empty())
-      adj[idOf[0]].push_back(idOf[v + 1]);
-    for (int w : m.succ(v))
-      adj[idOf[v + 1]].push_back(idOf[w + 1]);
-  }
+      roots.push_back(v);
+  link(0, roots);
+  for (int v = 0; v < n; ++v)
+    if (kept[v])
+      link(setOf[v], m.succ(v));
   f.childStart.push_back(0);
   for (size_t id = 0; id < adj.size(); ++id) {
     f.children.insert(f.children.end(), adj[id].begin(), adj[id].end());

@@ -315,9 +315,12 @@ LowerSetModel::canonicalSchedule(const std::vector<NodeSet> &seq) const {
         if (seg[v] == i && needed[v] && !cached[v])
           s.run(nodes_[v]);
     }
+    std::vector<NodeId> group;
     for (int b = 0; b < nb; ++b)
       if (bseg[b] == i)
-        s.run(bwd_[b]);
+        group.push_back(bwd_[b]);
+    for (NodeId b : lowMemoryOrder(g_, group))
+      s.run(b);
   }
   return s.withEagerFrees(g_);
 }

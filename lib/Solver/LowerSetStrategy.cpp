@@ -31,6 +31,8 @@
 #include "remat/Solver/LowerSet.h"
 #include "remat/Solver/Strategies.h"
 
+#include <algorithm>
+
 namespace remat {
 
 namespace {
@@ -60,7 +62,8 @@ bool lower(const Candidate &a, const Candidate &b) {
 class LowerSetSolver {
 public:
   LowerSetSolver(const TrainingGraph &g, const SolveOptions &opts, bool exact)
-      : model_(g), approx_(prunedLowerSets(model_)) {
+      : model_(g), approx_(prunedLowerSets(model_, opts.maxApproxSets)),
+        probes_(opts.lowerSetProbes) {
     if (!exact)
       return;
     all_ = allLowerSets(model_, opts.maxLowerSets);
@@ -164,7 +167,9 @@ private:
       return {};
     Candidate best = make(std::move(p));
     int64_t modelBudget = budget;
-    for (int probe = 0; probe < (exact ? 1 : 3) && best.ok; ++probe) {
+    for (int probe = 0; probe < (exact ? std::min(1, probes_) : probes_) &&
+                        best.ok;
+         ++probe) {
       int64_t slack = budget - best.sim.peak;
       if (slack <= 0 || best.plan.overhead <= 0 ||
           modelBudget > kUnlimitedBudget - slack)
@@ -216,6 +221,7 @@ private:
 
   LowerSetModel model_;
   LowerSetFamily approx_, all_;
+  int probes_ = 3;
   bool haveExact_ = false;
   mutable LowerSetPlan lowestExact_;
   mutable bool lowestExactDone_ = false;

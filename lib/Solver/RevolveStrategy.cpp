@@ -12,7 +12,10 @@
 // its "revolve" baseline, after Gruslys et al. 2016, App. C). Sizes are
 // ignored when placing checkpoints; the strategy takes the largest number of
 // checkpoints whose schedule the Simulator finds within budget (more
-// checkpoints never mean more advances).
+// checkpoints never mean more advances), by binary search. Where B^l reads
+// only a^{l-1} (no tape: exp's backward moved up a stage by the chain view)
+// the taping run before it is dropped, so on such chains the schedule is
+// Griewank's for the reversal of states rather than of steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,26 +98,62 @@ ChainOps revolveOps(int steps, int snapshots) {
   return ops;
 }
 
+/// Revolve's operations with the taping run dropped where B^l reads no value
+/// of its own stage (ChainStage::tape): it needs only a^{l-1}, which the
+/// taping run read, so it is still live.
+static ChainOps revolveOpsFor(const ChainView &view, int snapshots) {
+  const int steps = view.length() + 1;
+  ChainOps ops = revolveOps(steps, snapshots), out;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const ChainStep &st = ops[i];
+    if (st.op == ChainOp::FAll && st.stage <= view.length() &&
+        !view.spec.stages[st.stage - 1].tape && i + 1 < ops.size() &&
+        ops[i + 1] == ChainStep{ChainOp::Backward, st.stage})
+      continue;
+    out.push_back(st);
+  }
+  return out;
+}
+
 StrategyResult solveRevolve(const TrainingGraph &g, const SolveOptions &opts) {
   return solveViaChain(
       g, opts, "revolve",
       [](const TrainingGraph &graph, const ChainView &view, int64_t budget) {
         ChainPlan plan;
         const int steps = view.length() + 1;
+        // The peak grows with the number of checkpoints c (in practice; the
+        // sizes are ignored when placing them): binary search for the
+        // largest c that fits, one simulation per probe.
         int64_t lowest = -1;
-        for (int c = steps; c >= 1; --c) {
-          ChainOps ops = revolveOps(steps, c);
+        auto fits = [&](int c, ChainOps &ops) {
+          ops = revolveOpsFor(view, c);
           SimulationResult sim =
               simulate(graph, expandChainSchedule(graph, view, ops));
           if (!sim.valid)
-            continue;
-          if (sim.peak <= budget) {
-            plan.feasible = true;
-            plan.ops = std::move(ops);
-            plan.time = chainOpsTime(view.spec, plan.ops);
-            return plan;
-          }
+            return false;
           lowest = lowest < 0 ? sim.peak : std::min(lowest, sim.peak);
+          return sim.peak <= budget;
+        };
+        ChainOps ops;
+        int lo = 0, hi = steps; // fits(lo) or lo = 0; hi: unknown above lo.
+        ChainOps best;
+        if (fits(steps, ops)) {
+          lo = steps;
+          best = std::move(ops);
+        } else {
+          while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            if (fits(mid, ops))
+              lo = mid, best = std::move(ops);
+            else
+              hi = mid;
+          }
+        }
+        if (lo >= 1) {
+          plan.feasible = true;
+          plan.ops = std::move(best);
+          plan.time = chainOpsTime(view.spec, plan.ops);
+          return plan;
         }
         plan.reason = "revolve: no number of checkpoints fits the budget "
                       "(the lowest peak is " +

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace remat {
@@ -54,11 +55,22 @@ void privatizeInits(Block &block) {
       op.erase();
 }
 
-/// Moves each absorbed op right before the op that absorbs it.
+/// Whether an op with side effects lies strictly between `from` and `to`.
+bool effectsBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return true;
+  return false;
+}
+
+/// Moves each absorbed op right before the op that absorbs it, but never
+/// across an op with side effects (a call that measures memory, say).
 void sinkAbsorbed(Block &block) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
     if (Operation *user = absorbingUser(&op))
-      op.moveBefore(user);
+      if (!effectsBetween(&op, user))
+        op.moveBefore(user);
 }
 
 struct PreparePass : public remat::impl::PrepareBase<PreparePass> {

@@ -63,6 +63,67 @@ void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
 /// Registers `-remat-lower-to-cpu` and the buffer planning passes it uses.
 void registerLowerToCPUPipeline();
 
+/// Options of the `-remat-lower-to-gpu` pipeline.
+struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
+  Option<std::string> chip{
+      *this, "chip", llvm::cl::init("sm_90"),
+      llvm::cl::desc("Target GPU (sm_<N>; checked against LLVM's NVPTX back "
+                     "end and, for bin/fatbin, the toolkit's ptxas)")};
+  Option<std::string> format{
+      *this, "format", llvm::cl::init("fatbin"),
+      llvm::cl::desc("What gpu.binary holds: isa (PTX text, compiled by the "
+                     "driver at load time), bin (cubin from ptxas) or fatbin "
+                     "(cubin and PTX)")};
+  Option<std::string> toolkit{
+      *this, "toolkit", llvm::cl::init(""),
+      llvm::cl::desc("CUDA toolkit root for ptxas, fatbinary and libdevice "
+                     "(default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)")};
+  Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::init(3),
+      llvm::cl::desc("Optimization level of the NVPTX back end and ptxas")};
+  Option<BufferMode> buffers{
+      *this, "buffers", llvm::cl::init(BufferMode::Early),
+      llvm::cl::desc("How device buffers are freed (upstream's ownership-"
+                     "based deallocation keeps its bookkeeping in buffers the "
+                     "host reads, so it is CPU-only)"),
+      llvm::cl::values(
+          clEnumValN(BufferMode::Early, "early",
+                     "free each buffer after its last use (default)"),
+          clEnumValN(BufferMode::Arena, "arena",
+                     "one device arena per function at static offsets"))};
+  Option<int64_t> blockSize{
+      *this, "block-size", llvm::cl::init(256),
+      llvm::cl::desc("Most threads per block (1 to 1024)")};
+  Option<bool> emulate{
+      *this, "emulate", llvm::cl::init(false),
+      llvm::cl::desc("Testing without a GPU: stop after mapping loops to "
+                     "blocks and threads and lower for the CPU "
+                     "(-remat-gpu-emulate-on-cpu): the mapped loops run "
+                     "sequentially, device buffers come from "
+                     "libRematCudaEmulation (host memory, counted as device "
+                     "memory)")};
+  Option<std::string> dumpBinary{
+      *this, "dump-binary", llvm::cl::init(""),
+      llvm::cl::desc("Also write the kernels' gpu.binary object to this file "
+                     "(PTX with format=isa, e.g. for ptxas)")};
+};
+
+/// Adds `-remat-lower-to-gpu` to `pm` (on builtin.module): tensor IR after
+/// rematerialization to the LLVM dialect with a gpu.binary of NVVM kernels.
+/// Every function keeps its buffers in device memory (gpu.alloc/dealloc
+/// where the buffer planner frees them) and takes and returns host memrefs,
+/// copied explicitly; run it with mlir-runner, libRematCudaRuntime and
+/// libRematRuntime.
+void buildLowerToGPUPipeline(mlir::OpPassManager &pm,
+                             const LowerToGPUOptions &options);
+
+/// Registers `-remat-lower-to-gpu` and the passes it is made of.
+void registerLowerToGPUPipeline();
+
+/// The CUDA toolkit root: `option` if set, else $CUDA_HOME, $CUDA_PATH,
+/// /usr/local/cuda.
+std::string findCudaToolkit(llvm::StringRef option);
+
 } // namespace remat
 
 #endif // REMAT_PIPELINES_PIPELINES_H

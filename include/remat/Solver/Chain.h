@@ -22,7 +22,14 @@ struct ChainStage {
   int64_t a = 0;         ///< Bytes of a^l.
   int64_t abar = 0;      ///< Bytes of abar^l (includes a^l).
   int64_t delta = 0;     ///< Bytes of delta^l.
-  int64_t of = 0, ob = 0; ///< Forward / backward workspace.
+  /// Forward / backward workspace. Op-level chains may give o_b < 0: minus
+  /// the bytes of delta^l that B^l passes on unchanged into delta^{l-1}
+  /// (accumulated parameter gradients), which the model would count twice.
+  int64_t of = 0, ob = 0;
+  /// B^l reads abar^l (the stage's own forward values). False when it reads
+  /// only a^{l-1} and delta^l (exp's or relu's backward moved up one stage,
+  /// see ChainView.h): then B^l may run without F_all^l right before it.
+  bool tape = true;
 };
 
 struct ChainSpec {

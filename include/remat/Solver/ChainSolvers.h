@@ -38,8 +38,11 @@ struct SlotChain {
   int n = 0;     ///< Stages including the loss (L+1).
   int64_t q = 1; ///< Bytes per slot.
   int M = -1;    ///< Slots available; -1 when the budget is below a0.
-  std::vector<int> A, Abar, D, OF, OB;
+  std::vector<int> A, Abar, D, OF, OB; ///< OB may be negative (ChainStage).
   std::vector<double> UF, UB;
+  std::vector<char> Tape; ///< ChainStage::tape; always 1 for the loss.
+  /// Rounded up to whole slots (ceil, also for negative byte counts).
+  int slotsOf(int64_t bytes) const;
 };
 SlotChain discretiseChain(const ChainSpec &chain, int64_t budget, int slots);
 
@@ -81,17 +84,24 @@ int64_t revolveAdvances(int64_t steps, int snapshots);
 ChainOps revolveOps(int steps, int snapshots);
 
 /// Applies a chain planner to any graph: extracts the chain view (not
-/// applicable when there is none), plans, expands and simulates. Should the
-/// expanded schedule exceed the budget (a safety net: the chain model
-/// over-estimates op-level graphs), it plans again with the budget lowered
-/// by the excess, a few times, and says so through opts.note. With
-/// `raiseBudget`, when the real peak leaves more than 2% of the budget
-/// unused it also plans with up to two larger chain budgets and keeps the
-/// fastest schedule that fits (planners whose budget is a chain-model one).
+/// applicable when there is none), plans, expands and simulates. The chain
+/// model over-estimates op-level graphs, so with `raiseBudget` it searches
+/// the chain budget (bisection, at most SolveOptions::chainProbes plans):
+/// when no plan exists at the real budget, from the least chain budget with
+/// a plan; then upwards while the real peak still fits; it keeps the fastest
+/// schedule that fits. Should a plan exceed the budget (the model
+/// under-estimating: never observed), it plans again with the chain budget
+/// lowered by the excess and says so through opts.note. Planners that check
+/// the real peak themselves (revolve) pass raiseBudget = false.
 using ChainPlanner = std::function<ChainPlan(
     const TrainingGraph &g, const ChainView &view, int64_t budget)>;
 StrategyResult solveViaChain(const TrainingGraph &g, const SolveOptions &opts,
                              const std::string &name,
+                             const ChainPlanner &planner,
+                             bool raiseBudget = true);
+/// The same on an already extracted (or coarsened) view.
+StrategyResult solveViaChain(const TrainingGraph &g, const ChainView &view,
+                             const SolveOptions &opts, const std::string &name,
                              const ChainPlanner &planner,
                              bool raiseBudget = true);
 

@@ -73,8 +73,25 @@ struct ChainView {
 /// non-recomputable forward node or a required forward value (the loss) to
 /// the end, so that the loss stage, which every chain strategy runs exactly
 /// once, absorbs them.
+/// Op-level graphs: with `moveOutputReaders`, a stage whose backward reads
+/// no value of the stage but its output a^l (exp, relu) gets its backward
+/// moved up to stage l+1, where a^l is the input (then B^l needs no F_all^l:
+/// ChainStage::tape = false), and a stage left without backward joins the
+/// one before it. That is what reversing exp chains optimally takes, but it
+/// coarsens the stages of ResNets (their relu stages disappear), so
+/// solveViaChain plans on both views. With maxStages > 0, longer chains are
+/// coarsened: adjacent stages merge, the pair with the least forward +
+/// backward time first, until at most maxStages stages (plus the loss
+/// stage) remain.
 std::optional<ChainView> extractChain(const TrainingGraph &g,
-                                      std::string *why = nullptr);
+                                      std::string *why = nullptr,
+                                      int maxStages = 0,
+                                      bool moveOutputReaders = true);
+
+/// The view of buildChainGraph(spec) without extracting it: one node per
+/// stage and direction, r^l discarded by F_ck / F_none. Works for op-level
+/// specs too (o_b < 0, no tape), whose chain graphs do not verify.
+ChainView chainGraphView(const ChainGraph &cg, const ChainSpec &spec);
 
 /// The schedule of `g` that performs the chain-level `ops`, with eager frees.
 /// The ops are expected to be a valid chain sequence (every B^l preceded by

@@ -146,6 +146,10 @@ struct LowerSetFamily {
                          ///< empty set).
   bool complete = true;  ///< False: enumeration stopped at the cap.
   bool pruned = false;   ///< The L_v family of Sec. 4.3.
+  /// > 0: a step adds at most this many nodes, except the last one to V.
+  /// Cuts the DP's transitions from |family|^2 / 2 to |family| * maxStep on
+  /// large graphs (an approximation: long non-final segments are lost).
+  int maxStep = 0;
   int size() const { return static_cast<int>(info.size()); }
   const uint64_t *set(int id) const { return &bits[size_t(id) * words]; }
 };
@@ -154,8 +158,10 @@ struct LowerSetFamily {
 /// there are more), with the cover edges L -> L + {v}.
 LowerSetFamily allLowerSets(const LowerSetModel &m, int64_t cap);
 /// The empty set, V and L_v for every v (Sec. 4.3), with edges
-/// L_u -> L_w for each edge u -> w.
-LowerSetFamily prunedLowerSets(const LowerSetModel &m);
+/// L_u -> L_w for each edge u -> w. With maxSets > 0 only maxSets of the
+/// L_v: the slowest node's of each of maxSets runs of consecutive nodes
+/// (large graphs: the DP's work grows about like |family|^3).
+LowerSetFamily prunedLowerSets(const LowerSetModel &m, int maxSets = 0);
 
 enum class LowerSetObjective {
   MinOverhead, ///< Time-centric (Sec. 4.2).

@@ -75,6 +75,16 @@ private:
 /// default order (forward, then backward), with eager frees.
 Schedule keepEverythingSchedule(const TrainingGraph &g);
 
+/// `nodes` (backward nodes run back to back; inputs from outside the group
+/// are live) in a topological order that keeps memory low: greedily the
+/// ready node whose outputs minus the tensors it frees (their last reader
+/// in the group, no reader outside it) are smallest. A weight transpose then
+/// runs right before the matmul that consumes it instead of next to the
+/// other transposes. Groups above `maxSize` nodes keep their order.
+std::vector<NodeId> lowMemoryOrder(const TrainingGraph &g,
+                                   const std::vector<NodeId> &nodes,
+                                   size_t maxSize = 4096);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_SCHEDULE_H

@@ -29,6 +29,20 @@ struct SolveOptions {
   /// lowerset-exact: give up (and fall back to lowerset-approx) when the graph
   /// has more lower sets than this.
   int64_t maxLowerSets = 200000;
+  /// lowerset-approx(-mc): the family L_v only for this many nodes, the
+  /// slowest (0: every node). Its DP grows like the cube of the family.
+  int maxApproxSets = 0;
+  /// lowerset-approx: how many times the DP is re-run with its budget raised
+  /// by the slack the Simulator measured (the model is loose).
+  int lowerSetProbes = 3;
+  /// Chain strategies: how many chain budgets solveViaChain may plan with
+  /// to make up for the chain model's over-estimate of op-level graphs.
+  int chainProbes = 12;
+  /// Chain strategies: coarsen chains longer than this (0: never).
+  int maxChainStages = 0;
+  /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
+  /// may add up to this; the others are skipped with a note.
+  double timeBudget = 1.0;
   /// Where strategies report notes (fallbacks, approximations). May be empty.
   std::function<void(const std::string &)> note;
 };

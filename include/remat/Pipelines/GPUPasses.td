@@ -1,0 +1,192 @@
+//===- GPUPasses.td - Passes of the GPU lowering -----------*- tablegen -*-===//
+//
+// The remat-specific steps of `-remat-lower-to-gpu`; everything else in that
+// pipeline is upstream MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_PIPELINES_GPUPASSES_TD
+#define REMAT_PIPELINES_GPUPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GPUCheckTarget : Pass<"remat-gpu-check-target", "mlir::ModuleOp"> {
+  let summary = "Check that the NVPTX back end and the CUDA toolkit can "
+                "target a chip";
+  let description = [{
+    Runs first in `-remat-lower-to-gpu`, so that a chip nobody can compile
+    for is reported before any lowering, naming the option: `chip` must be
+    an `sm_<N>[a|f]` processor that LLVM's NVPTX back end knows, and for
+    `format=bin` or `fatbin` the toolkit's `ptxas` must accept it (CUDA 13
+    dropped sm_50 to sm_72, for instance). `format=isa` (PTX) needs no
+    toolkit. The IR is not changed.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", [{"sm_90"}], "Target GPU">,
+    Option<"format", "format", "std::string", [{"fatbin"}],
+           "isa (PTX), bin (cubin) or fatbin">,
+    Option<"toolkit", "toolkit", "std::string", [{""}],
+           "CUDA toolkit root (default: $CUDA_HOME, $CUDA_PATH, "
+           "/usr/local/cuda)">,
+  ];
+}
+
+def GPUHostDevice : Pass<"remat-gpu-host-device", "mlir::ModuleOp"> {
+  let summary = "Put the buffers of every function in device memory, with "
+                "explicit copies at function boundaries";
+  let description = [{
+    Runs after bufferization and buffer planning (memrefs with identity
+    layouts at function boundaries). Function boundaries stay in host memory
+    (callers, harnesses and `printMemrefF32` see host buffers); everything a
+    function computes lives on the device:
+
+    - each memref argument that is used is copied into a fresh `gpu.alloc`
+      at entry (`gpu.memcpy`), and that copy is used instead;
+    - `memref.alloc`/`memref.dealloc` become `gpu.alloc`/`gpu.dealloc`, so
+      the frees the planner placed after each buffer's last use (or the
+      arena) now free device memory;
+    - each memref a `func.return` returns is copied into a fresh host
+      `memref.alloc` (the caller owns it);
+    - around a `func.call`, memref operands are copied to fresh host
+      buffers (freed after the call; device buffers whose last use was the
+      call are freed before it) and memref results are copied to the device
+      (the host result is freed when the callee is in the module);
+    - `memref.copy` between device buffers becomes `linalg.copy`, a kernel;
+    - `memref.get_global` (tensor constants) is copied to the device;
+    - device buffers nothing frees (returned ones, argument copies) are
+      freed before the return, after their host copies.
+
+    Non-contiguous values crossing a boundary go through a contiguous device
+    temporary. Unranked memrefs cross only as `memref.cast`s of ranked ones.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def GPUPrepareLinalg : Pass<"remat-gpu-prepare-linalg", "mlir::func::FuncOp"> {
+  let summary = "Reorder loops and parallelize full reductions for the GPU";
+  let description = [{
+    Runs on `linalg` ops on buffers before `convert-linalg-to-parallel-loops`,
+    so that every op gives the GPU parallel work:
+
+    - a `linalg.generic` whose parallel loops are not outermost (a bias
+      gradient `sum over n, h, w` is `[reduction, parallel, reduction,
+      reduction]`) is interchanged so they are; otherwise the leading
+      reduction would become a host loop launching one kernel per
+      iteration. The reduction loops keep their order, so each output
+      element is accumulated in the same order as before.
+    - an op whose loops are all reductions (a loss, a sum of squares) has no
+      parallel dimension at all. When it writes a 0-d buffer and its body is
+      `out = out + f(inputs)` (`arith.addf`), it becomes one block of
+      `block-size` threads: each thread sums a strided share of the
+      iteration space, the block combines the partial sums (`scf.reduce`,
+      then `gpu.all_reduce`), and thread 0 adds the total to the output. The
+      sum is reassociated (fp32 rounding differs from the sequential order).
+      Other full reductions stay sequential (a one-thread kernel).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads of a full-reduction block">,
+  ];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def GPUMapLoops : Pass<"remat-gpu-map-loops", "mlir::func::FuncOp"> {
+  let summary = "Map parallel loops to blocks and threads";
+  let description = [{
+    After `convert-linalg-to-parallel-loops` (and on device buffers): each
+    outermost `scf.parallel` without a mapping is tiled so that up to
+    `block-size` threads of a block cover its innermost dimensions
+    (`scf.tileParallelLoop`, bounds guarded by `scf.if`), and both loops get
+    `#gpu.loop_dim_map` attributes: innermost dimension to x (coalesced),
+    then y, z; block dimensions beyond three, or too large for y/z, run
+    sequentially in the kernel. Reduction dimensions stay sequential loops
+    inside each thread, so every output element has one writer.
+
+    Memory accesses left outside any parallel loop (a sequential loop nest
+    from an op with no parallel dimension, loads and stores with the pure
+    ops between them) are wrapped in a one-thread kernel. A loaded value the
+    host would need, a linalg op that was not converted, or an op on memrefs
+    without memory effects is an error that names the op: it has no GPU
+    lowering here. Existing `gpu.launch` ops are left alone.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Most threads per block">,
+  ];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def GPUEmulateOnCPU : Pass<"remat-gpu-emulate-on-cpu", "mlir::ModuleOp"> {
+  let summary = "Make mapped GPU IR run on the CPU (for testing)";
+  let description = [{
+    After `-remat-gpu-map-loops`: drops the loop mappings and replaces
+    `gpu.thread_id`/`gpu.block_id` with 0, so the mapped `scf.parallel` loops
+    run sequentially when lowered for the CPU (each thread of a block
+    reduction still contributes through `scf.reduce`). Device buffers and
+    copies stay `gpu.alloc`/`gpu.dealloc`/`gpu.memcpy`, for
+    libRematCudaEmulation, which serves them from host memory and counts
+    them as libRematCudaRuntime counts device memory.
+    `-remat-lower-to-gpu{emulate=true}` uses it so the host side, the buffer
+    plan, the copies, the loop mapping and the device peak can be checked on
+    a machine without a GPU. Kernels, NVVM and the CUDA driver are not
+    exercised.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def GPUMergeModules : Pass<"remat-gpu-merge-modules", "mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel; a training step
+    has hundreds, each its own binary and module load. This pass moves every
+    `gpu.func` into one `gpu.module` named `name` and rewrites the
+    `gpu.launch_func` symbols, so the step is one PTX/cubin.
+  }];
+  let options = [
+    Option<"moduleName", "name", "std::string", [{"remat_kernels"}],
+           "Name of the merged gpu.module">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def GPURewrite : Pass<"remat-gpu-rewrite", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Expand gpu.all_reduce and friends inside kernels";
+  let description = [{
+    Applies upstream's GPU rewrite patterns (`populateGpuRewritePatterns`:
+    `gpu.all_reduce` to warp shuffles and a workgroup buffer, global ids,
+    wide shuffles) to outlined kernels. MLIR 22 registers no pass for them
+    and `convert-gpu-to-nvvm` does not include them, so a block reduction
+    would otherwise fail to legalize. Before that, an all-reduce directly
+    in a single-block kernel (every thread reaches it: the block reductions
+    of `-remat-gpu-prepare-linalg`) is marked `uniform`, which the rewrite
+    requires; run it before `convert-scf-to-cf`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::index::IndexDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def GPUDumpBinary : Pass<"remat-gpu-dump-binary", "mlir::ModuleOp"> {
+  let summary = "Write the objects of every gpu.binary to a file";
+  let description = [{
+    After `gpu-module-to-binary`: writes the object of each `gpu.binary`
+    (PTX text with `format=isa`) to `file`, or to `file.<binary name>` when
+    the module holds several binaries, e.g. to check it with `ptxas`.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", [{""}], "Output path">,
+  ];
+}
+
+#endif // REMAT_PIPELINES_GPUPASSES_TD

@@ -1,0 +1,315 @@
+//===- GPUHostDevice.cpp - Device buffers, host function boundaries -------===//
+//
+// `-remat-gpu-host-device`: after bufferization and buffer planning, every
+// buffer a function computes moves to device memory and values cross
+// function boundaries (arguments, results, calls) in host memory with
+// explicit copies. The planner's frees keep their places, so the device holds
+// what the plan says and no more.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Pipelines/GPUPasses.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace remat {
+#define GEN_PASS_DEF_GPUHOSTDEVICE
+#include "remat/Pipelines/GPUPasses.h.inc"
+} // namespace remat
+
+using namespace mlir;
+
+namespace {
+
+/// The buffer `v` views (through views, casts and metadata extraction).
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+    } else if (auto cast = dyn_cast<memref::CastOp>(def)) {
+      v = cast.getSource();
+    } else if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      v = meta.getSource();
+    } else {
+      break;
+    }
+  }
+  return v;
+}
+
+/// The dynamic sizes of `v` (for an allocation of its shape).
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value v) {
+  SmallVector<Value> sizes;
+  auto type = cast<MemRefType>(v.getType());
+  for (auto [i, size] : llvm::enumerate(type.getShape()))
+    if (ShapedType::isDynamic(size))
+      sizes.push_back(memref::DimOp::create(b, loc, v, i));
+  return sizes;
+}
+
+/// `type` with an identity layout (the contiguous buffer of its shape).
+MemRefType contiguous(MemRefType type) {
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         MemRefLayoutAttrInterface(), type.getMemorySpace());
+}
+
+gpu::AllocOp deviceAlloc(OpBuilder &b, Location loc, MemRefType type,
+                         ValueRange sizes) {
+  return gpu::AllocOp::create(b, loc, type, /*asyncToken=*/Type(),
+                              /*asyncDependencies=*/ValueRange(), sizes,
+                              /*symbolOperands=*/ValueRange());
+}
+
+gpu::MemcpyOp memcpy(OpBuilder &b, Location loc, Value dst, Value src) {
+  return gpu::MemcpyOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(),
+                               dst, src);
+}
+
+struct GPUHostDevicePass
+    : public remat::impl::GPUHostDeviceBase<GPUHostDevicePass> {
+  void runOnOperation() override {
+    SymbolTableCollection symbols;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(process(func, symbols)))
+        return signalPassFailure();
+  }
+
+  LogicalResult process(func::FuncOp func, SymbolTableCollection &symbols);
+  FailureOr<Value> toHost(OpBuilder &b, Location loc, Value device,
+                          Operation *user);
+};
+
+/// Copies the ranked device memref `device` into a fresh host buffer of
+/// identity layout (through a contiguous device temporary if it is strided).
+FailureOr<Value> GPUHostDevicePass::toHost(OpBuilder &b, Location loc,
+                                           Value device, Operation *user) {
+  auto type = dyn_cast<MemRefType>(device.getType());
+  if (!type)
+    return user->emitError("cannot copy an unranked memref to the host "
+                           "unless it is a memref.cast of a ranked one"),
+           failure();
+  MemRefType hostType = contiguous(type);
+  SmallVector<Value> sizes = dynamicSizes(b, loc, device);
+  Value source = device;
+  Value temporary;
+  if (!type.getLayout().isIdentity()) {
+    temporary = deviceAlloc(b, loc, hostType, sizes).getMemref();
+    linalg::CopyOp::create(b, loc, device, temporary);
+    source = temporary;
+  }
+  Value host = memref::AllocOp::create(b, loc, hostType, sizes);
+  memcpy(b, loc, host, source);
+  if (temporary)
+    gpu::DeallocOp::create(b, loc, Type(), ValueRange(), temporary);
+  return host;
+}
+
+LogicalResult GPUHostDevicePass::process(func::FuncOp func,
+                                         SymbolTableCollection &symbols) {
+  MLIRContext *ctx = func.getContext();
+  OpBuilder b(ctx);
+  // Device allocations that are roots of buffers (freed later if nothing
+  // frees them), in the entry block only.
+  Block &entry = func.getBody().front();
+  SmallVector<Value> deviceRoots;
+
+  // 1. Buffers: memref.alloc/alloca/dealloc -> gpu.alloc/dealloc; constants
+  // (memref.get_global) get a device copy.
+  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    b.setInsertionPoint(op);
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      auto dev = deviceAlloc(b, op->getLoc(), alloc.getType(),
+                             alloc.getDynamicSizes());
+      dev->setAttrs(DictionaryAttr::get(ctx)); // Drops `alignment`.
+      alloc.replaceAllUsesWith(dev.getMemref());
+      alloc.erase();
+      if (dev->getBlock() == &entry)
+        deviceRoots.push_back(dev.getMemref());
+      return WalkResult::advance();
+    }
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      if (op->getBlock() != &entry)
+        return op->emitError("has no GPU lowering outside the entry block of "
+                             "a function (a device stack buffer)");
+      auto dev = deviceAlloc(b, op->getLoc(), alloca.getType(),
+                             alloca.getDynamicSizes());
+      alloca.replaceAllUsesWith(dev.getMemref());
+      alloca.erase();
+      deviceRoots.push_back(dev.getMemref());
+      return WalkResult::advance();
+    }
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      gpu::DeallocOp::create(b, op->getLoc(), Type(), ValueRange(),
+                             dealloc.getMemref());
+      dealloc.erase();
+      return WalkResult::advance();
+    }
+    if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+      if (op->getBlock() != &entry)
+        return op->emitError("tensor constants are copied to the device in "
+                             "the entry block only");
+      b.setInsertionPointAfter(op);
+      auto dev = deviceAlloc(b, op->getLoc(), global.getType(), {});
+      memcpy(b, op->getLoc(), dev.getMemref(), global.getResult());
+      global.getResult().replaceAllUsesExcept(dev.getMemref(),
+                                              dev->getNextNode());
+      deviceRoots.push_back(dev.getMemref());
+      return WalkResult::advance();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  // 2. Arguments: a device copy at entry replaces every use.
+  b.setInsertionPointToStart(&entry);
+  for (BlockArgument arg : func.getArguments()) {
+    if (arg.use_empty() || !isa<BaseMemRefType>(arg.getType()))
+      continue;
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || !type.getLayout().isIdentity())
+      return func.emitError() << "argument #" << arg.getArgNumber()
+                              << " of type " << arg.getType()
+                              << " cannot be copied to the device: function "
+                                 "boundaries need ranked memrefs with identity "
+                                 "layouts (bufferize with "
+                                 "function-boundary-type-conversion="
+                                 "identity-layout-map)";
+    Location loc = arg.getLoc();
+    SmallVector<Value> sizes = dynamicSizes(b, loc, arg);
+    auto dev = deviceAlloc(b, loc, type, sizes);
+    memcpy(b, loc, dev.getMemref(), arg);
+    SmallPtrSet<Operation *, 4> keep{dev, dev->getNextNode()};
+    for (Value size : sizes)
+      keep.insert(size.getDefiningOp());
+    arg.replaceAllUsesExcept(dev.getMemref(), keep);
+    deviceRoots.push_back(dev.getMemref());
+  }
+
+  // 3. Copies between device buffers are kernels.
+  func.walk([&](memref::CopyOp copy) {
+    b.setInsertionPoint(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  });
+
+  // 4. Calls: host copies of operands, device copies of results.
+  SmallVector<func::CallOp> calls;
+  func.walk([&](func::CallOp call) { calls.push_back(call); });
+  for (func::CallOp call : calls) {
+    Location loc = call.getLoc();
+    b.setInsertionPoint(call);
+    SmallVector<Value> hostCopies;
+    for (OpOperand &operand : call->getOpOperands()) {
+      Value v = operand.get();
+      if (!isa<BaseMemRefType>(v.getType()))
+        continue;
+      Value ranked = v;
+      auto unranked = v.getDefiningOp<memref::CastOp>();
+      bool isUnranked = isa<UnrankedMemRefType>(v.getType());
+      if (isUnranked && unranked)
+        ranked = unranked.getSource();
+      FailureOr<Value> host = toHost(b, loc, ranked, call);
+      if (failed(host))
+        return failure();
+      hostCopies.push_back(*host);
+      Value passed = *host;
+      if (passed.getType() != v.getType()) {
+        if (!memref::CastOp::areCastCompatible(passed.getType(), v.getType()))
+          return call.emitError()
+                 << "operand #" << operand.getOperandNumber() << " of type "
+                 << v.getType() << " cannot be passed as a host copy";
+        passed = memref::CastOp::create(b, loc, v.getType(), passed);
+      }
+      operand.set(passed);
+      if (unranked && unranked->use_empty())
+        unranked.erase();
+    }
+    // Device buffers freed right after the call died at their host copy.
+    for (Operation *next = call->getNextNode();
+         isa_and_nonnull<gpu::DeallocOp>(next);) {
+      Operation *dealloc = next;
+      next = next->getNextNode();
+      if (rootBuffer(dealloc->getOperand(0)).getDefiningOp() != call)
+        dealloc->moveBefore(call);
+    }
+    b.setInsertionPointAfter(call);
+    SmallVector<Operation *> erased; // After all insertions (the insertion
+                                     // point may be one of them).
+    bool calleeInModule = false;
+    if (auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr()))
+      calleeInModule = !callee.isExternal();
+    for (Value result : call.getResults()) {
+      if (!isa<BaseMemRefType>(result.getType()))
+        continue;
+      // Only freed (or unused): no device copy, free the host buffer.
+      if (llvm::all_of(result.getUsers(),
+                       [](Operation *u) { return isa<gpu::DeallocOp>(u); })) {
+        bool freed = !result.use_empty();
+        llvm::append_range(erased, result.getUsers());
+        if (freed || calleeInModule)
+          memref::DeallocOp::create(b, loc, result);
+        continue;
+      }
+      auto type = dyn_cast<MemRefType>(result.getType());
+      if (!type || !type.getLayout().isIdentity())
+        return call.emitError()
+               << "result of type " << result.getType()
+               << " cannot be copied to the device: calls need ranked "
+                  "memref results with identity layouts";
+      SmallVector<Value> sizes = dynamicSizes(b, loc, result);
+      auto dev = deviceAlloc(b, loc, type, sizes);
+      SmallPtrSet<Operation *, 4> keep{
+          dev, memcpy(b, loc, dev.getMemref(), result)};
+      for (Value size : sizes)
+        keep.insert(size.getDefiningOp());
+      // The callee made the host buffer for us (its return copy).
+      if (calleeInModule)
+        keep.insert(memref::DeallocOp::create(b, loc, result));
+      result.replaceAllUsesExcept(dev.getMemref(), keep);
+      if (dev->getBlock() == &entry)
+        deviceRoots.push_back(dev.getMemref());
+    }
+    for (Value host : hostCopies)
+      memref::DeallocOp::create(b, loc, host);
+    for (Operation *op : erased)
+      op->erase();
+  }
+
+  // 5. Returns: host copies of memref results, then free what nothing
+  // freed (entry-block device buffers: returned ones, argument copies).
+  llvm::DenseSet<Value> freed;
+  func.walk([&](gpu::DeallocOp d) { freed.insert(rootBuffer(d.getMemref())); });
+  SmallVector<func::ReturnOp> returns;
+  func.walk([&](func::ReturnOp r) { returns.push_back(r); });
+  for (func::ReturnOp ret : returns) {
+    b.setInsertionPoint(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      if (!isa<BaseMemRefType>(operand.get().getType()))
+        continue;
+      auto type = dyn_cast<MemRefType>(
+          func.getResultTypes()[operand.getOperandNumber()]);
+      if (!type || !type.getLayout().isIdentity())
+        return func.emitError()
+               << "result #" << operand.getOperandNumber() << " of type "
+               << func.getResultTypes()[operand.getOperandNumber()]
+               << " cannot be copied to the host: function boundaries need "
+                  "ranked memrefs with identity layouts";
+      FailureOr<Value> host = toHost(b, ret.getLoc(), operand.get(), ret);
+      if (failed(host))
+        return failure();
+      operand.set(*host);
+    }
+    for (Value root : deviceRoots)
+      if (!freed.contains(root))
+        gpu::DeallocOp::create(b, ret.getLoc(), Type(), ValueRange(), root);
+  }
+  return success();
+}
+
+} // namespace

@@ -1,0 +1,59 @@
+"""Analytic cost (FLOPs) of an ATen node, for ops emitted as remat.op.
+
+Same unit as the project's analytic model of linalg ops (iterations times
+body arithmetic: a multiply-add is 2), so remat.op nodes and linalg nodes
+of one function are comparable.  A measured cost table (--profile)
+overrides these numbers.
+"""
+
+import math
+
+
+def _shape(n):
+    tm = n.meta.get("tensor_meta") if hasattr(n, "meta") else None
+    if tm is not None and hasattr(tm, "shape"):
+        return list(tm.shape)
+    return None
+
+
+def flops(node, out_specs):
+    """Estimated FLOPs of one execution of `node`; out_specs: [(shape, elt)]."""
+    name = str(node.target)
+    out = sum(math.prod(s) for s, _ in out_specs) if out_specs else 0
+    args = node.args
+    try:
+        if name.startswith("aten.convolution.") or name.startswith("aten.convolution_backward."):
+            if name.startswith("aten.convolution_backward."):
+                y = _shape(args[0])
+                w = _shape(args[2])
+                mask = args[10]
+                passes = sum(1 for m in mask[:2] if m)
+            else:
+                y = out_specs[0][0]
+                w = _shape(args[1])
+                passes = 1
+            if y and w:
+                per = 2.0 * math.prod(y) * math.prod(w[1:])
+                return per * max(passes, 1) + (math.prod(y) if passes == 0 else 0)
+        if name.startswith(("aten.mm.", "aten.addmm.", "aten.bmm.")):
+            a = _shape(args[-2] if name.startswith("aten.addmm.") else args[0])
+            if a:
+                return 2.0 * out * a[-1]
+        if name.startswith("aten.native_batch_norm_backward") or \
+                name.startswith("aten.native_layer_norm_backward"):
+            return 10.0 * math.prod(_shape(args[1]) or [out])
+        if name.startswith(("aten.native_batch_norm.", "aten.native_layer_norm.")):
+            return 6.0 * math.prod(_shape(args[0]) or [out])
+        if name.startswith(("aten.sum.", "aten.mean.", "aten._softmax", "aten._log_softmax",
+                            "aten.nll_loss")):
+            x = _shape(args[0])
+            if x:
+                return float(3 * math.prod(x))
+        if "pool" in name:
+            x = _shape(args[0])
+            k = args[1] if len(args) > 1 and isinstance(args[1], (list, tuple)) else [1]
+            kk = math.prod(k) if len(k) > 1 else (k[0] ** 2 if k else 1)
+            return float(max(out, math.prod(x) if x else 0) * max(kk, 1))
+    except (TypeError, IndexError, AttributeError):
+        pass
+    return float(max(out, 1))

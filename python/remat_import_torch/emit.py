@@ -1,0 +1,1493 @@
+"""ATen joint graph -> one func.func on tensors (linalg/tensor/arith/math).
+
+Each FX node of the joint graph becomes the ops that compute it, named
+after the node (loc("convolution_3"); helper ops of the same node get a
+suffix: loc("convolution_3.pad")).  Aliases (detach, clone, getitem) bind
+to the value they alias; transposes are materialized lazily (a transpose of
+a transpose is the original; a matrix product reads a transposed operand
+through its indexing map); reshapes are tensor views.
+
+Supported ops are executable (see SUPPORTED, docs/importer.md); every other
+op becomes `remat.op "aten.xxx"` with its shapes and an estimated cost, so the
+function still plans but cannot be lowered.  In planning-only mode every
+op is a remat.op (one planner node per ATen op, views aliasing their input).
+"""
+
+import math
+from collections import Counter, OrderedDict
+
+import torch
+
+from .mlir import Func, V, amap, dims, identity_map, tensor_type, ELT, float_text
+from . import cost as costmod
+
+NEG_INF = float("-inf")
+
+# Ops that only alias their first argument.
+ALIASES = {"aten.detach.default", "aten.alias.default", "aten.clone.default",
+           "aten.lift_fresh_copy.default", "aten.contiguous.default"}
+# Views: no storage of their own (planning-only mode aliases them).
+VIEWS = {"aten.view.default", "aten._reshape_alias.default", "aten._unsafe_view.default",
+         "aten.reshape.default", "aten.t.default", "aten.transpose.int",
+         "aten.permute.default", "aten.expand.default", "aten.slice.Tensor",
+         "aten.select.int", "aten.squeeze.dim", "aten.unsqueeze.default",
+         "aten.squeeze.default", "aten.split.Tensor", "aten.split_with_sizes.default",
+         "aten.unbind.int"}
+# In-place ops: their result replaces the mutated first argument.
+RANDOM = {"aten.bernoulli_.float", "aten.bernoulli.p", "aten.bernoulli.default",
+          "aten.randn.default", "aten.rand.default", "aten.rand_like.default",
+          "aten.randn_like.default", "aten.uniform_.default", "aten.normal_.default",
+          "aten.native_dropout.default"}
+
+
+class Unsupported(Exception):
+    pass
+
+
+def elt_of(dtype):
+    return ELT[str(dtype).replace("torch.", "")]
+
+
+def meta_shape(node):
+    tm = node.meta.get("tensor_meta")
+    if tm is not None and hasattr(tm, "shape"):
+        return list(tm.shape), elt_of(tm.dtype)
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        return list(val.shape), elt_of(val.dtype)
+    return None
+
+
+def tuple_shapes(node):
+    """{index: (shape, elt)} of a tuple-valued node, from its getitem users."""
+    out = {}
+    for u in node.users:
+        if u.op == "call_function" and getattr(u.target, "__name__", "") == "getitem":
+            ms = meta_shape(u)
+            if ms:
+                out[u.args[1]] = ms
+    return out
+
+
+def pair(v, default=None):
+    if v is None or (isinstance(v, (list, tuple)) and len(v) == 0):
+        return default
+    if isinstance(v, int):
+        return [v, v]
+    v = list(v)
+    return v * 2 if len(v) == 1 else v
+
+
+class LazyEmpty:
+    """An uninitialized tensor (empty_like), materialized on first read."""
+
+    def __init__(self, name, spec):
+        self.name, self.shape, self.elt = name, spec[0], spec[1]
+        self.done = None
+
+
+class Perm:
+    """A lazily materialized permutation of another node's value."""
+
+    def __init__(self, src, perm):
+        self.src, self.perm = src, list(perm)
+        self.done = None
+
+
+class Emitter:
+    def __init__(self, joint, name="step", planning_only=False, strict=False, probes=()):
+        self.j = joint
+        self.f = Func(name)
+        self.planning_only = planning_only
+        self.strict = strict
+        self.vals = {}
+        self.unsupported = Counter()
+        self.planner_nodes = []     # fx node names of planner nodes, in order (planning-only)
+        self.seed = 0
+        self.loc_work = {}          # loc -> analytic work (profile splits time by it)
+        self.probes = list(probes)  # fx node names returned as extra results (debugging)
+        self.arg_primals = []       # Primal of every argument, in order
+        self.result_primals = []    # Primal of every gradient result, in order
+
+    # ------------------------------------------------------------------
+    # Driver
+    # ------------------------------------------------------------------
+    def run(self):
+        j = self.j
+        # Arguments: inputs first, then parameters (corpus convention);
+        # buffers only when an emitted op reads them (lazily).
+        self.primal_of = {p.node: p for p in j.primals}
+        for p in [p for p in j.primals if p.kind == "input"] + \
+                 [p for p in j.primals if p.kind == "param"]:
+            self._make_arg(p)
+        tshape, telt = meta_shape(j.tangent) or ([], "f32")
+        t = self.f.value("tangent", tshape, telt)
+        self.f.const_lines.append(
+            "  %s = arith.constant dense<1.0> : %s loc(\"tangent\")" % (t.ssa, t.ty))
+        self.vals[j.tangent] = t
+
+        for node in j.graph_module.graph.nodes:
+            if node.op != "call_function":
+                continue
+            if not self._needed(node):
+                continue
+            self._emit(node)
+
+        loss = self.get(j.loss)
+        if loss.shape != []:
+            raise Unsupported("the loss is not a scalar: %s" % loss.ty)
+        self.f.results.append((loss, "remat.loss"))
+        for p, g in zip(j.primals, j.grads):
+            if p.kind != "param" or g is None:
+                continue
+            gv = self.get(g)
+            if gv.shape != p.shape:
+                gv = self._fix_result(g, gv, p.shape)
+            self.f.results.append((gv, None))
+            self.result_primals.append(p)
+        nodes = {n.name: n for n in j.graph_module.graph.nodes}
+        for name in self.probes:
+            if name not in nodes or nodes[name] not in self.vals:
+                raise Unsupported("no value for probe %s" % name)
+            self.f.results.append((self.get(nodes[name]), None))
+        return self
+
+    def _needed(self, node):
+        """Whether a node contributes to the loss or a parameter gradient."""
+        if not hasattr(self, "_live"):
+            live = set()
+            roots = [self.j.loss] + [g for p, g in zip(self.j.primals, self.j.grads)
+                                     if g is not None and p.kind == "param"]
+            roots += [n for n in self.j.graph_module.graph.nodes if n.name in self.probes]
+            stack = list(roots)
+            while stack:
+                n = stack.pop()
+                if n in live or not hasattr(n, "op"):
+                    continue
+                live.add(n)
+                stack.extend(n.all_input_nodes)
+            self._live = live
+        return node in self._live
+
+    def _make_arg(self, p):
+        base = p.name.replace(".", "_") if p.kind != "input" else p.name
+        v = self.f.arg(base, p.shape, elt_of(p.dtype))
+        self.vals[p.node] = v
+        self.arg_primals.append(p)
+        return v
+
+    def _fix_result(self, g, gv, shape):
+        # Only planning-only mode aliases views; give the result its real type.
+        if self.planning_only:
+            return self._opaque(g.name + ".result", "aten.view", [gv], [(shape, gv.elt)])[0]
+        raise Unsupported("gradient %s has shape %s, expected %s" % (g.name, gv.shape, shape))
+
+    # ------------------------------------------------------------------
+    # Values
+    # ------------------------------------------------------------------
+    def get(self, n):
+        if isinstance(n, (list, tuple)):
+            return [self.get(x) for x in n]
+        if not hasattr(n, "op"):
+            return n
+        if n not in self.vals:
+            if n.op == "placeholder" and n in self.primal_of:
+                return self._make_arg(self.primal_of[n])
+            raise Unsupported("value %s used before definition" % n.name)
+        v = self.vals[n]
+        if isinstance(v, Perm):
+            return self._materialize(n, v)
+        if isinstance(v, LazyEmpty):
+            if v.done is None:
+                v.done = self.f.empty(v.name, v.shape, v.name, v.elt)
+            return v.done
+        return v
+
+    def _shape_of(self, n):
+        """(shape, elt) of a node's value without materializing it."""
+        v = self.vals.get(n)
+        if isinstance(v, (V, LazyEmpty)):
+            return v.shape, v.elt
+        ms = meta_shape(n)
+        if ms:
+            return ms
+        g = self.get(n)
+        return g.shape, g.elt
+
+    def _materialize(self, n, p):
+        if p.done is None:
+            src = self.get(p.src)
+            if p.perm == list(range(len(p.perm))):
+                p.done = src
+            else:
+                p.done = self.transpose(n.name, src, p.perm)
+        return p.done
+
+    def operand_perm(self, n):
+        """(V, perm or None): a permuted value without materializing it."""
+        v = self.vals.get(n) if hasattr(n, "op") else None
+        if isinstance(v, Perm) and v.done is None:
+            return self.get(v.src), v.perm
+        return self.get(n), None
+
+    # ------------------------------------------------------------------
+    # Dispatch
+    # ------------------------------------------------------------------
+    def _emit(self, node):
+        target = node.target
+        name = str(target)
+        if getattr(target, "__name__", "") == "getitem":
+            src = self.vals[node.args[0]]
+            self.vals[node] = src[node.args[1]]
+            return
+        if name in ALIASES:
+            a = node.args[0]
+            self.vals[node] = self.vals[a] if a in self.vals else self.get(a)
+            return
+        if self.planning_only:
+            self._emit_planning(node, name)
+            return
+        key = name.replace("aten.", "").replace(".", "__")
+        fn = getattr(self, "op_" + key, None)
+        if fn is not None:
+            try:
+                self.vals[node] = fn(node, *node.args, **node.kwargs)
+                return
+            except Unsupported as e:
+                if self.strict:
+                    raise
+                self._note_unsupported(name, str(e))
+        else:
+            if self.strict:
+                raise Unsupported("unsupported ATen op %s (node %s)" % (name, node.name))
+            self._note_unsupported(name, None)
+        self.vals[node] = self._generic_node(node, name)
+
+    def _note_unsupported(self, name, why):
+        self.unsupported[name + ((" (" + why + ")") if why else "")] += 1
+
+    # ------------------------------------------------------------------
+    # remat.op (planning-only ops)
+    # ------------------------------------------------------------------
+    def _result_specs(self, node):
+        ms = meta_shape(node)
+        if ms:
+            return [ms], False
+        ts = tuple_shapes(node)
+        if not ts:
+            raise Unsupported("no shape for %s" % node.name)
+        n = max(ts) + 1
+        return [ts.get(i) for i in range(n)], True
+
+    def _tensor_inputs(self, node):
+        ins = []
+        for a in node.args + tuple(node.kwargs.values()):
+            for x in (a if isinstance(a, (list, tuple)) else [a]):
+                if hasattr(x, "op"):
+                    p = self.primal_of.get(x)
+                    if p is not None and p.kind == "buffer":
+                        continue  # running statistics: not a data dependency
+                    v = self.get(x)
+                    if isinstance(v, V) and v not in ins:
+                        ins.append(v)
+        return ins
+
+    def _opaque(self, loc, opname, ins, specs, random=False, time=None):
+        outs = [self.f.value(loc, s, e) for s, e in specs]
+        nbytes = sum(o.nbytes for o in outs)
+        if time is None:
+            time = float(sum(o.numel for o in outs))
+        attrs = "cost = #remat.cost<time = %s, bytes = %d>%s" % (
+            float_text(max(time, 0.0)).replace("inf", "0.0"), nbytes,
+            ", random" if random else "")
+        self.f.op(outs, 'remat.op "%s"(%s) {%s} : (%s) -> (%s)'
+                  % (opname, ", ".join(v.ssa for v in ins), attrs,
+                     ", ".join(v.ty for v in ins), ", ".join(o.ty for o in outs)), loc)
+        self.loc_work[loc] = time
+        self.planner_nodes.append(loc)
+        return outs
+
+    def _generic_node(self, node, name):
+        specs, is_tuple = self._result_specs(node)
+        present = [(i, s) for i, s in enumerate(specs) if s is not None]
+        ins = self._tensor_inputs(node)
+        opname = name.rsplit(".", 1)[0] if name.endswith((".default", ".Tensor", ".int", ".Scalar")) else name
+        outs = self._opaque(node.name, opname, ins, [s for _, s in present],
+                            random=name in RANDOM or "bernoulli" in name or "rand" in name,
+                            time=costmod.flops(node, [s for _, s in present]))
+        if not is_tuple:
+            return outs[0]
+        res = [None] * len(specs)
+        for (i, _), o in zip(present, outs):
+            res[i] = o
+        return tuple(res)
+
+    def _emit_planning(self, node, name):
+        if name in VIEWS:
+            src = self.vals[node.args[0]]
+            if name in ("aten.split.Tensor", "aten.split_with_sizes.default", "aten.unbind.int"):
+                n = len(tuple_shapes(node)) or 1
+                self.vals[node] = tuple([self.get(node.args[0])] * max(n, max(tuple_shapes(node) or [0]) + 1))
+            else:
+                self.vals[node] = self.get(node.args[0]) if not isinstance(src, V) else src
+            return
+        self.vals[node] = self._generic_node(node, name)
+
+    # ------------------------------------------------------------------
+    # Building blocks
+    # ------------------------------------------------------------------
+    def _work(self, loc, w):
+        self.loc_work[loc] = self.loc_work.get(loc, 0.0) + float(w)
+
+    def bcast_map(self, v, out_shape):
+        """Indexing map reading v broadcast (numpy rules) to out_shape."""
+        r = len(out_shape)
+        k = r - v.rank
+        res = []
+        for i, d in enumerate(v.shape):
+            od = out_shape[k + i]
+            res.append("0" if (d == 1 and od != 1) else "d%d" % (k + i))
+        return amap(r, res)
+
+    def ewise(self, loc, base, ins, body, out_shape=None, elt="f32", attrs=None):
+        """Elementwise generic over out_shape; `ins` are V (broadcast) or
+        Python scalars (constants in the body); body(b, args) -> value."""
+        tins = [x for x in ins if isinstance(x, V)]
+        if out_shape is None:
+            out_shape = list(torch.broadcast_shapes(*[tuple(x.shape) for x in tins]))
+        out_shape = [int(d) for d in out_shape]
+        r = len(out_shape)
+        e = self.f.empty(base, out_shape, loc, elt)
+        maps = [self.bcast_map(x, out_shape) for x in tins] + [identity_map(r)]
+
+        def fn(b, a, o):
+            it = iter(a)
+            args = []
+            for x in ins:
+                if isinstance(x, V):
+                    args.append(next(it))
+                else:
+                    args.append(b.cf(float(x)))
+            return body(b, args)
+        self._work(loc, math.prod(out_shape) * max(1, len(tins)))
+        return self.f.generic(base, loc, tins, [e], maps, ["parallel"] * r, fn, attrs=attrs)
+
+    def reduce(self, loc, base, ins, out_dims, body, init=0.0, extra_maps=None):
+        """Reduction generic over the domain of ins[0]: keeps `out_dims` (a
+        sorted list of dims of ins[0]); other ins are broadcast-read with
+        maps given in extra_maps (or their own broadcasting against ins[0]).
+        body(b, args, acc) -> new acc."""
+        x = ins[0]
+        r = x.rank
+        out_shape = [x.shape[d] for d in out_dims]
+        z = self.f.filled(base, out_shape, loc, init)
+        maps = [identity_map(r)]
+        for i, v in enumerate(ins[1:]):
+            if extra_maps and extra_maps[i] is not None:
+                maps.append(extra_maps[i])
+            else:
+                maps.append(self.bcast_map(v, x.shape))
+        maps.append(amap(r, ["d%d" % d for d in out_dims]))
+        iters = ["parallel" if d in out_dims else "reduction" for d in range(r)]
+        self._work(loc, x.numel * len(ins))
+        return self.f.generic(base, loc, ins, [z], maps, iters,
+                              lambda b, a, o: body(b, a, o[0]))
+
+    def channel_map(self, rank, ch=1):
+        """Reads a [C] tensor along dim ch of a rank-`rank` domain."""
+        return amap(rank, ["d%d" % ch])
+
+    def reshape(self, loc, base, v, shape):
+        shape = [int(s) for s in shape]
+        if -1 in shape:
+            known = math.prod([s for s in shape if s != -1])
+            shape[shape.index(-1)] = v.numel // max(known, 1)
+        if shape == v.shape:
+            return v
+        if math.prod(shape) != v.numel:
+            raise Unsupported("reshape %s to %s" % (v.shape, shape))
+        if v.rank > 0 and len(shape) < v.rank:
+            re = self._reassoc(v.shape, shape)
+            if re is not None:
+                return self._collapse(loc, base, v, shape, re)
+        if len(shape) > v.rank:
+            re = self._reassoc(shape, v.shape)
+            if re is not None:
+                return self._expand(loc, base, v, shape, re)
+        # General: collapse to 1-D, then expand.
+        flat = self._collapse(loc, base + "_flat", v, [v.numel], [list(range(v.rank))]) \
+            if v.rank != 1 else v
+        if len(shape) == 1:
+            return flat
+        return self._expand(loc, base, flat, shape, [list(range(len(shape)))])
+
+    @staticmethod
+    def _reassoc(big, small):
+        """Groups of consecutive dims of `big` whose products give `small`."""
+        if not small:
+            return [] if math.prod(big) == 1 else None
+        groups, i = [], 0
+        for s in small:
+            g, p = [], 1
+            while i < len(big) and (not g or p < s):
+                p *= big[i]
+                g.append(i)
+                i += 1
+            if p != s:
+                return None
+            groups.append(g)
+        while i < len(big) and big[i] == 1:
+            groups[-1].append(i)
+            i += 1
+        return groups if i == len(big) else None
+
+    def _collapse(self, loc, base, v, shape, re):
+        r = self.f.value(base, shape, v.elt)
+        return self.f.op([r], "tensor.collapse_shape %s [%s] : %s into %s" % (
+            v.ssa, ", ".join("[%s]" % ", ".join(map(str, g)) for g in re), v.ty, r.ty), loc)
+
+    def _expand(self, loc, base, v, shape, re):
+        r = self.f.value(base, shape, v.elt)
+        return self.f.op([r], "tensor.expand_shape %s [%s] output_shape [%s] : %s into %s" % (
+            v.ssa, ", ".join("[%s]" % ", ".join(map(str, g)) for g in re),
+            ", ".join(map(str, shape)), v.ty, r.ty), loc)
+
+    def transpose(self, loc, v, perm):
+        shape = [v.shape[p] for p in perm]
+        e = self.f.empty(loc, shape, loc, v.elt)
+        r = self.f.value(loc, shape, v.elt)
+        self._work(loc, v.numel)
+        return self.f.op([r], "linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [%s]"
+                         % (v.ssa, v.ty, e.ssa, e.ty, ", ".join(map(str, perm))), loc)
+
+    def pad(self, loc, base, v, lows, highs, value=0.0, strides=None):
+        """v placed into a `value`-filled tensor: low/high padding of the
+        trailing len(lows) dims, optional interior strides (dilation)."""
+        k = len(lows)
+        lead = v.rank - k
+        strides = strides or [1] * k
+        inner = [(v.shape[lead + i] - 1) * strides[i] + 1 for i in range(k)]
+        shape = v.shape[:lead] + [lows[i] + inner[i] + highs[i] for i in range(k)]
+        if shape == v.shape:
+            return v
+        z = self.f.filled(base, shape, loc, value, v.elt)
+        r = self.f.value(base, shape, v.elt)
+        offs = [0] * lead + list(lows)
+        st = [1] * lead + list(strides)
+        self._work(loc, v.numel)
+        return self.f.op([r], "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
+            v.ssa, z.ssa, ", ".join(map(str, offs)), ", ".join(map(str, v.shape)),
+            ", ".join(map(str, st)), v.ty, r.ty), loc)
+
+    def extract(self, loc, base, v, offs, sizes, strides, shape=None):
+        shape = shape if shape is not None else sizes
+        r = self.f.value(base, shape, v.elt)
+        return self.f.op([r], "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+            v.ssa, ", ".join(map(str, offs)), ", ".join(map(str, sizes)),
+            ", ".join(map(str, strides)), v.ty, r.ty), loc)
+
+    def insert(self, loc, base, src, dst, offs, sizes, strides):
+        r = self.f.value(base, dst.shape, dst.elt)
+        self._work(loc, src.numel)
+        return self.f.op([r], "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
+            src.ssa, dst.ssa, ", ".join(map(str, offs)), ", ".join(map(str, sizes)),
+            ", ".join(map(str, strides)), src.ty, dst.ty), loc)
+
+    def matmul(self, loc, base, a_node, b_node, init, batch=False):
+        """init + a @ b (2-D, or batched 3-D); transposed operands are read
+        through the indexing map instead of being materialized."""
+        a, pa = self.operand_perm(a_node)
+        b, pb = self.operand_perm(b_node)
+        r = 3 if batch else 2
+        swap = list(range(r - 2)) + [r - 1, r - 2]
+        ta = pa == swap
+        tb = pb == swap
+        if pa is not None and not ta:
+            a, ta = self.get(a_node), False
+        if pb is not None and not tb:
+            b, tb = self.get(b_node), False
+        bd = ["d0"] if batch else []
+        i, jj, k = ("d1", "d2", "d3") if batch else ("d0", "d1", "d2")
+        n = 4 if batch else 3
+        am = amap(n, bd + ([k, i] if ta else [i, k]))
+        bm = amap(n, bd + ([jj, k] if tb else [k, jj]))
+        om = amap(n, bd + [i, jj])
+        m_ = a.shape[-1] if ta else a.shape[-2]
+        k_ = a.shape[-2] if ta else a.shape[-1]
+        n_ = b.shape[-2] if tb else b.shape[-1]
+        self._work(loc, 2.0 * m_ * n_ * k_ * (a.shape[0] if batch else 1))
+        if not ta and not tb:
+            r_ = self.f.value(base, init.shape)
+            opn = "linalg.batch_matmul" if batch else "linalg.matmul"
+            return self.f.op([r_], "%s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+                opn, a.ssa, b.ssa, a.ty, b.ty, init.ssa, init.ty, r_.ty), loc)
+        iters = (["parallel"] if batch else []) + ["parallel", "parallel", "reduction"]
+        return self.f.generic(base, loc, [a, b], [init], [am, bm, om], iters,
+                              lambda bb, x, o: [bb.add(o[0], bb.mul(x[0], x[1]))])
+
+    # ------------------------------------------------------------------
+    # Elementwise ops
+    # ------------------------------------------------------------------
+    def _binary(self, node, a, b, fn):
+        ins = [self.get(a), self.get(b)]
+        if any(isinstance(x, V) and x.elt != "f32" for x in ins):
+            raise Unsupported("non-f32 operands")
+        out = meta_shape(node)
+        return self.ewise(node.name, node.name, ins, lambda bb, x: fn(bb, x[0], x[1]),
+                          out_shape=out[0] if out else None)
+
+    def op_add__Tensor(self, node, a, b, alpha=1):
+        if alpha != 1:
+            return self._binary(node, a, b, lambda bb, x, y: bb.add(x, bb.mul(y, bb.cf(alpha))))
+        return self._binary(node, a, b, lambda bb, x, y: bb.add(x, y))
+
+    op_add__Scalar = op_add__Tensor
+
+    def op_sub__Tensor(self, node, a, b, alpha=1):
+        if alpha != 1:
+            return self._binary(node, a, b, lambda bb, x, y: bb.sub(x, bb.mul(y, bb.cf(alpha))))
+        return self._binary(node, a, b, lambda bb, x, y: bb.sub(x, y))
+
+    op_sub__Scalar = op_sub__Tensor
+
+    def op_rsub__Scalar(self, node, a, b, alpha=1):
+        return self._binary(node, a, b, lambda bb, x, y: bb.sub(y, bb.mul(x, bb.cf(alpha))))
+
+    def op_mul__Tensor(self, node, a, b):
+        return self._binary(node, a, b, lambda bb, x, y: bb.mul(x, y))
+
+    op_mul__Scalar = op_mul__Tensor
+
+    def op_div__Tensor(self, node, a, b):
+        return self._binary(node, a, b, lambda bb, x, y: bb.div(x, y))
+
+    op_div__Scalar = op_div__Tensor
+
+    def op_neg__default(self, node, a):
+        return self.ewise(node.name, node.name, [self.get(a)],
+                          lambda bb, x: bb.un("arith.negf", x[0]))
+
+    def op_relu__default(self, node, a):
+        return self.ewise(node.name, node.name, [self.get(a)],
+                          lambda bb, x: bb.bin("arith.maximumf", x[0], bb.cf(0.0)))
+
+    def op_threshold_backward__default(self, node, g, x, threshold):
+        def body(bb, a):
+            keep = bb.cmpf("ogt", a[1], bb.cf(float(threshold)))
+            return bb.select(keep, a[0], bb.cf(0.0))
+        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
+
+    def op_hardtanh__default(self, node, x, lo=-1.0, hi=1.0):
+        def body(bb, a):
+            return bb.bin("arith.minimumf", bb.bin("arith.maximumf", a[0], bb.cf(lo)), bb.cf(hi))
+        return self.ewise(node.name, node.name, [self.get(x)], body)
+
+    def op_hardtanh_backward__default(self, node, g, x, lo, hi):
+        def body(bb, a):
+            in_lo = bb.cmpf("ogt", a[1], bb.cf(lo))
+            in_hi = bb.cmpf("olt", a[1], bb.cf(hi))
+            return bb.select(bb.andi(in_lo, in_hi), a[0], bb.cf(0.0))
+        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
+
+    def op_leaky_relu__default(self, node, x, slope=0.01):
+        def body(bb, a):
+            pos = bb.cmpf("ogt", a[0], bb.cf(0.0))
+            return bb.select(pos, a[0], bb.mul(a[0], bb.cf(float(slope))))
+        return self.ewise(node.name, node.name, [self.get(x)], body)
+
+    def op_leaky_relu_backward__default(self, node, g, x, slope, self_is_result):
+        def body(bb, a):
+            pos = bb.cmpf("ogt", a[1], bb.cf(0.0))
+            return bb.select(pos, a[0], bb.mul(a[0], bb.cf(float(slope))))
+        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
+
+    def op_sigmoid__default(self, node, x):
+        def body(bb, a):
+            e = bb.un("math.exp", bb.un("arith.negf", a[0]))
+            return bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), e))
+        return self.ewise(node.name, node.name, [self.get(x)], body)
+
+    def op_sigmoid_backward__default(self, node, g, y):
+        def body(bb, a):
+            return bb.mul(a[0], bb.mul(a[1], bb.sub(bb.cf(1.0), a[1])))
+        return self.ewise(node.name, node.name, [self.get(g), self.get(y)], body)
+
+    def op_tanh__default(self, node, x):
+        return self.ewise(node.name, node.name, [self.get(x)],
+                          lambda bb, a: bb.un("math.tanh", a[0]))
+
+    def op_tanh_backward__default(self, node, g, y):
+        def body(bb, a):
+            return bb.mul(a[0], bb.sub(bb.cf(1.0), bb.mul(a[1], a[1])))
+        return self.ewise(node.name, node.name, [self.get(g), self.get(y)], body)
+
+    @staticmethod
+    def _erf(bb, x):
+        """erf(x), Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): arith and
+        math.exp only, since math.erf has no lowering to LLVM."""
+        ax = bb.un("math.absf", x)
+        t = bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), bb.mul(ax, bb.cf(0.3275911))))
+        poly = bb.cf(1.061405429)
+        for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+            poly = bb.add(bb.mul(poly, t), bb.cf(c))
+        poly = bb.mul(poly, t)
+        e = bb.un("math.exp", bb.un("arith.negf", bb.mul(ax, ax)))
+        y = bb.sub(bb.cf(1.0), bb.mul(poly, e))
+        return bb.emit("math.copysign %s, %s : f32" % (y, x))
+
+    def op_gelu__default(self, node, x, approximate="none"):
+        if approximate != "none":
+            raise Unsupported("gelu approximate=%s" % approximate)
+
+        def body(bb, a):
+            e = self._erf(bb, bb.mul(a[0], bb.cf(0.7071067811865476)))
+            return bb.mul(bb.mul(a[0], bb.cf(0.5)), bb.add(e, bb.cf(1.0)))
+        return self.ewise(node.name, node.name, [self.get(x)], body)
+
+    def op_gelu_backward__default(self, node, g, x, approximate="none"):
+        if approximate != "none":
+            raise Unsupported("gelu approximate=%s" % approximate)
+
+        def body(bb, a):
+            xv = a[1]
+            cdf = bb.mul(bb.cf(0.5), bb.add(bb.cf(1.0), self._erf(bb, bb.mul(xv, bb.cf(0.7071067811865476)))))
+            pdf = bb.mul(bb.cf(0.3989422804014327),
+                         bb.un("math.exp", bb.mul(bb.mul(xv, xv), bb.cf(-0.5))))
+            return bb.mul(a[0], bb.add(cdf, bb.mul(xv, pdf)))
+        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
+
+    # ------------------------------------------------------------------
+    # Shapes and views
+    # ------------------------------------------------------------------
+    def _view(self, node, x, shape):
+        return self.reshape(node.name, node.name, self.get(x), list(shape))
+
+    def op_view__default(self, node, x, shape):
+        return self._view(node, x, shape)
+
+    op_reshape__default = op_view__default
+    op__unsafe_view__default = op_view__default
+
+    def op__reshape_alias__default(self, node, x, shape, stride):
+        return self._view(node, x, shape)
+
+    def op_squeeze__dim(self, node, x, dim):
+        return self._view(node, x, meta_shape(node)[0])
+
+    op_squeeze__default = op_squeeze__dim
+
+    def op_unsqueeze__default(self, node, x, dim):
+        return self._view(node, x, meta_shape(node)[0])
+
+    def _perm(self, node, x, perm):
+        src = self.vals[x] if hasattr(x, "op") else None
+        if isinstance(src, Perm) and src.done is None:
+            return Perm(src.src, [src.perm[p] for p in perm])
+        return Perm(x, perm)
+
+    def op_t__default(self, node, x):
+        r = len(meta_shape(node)[0])
+        return self._perm(node, x, [1, 0] if r == 2 else list(range(r)))
+
+    def op_transpose__int(self, node, x, d0, d1):
+        r = len(meta_shape(node)[0])
+        p = list(range(r))
+        d0, d1 = d0 % r, d1 % r
+        p[d0], p[d1] = p[d1], p[d0]
+        return self._perm(node, x, p)
+
+    def op_permute__default(self, node, x, perm):
+        r = len(perm)
+        return self._perm(node, x, [p % r for p in perm])
+
+    def op_expand__default(self, node, x, sizes, implicit=False):
+        v = self.get(x)
+        out = meta_shape(node)[0]
+        if out == v.shape:
+            return v
+        return self.ewise(node.name, node.name, [v], lambda bb, a: a[0], out_shape=out,
+                          elt=v.elt)
+
+    def op_slice__Tensor(self, node, x, dim=0, start=None, end=None, step=1):
+        v = self.get(x)
+        dim %= v.rank
+        n = v.shape[dim]
+        start = 0 if start is None else (start + n if start < 0 else min(start, n))
+        end = n if end is None else (end + n if end < 0 else min(end, n))
+        size = max(0, (end - start + step - 1) // step)
+        if start == 0 and size == n and step == 1:
+            return v
+        offs = [0] * v.rank
+        offs[dim] = start
+        sizes = list(v.shape)
+        sizes[dim] = size
+        st = [1] * v.rank
+        st[dim] = step
+        return self.extract(node.name, node.name, v, offs, sizes, st)
+
+    def op_select__int(self, node, x, dim, index):
+        v = self.get(x)
+        dim %= v.rank
+        index %= v.shape[dim]
+        offs = [0] * v.rank
+        offs[dim] = index
+        sizes = list(v.shape)
+        sizes[dim] = 1
+        shape = v.shape[:dim] + v.shape[dim + 1:]
+        return self.extract(node.name, node.name, v, offs, sizes, [1] * v.rank, shape)
+
+    def op_split__Tensor(self, node, x, size, dim=0):
+        v = self.get(x)
+        dim %= v.rank
+        n = v.shape[dim]
+        sizes = [min(size, n - s) for s in range(0, n, size)]
+        return self._split(node, v, sizes, dim)
+
+    def op_split_with_sizes__default(self, node, x, sizes, dim=0):
+        v = self.get(x)
+        return self._split(node, v, sizes, dim % v.rank)
+
+    def _split(self, node, v, sizes, dim):
+        outs, off = [], 0
+        used = tuple_shapes(node)
+        for i, s in enumerate(sizes):
+            if i in used:
+                offs = [0] * v.rank
+                offs[dim] = off
+                sz = list(v.shape)
+                sz[dim] = s
+                outs.append(self.extract(node.name, "%s_%d" % (node.name, i), v, offs, sz,
+                                         [1] * v.rank))
+            else:
+                outs.append(None)
+            off += s
+        return tuple(outs)
+
+    def op_cat__default(self, node, xs, dim=0):
+        vs = [self.get(x) for x in xs]
+        vs = [v for v in vs if v.numel > 0]
+        dim %= vs[0].rank
+        shape = list(vs[0].shape)
+        shape[dim] = sum(v.shape[dim] for v in vs)
+        acc = self.f.empty(node.name, shape, node.name, vs[0].elt)
+        off = 0
+        for i, v in enumerate(vs):
+            offs = [0] * v.rank
+            offs[dim] = off
+            last = i == len(vs) - 1
+            acc = self.insert(node.name if last else "%s.%d" % (node.name, i),
+                              node.name if last else "%s_p%d" % (node.name, i),
+                              v, acc, offs, v.shape, [1] * v.rank)
+            off += v.shape[dim]
+        return acc
+
+    def op_slice_backward__default(self, node, g, input_sizes, dim, start, end, step):
+        gv = self.get(g)
+        dim %= len(input_sizes)
+        n = input_sizes[dim]
+        start = start + n if start < 0 else min(start, n)
+        z = self.f.filled(node.name, list(input_sizes), node.name)
+        offs = [0] * gv.rank
+        offs[dim] = start
+        st = [1] * gv.rank
+        st[dim] = step
+        return self.insert(node.name, node.name, gv, z, offs, gv.shape, st)
+
+    def op_select_backward__default(self, node, g, input_sizes, dim, index):
+        gv = self.get(g)
+        r = len(input_sizes)
+        dim %= r
+        index %= input_sizes[dim]
+        z = self.f.filled(node.name, list(input_sizes), node.name)
+        offs = [0] * r
+        offs[dim] = index
+        sizes = list(input_sizes)
+        sizes[dim] = 1
+        return self.insert(node.name, node.name, gv, z, offs, sizes, [1] * r)
+
+    def op_empty_like__default(self, node, x, **kw):
+        """Lazy: materialized only if something reads it (bernoulli_ only
+        takes its shape)."""
+        return LazyEmpty(node.name, self._shape_of(x))
+
+    def op_bernoulli___float(self, node, x, p=0.5, generator=None):
+        """A hash of the element index and a per-op seed; never recomputed
+        (remat.policy keep), so the mask is drawn once per step."""
+        shape, elt = self._shape_of(x)
+        self.seed += 1
+        seed = (self.seed * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
+        r = len(shape)
+        strides = [math.prod(shape[i + 1:]) for i in range(r)]
+        expr = " + ".join("d%d * %d" % (i, s) for i, s in enumerate(strides)) or "0"
+
+        def body(bb, a):
+            idx = [bb.index(i) for i in range(r)]
+            lin = bb.apply(expr, idx)
+            l64 = bb.cast_index(lin, "i64")
+            h = bb.bin("arith.addi", bb.bin("arith.muli", l64, bb.ci(0x2545F491, "i64"), "i64"),
+                       bb.ci(seed, "i64"), "i64")
+            h = bb.bin("arith.andi", h, bb.ci(0xFFFFFFFF, "i64"), "i64")
+            h = bb.bin("arith.xori", h, bb.bin("arith.shrui", h, bb.ci(15, "i64"), "i64"), "i64")
+            h = bb.bin("arith.andi", bb.bin("arith.muli", h, bb.ci(0x6C8E9CF5, "i64"), "i64"),
+                       bb.ci(0xFFFFFFFF, "i64"), "i64")
+            h = bb.bin("arith.xori", h, bb.bin("arith.shrui", h, bb.ci(13, "i64"), "i64"), "i64")
+            u = bb.emit("arith.uitofp %s : i64 to f32" % bb.bin("arith.shrui", h, bb.ci(8, "i64"), "i64"))
+            u = bb.mul(u, bb.cf(2.0 ** -24))
+            keep = bb.cmpf("olt", u, bb.cf(float(p)))
+            return bb.select(keep, bb.cf(1.0), bb.cf(0.0))
+        return self.ewise(node.name, node.name, [], body, out_shape=shape,
+                          attrs="remat.policy = #remat.policy<keep>")
+
+    # ------------------------------------------------------------------
+    # Reductions
+    # ------------------------------------------------------------------
+    def _sum(self, node, x, dim, keepdim, scale=None):
+        v = self.get(x)
+        r = v.rank
+        if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+            red = list(range(r))
+        else:
+            red = sorted(set(d % r for d in (dim if isinstance(dim, (list, tuple)) else [dim])))
+        keep = [d for d in range(r) if d not in red]
+        n = math.prod(v.shape[d] for d in red)
+        c = scale(n) if scale else None
+
+        def body(bb, a, acc):
+            x_ = a[0] if c is None else bb.mul(a[0], bb.cf(c))
+            return bb.add(acc, x_)
+        out = self.reduce(node.name, node.name + ("_r" if keepdim else ""), [v], keep, body)
+        if keepdim:
+            shape = [1 if d in red else v.shape[d] for d in range(r)]
+            out = self.reshape(node.name + ".view", node.name, out, shape)
+        return out
+
+    def op_sum__dim_IntList(self, node, x, dim, keepdim=False, dtype=None):
+        return self._sum(node, x, dim, keepdim)
+
+    def op_sum__default(self, node, x, dtype=None):
+        return self._sum(node, x, None, False)
+
+    def op_mean__dim(self, node, x, dim, keepdim=False, dtype=None):
+        return self._sum(node, x, dim, keepdim, scale=lambda n: 1.0 / n)
+
+    def op_mean__default(self, node, x, dtype=None):
+        return self._sum(node, x, None, False, scale=lambda n: 1.0 / n)
+
+    # ------------------------------------------------------------------
+    # Matrix products
+    # ------------------------------------------------------------------
+    def op_mm__default(self, node, a, b):
+        shape = meta_shape(node)[0]
+        z = self.f.filled(node.name, shape, node.name)
+        return self.matmul(node.name, node.name, a, b, z)
+
+    def op_bmm__default(self, node, a, b):
+        shape = meta_shape(node)[0]
+        z = self.f.filled(node.name, shape, node.name)
+        return self.matmul(node.name, node.name, a, b, z, batch=True)
+
+    def op_addmm__default(self, node, bias, a, b, beta=1, alpha=1):
+        if beta != 1 or alpha != 1:
+            raise Unsupported("addmm with beta/alpha")
+        shape = meta_shape(node)[0]
+        bv = self.get(bias)
+        init = self.ewise(node.name + ".bias", node.name + "_init", [bv], lambda bb, x: x[0],
+                          out_shape=shape)
+        return self.matmul(node.name, node.name, a, b, init)
+
+    # ------------------------------------------------------------------
+    # Convolution
+    # ------------------------------------------------------------------
+    def _conv_params(self, x, w, stride, padding, dilation, transposed, groups):
+        if transposed:
+            raise Unsupported("transposed convolution")
+        if x.rank != 4:
+            raise Unsupported("%d-D convolution" % (x.rank - 2))
+        if any(d != 1 for d in pair(dilation, [1, 1])):
+            raise Unsupported("dilated convolution")
+        depthwise = False
+        if groups != 1:
+            if groups == x.shape[1] and w.shape[0] == groups and w.shape[1] == 1:
+                depthwise = True
+            else:
+                raise Unsupported("grouped convolution (groups=%d)" % groups)
+        return pair(stride, [1, 1]), pair(padding, [0, 0]), depthwise
+
+    def _conv_op(self, loc, base, xp, w, init, stride, depthwise):
+        r = self.f.value(base, init.shape)
+        n, f, ho, wo = init.shape
+        kh, kw = w.shape[-2:]
+        cin = 1 if depthwise else xp.shape[1]
+        self._work(loc, 2.0 * n * f * ho * wo * cin * kh * kw)
+        opn = "linalg.depthwise_conv_2d_nchw_chw" if depthwise else "linalg.conv_2d_nchw_fchw"
+        return self.f.op([r], "%s {dilations = dense<1> : tensor<2xi64>, strides = dense<[%d, %d]> : tensor<2xi64>}\n"
+                         "      ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+                             opn, stride[0], stride[1], xp.ssa, w.ssa, xp.ty, w.ty,
+                             init.ssa, init.ty, r.ty), loc)
+
+    def _dw_weight(self, loc, w):
+        """[C, 1, KH, KW] -> [C, KH, KW] (a view)."""
+        return self.reshape(loc + ".view", w.ssa[1:] + "_dw", w, [w.shape[0]] + w.shape[2:])
+
+    def op_convolution__default(self, node, x, w, b, stride, padding, dilation,
+                                transposed, output_padding, groups):
+        xv, wv = self.get(x), self.get(w)
+        stride, pad, depthwise = self._conv_params(xv, wv, stride, padding, dilation,
+                                                   transposed, groups)
+        out = meta_shape(node)[0]
+        loc = node.name
+        xp = self.pad(loc + ".pad", loc + "_xp", xv, pad, pad)
+        if b is not None:
+            bv = self.get(b)
+            e = self.f.empty(loc, out, loc)
+            init = self.f.value(loc + "_b", out)
+            self.f.op([init], "linalg.broadcast ins(%s : %s) outs(%s : %s) dimensions = [0, 2, 3]"
+                      % (bv.ssa, bv.ty, e.ssa, e.ty), loc + ".bias")
+        else:
+            init = self.f.filled(loc, out, loc)
+        wk = self._dw_weight(loc, wv) if depthwise else wv
+        return self._conv_op(loc, loc, xp, wk, init, stride, depthwise)
+
+    def op_convolution_backward__default(self, node, dy, x, w, bias_sizes, stride, padding,
+                                         dilation, transposed, output_padding, groups, mask):
+        dyv, xv, wv = self.get(dy), self.get(x), self.get(w)
+        stride, pad, depthwise = self._conv_params(xv, wv, stride, padding, dilation,
+                                                   transposed, groups)
+        loc = node.name
+        n, c, h, wd = xv.shape
+        f, _, kh, kw = wv.shape
+        ho, wo = dyv.shape[2:]
+        gi = gw = gb = None
+        if mask[0]:
+            lows = [kh - 1 - pad[0], kw - 1 - pad[1]]
+            if min(lows) < 0:
+                raise Unsupported("padding larger than kernel - 1")
+            highs = [h + kh - 1 - lows[0] - ((ho - 1) * stride[0] + 1),
+                     wd + kw - 1 - lows[1] - ((wo - 1) * stride[1] + 1)]
+            if min(highs) < 0:
+                raise Unsupported("input gradient geometry")
+            dyp = self.pad(loc + ".dpad", loc + "_dyp", dyv, lows, highs, strides=stride)
+            if depthwise:
+                ef = self.f.empty(loc + "_wflip", [c, kh, kw], loc)
+                wf = self.f.generic(loc + "_wflip", loc + ".flip", [wv], [ef],
+                                    [amap(3, ["d0", "0", "%d - d1" % (kh - 1), "%d - d2" % (kw - 1)]),
+                                     identity_map(3)], ["parallel"] * 3,
+                                    lambda bb, a, o: [a[0]])
+            else:
+                ef = self.f.empty(loc + "_wflip", [c, f, kh, kw], loc)
+                wf = self.f.generic(loc + "_wflip", loc + ".flip", [wv], [ef],
+                                    [amap(4, ["d1", "d0", "%d - d2" % (kh - 1), "%d - d3" % (kw - 1)]),
+                                     identity_map(4)], ["parallel"] * 4,
+                                    lambda bb, a, o: [a[0]])
+            z = self.f.filled(loc + "_gi", [n, c, h, wd], loc)
+            gi = self._conv_op(loc, loc + "_gi", dyp, wf, z, [1, 1], depthwise)
+        if mask[1]:
+            xp = self.pad(loc + ".pad", loc + "_xp", xv, pad, pad)
+            sh, sw = stride
+            if depthwise:
+                z = self.f.filled(loc + "_gw", [c, kh, kw], loc)
+                # domain (c, i, j, n, y, x)
+                maps = [amap(6, ["d3", "d0", "d4 * %d + d1" % sh, "d5 * %d + d2" % sw]),
+                        amap(6, ["d3", "d0", "d4", "d5"]),
+                        amap(6, ["d0", "d1", "d2"])]
+                iters = ["parallel"] * 3 + ["reduction"] * 3
+                self._work(loc, 2.0 * c * kh * kw * n * ho * wo)
+                g3 = self.f.generic(loc + "_gw3", loc, [xp, dyv], [z], maps, iters,
+                                    lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+                gw = self.reshape(loc + ".view", loc + "_gw", g3, list(wv.shape))
+            else:
+                z = self.f.filled(loc + "_gw", list(wv.shape), loc)
+                maps = [amap(7, ["d4", "d1", "d5 * %d + d2" % sh, "d6 * %d + d3" % sw]),
+                        amap(7, ["d4", "d0", "d5", "d6"]),
+                        amap(7, ["d0", "d1", "d2", "d3"])]
+                iters = ["parallel"] * 4 + ["reduction"] * 3
+                self._work(loc, 2.0 * f * c * kh * kw * n * ho * wo)
+                gw = self.f.generic(loc + "_gw", loc, [xp, dyv], [z], maps, iters,
+                                    lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+        if mask[2]:
+            gb = self.reduce(loc + ".bias", loc + "_gb", [dyv], [1],
+                             lambda bb, a, acc: bb.add(acc, a[0]))
+        return (gi, gw, gb)
+
+    # ------------------------------------------------------------------
+    # Batch normalization (training mode)
+    # ------------------------------------------------------------------
+    def op_native_batch_norm__default(self, node, x, w, b, rm, rv, training, momentum, eps):
+        if not training:
+            raise Unsupported("batch norm in eval mode")
+        xv = self.get(x)
+        wv = self.get(w) if w is not None else None
+        bv = self.get(b) if b is not None else None
+        r = xv.rank
+        m = xv.numel // xv.shape[1]
+        loc = node.name
+        cm = self.channel_map(r)
+        mean = self.reduce(loc + ".mean", loc + "_mean", [xv], [1],
+                           lambda bb, a, acc: bb.add(acc, bb.mul(a[0], bb.cf(1.0 / m))))
+
+        def var_body(bb, a, acc):
+            d = bb.sub(a[0], a[1])
+            return bb.add(acc, bb.mul(d, d))
+        var = self.reduce(loc + ".var", loc + "_var", [xv, mean], [1], var_body,
+                          extra_maps=[cm])
+
+        def inv_body(bb, a):
+            v = bb.add(bb.mul(a[0], bb.cf(1.0 / m)), bb.cf(float(eps)))
+            return bb.un("math.rsqrt", v)
+        invstd = self.ewise(loc + ".invstd", loc + "_invstd", [var], inv_body)
+        ins = [xv, mean, invstd] + ([wv] if wv else []) + ([bv] if bv else [])
+        e = self.f.empty(loc, xv.shape, loc)
+        maps = [identity_map(r)] + [cm] * (len(ins) - 1) + [identity_map(r)]
+
+        def out_body(bb, a, o):
+            y = bb.mul(bb.sub(a[0], a[1]), a[2])
+            k = 3
+            if wv:
+                y = bb.mul(y, a[k])
+                k += 1
+            if bv:
+                y = bb.add(y, a[k])
+            return [y]
+        self._work(loc, xv.numel * 4)
+        out = self.f.generic(loc, loc, ins, [e], maps, ["parallel"] * r, out_body)
+        return (out, mean, invstd)
+
+    def op_native_batch_norm_backward__default(self, node, dy, x, w, rm, rv, save_mean,
+                                               save_invstd, train, eps, mask):
+        if not train:
+            raise Unsupported("batch norm backward in eval mode")
+        dyv, xv = self.get(dy), self.get(x)
+        wv = self.get(w) if w is not None else None
+        mean, invstd = self.get(save_mean), self.get(save_invstd)
+        r = xv.rank
+        m = xv.numel // xv.shape[1]
+        loc = node.name
+        cm = self.channel_map(r)
+        gsum = self.reduce(loc + ".sum", loc + "_sum", [dyv], [1],
+                           lambda bb, a, acc: bb.add(acc, a[0]))
+
+        def dot_body(bb, a, acc):
+            return bb.add(acc, bb.mul(a[0], bb.sub(a[1], a[2])))
+        dot = self.reduce(loc + ".dot", loc + "_dot", [dyv, xv, mean], [1], dot_body,
+                          extra_maps=[None, cm])
+        gi = gw = gb = None
+        if mask[0]:
+            ins = [dyv, xv, mean, invstd, gsum, dot] + ([wv] if wv else [])
+            e = self.f.empty(loc, xv.shape, loc)
+            maps = [identity_map(r)] * 2 + [cm] * (len(ins) - 2) + [identity_map(r)]
+
+            def gi_body(bb, a, o):
+                dyv_, x_, mu, inv, s, d = a[:6]
+                xhat = bb.mul(bb.sub(x_, mu), inv)
+                proj = bb.mul(xhat, bb.mul(d, inv))         # xhat * sum(dy*xhat)
+                t = bb.sub(bb.sub(dyv_, bb.mul(s, bb.cf(1.0 / m))), bb.mul(proj, bb.cf(1.0 / m)))
+                scale = bb.mul(inv, a[6]) if wv else inv
+                return [bb.mul(t, scale)]
+            self._work(loc, xv.numel * 8)
+            gi = self.f.generic(loc, loc, ins, [e], maps, ["parallel"] * r, gi_body)
+        if mask[1] and wv is not None:
+            gw = self.ewise(loc + ".gw", loc + "_gw", [dot, invstd],
+                            lambda bb, a: bb.mul(a[0], a[1]))
+        if mask[2] and wv is not None:
+            gb = gsum
+        return (gi, gw, gb)
+
+    # ------------------------------------------------------------------
+    # Layer normalization
+    # ------------------------------------------------------------------
+    def op_native_layer_norm__default(self, node, x, normalized_shape, w, b, eps):
+        xv = self.get(x)
+        r = xv.rank
+        k = len(normalized_shape)
+        outer = list(range(r - k))
+        m = math.prod(xv.shape[r - k:])
+        loc = node.name
+        om = amap(r, ["d%d" % d for d in outer])
+        nm = amap(r, ["d%d" % d for d in range(r - k, r)])
+        mean = self.reduce(loc + ".mean", loc + "_mean", [xv], outer,
+                           lambda bb, a, acc: bb.add(acc, bb.mul(a[0], bb.cf(1.0 / m))))
+
+        def var_body(bb, a, acc):
+            d = bb.sub(a[0], a[1])
+            return bb.add(acc, bb.mul(d, d))
+        var = self.reduce(loc + ".var", loc + "_var", [xv, mean], outer, var_body, extra_maps=[om])
+        rstd = self.ewise(loc + ".rstd", loc + "_rstd", [var], lambda bb, a: bb.un(
+            "math.rsqrt", bb.add(bb.mul(a[0], bb.cf(1.0 / m)), bb.cf(float(eps)))))
+        ins = [xv, mean, rstd] + ([self.get(w)] if w is not None else []) + \
+              ([self.get(b)] if b is not None else [])
+        e = self.f.empty(loc, xv.shape, loc)
+        maps = [identity_map(r), om, om] + [nm] * (len(ins) - 3) + [identity_map(r)]
+
+        def body(bb, a, o):
+            y = bb.mul(bb.sub(a[0], a[1]), a[2])
+            i = 3
+            if w is not None:
+                y = bb.mul(y, a[i])
+                i += 1
+            if b is not None:
+                y = bb.add(y, a[i])
+            return [y]
+        self._work(loc, xv.numel * 4)
+        out = self.f.generic(loc, loc, ins, [e], maps, ["parallel"] * r, body)
+        kshape = xv.shape[:r - k] + [1] * k
+        return (out, self.reshape(loc + ".mean.view", loc + "_mean_k", mean, kshape),
+                self.reshape(loc + ".rstd.view", loc + "_rstd_k", rstd, kshape))
+
+    def op_native_layer_norm_backward__default(self, node, dy, x, normalized_shape, mean, rstd,
+                                               w, b, mask):
+        dyv, xv = self.get(dy), self.get(x)
+        r = xv.rank
+        k = len(normalized_shape)
+        outer = list(range(r - k))
+        m = math.prod(xv.shape[r - k:])
+        loc = node.name
+        om = amap(r, ["d%d" % d for d in outer])
+        nm = amap(r, ["d%d" % d for d in range(r - k, r)])
+        mu = self.reshape(loc + ".mean.view", loc + "_mu", self.get(mean), xv.shape[:r - k])
+        rs = self.reshape(loc + ".rstd.view", loc + "_rs", self.get(rstd), xv.shape[:r - k])
+        wv = self.get(w) if w is not None else None
+        ins = [dyv, xv, mu, rs] + ([wv] if wv else [])
+        emaps = [None, om, om] + ([nm] if wv else [])
+
+        def wdy(bb, a):
+            return bb.mul(a[0], a[4]) if wv else a[0]
+        s1 = self.reduce(loc + ".sum", loc + "_s1", ins, outer,
+                         lambda bb, a, acc: bb.add(acc, wdy(bb, a)), extra_maps=emaps)
+        s2 = self.reduce(loc + ".dot", loc + "_s2", ins, outer,
+                         lambda bb, a, acc: bb.add(acc, bb.mul(wdy(bb, a), bb.mul(bb.sub(a[1], a[2]), a[3]))),
+                         extra_maps=emaps)
+        gi = gw = gb = None
+        if mask[0]:
+            gins = ins + [s1, s2]
+            e = self.f.empty(loc, xv.shape, loc)
+            maps = [identity_map(r)] * 2 + [om, om] + ([nm] if wv else []) + [om, om, identity_map(r)]
+
+            def body(bb, a, o):
+                xhat = bb.mul(bb.sub(a[1], a[2]), a[3])
+                wd = bb.mul(a[0], a[4]) if wv else a[0]
+                s1_, s2_ = a[-2], a[-1]
+                t = bb.sub(bb.sub(wd, bb.mul(s1_, bb.cf(1.0 / m))), bb.mul(xhat, bb.mul(s2_, bb.cf(1.0 / m))))
+                return [bb.mul(t, a[3])]
+            self._work(loc, xv.numel * 8)
+            gi = self.f.generic(loc, loc, gins, [e], maps, ["parallel"] * r, body)
+        inner = list(range(r - k, r))
+        if mask[1] and wv is not None:
+            gw = self.reduce(loc + ".gw", loc + "_gw", [dyv, xv, mu, rs], inner,
+                             lambda bb, a, acc: bb.add(acc, bb.mul(a[0], bb.mul(bb.sub(a[1], a[2]), a[3]))),
+                             extra_maps=[None, om, om])
+        if mask[2] and b is not None:
+            gb = self.reduce(loc + ".gb", loc + "_gb", [dyv], inner,
+                             lambda bb, a, acc: bb.add(acc, a[0]))
+        return (gi, gw, gb)
+
+    # ------------------------------------------------------------------
+    # Pooling
+    # ------------------------------------------------------------------
+    def _pool_geometry(self, x, kernel, stride, padding, ceil_mode, out):
+        k = pair(kernel)
+        s = pair(stride, k)
+        p = pair(padding, [0, 0])
+        h, w = x.shape[2:]
+        ho, wo = out[2:]
+        # Extra rows/cols on the high side (ceil_mode): windows past the edge.
+        extra = [max(0, (ho - 1) * s[0] + k[0] - (h + 2 * p[0])),
+                 max(0, (wo - 1) * s[1] + k[1] - (w + 2 * p[1]))]
+        return k, s, p, extra
+
+    def op_max_pool2d_with_indices__default(self, node, x, kernel, stride=(), padding=0,
+                                            dilation=1, ceil_mode=False):
+        xv = self.get(x)
+        if any(d != 1 for d in pair(dilation, [1, 1])):
+            raise Unsupported("dilated pooling")
+        out = tuple_shapes(node).get(0, (None,))[0] or meta_shape(node)
+        (kh, kw), (sh, sw), p, extra = self._pool_geometry(xv, kernel, stride, padding,
+                                                           ceil_mode, out)
+        loc = node.name
+        xp = self.pad(loc + ".pad", loc + "_xp", xv, p, [p[0] + extra[0], p[1] + extra[1]],
+                      value=NEG_INF)
+        win = self.f.empty(loc + "_win", [kh, kw], loc)
+        zv = self.f.filled(loc, out, loc, NEG_INF)
+        zi = self.f.filled(loc + "_idx", out, loc, 0, "i32")
+        maps = [amap(6, ["d0", "d1", "d2 * %d + d4" % sh, "d3 * %d + d5" % sw]),
+                amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"]),
+                amap(6, ["d0", "d1", "d2", "d3"])]
+
+        def body(bb, a, o):
+            i, j = bb.index(4), bb.index(5)
+            k = bb.cast_index(bb.apply("d0 * %d + d1" % kw, [i, j]))
+            gt = bb.cmpf("ogt", a[0], o[0])
+            return [bb.select(gt, a[0], o[0]), bb.select(gt, k, o[1], "i32")]
+        self._work(loc, math.prod(out) * kh * kw * 2)
+        pv, idx = self.f.generic(loc, loc, [xp, win], [zv, zi], maps,
+                                 ["parallel"] * 4 + ["reduction"] * 2, body,
+                                 out_names=[loc, loc + "_idx"])
+        return (pv, idx)
+
+    def _pool_backward(self, loc, g, x, k, s, p, idx=None, scale=None):
+        """dx[n,c,Y,X] = sum over the windows that contain (Y, X) of their
+        gradient (times [argmax == position] for max pooling, or scale)."""
+        n, c, h, w = x.shape
+        ho, wo = g.shape[2:]
+        A = [(k[0] - 1) // s[0], (k[1] - 1) // s[1]]
+        tot = [max((h - 1 + p[0]) // s[0] + A[0] + 1, ho + A[0]),
+               max((w - 1 + p[1]) // s[1] + A[1] + 1, wo + A[1])]
+        highs = [tot[0] - ho - A[0], tot[1] - wo - A[1]]
+        gp = self.pad(loc + ".dpad", loc + "_gp", g, A, highs)
+        ins = [gp]
+        rd = ["d0", "d1", "(d2 + %d) floordiv %d - d4 + %d" % (p[0], s[0], A[0]),
+              "(d3 + %d) floordiv %d - d5 + %d" % (p[1], s[1], A[1])]
+        maps = [amap(6, rd)]
+        if idx is not None:
+            ip = self.pad(loc + ".ipad", loc + "_ip", idx, A, highs, value=-1, )
+            ins.append(ip)
+            maps.append(amap(6, rd))
+        win = self.f.empty(loc + "_win", [A[0] + 1, A[1] + 1], loc)
+        ins.append(win)
+        maps.append(amap(6, ["d4", "d5"]))
+        maps.append(amap(6, ["d0", "d1", "d2", "d3"]))
+        z = self.f.filled(loc, [n, c, h, w], loc)
+
+        def body(bb, a, o):
+            yy, xx, aa, b_ = bb.index(2), bb.index(3), bb.index(4), bb.index(5)
+            i = bb.apply("(d0 + %d) mod %d + d1 * %d" % (p[0], s[0], s[0]), [yy, aa])
+            j = bb.apply("(d0 + %d) mod %d + d1 * %d" % (p[1], s[1], s[1]), [xx, b_])
+            ok = bb.andi(bb.emit("arith.cmpi ult, %s, %s : index" % (i, bb.cidx(k[0]))),
+                         bb.emit("arith.cmpi ult, %s, %s : index" % (j, bb.cidx(k[1]))))
+            if idx is not None:
+                code = bb.cast_index(bb.apply("d0 * %d + d1" % k[1], [i, j]))
+                ok = bb.andi(ok, bb.cmpi("eq", a[1], code))
+                val = a[0]
+            else:
+                val = bb.mul(a[0], bb.cf(scale))
+            return [bb.add(o[0], bb.select(ok, val, bb.cf(0.0)))]
+        self._work(loc, n * c * h * w * (A[0] + 1) * (A[1] + 1) * 2)
+        return self.f.generic(loc, loc, ins, [z], maps,
+                              ["parallel"] * 4 + ["reduction"] * 2, body)
+
+    def op_max_pool2d_with_indices_backward__default(self, node, g, x, kernel, stride, padding,
+                                                     dilation, ceil_mode, indices):
+        gv, xv = self.get(g), self.get(x)
+        k, s, p, _ = self._pool_geometry(xv, kernel, stride, padding, ceil_mode, gv.shape)
+        return self._pool_backward(node.name, gv, xv, k, s, p, idx=self.get(indices))
+
+    def _avg_pool(self, loc, xv, out, k, s, p, extra):
+        xp = self.pad(loc + ".pad", loc + "_xp", xv, p, [p[0] + extra[0], p[1] + extra[1]])
+        win = self.f.empty(loc + "_win", k, loc)
+        z = self.f.filled(loc, out, loc)
+        maps = [amap(6, ["d0", "d1", "d2 * %d + d4" % s[0], "d3 * %d + d5" % s[1]]),
+                amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+        c = 1.0 / (k[0] * k[1])
+        self._work(loc, math.prod(out) * k[0] * k[1] * 2)
+        return self.f.generic(loc, loc, [xp, win], [z], maps,
+                              ["parallel"] * 4 + ["reduction"] * 2,
+                              lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], bb.cf(c)))])
+
+    def op_avg_pool2d__default(self, node, x, kernel, stride=(), padding=0, ceil_mode=False,
+                               count_include_pad=True, divisor_override=None):
+        xv = self.get(x)
+        out = meta_shape(node)[0]
+        k, s, p, extra = self._pool_geometry(xv, kernel, stride, padding, ceil_mode, out)
+        if divisor_override or (not count_include_pad and any(p)) or any(extra):
+            raise Unsupported("avg_pool2d variant")
+        return self._avg_pool(node.name, xv, out, k, s, p, extra)
+
+    def op_avg_pool2d_backward__default(self, node, g, x, kernel, stride, padding, ceil_mode,
+                                        count_include_pad, divisor_override):
+        gv, xv = self.get(g), self.get(x)
+        k, s, p, extra = self._pool_geometry(xv, kernel, stride, padding, ceil_mode, gv.shape)
+        if divisor_override or (not count_include_pad and any(p)) or any(extra):
+            raise Unsupported("avg_pool2d variant")
+        return self._pool_backward(node.name, gv, xv, k, s, p, scale=1.0 / (k[0] * k[1]))
+
+    def op__adaptive_avg_pool2d__default(self, node, x, output_size):
+        xv = self.get(x)
+        oh, ow = pair(output_size)
+        h, w = xv.shape[2:]
+        if oh % h == 0 and ow % w == 0 and (oh, ow) != (h, w):
+            # Output bins smaller than a pixel: each is a copy of one pixel.
+            out = xv.shape[:2] + [oh, ow]
+            e = self.f.empty(node.name, out, node.name)
+            self._work(node.name, math.prod(out))
+            return self.f.generic(node.name, node.name, [xv], [e],
+                                  [amap(4, ["d0", "d1", "d2 floordiv %d" % (oh // h),
+                                            "d3 floordiv %d" % (ow // w)]), identity_map(4)],
+                                  ["parallel"] * 4, lambda bb, a, o: [a[0]])
+        if h % oh or w % ow:
+            raise Unsupported("adaptive pooling with uneven windows")
+        if (oh, ow) == (h, w):
+            return xv
+        k = [h // oh, w // ow]
+        return self._avg_pool(node.name, xv, xv.shape[:2] + [oh, ow], k, k, [0, 0], [0, 0])
+
+    def op__adaptive_avg_pool2d_backward__default(self, node, g, x):
+        gv, xv = self.get(g), self.get(x)
+        h, w = xv.shape[2:]
+        oh, ow = gv.shape[2:]
+        if oh % h == 0 and ow % w == 0 and (oh, ow) != (h, w):
+            f = [oh // h, ow // w]
+            win = self.f.empty(node.name + "_win", f, node.name)
+            z = self.f.filled(node.name, xv.shape, node.name)
+            maps = [amap(6, ["d0", "d1", "d2 * %d + d4" % f[0], "d3 * %d + d5" % f[1]]),
+                    amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+            self._work(node.name, gv.numel)
+            return self.f.generic(node.name, node.name, [gv, win], [z], maps,
+                                  ["parallel"] * 4 + ["reduction"] * 2,
+                                  lambda bb, a, o: [bb.add(o[0], a[0])])
+        if h % oh or w % ow:
+            raise Unsupported("adaptive pooling with uneven windows")
+        if (oh, ow) == (h, w):
+            return gv
+        k = [h // oh, w // ow]
+        return self._pool_backward(node.name, gv, xv, k, k, [0, 0], scale=1.0 / (k[0] * k[1]))
+
+    def op_upsample_nearest2d__vec(self, node, x, output_size, scale_factors):
+        xv = self.get(x)
+        out = meta_shape(node)[0]
+        f = [out[2] // xv.shape[2], out[3] // xv.shape[3]]
+        if out[2] != xv.shape[2] * f[0] or out[3] != xv.shape[3] * f[1]:
+            raise Unsupported("non-integer upsampling")
+        e = self.f.empty(node.name, out, node.name)
+        self._work(node.name, math.prod(out))
+        return self.f.generic(node.name, node.name, [xv], [e],
+                              [amap(4, ["d0", "d1", "d2 floordiv %d" % f[0], "d3 floordiv %d" % f[1]]),
+                               identity_map(4)], ["parallel"] * 4, lambda bb, a, o: [a[0]])
+
+    def op_upsample_nearest2d_backward__vec(self, node, g, output_size, input_size, scale_factors):
+        gv = self.get(g)
+        out = list(input_size)
+        f = [gv.shape[2] // out[2], gv.shape[3] // out[3]]
+        if gv.shape[2] != out[2] * f[0] or gv.shape[3] != out[3] * f[1]:
+            raise Unsupported("non-integer upsampling")
+        win = self.f.empty(node.name + "_win", f, node.name)
+        z = self.f.filled(node.name, out, node.name)
+        maps = [amap(6, ["d0", "d1", "d2 * %d + d4" % f[0], "d3 * %d + d5" % f[1]]),
+                amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+        self._work(node.name, gv.numel)
+        return self.f.generic(node.name, node.name, [gv, win], [z], maps,
+                              ["parallel"] * 4 + ["reduction"] * 2,
+                              lambda bb, a, o: [bb.add(o[0], a[0])])
+
+    # ------------------------------------------------------------------
+    # Softmax, log-softmax, NLL
+    # ------------------------------------------------------------------
+    def _rowwise(self, xv, dim):
+        r = xv.rank
+        dim %= r
+        keep = [d for d in range(r) if d != dim]
+        return dim, keep, amap(r, ["d%d" % d for d in keep])
+
+    def op__log_softmax__default(self, node, x, dim, half_to_float=False):
+        xv = self.get(x)
+        loc = node.name
+        dim, keep, km = self._rowwise(xv, dim)
+        mx = self.reduce(loc + ".max", loc + "_max", [xv], keep,
+                         lambda bb, a, acc: bb.bin("arith.maximumf", acc, a[0]), init=NEG_INF)
+        se = self.reduce(loc + ".sum", loc + "_sum", [xv, mx], keep,
+                         lambda bb, a, acc: bb.add(acc, bb.un("math.exp", bb.sub(a[0], a[1]))),
+                         extra_maps=[km])
+        e = self.f.empty(loc, xv.shape, loc)
+        self._work(loc, xv.numel * 3)
+        return self.f.generic(loc, loc, [xv, mx, se], [e], [identity_map(xv.rank), km, km,
+                                                           identity_map(xv.rank)],
+                              ["parallel"] * xv.rank,
+                              lambda bb, a, o: [bb.sub(bb.sub(a[0], a[1]), bb.un("math.log", a[2]))])
+
+    def op__log_softmax_backward_data__default(self, node, g, out, dim, dtype):
+        gv, ov = self.get(g), self.get(out)
+        loc = node.name
+        dim, keep, km = self._rowwise(gv, dim)
+        s = self.reduce(loc + ".sum", loc + "_sum", [gv], keep, lambda bb, a, acc: bb.add(acc, a[0]))
+        e = self.f.empty(loc, gv.shape, loc)
+        self._work(loc, gv.numel * 3)
+        r = gv.rank
+        return self.f.generic(loc, loc, [gv, ov, s], [e], [identity_map(r)] * 2 + [km, identity_map(r)],
+                              ["parallel"] * r,
+                              lambda bb, a, o: [bb.sub(a[0], bb.mul(bb.un("math.exp", a[1]), a[2]))])
+
+    def op__softmax__default(self, node, x, dim, half_to_float=False):
+        xv = self.get(x)
+        loc = node.name
+        dim, keep, km = self._rowwise(xv, dim)
+        mx = self.reduce(loc + ".max", loc + "_max", [xv], keep,
+                         lambda bb, a, acc: bb.bin("arith.maximumf", acc, a[0]), init=NEG_INF)
+        se = self.reduce(loc + ".sum", loc + "_sum", [xv, mx], keep,
+                         lambda bb, a, acc: bb.add(acc, bb.un("math.exp", bb.sub(a[0], a[1]))),
+                         extra_maps=[km])
+        e = self.f.empty(loc, xv.shape, loc)
+        r = xv.rank
+        self._work(loc, xv.numel * 3)
+        return self.f.generic(loc, loc, [xv, mx, se], [e], [identity_map(r), km, km, identity_map(r)],
+                              ["parallel"] * r,
+                              lambda bb, a, o: [bb.div(bb.un("math.exp", bb.sub(a[0], a[1])), a[2])])
+
+    def op__softmax_backward_data__default(self, node, g, out, dim, dtype):
+        gv, ov = self.get(g), self.get(out)
+        loc = node.name
+        dim, keep, km = self._rowwise(gv, dim)
+        s = self.reduce(loc + ".sum", loc + "_sum", [gv, ov], keep,
+                        lambda bb, a, acc: bb.add(acc, bb.mul(a[0], a[1])))
+        e = self.f.empty(loc, gv.shape, loc)
+        r = gv.rank
+        self._work(loc, gv.numel * 2)
+        return self.f.generic(loc, loc, [gv, ov, s], [e], [identity_map(r)] * 2 + [km, identity_map(r)],
+                              ["parallel"] * r,
+                              lambda bb, a, o: [bb.mul(a[1], bb.sub(a[0], a[2]))])
+
+    def _nll_scale(self, reduction, n):
+        if reduction == 1:
+            return 1.0 / n
+        if reduction == 2:
+            return 1.0
+        raise Unsupported("nll_loss without reduction")
+
+    def op_nll_loss_forward__default(self, node, x, target, weight, reduction, ignore_index):
+        if weight is not None:
+            raise Unsupported("nll_loss with class weights")
+        xv, tv = self.get(x), self.get(target)
+        if xv.rank != 2:
+            raise Unsupported("nll_loss on %d-D input" % xv.rank)
+        loc = node.name
+        n = xv.shape[0]
+        c = self._nll_scale(reduction, n)
+        z = self.f.filled(loc, [], loc)
+        maps = [amap(2, ["d0", "d1"]), amap(2, ["d0"]), amap(2, [])]
+
+        def body(bb, a, o):
+            k = bb.cast_index(bb.index(1), tv.elt)
+            hit = bb.cmpi("eq", a[1], k, tv.elt)
+            v = bb.select(hit, bb.mul(a[0], bb.cf(-c)), bb.cf(0.0))
+            return [bb.add(o[0], v)]
+        self._work(loc, xv.numel)
+        loss = self.f.generic(loc, loc, [xv, tv], [z], maps, ["reduction", "reduction"], body)
+        tw = self.f.value(loc + "_total_weight", [])
+        self.f.const_lines.append("  %s = arith.constant dense<%s> : tensor<f32> loc(\"%s\")"
+                                  % (tw.ssa, float_text(float(n)), loc + ".total_weight"))
+        return (loss, tw)
+
+    def op_nll_loss_backward__default(self, node, g, x, target, weight, reduction, ignore_index,
+                                      total_weight):
+        if weight is not None:
+            raise Unsupported("nll_loss with class weights")
+        gv, xv, tv = self.get(g), self.get(x), self.get(target)
+        loc = node.name
+        c = self._nll_scale(reduction, xv.shape[0])
+        e = self.f.empty(loc, xv.shape, loc)
+        maps = [amap(2, []), amap(2, ["d0"]), amap(2, ["d0", "d1"])]
+
+        def body(bb, a, o):
+            k = bb.cast_index(bb.index(1), tv.elt)
+            hit = bb.cmpi("eq", a[1], k, tv.elt)
+            return [bb.select(hit, bb.mul(a[0], bb.cf(-c)), bb.cf(0.0))]
+        self._work(loc, xv.numel)
+        return self.f.generic(loc, loc, [gv, tv], [e], maps, ["parallel", "parallel"], body)
+
+
+def supported_ops():
+    """ATen overloads with an executable emitter."""
+    ops = []
+    for k in dir(Emitter):
+        if k.startswith("op_"):
+            name = k[3:]
+            base, _, overload = name.rpartition("__")
+            ops.append("aten.%s.%s" % (base, overload))
+    return sorted(set(ops) | ALIASES | {"operator.getitem"})

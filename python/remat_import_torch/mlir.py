@@ -1,0 +1,290 @@
+"""A small textual MLIR builder for one func.func on tensors.
+
+Follows the conventions of test/Corpus (see its README): one op per tensor
+value, explicit initial values (tensor.empty + linalg.fill / broadcast)
+written into by destination-passing ops, op bodies that define their own
+constants.  Every top-level op carries a NameLoc.
+"""
+
+import math
+import re
+import struct
+
+ELT = {"float32": "f32", "int64": "i64", "int32": "i32", "bool": "i1",
+       "float64": "f64"}
+ELT_BYTES = {"f32": 4, "f64": 8, "i64": 8, "i32": 4, "i1": 1}
+
+
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def float_text(x):
+    """A float literal MLIR parses back to f32(x) exactly."""
+    if math.isinf(x):
+        return "0xFF800000" if x < 0 else "0x7F800000"
+    x = f32(x)
+    for digits in range(1, 10):
+        text = "%.*g" % (digits, x)
+        if f32(float(text)) == x:
+            break
+    if "." not in text and "e" not in text and "inf" not in text:
+        text += ".0"
+    elif "." not in text and "e" in text:
+        mant, _, exp = text.partition("e")
+        text = mant + ".0e" + exp
+    return text
+
+
+def tensor_type(shape, elt="f32"):
+    return "tensor<%s>" % "x".join([str(int(d)) for d in shape] + [elt])
+
+
+class V:
+    """A tensor SSA value."""
+
+    def __init__(self, ssa, shape, elt="f32"):
+        self.ssa, self.shape, self.elt = ssa, [int(d) for d in shape], elt
+
+    @property
+    def ty(self):
+        return tensor_type(self.shape, self.elt)
+
+    @property
+    def rank(self):
+        return len(self.shape)
+
+    @property
+    def numel(self):
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self):
+        return self.numel * ELT_BYTES[self.elt]
+
+    def __repr__(self):
+        return "V(%s: %s)" % (self.ssa, self.ty)
+
+
+def dims(rank, prefix="d"):
+    return ["%s%d" % (prefix, i) for i in range(rank)]
+
+
+def amap(ndims, results):
+    """affine_map<(d0, ..) -> (results)>; results are strings."""
+    return "affine_map<(%s) -> (%s)>" % (", ".join(dims(ndims)), ", ".join(results))
+
+
+def identity_map(rank):
+    return amap(rank, dims(rank))
+
+
+_SAN = re.compile(r"[^A-Za-z0-9_$.]")
+
+
+def sanitize(name):
+    name = _SAN.sub("_", name)
+    if not name or not (name[0].isalpha() or name[0] in "_$."):
+        name = "v" + name
+    return name
+
+
+class Body:
+    """The body of a linalg.generic: block arguments and arith/math ops."""
+
+    def __init__(self, args):
+        self.args = args          # [(name, elt)]
+        self.lines = []
+        self.n = 0
+
+    def _fresh(self):
+        self.n += 1
+        return "%%_%d" % self.n
+
+    def emit(self, text):
+        r = self._fresh()
+        self.lines.append("%s = %s" % (r, text))
+        return r
+
+    def cf(self, x, elt="f32"):
+        return self.emit("arith.constant %s : %s" % (float_text(x), elt))
+
+    def ci(self, x, elt="i32"):
+        return self.emit("arith.constant %d : %s" % (x, elt))
+
+    def index(self, d):
+        return self.emit("linalg.index %d : index" % d)
+
+    def apply(self, expr, operands):
+        """affine.apply with dims d0.. bound to `operands` (index values)."""
+        return self.emit("affine.apply affine_map<(%s) -> (%s)>(%s)"
+                         % (", ".join(dims(len(operands))), expr, ", ".join(operands)))
+
+    def cidx(self, x):
+        return self.emit("arith.constant %d : index" % x)
+
+    def bin(self, op, a, b, elt="f32"):
+        return self.emit("%s %s, %s : %s" % (op, a, b, elt))
+
+    def un(self, op, a, elt="f32"):
+        return self.emit("%s %s : %s" % (op, a, elt))
+
+    def add(self, a, b):
+        return self.bin("arith.addf", a, b)
+
+    def sub(self, a, b):
+        return self.bin("arith.subf", a, b)
+
+    def mul(self, a, b):
+        return self.bin("arith.mulf", a, b)
+
+    def div(self, a, b):
+        return self.bin("arith.divf", a, b)
+
+    def cmpf(self, pred, a, b, elt="f32"):
+        return self.emit("arith.cmpf %s, %s, %s : %s" % (pred, a, b, elt))
+
+    def cmpi(self, pred, a, b, elt="i32"):
+        return self.emit("arith.cmpi %s, %s, %s : %s" % (pred, a, b, elt))
+
+    def select(self, c, a, b, elt="f32"):
+        return self.emit("arith.select %s, %s, %s : %s" % (c, a, b, elt))
+
+    def andi(self, a, b):
+        return self.bin("arith.andi", a, b, "i1")
+
+    def cast_index(self, a, elt="i32"):
+        return self.emit("arith.index_cast %s : index to %s" % (a, elt))
+
+
+class Func:
+    """Accumulates the text of one func.func."""
+
+    def __init__(self, name):
+        self.name = name
+        self.lines = []
+        self.used = set()
+        self.consts = {}         # (text, elt) -> ssa of a function-level constant
+        self.const_lines = []
+        self.args = []           # V
+        self.results = []        # (V, attrs)
+        self.locs = {}           # NameLoc names used, in order of first use
+
+    # -- names --------------------------------------------------------------
+    def fresh(self, base):
+        base = sanitize(base)
+        name, k = base, 2
+        while name in self.used:
+            name, k = "%s_%d" % (base, k), k + 1
+        self.used.add(name)
+        return "%" + name
+
+    def value(self, base, shape, elt="f32"):
+        return V(self.fresh(base), shape, elt)
+
+    def arg(self, base, shape, elt="f32"):
+        v = self.value(base, shape, elt)
+        self.args.append(v)
+        return v
+
+    # -- text ---------------------------------------------------------------
+    def op(self, results, text, loc, attrs=None):
+        """Appends one op; `text` is everything after `=`, `loc` its name."""
+        lhs = ", ".join(r.ssa for r in results)
+        if attrs:
+            # Discardable attributes go into the op's attribute dictionary,
+            # which the caller left as `{ATTRS}` or we append before `:`.
+            text = text.replace("{ATTRS}", attrs)
+        else:
+            text = text.replace(" {ATTRS}", "").replace("{ATTRS}", "")
+        line = ("%s = %s" % (lhs, text)) if lhs else text
+        # One op per location name: a measured cost table entry applies to
+        # every op with that name, so a repeated name gets a suffix.
+        if loc in self.locs:
+            k = 2
+            while "%s.%d" % (loc, k) in self.locs:
+                k += 1
+            loc = "%s.%d" % (loc, k)
+        self.locs.setdefault(loc, None)
+        self.lines.append("  %s loc(\"%s\")" % (line, loc))
+        return results[0] if len(results) == 1 else results
+
+    def comment(self, text):
+        self.lines.append("  // " + text)
+
+    def const(self, value, elt="f32"):
+        """A function-level scalar constant (for linalg.fill)."""
+        text = float_text(value) if elt.startswith("f") else str(int(value))
+        key = (text, elt)
+        if key not in self.consts:
+            base = "cst_" + sanitize(text.replace("-", "m").replace(".", "p"))
+            ssa = self.fresh(base + ("" if elt == "f32" else "_" + elt))
+            self.consts[key] = ssa
+            self.const_lines.append("  %s = arith.constant %s : %s loc(\"const\")"
+                                    % (ssa, text, elt))
+        return self.consts[key]
+
+    def text(self, header_lines=()):
+        out = ["// " + l if l else "//" for l in header_lines]
+        sig = ",\n    ".join("%s: %s" % (a.ssa, a.ty) for a in self.args)
+        res = []
+        for v, attrs in self.results:
+            res.append(v.ty + (" {%s}" % attrs if attrs else ""))
+        out.append("func.func @%s(\n    %s)" % (self.name, sig))
+        out.append("    -> (%s) {" % ",\n        ".join(res))
+        out += self.const_lines
+        out += self.lines
+        rv = [v for v, _ in self.results]
+        out.append("  return %s\n      : %s loc(\"output\")"
+                   % (", ".join(v.ssa for v in rv), ", ".join(v.ty for v in rv)))
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    # -- building blocks ----------------------------------------------------
+    def empty(self, base, shape, loc, elt="f32"):
+        """tensor.empty, located at `loc`.init (initial values are part of
+        the node of the op that writes into them)."""
+        e = self.value(base + "_e", shape, elt)
+        return self.op([e], "tensor.empty() : %s" % e.ty, loc + ".init")
+
+    def filled(self, base, shape, loc, value=0.0, elt="f32"):
+        e = self.empty(base, shape, loc, elt)
+        z = self.value(base + "_z", shape, elt)
+        return self.op([z], "linalg.fill ins(%s : %s) outs(%s : %s) -> %s"
+                       % (self.const(value, elt), elt, e.ssa, e.ty, z.ty), loc + ".fill")
+
+    def generic(self, base, loc, ins, outs, maps, iters, body_fn, attrs=None,
+                out_names=None):
+        """linalg.generic.  `ins`: V or (V, map) ...; `outs`: initial values;
+        `maps`: indexing maps of ins then outs; `body_fn(b, in_args, out_args)`
+        returns the yielded values.  Returns the result V (or a list)."""
+        b = Body(None)
+        in_args = ["%%_in%d" % i for i in range(len(ins))]
+        out_args = ["%%_out%d" % i for i in range(len(outs))]
+        yields = body_fn(b, in_args, out_args)
+        if isinstance(yields, str):
+            yields = [yields]
+        results = []
+        for i, o in enumerate(outs):
+            nm = out_names[i] if out_names else (base if len(outs) == 1 else "%s_%d" % (base, i))
+            results.append(self.value(nm, o.shape, o.elt))
+        head = ("linalg.generic {indexing_maps = [%s], iterator_types = [%s]%s}"
+                % (", ".join(maps), ", ".join('"%s"' % i for i in iters),
+                   (", " + attrs) if attrs else ""))
+        text = [head]
+        io = ""
+        if ins:
+            io += "ins(%s : %s) " % (", ".join(v.ssa for v in ins),
+                                      ", ".join(v.ty for v in ins))
+        io += "outs(%s : %s) {" % (", ".join(v.ssa for v in outs),
+                                   ", ".join(v.ty for v in outs))
+        text.append("      " + io)
+        text.append("  ^bb0(%s):" % ", ".join(
+            "%s: %s" % (a, v.elt) for a, v in zip(in_args + out_args, ins + outs)))
+        text += ["    " + l for l in b.lines]
+        text.append("    linalg.yield %s : %s" % (", ".join(yields),
+                                                  ", ".join(v.elt for v in outs)))
+        rt = ", ".join(r.ty for r in results)
+        text.append("  } -> %s" % (rt if len(results) == 1 else "(%s)" % rt))
+        self.op(results, "\n".join(text), loc)
+        return results[0] if len(results) == 1 else results

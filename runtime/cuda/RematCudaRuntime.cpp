@@ -1,0 +1,306 @@
+//===- RematCudaRuntime.cpp - mgpu* functions over the CUDA driver API ----===//
+//
+// What code lowered by `-remat-lower-to-gpu` calls: the ABI of MLIR 22's
+// gpu-to-llvm lowering and of the gpu.binary translation (SelectObjectAttr),
+// implemented from scratch over the driver API. Device allocations are
+// counted (DeviceTracking.cpp) like libRematRuntime counts host ones. All
+// work runs in the primary context of one device; errors are fatal (see
+// RematCudaRuntime.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceTracking.h"
+#include "remat/Runtime/RematCudaRuntime.h"
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+[[noreturn]] void fatal(const char *what, CUresult result) {
+  // A failure while exiting (a module unload after an earlier error) must
+  // not re-enter exit().
+  static std::atomic<bool> failing{false};
+  const char *name = nullptr, *text = nullptr;
+  // The stub cannot name errors either; name the ones that mean "no GPU".
+  if (cuGetErrorName(result, &name) != CUDA_SUCCESS)
+    name = result == CUDA_ERROR_STUB_LIBRARY ? "CUDA_ERROR_STUB_LIBRARY"
+           : result == CUDA_ERROR_NO_DEVICE  ? "CUDA_ERROR_NO_DEVICE"
+                                             : nullptr;
+  if (cuGetErrorString(result, &text) != CUDA_SUCCESS)
+    text = nullptr;
+  std::fflush(stdout); // What the program printed so far comes first.
+  std::fprintf(stderr, "remat-cuda-runtime: %s failed: %s (error %d%s%s)\n",
+               what, name ? name : "unknown CUDA error",
+               static_cast<int>(result), text ? ": " : "", text ? text : "");
+  if (result == CUDA_ERROR_STUB_LIBRARY)
+    std::fprintf(stderr, "remat-cuda-runtime: the CUDA driver is the "
+                         "toolkit's stub library: no NVIDIA driver here\n");
+  else if (result == CUDA_ERROR_NO_DEVICE)
+    std::fprintf(stderr, "remat-cuda-runtime: no CUDA device\n");
+  std::fflush(stderr);
+  if (failing.exchange(true))
+    std::_Exit(EXIT_FAILURE);
+  std::exit(EXIT_FAILURE);
+}
+
+void check(CUresult result, const char *what) {
+  if (result != CUDA_SUCCESS)
+    fatal(what, result);
+}
+
+#define REMAT_CUDA_CHECK(expr) check((expr), #expr)
+
+//===----------------------------------------------------------------------===//
+// Context
+//===----------------------------------------------------------------------===//
+
+std::atomic<int> defaultDevice{0};
+
+/// The primary context of the default device, retained on first use.
+CUcontext primaryContext() {
+  static CUcontext context = [] {
+    REMAT_CUDA_CHECK(cuInit(0));
+    CUdevice device;
+    REMAT_CUDA_CHECK(cuDeviceGet(&device, defaultDevice.load()));
+    CUcontext ctx = nullptr;
+    REMAT_CUDA_CHECK(cuDevicePrimaryCtxRetain(&ctx, device));
+    return ctx;
+  }();
+  return context;
+}
+
+/// Makes the primary context current on the calling thread (once).
+void useContext() {
+  thread_local bool current = false;
+  if (current)
+    return;
+  REMAT_CUDA_CHECK(cuCtxSetCurrent(primaryContext()));
+  current = true;
+}
+
+CUdeviceptr devicePtr(void *ptr) { return reinterpret_cast<CUdeviceptr>(ptr); }
+CUstream asStream(void *stream) { return static_cast<CUstream>(stream); }
+
+} // namespace
+
+extern "C" {
+
+//===----------------------------------------------------------------------===//
+// Modules and launches
+//===----------------------------------------------------------------------===//
+
+void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  useContext();
+  CUmodule module = nullptr;
+  REMAT_CUDA_CHECK(cuModuleLoadData(&module, data));
+  return module;
+}
+
+void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  useContext();
+  // PTX: let the driver compile it, and show its log when it cannot.
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL,
+                            CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(
+                        optLevel < 0 ? 0 : (optLevel > 4 ? 4 : optLevel))),
+                    log, reinterpret_cast<void *>(sizeof(log) - 1)};
+  CUmodule module = nullptr;
+  CUresult result = cuModuleLoadDataEx(&module, data, 3, options, values);
+  if (result != CUDA_SUCCESS) {
+    if (log[0])
+      std::fprintf(stderr, "remat-cuda-runtime: PTX JIT log:\n%s\n", log);
+    fatal("cuModuleLoadDataEx (PTX JIT)", result);
+  }
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  if (!module)
+    return;
+  useContext();
+  REMAT_CUDA_CHECK(cuModuleUnload(static_cast<CUmodule>(module)));
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  useContext();
+  CUfunction function = nullptr;
+  CUresult result =
+      cuModuleGetFunction(&function, static_cast<CUmodule>(module), name);
+  if (result != CUDA_SUCCESS) {
+    std::fprintf(stderr, "remat-cuda-runtime: kernel '%s'\n", name);
+    fatal("cuModuleGetFunction", result);
+  }
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t /*paramsCount*/) {
+  useContext();
+  REMAT_CUDA_CHECK(cuLaunchKernel(
+      static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX, blockY,
+      blockZ, static_cast<unsigned>(smem), asStream(stream), params, extra));
+}
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+void *mgpuStreamCreate(void) {
+  useContext();
+  CUstream stream = nullptr;
+  REMAT_CUDA_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  useContext();
+  REMAT_CUDA_CHECK(cuStreamDestroy(asStream(stream)));
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  useContext();
+  REMAT_CUDA_CHECK(cuStreamSynchronize(asStream(stream)));
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  useContext();
+  REMAT_CUDA_CHECK(
+      cuStreamWaitEvent(asStream(stream), static_cast<CUevent>(event), 0));
+}
+
+void *mgpuEventCreate(void) {
+  useContext();
+  CUevent event = nullptr;
+  REMAT_CUDA_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  useContext();
+  REMAT_CUDA_CHECK(cuEventDestroy(static_cast<CUevent>(event)));
+}
+
+void mgpuEventSynchronize(void *event) {
+  useContext();
+  REMAT_CUDA_CHECK(cuEventSynchronize(static_cast<CUevent>(event)));
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  useContext();
+  REMAT_CUDA_CHECK(
+      cuEventRecord(static_cast<CUevent>(event), asStream(stream)));
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
+  if (sizeBytes == 0)
+    return nullptr; // cuMemAlloc rejects 0; nothing to count.
+  useContext();
+  CUdeviceptr ptr = 0;
+  if (isHostShared)
+    REMAT_CUDA_CHECK(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
+  else
+    REMAT_CUDA_CHECK(cuMemAlloc(&ptr, sizeBytes));
+  void *result = reinterpret_cast<void *>(ptr);
+  remat::runtime::trackDeviceAlloc(result, sizeBytes);
+  return result;
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  if (!ptr)
+    return;
+  useContext();
+  // The free is ordered after the stream's work, which may still use the
+  // buffer (gpu-async-region chains kernels and frees on one stream).
+  if (stream)
+    REMAT_CUDA_CHECK(cuStreamSynchronize(asStream(stream)));
+  REMAT_CUDA_CHECK(cuMemFree(devicePtr(ptr)));
+  remat::runtime::untrackDeviceAlloc(ptr);
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  if (sizeBytes == 0)
+    return;
+  useContext();
+  // Unified addressing tells host from device pointers.
+  REMAT_CUDA_CHECK(cuMemcpyAsync(devicePtr(dst), devicePtr(src), sizeBytes,
+                                 asStream(stream)));
+}
+
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
+  useContext();
+  REMAT_CUDA_CHECK(
+      cuMemsetD32Async(devicePtr(dst), value, count, asStream(stream)));
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                  void *stream) {
+  useContext();
+  REMAT_CUDA_CHECK(
+      cuMemsetD16Async(devicePtr(dst), value, count, asStream(stream)));
+}
+
+//===----------------------------------------------------------------------===//
+// Host registration, device selection
+//===----------------------------------------------------------------------===//
+
+void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
+  useContext();
+  REMAT_CUDA_CHECK(cuMemHostRegister(ptr, sizeBytes, 0));
+}
+
+void mgpuMemHostUnregister(void *ptr) {
+  useContext();
+  REMAT_CUDA_CHECK(cuMemHostUnregister(ptr));
+}
+
+namespace {
+/// The start and byte size of a dense ranked memref descriptor
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+struct DenseRange {
+  char *begin;
+  uint64_t bytes;
+};
+DenseRange denseRange(int64_t rank, void *descriptor, int64_t elementSize) {
+  auto *fields = static_cast<char *>(descriptor);
+  char *aligned = *reinterpret_cast<char **>(fields + sizeof(void *));
+  const int64_t *offsetSizes =
+      reinterpret_cast<const int64_t *>(fields + 2 * sizeof(void *));
+  uint64_t elements = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    elements *= static_cast<uint64_t>(offsetSizes[1 + i]);
+  return {aligned + offsetSizes[0] * elementSize,
+          elements * static_cast<uint64_t>(elementSize)};
+}
+} // namespace
+
+void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                               int64_t elementSizeBytes) {
+  DenseRange r = denseRange(rank, descriptor, elementSizeBytes);
+  mgpuMemHostRegister(r.begin, r.bytes);
+}
+
+void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                                 int64_t elementSizeBytes) {
+  mgpuMemHostUnregister(denseRange(rank, descriptor, elementSizeBytes).begin);
+}
+
+void mgpuSetDefaultDevice(int32_t device) { defaultDevice = device; }
+
+} // extern "C"

@@ -1,0 +1,118 @@
+"""Small models for the importer's lit tests (remat-import-torch FILE:Class)."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TinyCNN(nn.Module):
+    """conv-bn-relu-maxpool, a strided residual block, avgpool, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.down = nn.Conv2d(8, 8, 1, stride=2)
+        self.fc = nn.Linear(8 * 2 * 2, 10)
+
+    def forward(self, x):
+        a = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
+        b = F.relu(self.bn2(self.conv2(a)) + self.down(a))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(b, 2), 1))
+
+
+class ResNetish(nn.Module):
+    """A ResNet-like stem (7x7 stride 2, 3x3 max pool stride 2 padding 1),
+    two basic blocks, global average pooling and a linear classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 7, stride=2, padding=3, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.c1 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.b1 = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.b2 = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 3, 2, 1)
+        for _ in range(2):
+            x = F.relu(x + self.b2(self.c2(F.relu(self.b1(self.c1(x))))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+class MobileBlock(nn.Module):
+    """Depthwise-separable convolution with ReLU6 and dropout (planning only
+    because of the random mask's values; see gen tests)."""
+
+    def __init__(self):
+        super().__init__()
+        self.pw = nn.Conv2d(3, 8, 1)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.fc = nn.Linear(8 * 4 * 4, 4)
+
+    def forward(self, x):
+        x = F.relu6(self.dw(F.relu6(self.pw(x))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 4), 1))
+
+
+class WithUnsupported(nn.Module):
+    """Uses an op the importer does not lower (cumsum)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        return torch.cumsum(F.leaky_relu(self.fc(torch.flatten(x, 1)), 0.1), 1)
+
+
+class Activations(nn.Module):
+    """leaky_relu, sigmoid, tanh, hardtanh (relu6) and a plain MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 16)
+        self.fc2 = nn.Linear(16, 16)
+        self.fc3 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = F.leaky_relu(self.fc1(torch.flatten(x, 1)), 0.1)
+        h = torch.sigmoid(self.fc2(h)) * torch.tanh(h) + F.relu6(h)
+        return self.fc3(h)
+
+
+class Dropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(F.dropout(F.relu(self.fc1(torch.flatten(x, 1))), 0.5, True))
+
+
+class TinyTransformer(nn.Module):
+    """A ViT-like block on 4x4 patches of a 3x8x8 image: patch embedding
+    (a strided convolution), class token, layer norm, multi-head attention
+    (bmm, softmax), an MLP with GELU, residual connections."""
+
+    def __init__(self, dim=16, heads=2):
+        super().__init__()
+        self.patch = nn.Conv2d(3, dim, 4, stride=4)
+        self.cls = nn.Parameter(torch.zeros(1, 1, dim))
+        self.ln1 = nn.LayerNorm(dim)
+        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
+        self.ln2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+        self.head = nn.Linear(dim, 5)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
+        h = self.ln1(x)
+        x = x + self.attn(h, h, h, need_weights=False)[0]
+        x = x + self.mlp(self.ln2(x))
+        return self.head(x[:, 0])
