@@ -153,23 +153,33 @@ struct RematerializePass
           << msg;
     };
     Solution sol = solve(ig->graph, strategy, opts);
-    fr.seconds.solve = clock.lap();
     if (!sol.feasible) {
+      // Some strategies are not monotone in the budget (slot rounding, model
+      // slack): the smallest budget they meet may lie below one they miss.
+      // A schedule for that smaller budget fits this one too.
       SolveOptions quiet = opts;
       quiet.note = nullptr;
       int64_t minimum = minimumBudget(ig->graph, strategy, quiet);
-      InFlightDiagnostic diag = original.emitError();
-      diag << "cannot fit @" << func.getSymName() << " into " << budgetBytes
-           << " B (" << percentOf(budgetBytes, before.peak)
-           << " of its peak without rematerialization, " << before.peak
-           << " B) with strategy '" << strategy << "'";
-      if (minimum >= 0)
-        diag << "; the smallest budget it can meet is " << minimum << " B ("
-             << percentOf(minimum, before.peak) << ")";
-      else
-        diag << "; " << sol.reason;
-      return diag;
+      if (minimum >= 0 && minimum <= budgetBytes) {
+        quiet.budget = minimum;
+        sol = solve(ig->graph, strategy, quiet);
+      }
+      if (!sol.feasible) {
+        fr.seconds.solve = clock.lap();
+        InFlightDiagnostic diag = original.emitError();
+        diag << "cannot fit @" << func.getSymName() << " into " << budgetBytes
+             << " B (" << percentOf(budgetBytes, before.peak)
+             << " of its peak without rematerialization, " << before.peak
+             << " B) with strategy '" << strategy << "'";
+        if (minimum > budgetBytes)
+          diag << "; the smallest budget it can meet is " << minimum
+               << " B (" << percentOf(minimum, before.peak) << ")";
+        else
+          diag << "; " << sol.reason;
+        return diag;
+      }
     }
+    fr.seconds.solve = clock.lap();
 
     FailureOr<MaterializeResult> done =
         materializeSchedule(func, *ig, sol.schedule);
