@@ -183,7 +183,7 @@ StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts) {
   size_t bestOrder = 0;
   for (const Run &r : runs) {
     const std::string &name = r.info->name;
-    if (mc(r) && best.feasible)
+    if (mc(r) && (best.feasible || !opts.memoryCentricFallback))
       continue; // A schedule within budget exists: -mc cannot be faster.
     SolveOptions tuned = base;
     double cost = estimate(name, st, tuned);
@@ -218,6 +218,9 @@ StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts) {
     o.note = [&notes](const std::string &n) { notes.push_back(n); };
     Solution s = solve(g, name, o);
     if (!s.feasible) {
+      if (s.leastPeak >= 0 &&
+          (best.leastPeak < 0 || s.leastPeak < best.leastPeak))
+        best.leastPeak = s.leastPeak;
       reasons += (reasons.empty() ? "" : "; ") + name + ": " + s.reason;
       continue;
     }

@@ -87,9 +87,17 @@ public:
     }
     if (best.ok)
       return best;
-    for (const Candidate &c : scan())
+    const Candidate *lowest = nullptr;
+    for (const Candidate &c : scan()) {
       if (c.ok && c.sim.peak <= budget && faster(c, best))
         best = c;
+      if (lower(c, lowest ? *lowest : best))
+        lowest = &c;
+    }
+    // Nothing fits: the lowest plan says by how much (StrategyResult::
+    // leastPeak), which minimumBudget() starts from.
+    if (!best.ok && lowest)
+      best = *lowest;
     return best;
   }
 
@@ -239,6 +247,7 @@ StrategyResult finish(Candidate c, const SolveOptions &opts,
     return r;
   }
   if (c.sim.peak > opts.budget) {
+    r.leastPeak = c.sim.peak;
     r.reason = std::string(what) + ": the lowest peak it reaches is " +
                std::to_string(c.sim.peak) + " bytes, above the budget";
     return r;

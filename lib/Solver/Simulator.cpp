@@ -14,6 +14,29 @@ int64_t inputBytes(const TrainingGraph &g) {
   return bytes;
 }
 
+int64_t peakLowerBound(const TrainingGraph &g) {
+  int64_t required = 0;
+  for (TensorId t : g.requiredOutputs())
+    if (!g.isInput(t))
+      required += g.tensor(t).bytes;
+  int64_t step = 0;
+  std::vector<char> seen(g.numTensors(), 0);
+  for (const Node &n : g.nodes()) {
+    int64_t bytes = n.workspace;
+    for (const std::vector<TensorId> *ts : {&n.inputs, &n.outputs})
+      for (TensorId t : *ts)
+        if (!g.isInput(t) && !seen[t]) {
+          seen[t] = 1;
+          bytes += g.tensor(t).bytes;
+        }
+    for (const std::vector<TensorId> *ts : {&n.inputs, &n.outputs})
+      for (TensorId t : *ts)
+        seen[t] = 0;
+    step = std::max(step, bytes);
+  }
+  return inputBytes(g) + std::max(required, step);
+}
+
 SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
                           const SimulatorOptions &opts) {
   SimulationResult r;

@@ -3,6 +3,8 @@
 #include "remat/Solver/Strategy.h"
 #include "remat/Solver/Strategies.h"
 
+#include <algorithm>
+
 namespace remat {
 
 const std::vector<StrategyInfo> &allStrategies() {
@@ -58,6 +60,7 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
   sol.chosen = res.chosen.empty() ? strategy : res.chosen;
   if (!res.feasible) {
     sol.reason = res.reason;
+    sol.leastPeak = res.leastPeak;
     return sol;
   }
   sol.schedule = std::move(res.schedule);
@@ -69,6 +72,7 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
     return sol;
   }
   if (sol.sim.peak > opts.budget) {
+    sol.leastPeak = sol.sim.peak;
     sol.reason = "strategy '" + strategy + "' reaches a peak of " +
                  std::to_string(sol.sim.peak) + " bytes, above the budget";
     return sol;
@@ -80,22 +84,41 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
 }
 
 int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
-                      const SolveOptions &opts) {
+                      const SolveOptions &opts, int granularityShift) {
   SolveOptions o = opts;
   o.note = nullptr;
   int64_t hi = simulate(g, keepEverythingSchedule(g)).peak;
   o.budget = hi;
   if (!solve(g, strategy, o).feasible)
     return -1;
-  int64_t lo = inputBytes(g) - 1; // Known infeasible: below the inputs.
+  // Known infeasible: below peakLowerBound(). One probe at the bound tells
+  // whether it suffices and, where the strategy reports the lowest peak it
+  // saw (lowerset-*, auto), an upper end close to the answer.
+  int64_t lo = std::min(peakLowerBound(g), hi);
+  o.budget = lo;
+  Solution least = solve(g, strategy, o);
+  if (least.feasible)
+    return lo;
+  if (least.leastPeak > lo && least.leastPeak < hi) {
+    o.budget = least.leastPeak;
+    if (solve(g, strategy, o).feasible) {
+      hi = least.leastPeak;
+      // Below that peak the memory-centric variants cannot succeed.
+      o.memoryCentricFallback = false;
+    }
+  }
   // Invariant: solve(hi) is feasible, solve(lo) is not. Strategies whose
   // discretisation scales with the budget may not be monotone; the search
   // still returns a budget they meet.
-  while (hi - lo > 1) {
+  auto close = [&] {
+    return hi - lo <= (granularityShift > 0
+                           ? std::max<int64_t>(1, hi >> granularityShift)
+                           : 1);
+  };
+  while (!close()) {
     int64_t mid = lo + (hi - lo) / 2;
     o.budget = mid;
-    Solution s = solve(g, strategy, o);
-    if (s.feasible)
+    if (solve(g, strategy, o).feasible)
       hi = mid;
     else
       lo = mid;

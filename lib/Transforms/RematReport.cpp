@@ -29,17 +29,24 @@ std::string RematReport::str() const {
           {"decision", v.recomputations ? "recomputed" : "kept"},
           {"recomputations", v.recomputations}});
     double overhead = f.timeAfter - f.timeBefore;
+    auto ifFitted = [&](llvm::json::Value v) -> llvm::json::Value {
+      return f.fitted ? std::move(v) : llvm::json::Value(nullptr);
+    };
     funcs.push_back(llvm::json::Object{
         {"name", f.name},
+        {"fitted", f.fitted},
         {"strategy", f.strategy},
         {"budget", f.budget},
+        {"minimum_budget", f.fitted || f.minimumBudget < 0
+                               ? llvm::json::Value(nullptr)
+                               : llvm::json::Value(f.minimumBudget)},
         {"peak_before", f.peakBefore},
-        {"peak_after", f.peakAfter},
+        {"peak_after", ifFitted(f.peakAfter)},
         {"time_before", f.timeBefore},
-        {"time_after", f.timeAfter},
-        {"overhead", overhead},
+        {"time_after", ifFitted(f.timeAfter)},
+        {"overhead", ifFitted(overhead)},
         {"overhead_percent",
-         f.timeBefore > 0 ? 100.0 * overhead / f.timeBefore : 0.0},
+         ifFitted(f.timeBefore > 0 ? 100.0 * overhead / f.timeBefore : 0.0)},
         {"ops", f.ops},
         {"seconds", llvm::json::Object{{"analysis", f.seconds.analysis},
                                        {"solve", f.seconds.solve},

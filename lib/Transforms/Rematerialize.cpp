@@ -40,6 +40,12 @@ private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 
+/// The smallest budget named in an error is searched exactly on graphs of up
+/// to this many nodes, and to within 1/256 of itself on larger ones, where
+/// every solve near the floor takes seconds.
+constexpr int kExactMinimumBudgetNodes = 1000;
+constexpr int kMinimumBudgetGranularityShift = 8;
+
 std::string percentOf(double part, double whole) {
   return whole > 0 ? llvm::formatv("{0:F1}%", 100.0 * part / whole).str()
                    : std::string("n/a");
@@ -135,6 +141,7 @@ struct RematerializePass
                            before.peak, budgetBytes)
                  .str();
       fr.strategy = "none";
+      fr.fitted = true;
       fr.peakAfter = before.peak;
       fr.timeAfter = before.time;
       recordDecisions(*ig, ig->programOrder, fr);
@@ -159,21 +166,29 @@ struct RematerializePass
       // A schedule for that smaller budget fits this one too.
       SolveOptions quiet = opts;
       quiet.note = nullptr;
-      int64_t minimum = minimumBudget(ig->graph, strategy, quiet);
+      const int shift = ig->graph.numNodes() > kExactMinimumBudgetNodes
+                            ? kMinimumBudgetGranularityShift
+                            : 0;
+      int64_t minimum = minimumBudget(ig->graph, strategy, quiet, shift);
       if (minimum >= 0 && minimum <= budgetBytes) {
         quiet.budget = minimum;
         sol = solve(ig->graph, strategy, quiet);
       }
       if (!sol.feasible) {
         fr.seconds.solve = clock.lap();
+        fr.minimumBudget = minimum;
         InFlightDiagnostic diag = original.emitError();
         diag << "cannot fit @" << func.getSymName() << " into " << budgetBytes
              << " B (" << percentOf(budgetBytes, before.peak)
              << " of its peak without rematerialization, " << before.peak
              << " B) with strategy '" << strategy << "'";
         if (minimum > budgetBytes)
+        {
           diag << "; the smallest budget it can meet is " << minimum
                << " B (" << percentOf(minimum, before.peak) << ")";
+          if (shift)
+            diag << ", found to within 1/" << (1 << shift);
+        }
         else
           diag << "; " << sol.reason;
         return diag;
@@ -203,6 +218,7 @@ struct RematerializePass
 
     original.getBody().takeBody(func.getBody());
     fr.strategy = sol.chosen;
+    fr.fitted = true;
     fr.peakAfter = check.peak;
     fr.timeAfter = sol.sim.time;
     recordDecisions(*ig, sol.schedule, fr);

@@ -290,6 +290,34 @@ TEST(BruteForce, BaseTimeAtNoRematPeakAndMonotoneInBudget) {
   }
 }
 
+// peakLowerBound() is a floor: the brute-force optimum is infeasible below
+// it, on chains (with workspace) and on DAGs. minimumBudget() starts its
+// search there.
+TEST(BruteForce, NothingFitsBelowPeakLowerBound) {
+  int tight = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    RandomCostOptions o;
+    o.maxWorkspace = 2;
+    TrainingGraph g =
+        seed % 2 ? buildChainGraph(randomChain(seed, 1 + seed % 4, o)).graph
+                 : randomTrainingDag(seed, 2 + seed % 3);
+    int64_t bound = peakLowerBound(g);
+    EXPECT_GE(bound, inputBytes(g));
+    int64_t least = -1;
+    int64_t full = simulate(g, keepEverythingSchedule(g)).peak;
+    for (int64_t b = inputBytes(g); b <= full && least < 0; ++b) {
+      auto r = bruteForceOptimum(g, b, {/*allowDiscard=*/false});
+      ASSERT_TRUE(r.has_value());
+      if (r->feasible)
+        least = b;
+    }
+    ASSERT_GE(least, 0) << "seed " << seed;
+    EXPECT_GE(least, bound) << "seed " << seed;
+    tight += least == bound;
+  }
+  EXPECT_GT(tight, 0); // The bound is reached on some graphs.
+}
+
 TEST(RandomGraphs, DeterministicAndWellFormed) {
   EXPECT_EQ(randomChain(7, 5).stages.size(), 5u);
   EXPECT_EQ(randomChain(7, 5).stages[3].abar, randomChain(7, 5).stages[3].abar);

@@ -42,8 +42,13 @@ struct SimulatorOptions {
 SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
                           const SimulatorOptions &opts = {});
 
-/// Bytes of all graph inputs: the floor of any schedule's memory.
+/// Bytes of all graph inputs: live throughout every schedule.
 int64_t inputBytes(const TrainingGraph &g);
+
+/// A peak no valid schedule goes below: the inputs plus the larger of the
+/// required outputs (live together at the end) and the biggest single step
+/// (a node's operands, outputs and workspace, live together while it runs).
+int64_t peakLowerBound(const TrainingGraph &g);
 
 } // namespace remat
 

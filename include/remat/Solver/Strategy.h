@@ -43,6 +43,10 @@ struct SolveOptions {
   /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
   /// may add up to this; the others are skipped with a note.
   double timeBudget = 1.0;
+  /// auto: when no time-centric strategy meets the budget, also run the
+  /// memory-centric variants (lowest peak). minimumBudget() runs them once
+  /// and turns this off while it bisects.
+  bool memoryCentricFallback = true;
   /// Where strategies report notes (fallbacks, approximations). May be empty.
   std::function<void(const std::string &)> note;
 };
@@ -53,6 +57,9 @@ struct StrategyResult {
   std::string reason; ///< Why not applicable / infeasible, when !feasible.
   /// Set by strategies that delegate (auto): the one whose schedule this is.
   std::string chosen;
+  /// Delegating strategies, when infeasible: the lowest peak of the valid
+  /// schedules they saw (-1: none).
+  int64_t leastPeak = -1;
 };
 
 using StrategyFn =
@@ -75,6 +82,9 @@ struct Solution {
   std::string strategy; ///< The strategy that produced the schedule.
   std::string chosen;   ///< For auto: the strategy that won (else = strategy).
   std::string reason;   ///< Why infeasible.
+  /// When infeasible: the lowest peak of a valid schedule the strategy made
+  /// (-1: none). A budget this large is met by some strategy.
+  int64_t leastPeak = -1;
   Schedule schedule;
   SimulationResult sim;
 };
@@ -86,9 +96,11 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
 
 /// The smallest budget (bytes) for which solve() succeeds with `strategy`,
 /// found by binary search between the input bytes and the no-remat peak.
-/// Returns -1 when even the no-remat peak fails.
+/// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
+/// 0 the search stops once the range is within 1/2^k of the budget found
+/// (fewer solves on large graphs; budgets below 2^k bytes stay exact).
 int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
-                      const SolveOptions &opts);
+                      const SolveOptions &opts, int granularityShift = 0);
 
 } // namespace remat
 

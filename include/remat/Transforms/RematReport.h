@@ -38,6 +38,11 @@ struct PhaseSeconds {
 struct FunctionReport {
   std::string name, strategy;
   int ops = 0; ///< Nodes of the planned graph.
+  /// False when the function could not be fitted (its IR is unchanged);
+  /// the report then has no peak/time after.
+  bool fitted = false;
+  /// When not fitted: the smallest budget found (-1: none).
+  int64_t minimumBudget = -1;
   PhaseSeconds seconds;
   int64_t budget = 0, peakBefore = 0, peakAfter = 0;
   double timeBefore = 0, timeAfter = 0;
