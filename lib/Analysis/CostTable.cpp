@@ -78,6 +78,17 @@ std::optional<CostTable> CostTable::parse(StringRef text, StringRef path,
   return table;
 }
 
+FailureOr<std::optional<CostTable>>
+CostTable::loadOption(StringRef path, Operation *anchor) {
+  if (path.empty())
+    return std::optional<CostTable>();
+  std::string error;
+  std::optional<CostTable> table = load(path, error);
+  if (!table)
+    return anchor->emitError() << error;
+  return table;
+}
+
 std::optional<CostTable> CostTable::load(StringRef path, std::string &error) {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buffer) {

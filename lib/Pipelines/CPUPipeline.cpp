@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringStages.h"
+
 #include "remat/BufferPlanning/Passes.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/Passes.h"
@@ -22,26 +24,7 @@ using namespace mlir;
 
 void remat::buildLowerToCPUPipeline(OpPassManager &pm,
                                     const LowerToCPUOptions &options) {
-  // Tensor level: refuse planning-only ops, dissolve recomputation regions
-  // (only now: CSE could have merged the clones back), and turn elementwise
-  // arith/math on tensors into linalg so One-Shot Bufferize handles them.
-  pm.addPass(createCheckExecutable());
-  pm.addPass(createInlineRecompute());
-  pm.addPass(createStripAnnotations());
-  pm.addPass(createConvertElementwiseToLinalgPass());
-  // One initial value per destination, right before its op (undoes what a
-  // CSE run after planning merged): bufferization then allocates exactly
-  // the buffers the planner counted.
-  pm.addPass(createPrepare());
-
-  // Identity layouts at function boundaries so callers (the harness) and
-  // the model agree on memref types.
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  bufferize.bufferAlignment = static_cast<uint64_t>(options.alignment);
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addTensorToBufferStages(pm, options.alignment);
 
   if (options.buffers == BufferMode::Upstream) {
     bufferization::buildBufferDeallocationPipeline(pm);
@@ -57,21 +40,8 @@ void remat::buildLowerToCPUPipeline(OpPassManager &pm,
 
   // Loops, then the LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  // Aligned allocations request exactly their size rounded up to the
-  // alignment; the plain path would ask for `alignment` extra bytes each.
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  memrefToLLVM.useAlignedAlloc = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  addControlFlowStages(pm);
+  addHostToLLVMStages(pm, /*withGPU=*/false);
 }
 
 void remat::registerLowerToCPUPipeline() {

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringStages.h"
+
 #include "remat/BufferPlanning/Passes.h"
 #include "remat/Pipelines/GPUPasses.h"
 #include "remat/Pipelines/Pipelines.h"
@@ -28,20 +30,8 @@ using namespace mlir;
 static void addEmulationOnCPU(OpPassManager &pm) {
   pm.addPass(remat::createGPUEmulateOnCPU());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  memrefToLLVM.useAlignedAlloc = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  remat::addControlFlowStages(pm);
+  remat::addHostToLLVMStages(pm, /*withGPU=*/true);
 }
 
 void remat::buildLowerToGPUPipeline(OpPassManager &pm,
@@ -56,16 +46,7 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   }
 
   // Tensor level and bufferization: as -remat-lower-to-cpu.
-  pm.addPass(createCheckExecutable());
-  pm.addPass(createInlineRecompute());
-  pm.addPass(createStripAnnotations());
-  pm.addPass(createConvertElementwiseToLinalgPass());
-  pm.addPass(createPrepare());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addTensorToBufferStages(pm, /*alignment=*/0);
   PlanBuffersOptions plan;
   plan.arena = options.buffers == BufferMode::Arena;
   plan.alignment = 16; // As on the CPU: views of any element type.
@@ -94,9 +75,7 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createGPUMergeModules());
   pm.addNestedPass<gpu::GPUModuleOp>(createGPURewrite());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  remat::addControlFlowStages(pm);
   GpuNVVMAttachTargetOptions nvvm;
   nvvm.chip = options.chip;
   nvvm.optLevel = options.optLevel;
@@ -109,17 +88,7 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
 
   // Host: LLVM dialect; allocations through libRematRuntime, GPU runtime
   // calls through libRematCudaRuntime.
-  pm.addPass(createConvertMathToLLVMPass());
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  memrefToLLVM.useAlignedAlloc = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  remat::addHostToLLVMStages(pm, /*withGPU=*/true);
 
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;

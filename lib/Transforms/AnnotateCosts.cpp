@@ -21,16 +21,11 @@ struct AnnotateCostsPass
   using AnnotateCostsBase::AnnotateCostsBase;
 
   void runOnOperation() override {
-    std::optional<CostTable> table;
-    if (!costTable.empty()) {
-      std::string error;
-      table = CostTable::load(costTable, error);
-      if (!table) {
-        getOperation().emitError() << error;
-        return signalPassFailure();
-      }
-    }
-    CostModel costs(table ? &*table : nullptr);
+    FailureOr<std::optional<CostTable>> table =
+        CostTable::loadOption(costTable, getOperation());
+    if (failed(table))
+      return signalPassFailure();
+    CostModel costs(*table ? &**table : nullptr);
     WalkResult result = getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal())
         return WalkResult::advance();

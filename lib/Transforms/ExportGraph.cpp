@@ -21,16 +21,11 @@ struct ExportGraphPass : public remat::impl::ExportGraphBase<ExportGraphPass> {
   using ExportGraphBase::ExportGraphBase;
 
   void runOnOperation() override {
-    std::optional<CostTable> table;
-    if (!costTable.empty()) {
-      std::string error;
-      table = CostTable::load(costTable, error);
-      if (!table) {
-        getOperation().emitError() << error;
-        return signalPassFailure();
-      }
-    }
-    CostModel costs(table ? &*table : nullptr);
+    FailureOr<std::optional<CostTable>> table =
+        CostTable::loadOption(costTable, getOperation());
+    if (failed(table))
+      return signalPassFailure();
+    CostModel costs(*table ? &**table : nullptr);
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -47,7 +42,7 @@ struct ExportGraphPass : public remat::impl::ExportGraphBase<ExportGraphPass> {
         func.emitError() << error;
         return signalPassFailure();
       }
-      writeGraphJSON(out->os(), ig->graph, table ? "table" : "flop");
+      writeGraphJSON(out->os(), ig->graph, *table ? "table" : "flop");
       out->keep();
     }
   }

@@ -202,9 +202,10 @@ private:
       yieldValues.push_back(local[t]);
       resultTypes.push_back(local[t].getType());
     }
-    inner.create<YieldOp>(loc, yieldValues);
-    auto recompute = OpBuilder(terminator).create<RecomputeOp>(
-        loc, resultTypes, inputValues);
+    YieldOp::create(inner, loc, yieldValues);
+    OpBuilder before(terminator);
+    auto recompute =
+        RecomputeOp::create(before, loc, resultTypes, inputValues);
     recompute.getBody().push_back(body.release());
 
     for (auto [t, value] : llvm::zip(yielded, recompute.getResults())) {

@@ -76,16 +76,11 @@ struct RematerializePass
                                  << "'; available: " << names;
       return signalPassFailure();
     }
-    std::optional<CostTable> table;
-    if (!costTable.empty()) {
-      std::string error;
-      table = CostTable::load(costTable, error);
-      if (!table) {
-        getOperation().emitError() << error;
-        return signalPassFailure();
-      }
-    }
-    CostModel costs(table ? &*table : nullptr);
+    FailureOr<std::optional<CostTable>> table =
+        CostTable::loadOption(costTable, getOperation());
+    if (failed(table))
+      return signalPassFailure();
+    CostModel costs(*table ? &**table : nullptr);
 
     RematReport report;
     bool failed = false;

@@ -56,6 +56,10 @@ public:
   static std::optional<CostTable> parse(llvm::StringRef text,
                                         llvm::StringRef path,
                                         std::string &error);
+  /// The table a pass option names: std::nullopt for an empty path,
+  /// failure (with the error emitted at `anchor`) when it cannot be read.
+  static mlir::FailureOr<std::optional<CostTable>>
+  loadOption(llvm::StringRef path, mlir::Operation *anchor);
   const CostTableEntry *lookup(mlir::Operation *op) const;
   size_t size() const { return entries.size(); }
 

@@ -1,0 +1,51 @@
+//===- LoweringStages.cpp - Stages shared by the CPU and GPU lowerings ---===//
+
+#include "LoweringStages.h"
+
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+
+void remat::addTensorToBufferStages(OpPassManager &pm, int64_t alignment) {
+  pm.addPass(createCheckExecutable());
+  pm.addPass(createInlineRecompute());
+  pm.addPass(createStripAnnotations());
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  // Undoes what a CSE run after planning merged: bufferization then
+  // allocates exactly the buffers the planner counted.
+  pm.addPass(createPrepare());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  if (alignment > 0)
+    bufferize.bufferAlignment = static_cast<uint64_t>(alignment);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+}
+
+void remat::addControlFlowStages(OpPassManager &pm) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+}
+
+void remat::addHostToLLVMStages(OpPassManager &pm, bool withGPU) {
+  pm.addPass(createConvertMathToLLVMPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  memrefToLLVM.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  if (withGPU)
+    pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
