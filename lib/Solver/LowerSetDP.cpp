@@ -53,9 +53,12 @@ enum class Mode { MinOverhead, MaxOverhead, Feasible };
 class DP {
 public:
   DP(const LowerSetModel &m, const LowerSetFamily &fam, Mode mode,
-     int64_t cap, int64_t granularity)
+     int64_t cap, int64_t granularity, int64_t *transitionsLeft = nullptr)
       : m_(m), fam_(fam), mode_(mode), cap_(cap),
-        gran_(std::max<int64_t>(1, granularity)) {}
+        gran_(std::max<int64_t>(1, granularity)), left_(transitionsLeft) {}
+
+  /// Whether a run stopped because the transition allowance ran out.
+  bool exhausted() const { return exhausted_; }
 
   /// Runs the DP keeping only entries with c < bound (MinOverhead), or
   /// stopping at the first complete plan (Feasible). Returns whether a
@@ -74,10 +77,26 @@ private:
   void pruneByKnapsack(const uint64_t *set, const LowerSetInfo &info,
                        std::vector<Entry> &F);
 
+  /// Counts work (transitions tried, front entries scanned or merged)
+  /// against the allowance; false once it is spent.
+  bool spend(int64_t units = 1) {
+    if (!left_)
+      return true;
+    if (*left_ < units) {
+      *left_ = 0;
+      exhausted_ = true;
+      return false;
+    }
+    *left_ -= units;
+    return true;
+  }
+
   const LowerSetModel &m_;
   const LowerSetFamily &fam_;
   Mode mode_;
   int64_t cap_, gran_;
+  int64_t *left_ = nullptr;
+  bool exhausted_ = false;
   std::vector<std::vector<Entry>> front_;
   double best_ = 0;
   int32_t bestSet_ = -1, bestIdx_ = -1;
@@ -259,6 +278,8 @@ bool DP::run(double bound) {
       const LowerSetInfo &xi = fam_.info[x];
       if (fam_.maxStep > 0 && xi.size - si.size > fam_.maxStep)
         continue; // Nor does any superset.
+      if (!spend())
+        return false;
       LowerSetStep st = m_.step(S, si, fam_.set(x), xi);
       if (mMin + st.peak > cap_)
         continue; // Nor does any superset fit.
@@ -275,6 +296,8 @@ bool DP::run(double bound) {
                                        }) -
                   F.begin();
       std::vector<Entry> &T = front_[x];
+      if (!spend(static_cast<int64_t>(F.size() - lo + T.size())))
+        return false;
       const double shift = feasible ? 0 : minOverhead ? st.overhead
                                                       : -st.overhead;
       // The shifted entries form a chain; those dominated by T (nearly all)
@@ -335,6 +358,8 @@ bool DP::runPull(int64_t bound) {
           xi.size - fam_.info[s].size > fam_.maxStep)
         continue; // Nor does any subset of s.
       // Smaller sources make larger steps: prune by the step alone.
+      if (!spend())
+        return false;
       LowerSetStep st = m_.step(fam_.set(s), fam_.info[s], X, xi);
       int64_t dt = std::llround(st.overhead);
       if (st.peak > cap_ || dt >= bound)
@@ -349,6 +374,8 @@ bool DP::runPull(int64_t bound) {
                                         return e.m > room;
                                       }) -
                  F.begin();
+      if (!spend(static_cast<int64_t>(F.size() - i)))
+        return false;
       for (; i < F.size(); ++i) {
         int64_t t = static_cast<int64_t>(F[i].c) + dt;
         if (t >= bound)
@@ -417,10 +444,16 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
                              const LowerSetFamily &fam,
                              LowerSetObjective objective, int64_t budget,
                              const LowerSetPlan *incumbent,
-                             int64_t granularity) {
+                             int64_t granularity, int64_t *transitionsLeft) {
   const double inf = std::numeric_limits<double>::infinity();
   const bool haveInc = incumbent && incumbent->feasible;
   LowerSetPlan none;
+  // Out of transitions: the incumbent (or nothing), marked as such.
+  auto gaveUp = [&] {
+    LowerSetPlan p = haveInc ? *incumbent : none;
+    p.exhausted = true;
+    return p;
+  };
   if (fam.fullId < 0 || budget < m.baseBytes())
     return haveInc ? *incumbent : none;
 
@@ -441,10 +474,14 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
     int64_t lo = m.baseBytes() - 1, hi = best.peak;
     while (hi - lo > std::max<int64_t>(1, hi / 1000)) {
       int64_t mid = lo + (hi - lo) / 2;
-      DP dp(m, fam, Mode::Feasible, capOf(m, mid), granularity);
+      DP dp(m, fam, Mode::Feasible, capOf(m, mid), granularity,
+            transitionsLeft);
       if (dp.run(inf)) {
         best = dp.plan();
         hi = best.peak; // <= mid.
+      } else if (dp.exhausted()) {
+        best.exhausted = true;
+        break;
       } else {
         lo = mid;
       }
@@ -454,10 +491,10 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
 
   const int64_t cap = capOf(m, budget);
   if (objective == LowerSetObjective::MaxOverhead) {
-    DP dp(m, fam, Mode::MaxOverhead, cap, granularity);
+    DP dp(m, fam, Mode::MaxOverhead, cap, granularity, transitionsLeft);
     if (dp.run(inf))
       return dp.plan();
-    return haveInc ? *incumbent : none;
+    return dp.exhausted() ? gaveUp() : haveInc ? *incumbent : none;
   }
 
   // On the L_v family, integral times (the paper's model) allow the dense
@@ -471,7 +508,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
   // The dense table has one cell per unit of overhead: FLOP-sized times
   // (exported graphs) would allocate and touch ~100 MB per DP.
   integral = integral && total < double(1 << 20);
-  DP dp(m, fam, Mode::MinOverhead, cap, granularity);
+  DP dp(m, fam, Mode::MinOverhead, cap, granularity, transitionsLeft);
   if (integral) {
     // One run bounded by the incumbent: the dense table makes entries cheap,
     // so deepening gains little.
@@ -480,7 +517,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
     double bound = haveInc ? incumbent->overhead : total + 1;
     if (dp.runPull(static_cast<int64_t>(std::ceil(bound))))
       return dp.plan();
-    return haveInc ? *incumbent : none;
+    return dp.exhausted() ? gaveUp() : haveInc ? *incumbent : none;
   }
   // Otherwise, without an incumbent, a coarse pass (caches compared in
   // 1/32nds of the budget) finds a near-optimal plan cheaply; it bounds the
@@ -488,9 +525,13 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
   LowerSetPlan seed;
   if (!haveInc && granularity == 1 &&
       cap < std::numeric_limits<int64_t>::max() / 4 && cap >= 256) {
-    seed = solveLowerSetDP(m, fam, objective, budget, nullptr, cap / 32);
+    seed = solveLowerSetDP(m, fam, objective, budget, nullptr, cap / 32,
+                           transitionsLeft);
+    if (seed.exhausted)
+      return seed;
     if (seed.feasible)
-      return solveLowerSetDP(m, fam, objective, budget, &seed, 1);
+      return solveLowerSetDP(m, fam, objective, budget, &seed, 1,
+                             transitionsLeft);
   }
   double bound = haveInc ? incumbent->overhead : inf;
   if (bound < inf) {
@@ -500,13 +541,16 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
     for (int v = 0; v < m.size(); ++v)
       if (m.time(v) > 0)
         minTime = std::min(minTime, m.time(v));
-    for (double g = std::max(minTime, bound / 16); g < bound; g *= 1.25)
+    for (double g = std::max(minTime, bound / 16); g < bound; g *= 1.25) {
       if (dp.run(g))
         return dp.plan();
+      if (dp.exhausted())
+        return gaveUp();
+    }
   }
   if (dp.run(bound))
     return dp.plan();
-  return haveInc ? *incumbent : none;
+  return dp.exhausted() ? gaveUp() : haveInc ? *incumbent : none;
 }
 
 } // namespace remat

@@ -256,7 +256,8 @@ LowerSetModel::evaluate(const std::vector<NodeSet> &seq) const {
 }
 
 Schedule
-LowerSetModel::canonicalSchedule(const std::vector<NodeSet> &seq) const {
+LowerSetModel::canonicalSchedule(const std::vector<NodeSet> &seq,
+                                  RecomputeTiming timing) const {
   const int k = static_cast<int>(seq.size());
   // seg[v]: the segment (1-based) holding v; cached: never recomputed.
   std::vector<int> seg(n_, k);
@@ -299,8 +300,42 @@ LowerSetModel::canonicalSchedule(const std::vector<NodeSet> &seq) const {
       if (p != kNone && g_.isForward(p))
         minBwdStep[index_[p]] = std::min(minBwdStep[index_[p]], bseg[b]);
     }
-  std::vector<char> needed(n_, 0);
+  std::vector<char> needed(n_, 0), recomputed(n_, 0);
+  std::vector<int> stack, closure;
   for (int i = k; i >= 1; --i) {
+    std::vector<NodeId> group;
+    for (int b = 0; b < nb; ++b)
+      if (bseg[b] == i)
+        group.push_back(bwd_[b]);
+    group = lowMemoryOrder(g_, group);
+    if (i < k && timing == RecomputeTiming::JustInTime) {
+      // Before each backward node, what it reads from V_i and is not live,
+      // with what that needs, in topological order.
+      for (NodeId b : group) {
+        stack.clear();
+        closure.clear();
+        for (TensorId t : g_.node(b).inputs) {
+          NodeId p = g_.tensor(t).producer;
+          if (p != kNone && g_.isForward(p))
+            stack.push_back(index_[p]);
+        }
+        while (!stack.empty()) {
+          int v = stack.back();
+          stack.pop_back();
+          if (seg[v] != i || cached[v] || recomputed[v])
+            continue;
+          recomputed[v] = 1;
+          closure.push_back(v);
+          for (int u : pred_[v])
+            stack.push_back(u);
+        }
+        std::sort(closure.begin(), closure.end());
+        for (int v : closure)
+          s.run(nodes_[v]);
+        s.run(b);
+      }
+      continue;
+    }
     if (i < k) {
       // Recompute what steps <= i read, in reverse topological order.
       for (int v = n_ - 1; v >= 0; --v) {
@@ -315,11 +350,7 @@ LowerSetModel::canonicalSchedule(const std::vector<NodeSet> &seq) const {
         if (seg[v] == i && needed[v] && !cached[v])
           s.run(nodes_[v]);
     }
-    std::vector<NodeId> group;
-    for (int b = 0; b < nb; ++b)
-      if (bseg[b] == i)
-        group.push_back(bwd_[b]);
-    for (NodeId b : lowMemoryOrder(g_, group))
+    for (NodeId b : group)
       s.run(b);
   }
   return s.withEagerFrees(g_);

@@ -32,6 +32,8 @@
 #include "remat/Solver/Strategies.h"
 
 #include <algorithm>
+#include <functional>
+#include <string>
 
 namespace remat {
 
@@ -63,7 +65,9 @@ class LowerSetSolver {
 public:
   LowerSetSolver(const TrainingGraph &g, const SolveOptions &opts, bool exact)
       : model_(g), approx_(prunedLowerSets(model_, opts.maxApproxSets)),
-        probes_(opts.lowerSetProbes) {
+        probes_(opts.lowerSetProbes),
+        transitionsLeft_(opts.maxLowerSetWork),
+        maxTransitions_(opts.maxLowerSetWork), note_(opts.note) {
     if (!exact)
       return;
     all_ = allLowerSets(model_, opts.maxLowerSets);
@@ -141,7 +145,22 @@ private:
     if (known && known->feasible && known->peak <= budget &&
         (!seed || known->overhead < seed->overhead))
       seed = known;
-    return solveLowerSetDP(model_, all_, obj, budget, seed);
+    if (!haveExact_)
+      return seed ? *seed : a;
+    LowerSetPlan e = solveLowerSetDP(model_, all_, obj, budget, seed, 1,
+                                     &transitionsLeft_);
+    if (e.exhausted) {
+      // From here on, the approximate family only.
+      haveExact_ = false;
+      if (note_)
+        note_("lowerset-exact: its DP over all " +
+              std::to_string(all_.size()) + " lower sets did more than " +
+              std::to_string(maxTransitions_) +
+              " units of work (SolveOptions::maxLowerSetWork); using "
+              "the approximate DP of lowerset-approx");
+      e.exhausted = false;
+    }
+    return e;
   }
 
   const LowerSetPlan &lowestExact() const {
@@ -152,11 +171,22 @@ private:
     return lowestExact_;
   }
 
+  /// The plan's canonical schedule, with its recomputations just in time
+  /// when that peaks lower (same runs, so the same time).
   Candidate make(LowerSetPlan plan) const {
     Candidate c;
     c.plan = std::move(plan);
     c.schedule = model_.canonicalSchedule(c.plan.sets);
     c.sim = simulate(model_.graph(), c.schedule);
+    if (c.plan.sets.size() > 1) {
+      Schedule jit = model_.canonicalSchedule(
+          c.plan.sets, LowerSetModel::RecomputeTiming::JustInTime);
+      SimulationResult sim = simulate(model_.graph(), jit);
+      if (sim.valid && (!c.sim.valid || sim.peak < c.sim.peak)) {
+        c.schedule = std::move(jit);
+        c.sim = std::move(sim);
+      }
+    }
     c.ok = c.sim.valid;
     return c;
   }
@@ -230,7 +260,10 @@ private:
   LowerSetModel model_;
   LowerSetFamily approx_, all_;
   int probes_ = 3;
-  bool haveExact_ = false;
+  mutable int64_t transitionsLeft_;
+  int64_t maxTransitions_;
+  std::function<void(const std::string &)> note_;
+  mutable bool haveExact_ = false; ///< Cleared when its DP gives up.
   mutable LowerSetPlan lowestExact_;
   mutable bool lowestExactDone_ = false;
   mutable std::vector<Candidate> scan_;

@@ -62,6 +62,13 @@ cl::opt<int64_t> maxLowerSets(
              "the graph has more lower sets than this"),
     cl::value_desc("N"), cl::init(200000), cl::cat(category));
 
+cl::opt<int64_t> maxLowerSetWork(
+    "max-lower-set-work",
+    cl::desc("lowerset-exact: keep the approximate DP's plans once its DPs "
+             "over all lower sets have done this much work (transitions "
+             "L < L' tried plus front entries scanned)"),
+    cl::value_desc("N"), cl::init(2000000000), cl::cat(category));
+
 int usageError(const llvm::Twine &msg) {
   llvm::errs() << "remat-plan: error: " << msg << "\n";
   return 2;
@@ -105,6 +112,8 @@ int main(int argc, char **argv) {
     return usageError("--slots must be at least 1");
   if (maxLowerSets < 1)
     return usageError("--max-lower-sets must be at least 1");
+  if (maxLowerSetWork < 1)
+    return usageError("--max-lower-set-work must be at least 1");
 
   llvm::Expected<GraphFile> file = loadGraphFile(inputFile);
   if (!file)
@@ -114,6 +123,7 @@ int main(int argc, char **argv) {
   SolveOptions opts;
   opts.slots = slots;
   opts.maxLowerSets = maxLowerSets;
+  opts.maxLowerSetWork = maxLowerSetWork;
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";
   };

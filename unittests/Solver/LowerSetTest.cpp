@@ -478,6 +478,31 @@ TEST(LowerSet, ExactFallsBackToApproxBeyondTheCap) {
   EXPECT_EQ(ex.schedule, ap.schedule);
 }
 
+// Few sets can still mean hours of DP (pairs of sets, large fronts): the work
+// allowance stops it, with a note, and the plan is still a valid one at
+// least as fast as the approximate DP's.
+TEST(LowerSet, ExactGivesUpBeyondItsWorkAllowance) {
+  TrainingGraph g = googlenetLike(120);
+  SolveOptions o;
+  SimulationResult none = simulate(g, keepEverythingSchedule(g));
+  o.budget = none.peak * 8 / 10;
+  std::vector<std::string> notes;
+  o.note = [&](const std::string &s) { notes.push_back(s); };
+  Solution full = solve(g, "lowerset-exact", o);
+  EXPECT_TRUE(notes.empty());
+  o.maxLowerSetWork = 1000;
+  Solution capped = solve(g, "lowerset-exact", o);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("more than 1000 units of work"), std::string::npos)
+      << notes[0];
+  o.note = nullptr;
+  Solution ap = solve(g, "lowerset-approx", o);
+  ASSERT_TRUE(full.feasible && capped.feasible && ap.feasible);
+  EXPECT_LE(capped.sim.time, ap.sim.time);
+  EXPECT_LE(full.sim.time, capped.sim.time);
+  EXPECT_LE(capped.sim.peak, o.budget);
+}
+
 // The lower-set paper's GoogLeNet has 134 forward functions and 27,358 lower
 // sets; googlenetLike(268) has the same shape and size.
 TEST(LowerSet, GoogLeNetShapeHasPaperSizedLattice) {

@@ -101,9 +101,16 @@ public:
   };
   Cost evaluate(const std::vector<NodeSet> &seq) const;
 
+  /// When a backward step recomputes its segment: all of it before the
+  /// step's backward nodes (the paper's order), or each value right before
+  /// the first backward node that reads it (shorter lifetimes, not always a
+  /// lower peak: the recomputations' inputs may live longer).
+  enum class RecomputeTiming { Eager, JustInTime };
   /// The canonical strategy of L_1 < ... < L_k = V as a Schedule (runs,
   /// then eager frees). Recomputations nobody reads are left out.
-  Schedule canonicalSchedule(const std::vector<NodeSet> &seq) const;
+  Schedule canonicalSchedule(const std::vector<NodeSet> &seq,
+                             RecomputeTiming timing =
+                                 RecomputeTiming::Eager) const;
 
 private:
   bool inR(int b, const uint64_t *set, bool full) const;
@@ -174,6 +181,9 @@ struct LowerSetPlan {
   std::vector<NodeSet> sets; ///< L_1 < ... < L_k = V.
   double overhead = 0;       ///< Model overhead (Eq. 1).
   int64_t peak = 0;          ///< Model peak, base included (Eq. 2).
+  /// The DP ran out of transitions: this is the incumbent it started from
+  /// (or nothing), not necessarily the optimum.
+  bool exhausted = false;
 };
 
 /// The DP of Sec. 4.2 over `family`: states (L, t) keep the Pareto front of
@@ -184,12 +194,14 @@ struct LowerSetPlan {
 /// 1000 bytes). `granularity` > 1 compares caches in
 /// units of that many bytes when deciding dominance (fronts shrink to at most
 /// budget / granularity entries); plans stay feasible, optimality becomes
-/// approximate. 1 is exact.
+/// approximate. 1 is exact. With `transitionsLeft`, every transition tried
+/// is counted against it; when it reaches 0 the DP gives up (exhausted).
 LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
                              const LowerSetFamily &family,
                              LowerSetObjective objective, int64_t budget,
                              const LowerSetPlan *incumbent = nullptr,
-                             int64_t granularity = 1);
+                             int64_t granularity = 1,
+                             int64_t *transitionsLeft = nullptr);
 
 } // namespace remat
 

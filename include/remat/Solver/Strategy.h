@@ -29,6 +29,11 @@ struct SolveOptions {
   /// lowerset-exact: give up (and fall back to lowerset-approx) when the graph
   /// has more lower sets than this.
   int64_t maxLowerSets = 200000;
+  /// lowerset-exact: the work its DPs over all lower sets may do in all
+  /// (transitions L < L' tried plus front entries scanned), ~15 s;
+  /// beyond, it keeps the approximate DP's plans (with a note). Pairs of
+  /// sets and front sizes, not the number of sets, decide its run time.
+  int64_t maxLowerSetWork = 2000000000;
   /// lowerset-approx(-mc): the family L_v only for this many nodes, the
   /// slowest (0: every node). Its DP grows like the cube of the family.
   int maxApproxSets = 0;
