@@ -67,7 +67,8 @@ public:
       : model_(g), approx_(prunedLowerSets(model_, opts.maxApproxSets)),
         probes_(opts.lowerSetProbes),
         transitionsLeft_(opts.maxLowerSetWork),
-        maxTransitions_(opts.maxLowerSetWork), note_(opts.note) {
+        maxTransitions_(opts.maxLowerSetWork), note_(opts.note),
+        cache_(opts.cache), maxApproxSets_(opts.maxApproxSets) {
     if (!exact)
       return;
     all_ = allLowerSets(model_, opts.maxLowerSets);
@@ -227,10 +228,22 @@ private:
 
   /// Plans at fixed DP budgets from B* up (approximate family, coarse
   /// fronts), plus the exact variant's plan at its own B*.
+  /// The same at every budget: computed once per graph when the options
+  /// carry a cache (minimumBudget's bisection).
   const std::vector<Candidate> &scan() const {
     if (scanDone_)
       return scan_;
     scanDone_ = true;
+    const std::string key = "lowerset-scan/" +
+                            std::string(haveExact_ ? "exact/" : "approx/") +
+                            std::to_string(maxApproxSets_);
+    if (cache_) {
+      auto it = cache_->entries.find(key);
+      if (it != cache_->entries.end()) {
+        scan_ = *static_cast<const std::vector<Candidate> *>(it->second.get());
+        return scan_;
+      }
+    }
     LowerSetPlan low =
         solveLowerSetDP(model_, approx_, LowerSetObjective::MinPeak,
                         kUnlimitedBudget);
@@ -254,6 +267,9 @@ private:
       if (p.feasible)
         scan_.push_back(make(std::move(p)));
     }
+    if (cache_)
+      cache_->entries[key] =
+          std::make_shared<const std::vector<Candidate>>(scan_);
     return scan_;
   }
 
@@ -263,6 +279,8 @@ private:
   mutable int64_t transitionsLeft_;
   int64_t maxTransitions_;
   std::function<void(const std::string &)> note_;
+  std::shared_ptr<SolveCache> cache_;
+  int maxApproxSets_ = 0;
   mutable bool haveExact_ = false; ///< Cleared when its DP gives up.
   mutable LowerSetPlan lowestExact_;
   mutable bool lowestExactDone_ = false;

@@ -87,6 +87,8 @@ int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
                       const SolveOptions &opts, int granularityShift) {
   SolveOptions o = opts;
   o.note = nullptr;
+  if (!o.cache)
+    o.cache = std::make_shared<SolveCache>(); // Budget-independent work.
   int64_t hi = simulate(g, keepEverythingSchedule(g)).peak;
   o.budget = hi;
   if (!solve(g, strategy, o).feasible)

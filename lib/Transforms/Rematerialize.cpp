@@ -148,6 +148,9 @@ struct RematerializePass
     SolveOptions opts;
     opts.budget = budgetBytes;
     opts.slots = slots;
+    // The solve, and the smallest-budget search if it fails, share the work
+    // that does not depend on the budget.
+    opts.cache = std::make_shared<SolveCache>();
     opts.note = [&](const std::string &msg) {
       remark::analysis(func.getLoc(), remark::RemarkOpts::name("Note")
                                           .category("remat")

@@ -503,6 +503,32 @@ TEST(LowerSet, ExactGivesUpBeyondItsWorkAllowance) {
   EXPECT_LE(capped.sim.peak, o.budget);
 }
 
+// A cache shared between budgets (minimumBudget's bisection) only saves
+// work: every solve returns what a fresh one returns.
+TEST(LowerSet, SharedCacheChangesNoResult) {
+  for (TrainingGraph g : {googlenetLike(40), unetLike(40), resnetLike(40)}) {
+    SolveOptions shared;
+    shared.cache = std::make_shared<SolveCache>();
+    int64_t full = simulate(g, keepEverythingSchedule(g)).peak;
+    for (const char *name : {"lowerset-approx", "lowerset-exact",
+                             "lowerset-approx-mc"}) {
+      for (int pct = 90; pct >= 10; pct -= 20) {
+        SolveOptions fresh;
+        fresh.budget = shared.budget = full * pct / 100;
+        Solution a = solve(g, name, fresh), b = solve(g, name, shared);
+        ASSERT_EQ(a.feasible, b.feasible) << name << " at " << pct << "%";
+        EXPECT_EQ(a.schedule, b.schedule) << name << " at " << pct << "%";
+        EXPECT_EQ(a.leastPeak, b.leastPeak) << name << " at " << pct << "%";
+      }
+    }
+    EXPECT_FALSE(shared.cache->entries.empty());
+    // And the search it serves gives the answer an uncached search gives.
+    SolveOptions fresh;
+    EXPECT_EQ(minimumBudget(g, "lowerset-approx", fresh),
+              minimumBudget(g, "lowerset-approx", shared));
+  }
+}
+
 // The lower-set paper's GoogLeNet has 134 forward functions and 27,358 lower
 // sets; googlenetLike(268) has the same shape and size.
 TEST(LowerSet, GoogLeNetShapeHasPaperSizedLattice) {

@@ -16,12 +16,21 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace remat {
 
 constexpr int64_t kUnlimitedBudget = std::numeric_limits<int64_t>::max();
+
+/// Work a strategy may reuse between solves of one graph at other budgets
+/// (minimumBudget() sets one up): results that do not depend on the budget,
+/// keyed by the strategy and the options they do depend on.
+struct SolveCache {
+  std::map<std::string, std::shared_ptr<const void>> entries;
+};
 
 struct SolveOptions {
   int64_t budget = kUnlimitedBudget; ///< Peak bytes allowed (Simulator's peak).
@@ -52,6 +61,8 @@ struct SolveOptions {
   /// memory-centric variants (lowest peak). minimumBudget() runs them once
   /// and turns this off while it bisects.
   bool memoryCentricFallback = true;
+  /// Shared by solves of the same graph only; empty: nothing is reused.
+  std::shared_ptr<SolveCache> cache;
   /// Where strategies report notes (fallbacks, approximations). May be empty.
   std::function<void(const std::string &)> note;
 };
