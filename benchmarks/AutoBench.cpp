@@ -21,19 +21,12 @@ using namespace remat;
 
 namespace {
 
-TrainingGraph graphOf(int kind, int n) {
-  switch (kind) {
-  case 0:
-    return resnetLike(n);
-  case 1:
-    return unetLike(n);
-  default:
-    return googlenetLike(n);
-  }
+TrainingGraph graphOf(int64_t shape, int n) {
+  return modelGraph(static_cast<ModelShape>(shape), n);
 }
 
-const char *kindName(int kind) {
-  return kind == 0 ? "resnet" : kind == 1 ? "unet" : "googlenet";
+const char *kindName(int64_t shape) {
+  return modelShapeName(static_cast<ModelShape>(shape));
 }
 
 /// args: graph kind, size, budget in percent of the no-remat peak.
@@ -56,7 +49,7 @@ void BM_Auto(benchmark::State &state) {
 }
 
 BENCHMARK(BM_Auto)
-    ->ArgsProduct({{0}, {3500}, {80, 70, 60}})
+    ->ArgsProduct({{int64_t(ModelShape::ResNet)}, {3500}, {80, 70, 60}})
     ->ArgsProduct({{0, 1, 2}, {10000}, {70}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime();

@@ -21,19 +21,12 @@ using namespace remat;
 
 namespace {
 
-TrainingGraph graphOf(int kind, int n) {
-  switch (kind) {
-  case 0:
-    return googlenetLike(n);
-  case 1:
-    return resnetLike(n);
-  default:
-    return unetLike(n);
-  }
+TrainingGraph graphOf(int64_t shape, int n) {
+  return modelGraph(static_cast<ModelShape>(shape), n);
 }
 
-const char *kindName(int kind) {
-  return kind == 0 ? "googlenet" : kind == 1 ? "resnet" : "unet";
+const char *kindName(int64_t shape) {
+  return modelShapeName(static_cast<ModelShape>(shape));
 }
 
 /// args: graph kind, size, budget in percent of the no-remat peak.

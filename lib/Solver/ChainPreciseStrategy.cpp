@@ -46,15 +46,7 @@ StrategyResult solveThesisChain(const TrainingGraph &g, const JoinView &v,
   auto xb = [&](int i) { return i == 0 ? b.x0 : b.stages[i - 1].x; };
   auto gb = [&](int i) { return i == 0 ? b.xbar0 : b.stages[i - 1].xbar; };
 
-  PreciseChainTables t;
-  t.n = n;
-  t.fwdTime.assign(n + 1, 0);
-  t.bwdTime.assign(n + 1, 0);
-  t.grad.assign(n + 2, 0);
-  t.hold.assign(n + 1, 0);
-  t.stepFirst.assign(n + 1, 0);
-  t.stepMid.assign(n + 1, 0);
-  t.bwdPeak.assign(n + 1, 0);
+  PreciseChainTables t = PreciseChainTables::zeros(n);
   for (int i = 0; i <= n; ++i)
     t.grad[i] = sl(gb(i));
   for (int l = 1; l <= n; ++l) {
@@ -103,18 +95,7 @@ ChainPlan preciseChainPlan(const ChainSpec &chain, int64_t budget, int slots) {
   // Thesis index l = rotor stage l (n = L+1 includes the loss);
   // b_i = delta^{i-1}, b_0 a dummy, b_{n+1} = delta^{L+1} = nothing.
   const int n = c.n;
-  PreciseChainTables t;
-  t.n = n;
-  t.fwdTime.assign(n + 1, 0);
-  t.bwdTime.assign(n + 1, 0);
-  t.grad.assign(n + 2, 0);
-  t.hold.assign(n + 1, 0);
-  t.holdNext.assign(n + 1, 0);
-  t.stepFirst.assign(n + 1, 0);
-  t.stepFirstKeep.assign(n + 1, 0);
-  t.stepMid.assign(n + 1, 0);
-  t.stepMidKeep.assign(n + 1, 0);
-  t.bwdPeak.assign(n + 1, 0);
+  PreciseChainTables t = PreciseChainTables::zeros(n);
   for (int i = 1; i <= n + 1; ++i)
     t.grad[i] = c.D[i - 1];
   t.bwdPeak[0] = c.D[0];

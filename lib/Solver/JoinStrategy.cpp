@@ -149,16 +149,9 @@ JoinDP::JoinDP(const JoinSpec &spec, JoinModel model, int64_t slotBytes,
       continue;
     // Opt_0 on this branch: thesis indices f_i = x_i, b_i = x̄_i, L_l = F_{l-1},
     // L'_i = F̄_i, n = len - 1 (b_len = x̄_len comes from the turn).
-    PreciseChainTables t;
-    t.n = len - 1;
-    const int n = t.n;
-    t.fwdTime.assign(n + 1, 0);
-    t.bwdTime.assign(n + 1, 0);
+    const int n = len - 1;
+    PreciseChainTables t = PreciseChainTables::zeros(n);
     t.grad.assign(b.grad.begin(), b.grad.end());
-    t.hold.assign(n + 1, 0);
-    t.stepFirst.assign(n + 1, 0);
-    t.stepMid.assign(n + 1, 0);
-    t.bwdPeak.assign(n + 1, 0);
     for (int l = 1; l <= n; ++l) {
       t.fwdTime[l] = jb.stages[l - 1].uf;
       t.hold[l] = b.head[l];

@@ -53,9 +53,9 @@ enum class Mode { MinOverhead, MaxOverhead, Feasible };
 class DP {
 public:
   DP(const LowerSetModel &m, const LowerSetFamily &fam, Mode mode,
-     int64_t cap, int64_t granularity, int64_t *transitionsLeft = nullptr)
+     int64_t cap, int64_t granularity, int64_t *workLeft = nullptr)
       : m_(m), fam_(fam), mode_(mode), cap_(cap),
-        gran_(std::max<int64_t>(1, granularity)), left_(transitionsLeft) {}
+        gran_(std::max<int64_t>(1, granularity)), left_(workLeft) {}
 
   /// Whether a run stopped because the transition allowance ran out.
   bool exhausted() const { return exhausted_; }
@@ -444,7 +444,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
                              const LowerSetFamily &fam,
                              LowerSetObjective objective, int64_t budget,
                              const LowerSetPlan *incumbent,
-                             int64_t granularity, int64_t *transitionsLeft) {
+                             int64_t granularity, int64_t *workLeft) {
   const double inf = std::numeric_limits<double>::infinity();
   const bool haveInc = incumbent && incumbent->feasible;
   LowerSetPlan none;
@@ -475,7 +475,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
     while (hi - lo > std::max<int64_t>(1, hi / 1000)) {
       int64_t mid = lo + (hi - lo) / 2;
       DP dp(m, fam, Mode::Feasible, capOf(m, mid), granularity,
-            transitionsLeft);
+            workLeft);
       if (dp.run(inf)) {
         best = dp.plan();
         hi = best.peak; // <= mid.
@@ -491,7 +491,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
 
   const int64_t cap = capOf(m, budget);
   if (objective == LowerSetObjective::MaxOverhead) {
-    DP dp(m, fam, Mode::MaxOverhead, cap, granularity, transitionsLeft);
+    DP dp(m, fam, Mode::MaxOverhead, cap, granularity, workLeft);
     if (dp.run(inf))
       return dp.plan();
     return dp.exhausted() ? gaveUp() : haveInc ? *incumbent : none;
@@ -508,7 +508,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
   // The dense table has one cell per unit of overhead: FLOP-sized times
   // (exported graphs) would allocate and touch ~100 MB per DP.
   integral = integral && total < double(1 << 20);
-  DP dp(m, fam, Mode::MinOverhead, cap, granularity, transitionsLeft);
+  DP dp(m, fam, Mode::MinOverhead, cap, granularity, workLeft);
   if (integral) {
     // Without an incumbent, iterative deepening from 1/16 of the total
     // time: fronts hold only entries below the bound, and the first run that
@@ -538,12 +538,12 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
   if (!haveInc && granularity == 1 &&
       cap < std::numeric_limits<int64_t>::max() / 4 && cap >= 256) {
     seed = solveLowerSetDP(m, fam, objective, budget, nullptr, cap / 32,
-                           transitionsLeft);
+                           workLeft);
     if (seed.exhausted)
       return seed;
     if (seed.feasible)
       return solveLowerSetDP(m, fam, objective, budget, &seed, 1,
-                             transitionsLeft);
+                             workLeft);
   }
   double bound = haveInc ? incumbent->overhead : inf;
   if (bound < inf) {

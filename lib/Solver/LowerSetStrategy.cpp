@@ -66,8 +66,8 @@ public:
   LowerSetSolver(const TrainingGraph &g, const SolveOptions &opts, bool exact)
       : model_(g), approx_(prunedLowerSets(model_, opts.maxApproxSets)),
         probes_(opts.lowerSetProbes),
-        transitionsLeft_(opts.maxLowerSetWork),
-        maxTransitions_(opts.maxLowerSetWork), note_(opts.note),
+        workLeft_(opts.maxLowerSetWork),
+        maxWork_(opts.maxLowerSetWork), note_(opts.note),
         cache_(opts.cache), maxApproxSets_(opts.maxApproxSets) {
     if (!exact)
       return;
@@ -149,14 +149,14 @@ private:
     if (!haveExact_)
       return seed ? *seed : a;
     LowerSetPlan e = solveLowerSetDP(model_, all_, obj, budget, seed, 1,
-                                     &transitionsLeft_);
+                                     &workLeft_);
     if (e.exhausted) {
       // From here on, the approximate family only.
       haveExact_ = false;
       if (note_)
         note_("lowerset-exact: its DP over all " +
               std::to_string(all_.size()) + " lower sets did more than " +
-              std::to_string(maxTransitions_) +
+              std::to_string(maxWork_) +
               " units of work (SolveOptions::maxLowerSetWork); using "
               "the approximate DP of lowerset-approx");
       e.exhausted = false;
@@ -276,8 +276,8 @@ private:
   LowerSetModel model_;
   LowerSetFamily approx_, all_;
   int probes_ = 3;
-  mutable int64_t transitionsLeft_;
-  int64_t maxTransitions_;
+  mutable int64_t workLeft_;
+  int64_t maxWork_;
   std::function<void(const std::string &)> note_;
   std::shared_ptr<SolveCache> cache_;
   int maxApproxSets_ = 0;

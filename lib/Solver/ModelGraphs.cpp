@@ -371,4 +371,28 @@ TrainingGraph randomBranchyDag(uint64_t seed, int numForward,
   return b.build(loss);
 }
 
+TrainingGraph modelGraph(ModelShape shape, int n) {
+  switch (shape) {
+  case ModelShape::GoogLeNet:
+    return googlenetLike(n);
+  case ModelShape::ResNet:
+    return resnetLike(n);
+  case ModelShape::UNet:
+    return unetLike(n);
+  }
+  return TrainingGraph();
+}
+
+const char *modelShapeName(ModelShape shape) {
+  switch (shape) {
+  case ModelShape::GoogLeNet:
+    return "googlenet";
+  case ModelShape::ResNet:
+    return "resnet";
+  case ModelShape::UNet:
+    return "unet";
+  }
+  return "?";
+}
+
 } // namespace remat

@@ -1376,15 +1376,21 @@ class Emitter:
         keep = [d for d in range(r) if d != dim]
         return dim, keep, amap(r, ["d%d" % d for d in keep])
 
-    def op__log_softmax__default(self, node, x, dim, half_to_float=False):
-        xv = self.get(x)
-        loc = node.name
-        dim, keep, km = self._rowwise(xv, dim)
+    def _max_and_sumexp(self, loc, xv, keep, km):
+        """Row maxima and sum(exp(x - max)) along the reduced dimension: the
+        numerically safe start of softmax and log-softmax."""
         mx = self.reduce(loc + ".max", loc + "_max", [xv], keep,
                          lambda bb, a, acc: bb.bin("arith.maximumf", acc, a[0]), init=NEG_INF)
         se = self.reduce(loc + ".sum", loc + "_sum", [xv, mx], keep,
                          lambda bb, a, acc: bb.add(acc, bb.un("math.exp", bb.sub(a[0], a[1]))),
                          extra_maps=[km])
+        return mx, se
+
+    def op__log_softmax__default(self, node, x, dim, half_to_float=False):
+        xv = self.get(x)
+        loc = node.name
+        dim, keep, km = self._rowwise(xv, dim)
+        mx, se = self._max_and_sumexp(loc, xv, keep, km)
         e = self.f.empty(loc, xv.shape, loc)
         self._work(loc, xv.numel * 3)
         return self.f.generic(loc, loc, [xv, mx, se], [e], [identity_map(xv.rank), km, km,
@@ -1408,11 +1414,7 @@ class Emitter:
         xv = self.get(x)
         loc = node.name
         dim, keep, km = self._rowwise(xv, dim)
-        mx = self.reduce(loc + ".max", loc + "_max", [xv], keep,
-                         lambda bb, a, acc: bb.bin("arith.maximumf", acc, a[0]), init=NEG_INF)
-        se = self.reduce(loc + ".sum", loc + "_sum", [xv, mx], keep,
-                         lambda bb, a, acc: bb.add(acc, bb.un("math.exp", bb.sub(a[0], a[1]))),
-                         extra_maps=[km])
+        mx, se = self._max_and_sumexp(loc, xv, keep, km)
         e = self.f.empty(loc, xv.shape, loc)
         r = xv.rank
         self._work(loc, xv.numel * 3)

@@ -19,6 +19,8 @@
 #   RUNNER_FLAGS   extra mlir-runner flags
 #   KEEP_TMP=DIR   keep the merged and lowered files in DIR
 set -euo pipefail
+# shellcheck source=../Integration/run-common.sh
+source "$(dirname "$0")/../Integration/run-common.sh"
 
 llvm_bin=/usr/lib/llvm-22/bin
 tool() { command -v "$1" 2>/dev/null || echo "$llvm_bin/$1"; }
@@ -53,22 +55,8 @@ if [ -n "${LOWER_PASSES:-}" ]; then
   read -r -a passes <<< "$LOWER_PASSES"
 fi
 
-if [ -n "${KEEP_TMP:-}" ]; then
-  tmp=$KEEP_TMP; mkdir -p "$tmp"
-else
-  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fi
-
-# Strip a top-level `module ... {` ... `}` around the model (remat-opt prints
-# one); attribute aliases (#map = ...) stay at the top level.
-awk '
-  { line[NR] = $0 }
-  !open && /^module([ \t].*)?\{[ \t]*$/ { open = NR }
-  END {
-    close_at = 0
-    if (open) for (i = NR; i > open; i--) if (line[i] ~ /^\}[ \t]*$/) { close_at = i; break }
-    for (i = 1; i <= NR; i++) if (i != open && i != close_at) print line[i]
-  }' "$model" > "$tmp/main.mlir"
+remat_make_tmp
+remat_strip_module "$model" > "$tmp/main.mlir"
 cat "$harness" >> "$tmp/main.mlir"
 
 "$opt" "$tmp/main.mlir" "${passes[@]}" -o "$tmp/main.llvm.mlir"

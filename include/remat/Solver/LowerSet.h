@@ -181,8 +181,8 @@ struct LowerSetPlan {
   std::vector<NodeSet> sets; ///< L_1 < ... < L_k = V.
   double overhead = 0;       ///< Model overhead (Eq. 1).
   int64_t peak = 0;          ///< Model peak, base included (Eq. 2).
-  /// The DP ran out of transitions: this is the incumbent it started from
-  /// (or nothing), not necessarily the optimum.
+  /// The DP ran out of work (`workLeft`): this is the incumbent it started
+  /// from (or nothing), not necessarily the optimum.
   bool exhausted = false;
 };
 
@@ -194,14 +194,15 @@ struct LowerSetPlan {
 /// 1000 bytes). `granularity` > 1 compares caches in
 /// units of that many bytes when deciding dominance (fronts shrink to at most
 /// budget / granularity entries); plans stay feasible, optimality becomes
-/// approximate. 1 is exact. With `transitionsLeft`, every transition tried
-/// is counted against it; when it reaches 0 the DP gives up (exhausted).
+/// approximate. 1 is exact. With `workLeft`, the work done (transitions
+/// tried, front entries scanned) is counted against it; when it runs out the
+/// DP gives up (exhausted).
 LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
                              const LowerSetFamily &family,
                              LowerSetObjective objective, int64_t budget,
                              const LowerSetPlan *incumbent = nullptr,
                              int64_t granularity = 1,
-                             int64_t *transitionsLeft = nullptr);
+                             int64_t *workLeft = nullptr);
 
 } // namespace remat
 

@@ -65,6 +65,11 @@ TrainingGraph resnetLike(int n);
 /// concatenated into the decoder levels of the same depth.
 TrainingGraph unetLike(int n);
 
+/// The three shapes above, for benchmarks that take the shape as a number.
+enum class ModelShape { GoogLeNet = 0, ResNet = 1, UNet = 2 };
+TrainingGraph modelGraph(ModelShape shape, int n);
+const char *modelShapeName(ModelShape shape);
+
 struct RandomBranchyOptions {
   int64_t maxBytes = 5;    ///< Output sizes drawn from 1..maxBytes.
   int maxTime = 5;         ///< Forward times drawn from 1..maxTime.

@@ -50,6 +50,20 @@ struct PreciseChainTables {
   /// [0..n]: slots used while L'_i runs beyond f_i (b_{i+1} and b_i, its
   /// workspace; may be less than grad[i+1] + grad[i] in an in-place model).
   std::vector<int64_t> bwdPeak;
+
+  /// Tables of a chain of n forwards, every entry 0.
+  static PreciseChainTables zeros(int n) {
+    PreciseChainTables t;
+    t.n = n;
+    for (std::vector<double> *v : {&t.fwdTime, &t.bwdTime})
+      v->assign(n + 1, 0);
+    for (std::vector<int64_t> *v :
+         {&t.hold, &t.holdNext, &t.stepFirst, &t.stepFirstKeep, &t.stepMid,
+          &t.stepMidKeep, &t.bwdPeak})
+      v->assign(n + 1, 0);
+    t.grad.assign(n + 2, 0);
+    return t;
+  }
 };
 
 struct PreciseChainOptions {

@@ -21,17 +21,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=$here/../../Corpus
+# shellcheck source=../run-common.sh
+source "$here/../run-common.sh"
 model=${1:?usage: run.sh MODEL.mlir [HARNESS.mlir]}
-harness=${2:-}
-if [ -z "$harness" ]; then
-  harness=${model%.mlir}.harness.mlir
-  if [ ! -f "$harness" ]; then
-    base=$(basename "$model"); base=${base%%.*}
-    harness=$corpus/Inputs/$base.harness.mlir
-  fi
-fi
-[ -f "$harness" ] || { echo "run.sh: no harness $harness" >&2; exit 2; }
+remat_find_harness "$model" "${2:-}" || exit 2
 
 opt=${REMAT_OPT:-$(command -v remat-opt)}
 runtime=${REMAT_RUNTIME:-$(dirname "$(readlink -f "$opt")")/../lib/libRematRuntime.so}
@@ -39,41 +32,11 @@ runtime=${REMAT_RUNTIME:-$(dirname "$(readlink -f "$opt")")/../lib/libRematRunti
 runner=${MLIR_RUNNER:-$(command -v mlir-runner || echo /usr/lib/llvm-22/bin/mlir-runner)}
 llvm_lib=$(dirname "$(readlink -f "$runner")")/../lib
 
-if [ -n "${KEEP_TMP:-}" ]; then
-  tmp=$KEEP_TMP; mkdir -p "$tmp"
-else
-  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fi
-
-# The model without the `module { ... }` remat-opt prints around it (as in
-# run_model.sh), then the harness.
-awk '
-  { line[NR] = $0 }
-  !open && /^module([ \t].*)?\{[ \t]*$/ { open = NR }
-  END {
-    close_at = 0
-    if (open) for (i = NR; i > open; i--) if (line[i] ~ /^\}[ \t]*$/) { close_at = i; break }
-    for (i = 1; i <= NR; i++) if (i != open && i != close_at) print line[i]
-  }' "$model" > "$tmp/main.mlir"
-
-# Measurement window: reset the runtime's peak right before the harness
-# calls the model and print it right after.
-callee=$(grep -o 'func\.call @[A-Za-z0-9_]*(' "$harness" |
-         grep -v '@printMemref' | head -n 1 | sed 's/func\.call @//; s/(//')
-[ -n "$callee" ] || { echo "run.sh: no model call in $harness" >&2; exit 2; }
-{
-  echo 'func.func private @remat_reset_peak()'
-  echo 'func.func private @remat_print_peak()'
-  # The call may continue on the next lines; it ends with its `-> (...)`.
-  awk -v callee="$callee" '
-    index($0, "func.call @" callee "(") {
-      print "  func.call @remat_reset_peak() : () -> ()"
-      pending = 1
-    }
-    { print }
-    pending && /->/ { print "  func.call @remat_print_peak() : () -> ()"; pending = 0 }
-  ' "$harness"
-} >> "$tmp/main.mlir"
+remat_make_tmp
+# The model, then the harness with a measurement window around the model
+# call (the runtime's peak is reset before it and printed after it).
+remat_strip_module "$model" > "$tmp/main.mlir"
+remat_harness_with_window "$harness" remat >> "$tmp/main.mlir" || exit 2
 
 "$opt" "$tmp/main.mlir" \
   "--remat-lower-to-cpu=buffers=${BUFFERS:-early} alignment=${ALIGNMENT:-64}" \

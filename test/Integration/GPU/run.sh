@@ -31,17 +31,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=$here/../../Corpus
+# shellcheck source=../run-common.sh
+source "$here/../run-common.sh"
 model=${1:?usage: run.sh MODEL.mlir [HARNESS.mlir]}
-harness=${2:-}
-if [ -z "$harness" ]; then
-  harness=${model%.mlir}.harness.mlir
-  if [ ! -f "$harness" ]; then
-    base=$(basename "$model"); base=${base%%.*}
-    harness=$corpus/Inputs/$base.harness.mlir
-  fi
-fi
-[ -f "$harness" ] || { echo "run.sh: no harness $harness" >&2; exit 2; }
+remat_find_harness "$model" "${2:-}" || exit 2
 
 opt=${REMAT_OPT:-$(command -v remat-opt)}
 libdir=$(dirname "$(readlink -f "$opt")")/../lib
@@ -59,38 +52,11 @@ if [ -z "$chip" ]; then
 fi
 format=${FORMAT:-fatbin}
 
-if [ -n "${KEEP_TMP:-}" ]; then
-  tmp=$KEEP_TMP; mkdir -p "$tmp"
-else
-  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fi
-
-# The model without the `module { ... }` remat-opt prints around it, then
-# the harness with a device measurement window around the model call.
-awk '
-  { line[NR] = $0 }
-  !open && /^module([ \t].*)?\{[ \t]*$/ { open = NR }
-  END {
-    close_at = 0
-    if (open) for (i = NR; i > open; i--) if (line[i] ~ /^\}[ \t]*$/) { close_at = i; break }
-    for (i = 1; i <= NR; i++) if (i != open && i != close_at) print line[i]
-  }' "$model" > "$tmp/main.mlir"
-callee=$(grep -o 'func\.call @[A-Za-z0-9_]*(' "$harness" |
-         grep -v '@printMemref' | head -n 1 | sed 's/func\.call @//; s/(//')
-[ -n "$callee" ] || { echo "run.sh: no model call in $harness" >&2; exit 2; }
-window=remat_device
-{
-  echo "func.func private @${window}_reset_peak()"
-  echo "func.func private @${window}_print_peak()"
-  awk -v callee="$callee" -v window="$window" '
-    index($0, "func.call @" callee "(") {
-      print "  func.call @" window "_reset_peak() : () -> ()"
-      pending = 1
-    }
-    { print }
-    pending && /->/ { print "  func.call @" window "_print_peak() : () -> ()"; pending = 0 }
-  ' "$harness"
-} >> "$tmp/main.mlir"
+remat_make_tmp
+# The model, then the harness with a device measurement window around the
+# model call.
+remat_strip_module "$model" > "$tmp/main.mlir"
+remat_harness_with_window "$harness" remat_device >> "$tmp/main.mlir" || exit 2
 
 options="chip=$chip format=$format buffers=${BUFFERS:-early}"
 [ "$format" = isa ] && options="$options dump-binary=$tmp/main.ptx"

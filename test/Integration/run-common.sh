@@ -1,0 +1,64 @@
+# Shared by the scripts that run a model function with its harness under
+# mlir-runner (test/Corpus/run_model.sh, test/Integration/{CPU,GPU}/run.sh).
+# Source it; it defines functions only.
+
+# remat_find_harness MODEL [HARNESS]: sets $harness: HARNESS, else
+# MODEL.harness.mlir next to MODEL, else the corpus harness of the model
+# named like MODEL's file (resnet.remat.mlir -> Inputs/resnet.harness.mlir).
+remat_find_harness() {
+  local model=$1 base
+  harness=${2:-}
+  if [ -z "$harness" ]; then
+    harness=${model%.mlir}.harness.mlir
+    if [ ! -f "$harness" ]; then
+      base=$(basename "$model"); base=${base%%.*}
+      harness=$(dirname "${BASH_SOURCE[0]}")/../Corpus/Inputs/$base.harness.mlir
+    fi
+  fi
+  [ -f "$harness" ] || { echo "run.sh: no harness $harness" >&2; return 2; }
+}
+
+# Sets $tmp: $KEEP_TMP when given (kept), else a directory removed at exit.
+remat_make_tmp() {
+  if [ -n "${KEEP_TMP:-}" ]; then
+    tmp=$KEEP_TMP; mkdir -p "$tmp"
+  else
+    tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  fi
+}
+
+# remat_strip_module MODEL: prints MODEL without the top-level
+# `module ... {` ... `}` remat-opt prints around it, so the harness can be
+# appended; attribute aliases (#map = ...) stay at the top level.
+remat_strip_module() {
+  awk '
+    { line[NR] = $0 }
+    !open && /^module([ \t].*)?\{[ \t]*$/ { open = NR }
+    END {
+      close_at = 0
+      if (open) for (i = NR; i > open; i--) if (line[i] ~ /^\}[ \t]*$/) { close_at = i; break }
+      for (i = 1; i <= NR; i++) if (i != open && i != close_at) print line[i]
+    }' "$1"
+}
+
+# remat_harness_with_window HARNESS WINDOW: prints HARNESS with
+# `@WINDOW_reset_peak()` right before its call of the model and
+# `@WINDOW_print_peak()` right after, so the runtime's peak is the model
+# call's. Fails when the harness calls no model.
+remat_harness_with_window() {
+  local harness=$1 window=$2 callee
+  callee=$(grep -o 'func\.call @[A-Za-z0-9_]*(' "$harness" |
+           grep -v '@printMemref' | head -n 1 | sed 's/func\.call @//; s/(//')
+  [ -n "$callee" ] || { echo "run.sh: no model call in $harness" >&2; return 2; }
+  echo "func.func private @${window}_reset_peak()"
+  echo "func.func private @${window}_print_peak()"
+  # The call may continue on the next lines; it ends with its `-> (...)`.
+  awk -v callee="$callee" -v window="$window" '
+    index($0, "func.call @" callee "(") {
+      print "  func.call @" window "_reset_peak() : () -> ()"
+      pending = 1
+    }
+    { print }
+    pending && /->/ { print "  func.call @" window "_print_peak() : () -> ()"; pending = 0 }
+  ' "$harness"
+}
