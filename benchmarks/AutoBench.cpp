@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <benchmark/benchmark.h>
 

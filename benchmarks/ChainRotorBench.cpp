@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/ChainSolvers.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Chain/ChainSolvers.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include <benchmark/benchmark.h>
 

@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/LowerSet.h"
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/LowerSet/LowerSet.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <benchmark/benchmark.h>
 

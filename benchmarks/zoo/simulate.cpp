@@ -18,8 +18,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/GraphIO/GraphFile.h"
-#include "remat/Solver/Schedule.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -2,7 +2,7 @@
 
 #include "remat/GraphIO/Units.h"
 #include "remat/Pipelines/Pipelines.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Core/Strategy.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Transforms/Passes.h"

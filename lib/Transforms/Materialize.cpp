@@ -3,7 +3,7 @@
 #include "remat/Transforms/Materialize.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"

@@ -3,7 +3,7 @@
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/GraphIO/Units.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Core/Strategy.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"

@@ -1,8 +1,8 @@
 //===- TestAnalysisPasses.cpp - Analyses printed as remarks (tests) -------===//
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
-#include "remat/Solver/LowerSet.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/LowerSet/LowerSet.h"
+#include "remat/Solver/Core/Simulator.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -1,9 +1,9 @@
 //===- BruteForceTest.cpp - The exhaustive oracle against reasoning -------===//
 
-#include "remat/Solver/BruteForce.h"
-#include "remat/Solver/Chain.h"
-#include "remat/Solver/RandomGraphs.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Testing/BruteForce.h"
+#include "remat/Solver/Chain/Chain.h"
+#include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include <gtest/gtest.h>
 

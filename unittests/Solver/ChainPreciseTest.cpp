@@ -1,12 +1,12 @@
 //===- ChainPreciseTest.cpp - Butt's precise checkpointing DP --------------===//
 
-#include "remat/Solver/BruteForce.h"
-#include "remat/Solver/ChainSolvers.h"
-#include "remat/Solver/Join.h"
-#include "remat/Solver/PreciseChain.h"
-#include "remat/Solver/RandomGraphs.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Testing/BruteForce.h"
+#include "remat/Solver/Chain/ChainSolvers.h"
+#include "remat/Solver/Join/Join.h"
+#include "remat/Solver/Chain/PreciseChain.h"
+#include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <gtest/gtest.h>
 

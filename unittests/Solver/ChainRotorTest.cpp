@@ -1,10 +1,10 @@
 //===- ChainRotorTest.cpp - Rotor's chain DPs against oracles -------------===//
 
-#include "remat/Solver/BruteForce.h"
-#include "remat/Solver/ChainSolvers.h"
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/RandomGraphs.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Testing/BruteForce.h"
+#include "remat/Solver/Chain/ChainSolvers.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include <gtest/gtest.h>
 

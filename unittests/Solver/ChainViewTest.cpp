@@ -1,10 +1,10 @@
 //===- ChainViewTest.cpp - Chain extraction and expansion -----------------===//
 
-#include "remat/Solver/ChainView.h"
-#include "remat/Solver/ChainSolvers.h"
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/RandomGraphs.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Chain/ChainView.h"
+#include "remat/Solver/Chain/ChainSolvers.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 //===- ChenTest.cpp - chen-sqrt and chen-greedy ---------------------------===//
 
-#include "remat/Solver/BruteForce.h"
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Testing/BruteForce.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <gtest/gtest.h>
 

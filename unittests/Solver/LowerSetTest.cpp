@@ -4,12 +4,12 @@
 // every increasing sequence of lower sets, each evaluated from the model's
 // definitions (LowerSet.h) with plain sets, independently of LowerSetModel.
 
-#include "remat/Solver/BruteForce.h"
-#include "remat/Solver/LowerSet.h"
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/RandomGraphs.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Testing/BruteForce.h"
+#include "remat/Solver/LowerSet/LowerSet.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 //===- ModelGraphsTest.cpp - Generators shaped like real networks ---------===//
 
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include <gtest/gtest.h>
 

@@ -8,14 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/BruteForce.h"
-#include "remat/Solver/ChainSolvers.h"
-#include "remat/Solver/ChainView.h"
-#include "remat/Solver/LowerSet.h"
-#include "remat/Solver/ModelGraphs.h"
-#include "remat/Solver/RandomGraphs.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Testing/BruteForce.h"
+#include "remat/Solver/Chain/ChainSolvers.h"
+#include "remat/Solver/Chain/ChainView.h"
+#include "remat/Solver/LowerSet/LowerSet.h"
+#include "remat/Solver/Testing/ModelGraphs.h"
+#include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <gtest/gtest.h>
 

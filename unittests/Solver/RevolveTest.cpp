@@ -1,9 +1,9 @@
 //===- RevolveTest.cpp - Binomial checkpointing against Griewank's bound --===//
 
-#include "remat/Solver/BruteForce.h"
-#include "remat/Solver/ChainSolvers.h"
-#include "remat/Solver/RandomGraphs.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Testing/BruteForce.h"
+#include "remat/Solver/Chain/ChainSolvers.h"
+#include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include <gtest/gtest.h>
 

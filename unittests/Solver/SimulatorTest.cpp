@@ -1,8 +1,8 @@
 //===- SimulatorTest.cpp - The Simulator's validity and accounting --------===//
 
-#include "remat/Solver/Chain.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Chain/Chain.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <gtest/gtest.h>
 

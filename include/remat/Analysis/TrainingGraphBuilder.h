@@ -19,7 +19,7 @@
 #define REMAT_ANALYSIS_TRAININGGRAPHBUILDER_H
 
 #include "remat/Analysis/CostModel.h"
-#include "remat/Solver/Schedule.h"
+#include "remat/Solver/Core/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"

@@ -14,8 +14,8 @@
 #define REMAT_GRAPHIO_GRAPHFILE_H
 
 #include "remat/GraphIO/Units.h"
-#include "remat/Solver/Chain.h"
-#include "remat/Solver/TrainingGraph.h"
+#include "remat/Solver/Chain/Chain.h"
+#include "remat/Solver/Core/TrainingGraph.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -8,7 +8,7 @@
 #ifndef REMAT_GRAPHIO_GRAPHWRITER_H
 #define REMAT_GRAPHIO_GRAPHWRITER_H
 
-#include "remat/Solver/TrainingGraph.h"
+#include "remat/Solver/Core/TrainingGraph.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -13,7 +13,7 @@
 #define REMAT_GRAPHIO_RESULTWRITER_H
 
 #include "remat/GraphIO/GraphFile.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -1,0 +1,123 @@
+//===- Strategy.h - Common interface of all rematerialization strategies -===//
+//
+// A strategy turns (graph, budget) into a Schedule. Strategies are looked up
+// by name; nothing outside lib/Solver knows how one works. Every returned
+// schedule is checked with the Simulator by the caller (solve() does it), so a
+// strategy whose internal model differs from the Simulator's (lower sets, the
+// join paper's slots) can never make a budget look met when it is not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_SOLVER_CORE_STRATEGY_H
+#define REMAT_SOLVER_CORE_STRATEGY_H
+
+#include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/Simulator.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+constexpr int64_t kUnlimitedBudget = std::numeric_limits<int64_t>::max();
+
+/// Work a strategy may reuse between solves of one graph at other budgets
+/// (minimumBudget() sets one up): results that do not depend on the budget,
+/// keyed by the strategy and the options they do depend on.
+struct SolveCache {
+  std::map<std::string, std::shared_ptr<const void>> entries;
+};
+
+struct SolveOptions {
+  int64_t budget = kUnlimitedBudget; ///< Peak bytes allowed (Simulator's peak).
+  int slots = 500;                   ///< Memory discretisation of chain DPs.
+  /// lowerset-exact: give up (and fall back to lowerset-approx) when the graph
+  /// has more lower sets than this.
+  int64_t maxLowerSets = 200000;
+  /// lowerset-exact: the work its DPs over all lower sets may do in all
+  /// (transitions L < L' tried plus front entries scanned), ~15 s;
+  /// beyond, it keeps the approximate DP's plans (with a note). Pairs of
+  /// sets and front sizes, not the number of sets, decide its run time.
+  int64_t maxLowerSetWork = 2000000000;
+  /// lowerset-approx(-mc): the family L_v only for this many nodes, the
+  /// slowest (0: every node). Its DP grows like the cube of the family.
+  int maxApproxSets = 0;
+  /// lowerset-approx: how many times the DP is re-run with its budget raised
+  /// by the slack the Simulator measured (the model is loose).
+  int lowerSetProbes = 3;
+  /// Chain strategies: how many chain budgets solveViaChain may plan with
+  /// to make up for the chain model's over-estimate of op-level graphs.
+  int chainProbes = 12;
+  /// Chain strategies: coarsen chains longer than this (0: never).
+  int maxChainStages = 0;
+  /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
+  /// may add up to this; the others are skipped with a note.
+  double timeBudget = 1.0;
+  /// auto: when no time-centric strategy meets the budget, also run the
+  /// memory-centric variants (lowest peak). minimumBudget() runs them once
+  /// and turns this off while it bisects.
+  bool memoryCentricFallback = true;
+  /// Shared by solves of the same graph only; empty: nothing is reused.
+  std::shared_ptr<SolveCache> cache;
+  /// Where strategies report notes (fallbacks, approximations). May be empty.
+  std::function<void(const std::string &)> note;
+};
+
+struct StrategyResult {
+  bool feasible = false;
+  Schedule schedule;
+  std::string reason; ///< Why not applicable / infeasible, when !feasible.
+  /// Set by strategies that delegate (auto): the one whose schedule this is.
+  std::string chosen;
+  /// Delegating strategies, when infeasible: the lowest peak of the valid
+  /// schedules they saw (-1: none).
+  int64_t leastPeak = -1;
+};
+
+using StrategyFn =
+    std::function<StrategyResult(const TrainingGraph &, const SolveOptions &)>;
+
+struct StrategyInfo {
+  std::string name;
+  std::string description;
+  StrategyFn run;
+};
+
+/// All strategies, in the order `auto` tries them.
+const std::vector<StrategyInfo> &allStrategies();
+/// Looks a strategy up by name; nullptr if unknown.
+const StrategyInfo *findStrategy(const std::string &name);
+
+/// The outcome of solve(): the schedule and what the Simulator measured.
+struct Solution {
+  bool feasible = false;
+  std::string strategy; ///< The strategy that produced the schedule.
+  std::string chosen;   ///< For auto: the strategy that won (else = strategy).
+  std::string reason;   ///< Why infeasible.
+  /// When infeasible: the lowest peak of a valid schedule the strategy made
+  /// (-1: none). A budget this large is met by some strategy.
+  int64_t leastPeak = -1;
+  Schedule schedule;
+  SimulationResult sim;
+};
+
+/// Runs a strategy and checks its schedule with the Simulator: the schedule
+/// is reported feasible only when it is valid and its peak <= budget.
+Solution solve(const TrainingGraph &g, const std::string &strategy,
+               const SolveOptions &opts);
+
+/// The smallest budget (bytes) for which solve() succeeds with `strategy`,
+/// found by binary search between the input bytes and the no-remat peak.
+/// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
+/// 0 the search stops once the range is within 1/2^k of the budget found
+/// (fewer solves on large graphs; budgets below 2^k bytes stay exact).
+int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
+                      const SolveOptions &opts, int granularityShift = 0);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_CORE_STRATEGY_H

@@ -1,0 +1,14 @@
+//===- NoneStrategy.cpp - Keep every forward value ------------------------===//
+
+#include "remat/Solver/Core/Strategies.h"
+
+namespace remat {
+
+StrategyResult solveNone(const TrainingGraph &g, const SolveOptions &) {
+  StrategyResult r;
+  r.schedule = keepEverythingSchedule(g);
+  r.feasible = true;
+  return r;
+}
+
+} // namespace remat

@@ -1,0 +1,153 @@
+//===- ChainPreciseStrategy.cpp - Butt's precise DP on chains --------------===//
+//
+// Two kinds of chains reach the thesis's DP (PreciseChain.h):
+//  - the thesis's own model (Sec. 3.1.1): L'_i reads f_i and b_{i+1} only.
+//    As a TrainingGraph this is a join with one branch (Join.h), the turn
+//    being the loss backward L'_n with b_{n+1} = nothing. The DP is exact
+//    there (the tests compare it with the brute force);
+//  - rotor chains (Chain.h, through helper ChainView / solveViaChain), with
+//    the thesis's PyTorch redefinition of f_k (preciseChainPlan).
+// Both run in the Simulator's memory model (the thesis's is the same:
+// a step holds its inputs and outputs, Eq. 2.19), with sizes in slots like
+// rotor (budget cut into `slots` slots, sizes rounded up).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Join/Join.h"
+#include "remat/Solver/Chain/PreciseChain.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategies.h"
+
+#include <algorithm>
+
+namespace remat {
+
+namespace {
+
+/// The thesis model on a one-branch join: f_i = x_i, b_i = x̄_i,
+/// L_l = F_{l-1}, L'_i = F̄_i (i < n), L'_n = the turn, n = branch length.
+StrategyResult solveThesisChain(const TrainingGraph &g, const JoinView &v,
+                                const SolveOptions &opts) {
+  StrategyResult r;
+  const JoinBranch &b = v.spec.branches[0];
+  const int n = b.length();
+  int64_t budget =
+      std::min(opts.budget, simulate(g, keepEverythingSchedule(g)).peak);
+  int64_t avail = budget - inputBytes(g);
+  if (avail < 0) {
+    r.reason = "chain-precise: the budget does not even hold the inputs";
+    return r;
+  }
+  const int64_t S = std::max(1, opts.slots);
+  const int64_t unit = avail > S ? (avail + S - 1) / S : 1;
+  auto sl = [&](int64_t bytes) {
+    return bytes <= 0 ? int64_t(0) : (bytes + unit - 1) / unit;
+  };
+  auto xb = [&](int i) { return i == 0 ? b.x0 : b.stages[i - 1].x; };
+  auto gb = [&](int i) { return i == 0 ? b.xbar0 : b.stages[i - 1].xbar; };
+
+  PreciseChainTables t = PreciseChainTables::zeros(n);
+  for (int i = 0; i <= n; ++i)
+    t.grad[i] = sl(gb(i));
+  for (int l = 1; l <= n; ++l) {
+    const JoinStage &st = b.stages[l - 1];
+    t.fwdTime[l] = st.uf;
+    t.hold[l] = sl(xb(l));
+    t.stepFirst[l] = sl(xb(l) + st.of);
+    t.stepMid[l] = sl(xb(l - 1) + xb(l) + st.of);
+  }
+  for (int i = 0; i < n; ++i) {
+    t.bwdTime[i] = b.stages[i].ub;
+    t.bwdPeak[i] = sl(gb(i + 1) + gb(i) + b.stages[i].ob);
+  }
+  t.bwdTime[n] = v.spec.ut;
+  t.bwdPeak[n] = sl(gb(n) + v.spec.ot);
+  t.holdNext = t.hold;
+  t.stepFirstKeep = t.stepFirst;
+  t.stepMidKeep = t.stepMid;
+
+  const int64_t M = avail / unit;
+  PreciseChainDP dp(std::move(t), M);
+  if (dp.cost(0, n + 1, M) == PreciseChainDP::kInf) {
+    r.reason = "chain-precise: no schedule fits the budget";
+    return r;
+  }
+  std::vector<PreciseChainDP::Op> ops;
+  dp.emit(0, n + 1, M, ops);
+  Schedule runs;
+  for (const PreciseChainDP::Op &op : ops)
+    runs.run(op.forward ? v.forward[0][op.index - 1]
+                        : (op.index < n ? v.backward[0][op.index] : v.turn));
+  r.feasible = true;
+  r.schedule = runs.withEagerFrees(g);
+  return r;
+}
+
+} // namespace
+
+ChainPlan preciseChainPlan(const ChainSpec &chain, int64_t budget, int slots) {
+  ChainPlan plan;
+  SlotChain c = discretiseChain(chain, budget, slots);
+  if (c.M < 0) {
+    plan.reason = "chain-precise: the budget does not even hold a^0";
+    return plan;
+  }
+  // Thesis index l = rotor stage l (n = L+1 includes the loss);
+  // b_i = delta^{i-1}, b_0 a dummy, b_{n+1} = delta^{L+1} = nothing.
+  const int n = c.n;
+  PreciseChainTables t = PreciseChainTables::zeros(n);
+  for (int i = 1; i <= n + 1; ++i)
+    t.grad[i] = c.D[i - 1];
+  t.bwdPeak[0] = c.D[0];
+  for (int l = 1; l <= n; ++l) {
+    const int64_t in = l >= 2 ? c.A[l - 1] : 0; // a^0 is outside the budget.
+    t.fwdTime[l] = c.UF[l];
+    t.bwdTime[l] = c.UB[l];
+    t.hold[l] = in + c.Abar[l];
+    t.holdNext[l] = c.Abar[l];
+    t.stepFirst[l] = c.A[l] + c.OF[l];
+    t.stepFirstKeep[l] = c.Abar[l] + c.OF[l];
+    t.stepMid[l] = in + c.A[l] + c.OF[l];
+    t.stepMidKeep[l] = in + c.Abar[l] + c.OF[l];
+    t.bwdPeak[l] = c.D[l] + c.D[l - 1] + c.OB[l];
+  }
+  PreciseChainDP dp(std::move(t), c.M);
+  double time = dp.cost(0, n + 1, c.M);
+  if (time == PreciseChainDP::kInf) {
+    plan.reason = "chain-precise: no schedule fits the budget";
+    return plan;
+  }
+  std::vector<PreciseChainDP::Op> ops;
+  dp.emit(0, n + 1, c.M, ops);
+  bool sweepStart = true;
+  for (const PreciseChainDP::Op &op : ops) {
+    if (!op.forward) {
+      if (op.index >= 1)
+        plan.ops.push_back({ChainOp::Backward, op.index});
+      sweepStart = true;
+      continue;
+    }
+    ChainOp kind = op.keep ? ChainOp::FAll
+                   : sweepStart ? ChainOp::FCheck
+                                : ChainOp::FNone;
+    plan.ops.push_back({kind, op.index});
+    sweepStart = op.keep;
+  }
+  plan.feasible = true;
+  plan.time = time;
+  return plan;
+}
+
+StrategyResult solveChainPrecise(const TrainingGraph &g,
+                                 const SolveOptions &opts) {
+  std::optional<JoinView> join = recognizeJoin(g);
+  if (join && join->spec.k() == 1)
+    return solveThesisChain(g, *join, opts);
+  return solveViaChain(
+      g, opts, "chain-precise",
+      [&](const TrainingGraph &, const ChainView &view, int64_t budget) {
+        return preciseChainPlan(view.spec, budget, opts.slots);
+      });
+}
+
+} // namespace remat
