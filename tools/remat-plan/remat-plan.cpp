@@ -9,8 +9,8 @@
 
 #include "remat/GraphIO/GraphFile.h"
 #include "remat/GraphIO/ResultWriter.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Strategy.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
