@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/CostModel.h"
-#include "remat/GraphIO/Units.h"
+#include "remat/Support/Units.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"

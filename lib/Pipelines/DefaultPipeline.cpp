@@ -1,6 +1,6 @@
 //===- DefaultPipeline.cpp - What `remat-opt --remat-budget` runs ---------===//
 
-#include "remat/GraphIO/Units.h"
+#include "remat/Support/Units.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Transforms/Passes.h"

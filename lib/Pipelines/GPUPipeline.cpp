@@ -11,7 +11,7 @@
 #include "LoweringStages.h"
 
 #include "remat/BufferPlanning/Passes.h"
-#include "remat/Pipelines/GPUPasses.h"
+#include "remat/GPU/Passes.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/Passes.h"
 

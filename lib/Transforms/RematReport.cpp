@@ -17,6 +17,10 @@ FunctionReport &RematReport::add(llvm::StringRef name,
   return f;
 }
 
+FunctionReport &RematReport::add(FunctionReport function) {
+  return functions.emplace_back(std::move(function));
+}
+
 std::string RematReport::str() const {
   llvm::json::Array funcs;
   for (const FunctionReport &f : functions) {

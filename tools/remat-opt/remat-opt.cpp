@@ -8,6 +8,7 @@
 
 #include "remat/InitRemat.h"
 #include "remat/Pipelines/Pipelines.h"
+#include "TestPasses.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,6 +100,7 @@ int main(int argc, char **argv) {
   remat::registerRematDialect(registry);
   registerAllPasses();
   remat::registerRematPasses();
+  remat::registerRematTestPasses(); // remat-opt only: -remat-test-*.
 
   std::string helpHeader = registerCLIOptions(
       "remat-opt: fit a training step into a memory budget by "

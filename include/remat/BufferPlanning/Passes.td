@@ -73,23 +73,4 @@ def ReportBufferPeak : Pass<"remat-report-buffer-peak", "mlir::ModuleOp"> {
   }];
 }
 
-def TestCheckArena : Pass<"remat-test-check-arena", "mlir::ModuleOp"> {
-  let summary = "(test) Check that arena views live together never overlap";
-  let description = [{
-    Independent check of `-remat-plan-buffers{arena=true}` output, or of any
-    IR that carves buffers out of one i8 allocation: for every `memref.alloc`
-    of a static 1-D i8 buffer whose uses are `memref.view`s at constant
-    offsets (and its dealloc), computes the lifetime of each view (first to
-    last use of it and its aliases, at the granularity of the function's
-    entry block) and reports an error at two views that are live together
-    and share bytes, unless one is written in place of the other by an
-    elementwise op that reads it for the last time. Emits a remark with the
-    number of views checked otherwise.
-  }];
-  let options = [
-    Option<"alignment", "alignment", "int64_t", /*default=*/"1",
-           "Also require every offset to be a multiple of this">,
-  ];
-}
-
 #endif // REMAT_BUFFERPLANNING_PASSES_TD

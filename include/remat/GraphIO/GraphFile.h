@@ -13,7 +13,7 @@
 #ifndef REMAT_GRAPHIO_GRAPHFILE_H
 #define REMAT_GRAPHIO_GRAPHFILE_H
 
-#include "remat/GraphIO/Units.h"
+#include "remat/Support/Units.h"
 #include "remat/Solver/Chain/Chain.h"
 #include "remat/Solver/Core/TrainingGraph.h"
 

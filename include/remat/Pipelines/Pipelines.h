@@ -120,10 +120,6 @@ void buildLowerToGPUPipeline(mlir::OpPassManager &pm,
 /// Registers `-remat-lower-to-gpu` and the passes it is made of.
 void registerLowerToGPUPipeline();
 
-/// The CUDA toolkit root: `option` if set, else $CUDA_HOME, $CUDA_PATH,
-/// /usr/local/cuda.
-std::string findCudaToolkit(llvm::StringRef option);
-
 } // namespace remat
 
 #endif // REMAT_PIPELINES_PIPELINES_H

@@ -120,47 +120,4 @@ def ExportGraph : Pass<"remat-export-graph", "mlir::ModuleOp"> {
   ];
 }
 
-//===----------------------------------------------------------------------===//
-// Test passes: print analyses as remarks for FileCheck / -verify-diagnostics.
-//===----------------------------------------------------------------------===//
-
-def TestTrainingGraph : Pass<"remat-test-training-graph", "mlir::ModuleOp"> {
-  let summary = "(test) Print the forward/backward split and costs as remarks";
-  let description = [{
-    For every function, remarks on each op: `forward` or `backward`, whether
-    it may be recomputed, its result bytes and time; and on the function the
-    number of forward and backward ops and the loss.
-  }];
-}
-
-def TestTimeline : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
-  let summary = "(test) Print the lifetime timeline as remarks";
-  let description = [{
-    For every function in its current op order (recomputation regions
-    flattened): bytes held while each op runs and live after it, and on the
-    function the peak and the op where it occurs. The same numbers the
-    Simulator gives for the same order. With `max-peak`, a peak above it is
-    an error (tests use it to check the budget guarantee on pass outputs).
-  }];
-  let options = [
-    Option<"maxPeak", "max-peak", "int64_t", /*default=*/"-1",
-           "Fail when a function's peak exceeds this many bytes">,
-    Option<"quiet", "quiet", "bool", /*default=*/"false",
-           "Only the per-function peak, no per-op remarks">,
-  ];
-}
-
-def TestLowerSets : Pass<"remat-test-lower-sets", "mlir::ModuleOp"> {
-  let summary = "(test) Print lower sets of the forward graph as remarks";
-  let description = [{
-    For every forward op v: the size and boundary of the lower set
-    L_v = {w | v is reachable from w} (Kusumoto et al. Sec. 4.3), and on the
-    function the number of lower sets of the forward graph (up to a cap).
-  }];
-  let options = [
-    Option<"cap", "cap", "int64_t", /*default=*/"100000",
-           "Stop counting lower sets beyond this many">,
-  ];
-}
-
 #endif // REMAT_TRANSFORMS_PASSES_TD

@@ -53,6 +53,7 @@ class RematReport {
 public:
   FunctionReport &add(llvm::StringRef name, llvm::StringRef strategy,
                       int64_t budget);
+  FunctionReport &add(FunctionReport function);
   /// Writes the JSON file; false with `error` set on I/O failure.
   bool write(llvm::StringRef path, std::string &error) const;
   std::string str() const;

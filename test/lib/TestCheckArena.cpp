@@ -8,14 +8,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/BufferPlanning/ArenaAllocation.h"
-#include "remat/BufferPlanning/Passes.h"
+#include "TestPasses.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
 namespace remat {
 #define GEN_PASS_DEF_TESTCHECKARENA
-#include "remat/BufferPlanning/Passes.h.inc"
+#include "TestPasses.h.inc"
 } // namespace remat
 
 using namespace mlir;

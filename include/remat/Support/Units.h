@@ -6,8 +6,8 @@
 // converted: the time unit is a label echoed in results.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_GRAPHIO_UNITS_H
-#define REMAT_GRAPHIO_UNITS_H
+#ifndef REMAT_SUPPORT_UNITS_H
+#define REMAT_SUPPORT_UNITS_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -50,4 +50,4 @@ std::string formatNumber(double v);
 
 } // namespace remat
 
-#endif // REMAT_GRAPHIO_UNITS_H
+#endif // REMAT_SUPPORT_UNITS_H

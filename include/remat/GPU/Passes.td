@@ -1,12 +1,12 @@
-//===- GPUPasses.td - Passes of the GPU lowering -----------*- tablegen -*-===//
+//===- Passes.td - Passes of the GPU lowering --------------*- tablegen -*-===//
 //
 // The remat-specific steps of `-remat-lower-to-gpu`; everything else in that
 // pipeline is upstream MLIR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_PIPELINES_GPUPASSES_TD
-#define REMAT_PIPELINES_GPUPASSES_TD
+#ifndef REMAT_GPU_PASSES_TD
+#define REMAT_GPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -189,4 +189,4 @@ def GPUDumpBinary : Pass<"remat-gpu-dump-binary", "mlir::ModuleOp"> {
   ];
 }
 
-#endif // REMAT_PIPELINES_GPUPASSES_TD
+#endif // REMAT_GPU_PASSES_TD

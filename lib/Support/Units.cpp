@@ -1,8 +1,6 @@
 //===- Units.cpp ----------------------------------------------------------===//
 
-#include "remat/GraphIO/Units.h"
-
-#include "Errors.h"
+#include "remat/Support/Units.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -10,6 +8,13 @@
 #include <cstdio>
 
 namespace remat {
+
+/// An error with a plain message (messages quote user data, which may
+/// contain '%').
+static llvm::Error fail(const llvm::Twine &msg) {
+  return llvm::make_error<llvm::StringError>(msg,
+                                             llvm::inconvertibleErrorCode());
+}
 
 std::optional<double> memoryUnitBytes(llvm::StringRef unit) {
   struct Entry {

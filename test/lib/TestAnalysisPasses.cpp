@@ -3,7 +3,7 @@
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Solver/LowerSet/LowerSet.h"
 #include "remat/Solver/Core/Simulator.h"
-#include "remat/Transforms/Passes.h"
+#include "TestPasses.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -12,7 +12,7 @@ namespace remat {
 #define GEN_PASS_DEF_TESTTRAININGGRAPH
 #define GEN_PASS_DEF_TESTTIMELINE
 #define GEN_PASS_DEF_TESTLOWERSETS
-#include "remat/Transforms/Passes.h.inc"
+#include "TestPasses.h.inc"
 } // namespace remat
 
 using namespace mlir;

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pipelines/GPUPasses.h"
+#include "remat/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -15,7 +15,7 @@
 
 namespace remat {
 #define GEN_PASS_DEF_GPUPREPARELINALG
-#include "remat/Pipelines/GPUPasses.h.inc"
+#include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
 using namespace mlir;

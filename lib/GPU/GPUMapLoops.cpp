@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pipelines/GPUPasses.h"
+#include "remat/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -19,7 +19,7 @@
 
 namespace remat {
 #define GEN_PASS_DEF_GPUMAPLOOPS
-#include "remat/Pipelines/GPUPasses.h.inc"
+#include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
 using namespace mlir;

@@ -7,14 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pipelines/GPUPasses.h"
+#include "remat/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/IR/Builders.h"
 
 namespace remat {
 #define GEN_PASS_DEF_GPUEMULATEONCPU
-#include "remat/Pipelines/GPUPasses.h.inc"
+#include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
 using namespace mlir;

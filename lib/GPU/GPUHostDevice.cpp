@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pipelines/GPUPasses.h"
+#include "remat/GPU/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -17,7 +17,7 @@
 
 namespace remat {
 #define GEN_PASS_DEF_GPUHOSTDEVICE
-#include "remat/Pipelines/GPUPasses.h.inc"
+#include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
 using namespace mlir;

@@ -7,8 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pipelines/GPUPasses.h"
-#include "remat/Pipelines/Pipelines.h"
+#include "remat/GPU/Passes.h"
 
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -24,7 +23,7 @@
 namespace remat {
 #define GEN_PASS_DEF_GPUCHECKTARGET
 #define GEN_PASS_DEF_GPUDUMPBINARY
-#include "remat/Pipelines/GPUPasses.h.inc"
+#include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
 extern "C" void LLVMInitializeNVPTXTargetInfo();

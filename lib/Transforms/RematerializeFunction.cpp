@@ -1,0 +1,294 @@
+//===- RematerializeFunction.cpp - Fit one function into a budget ---------===//
+//
+// The phases, each a function a reader can name: analyse (IR -> graph and
+// the peak without rematerialization), plan (solve; when that misses, search
+// the smallest budget), materialize and check the guarantee on the rewritten
+// IR, then record the decisions as remarks and report entries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Transforms/Rematerialize.h"
+
+#include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Dialect/Remat/Remat.h"
+#include "remat/Solver/Core/Strategy.h"
+#include "remat/Transforms/Materialize.h"
+#include "remat/Transforms/Prepare.h"
+#include "remat/Transforms/RecomputeHints.h"
+
+#include "mlir/IR/Remarks.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace remat;
+
+namespace {
+
+/// Wall-clock seconds since the last call (the phases of one function).
+class PhaseClock {
+public:
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - last).count();
+    last = now;
+    return s;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+
+/// The smallest budget named in an error is searched exactly on graphs of up
+/// to this many nodes, and to within 1/256 of itself on larger ones, where
+/// every solve near the floor takes seconds.
+constexpr int kExactMinimumBudgetNodes = 1000;
+constexpr int kMinimumBudgetGranularityShift = 8;
+
+std::string percentOf(double part, double whole) {
+  return whole > 0 ? llvm::formatv("{0:F1}%", 100.0 * part / whole).str()
+                   : std::string("n/a");
+}
+
+remark::RemarkOpts remarkOpts(llvm::StringRef name, llvm::StringRef function) {
+  return remark::RemarkOpts::name(name).category("remat").function(function);
+}
+
+/// One function's planning state, from analysis to the checked rewrite.
+class FunctionFitter {
+public:
+  FunctionFitter(func::FuncOp original, const RematOptions &options,
+                 const CostModel &costs, RematResult &result)
+      : original(original), options(options), costs(costs), result(result),
+        fr(result.report) {}
+
+  LogicalResult run() {
+    // Embedders call this without a pass that declares the dialect: the
+    // rewrite creates remat.recompute regions.
+    original->getContext()->getOrLoadDialect<RematDialect>();
+    OwningOpRef<func::FuncOp> work(original.clone());
+    func = *work;
+    if (failed(analyse()))
+      return failure();
+    if (ig->recomputeHints.empty() && before.peak <= fr.budget)
+      return keepAsIs();
+    if (failed(applyRecomputeHints(*ig)))
+      return failure();
+    std::optional<Solution> sol = plan();
+    if (!sol)
+      return failure();
+    if (failed(rewriteAndCheck(*sol)))
+      return failure();
+    original.getBody().takeBody(func.getBody());
+    recordSuccess(*sol);
+    return success();
+  }
+
+private:
+  /// Builds the graph of the prepared copy and the no-remat peak.
+  LogicalResult analyse() {
+    prepareForRemat(func);
+    FailureOr<IRTrainingGraph> built =
+        buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
+    if (failed(built))
+      return failure();
+    ig = std::move(*built);
+    before = simulate(ig->graph, ig->programOrder);
+    if (!before.valid)
+      return func.emitError() << "internal error: the program order is not "
+                                 "a valid schedule: "
+                              << before.error;
+    const SizeSpec &size = options.budget;
+    fr.name = func.getSymName().str();
+    fr.strategy = options.strategy;
+    fr.budget =
+        size.percent ? static_cast<int64_t>(size.value / 100.0 * before.peak)
+                     : static_cast<int64_t>(size.value);
+    fr.ops = ig->graph.numNodes();
+    fr.seconds.analysis = clock.lap();
+    fr.peakBefore = before.peak;
+    fr.timeBefore = before.time;
+    return success();
+  }
+
+  /// The function already fits and has no hints: leave it as it is.
+  LogicalResult keepAsIs() {
+    remark::analysis(func.getLoc(), remarkOpts("Fits", func.getSymName()))
+        << llvm::formatv("peak {0} B already within the budget of {1} B; "
+                         "nothing to do",
+                         before.peak, fr.budget)
+               .str();
+    fr.strategy = "none";
+    fr.fitted = true;
+    fr.peakAfter = before.peak;
+    fr.timeAfter = before.time;
+    recordDecisions(ig->programOrder);
+    return success();
+  }
+
+  /// Solves at the budget; when that misses, searches the smallest budget
+  /// the strategy meets and uses it if it is below the budget. Emits the
+  /// error and returns std::nullopt when nothing fits.
+  std::optional<Solution> plan() {
+    SolveOptions opts;
+    opts.budget = fr.budget;
+    opts.slots = options.slots;
+    // The solve, and the smallest-budget search if it fails, share the work
+    // that does not depend on the budget.
+    opts.cache = std::make_shared<SolveCache>();
+    opts.note = [&](const std::string &msg) {
+      remark::analysis(func.getLoc(), remarkOpts("Note", func.getSymName()))
+          << msg;
+    };
+    Solution sol = solve(ig->graph, options.strategy, opts);
+    if (sol.feasible) {
+      fr.seconds.solve = clock.lap();
+      return sol;
+    }
+    // Some strategies are not monotone in the budget (slot rounding, model
+    // slack): the smallest budget they meet may lie below one they miss.
+    // A schedule for that smaller budget fits this one too.
+    SolveOptions quiet = opts;
+    quiet.note = nullptr;
+    const int shift = ig->graph.numNodes() > kExactMinimumBudgetNodes
+                          ? kMinimumBudgetGranularityShift
+                          : 0;
+    int64_t minimum = minimumBudget(ig->graph, options.strategy, quiet, shift);
+    if (minimum >= 0 && minimum <= fr.budget) {
+      quiet.budget = minimum;
+      sol = solve(ig->graph, options.strategy, quiet);
+    }
+    fr.seconds.solve = clock.lap();
+    if (sol.feasible)
+      return sol;
+    fr.minimumBudget = minimum;
+    reportMiss(minimum, shift, sol.reason);
+    return std::nullopt;
+  }
+
+  void reportMiss(int64_t minimum, int shift, const std::string &reason) {
+    InFlightDiagnostic diag = original.emitError();
+    diag << "cannot fit @" << func.getSymName() << " into " << fr.budget
+         << " B (" << percentOf(fr.budget, before.peak)
+         << " of its peak without rematerialization, " << before.peak
+         << " B) with strategy '" << options.strategy << "'";
+    if (minimum > fr.budget) {
+      diag << "; the smallest budget it can meet is " << minimum << " B ("
+           << percentOf(minimum, before.peak) << ")";
+      if (shift)
+        diag << ", found to within 1/" << (1 << shift);
+    } else {
+      diag << "; " << reason;
+    }
+  }
+
+  /// Materializes the schedule into the copy and checks the guarantee with
+  /// the same lifetime analysis the tests use.
+  LogicalResult rewriteAndCheck(const Solution &sol) {
+    FailureOr<MaterializeResult> done =
+        materializeSchedule(func, *ig, sol.schedule);
+    if (failed(done))
+      return failure();
+    result.clonedOps = done->clonedOps;
+    result.recomputeOps = done->recomputeOps;
+    fr.seconds.rewrite = clock.lap();
+
+    FailureOr<IRTrainingGraph> after =
+        buildTrainingGraph(func, costs, RecomputeRegions::Flatten);
+    if (failed(after))
+      return failure();
+    SimulationResult check = simulate(after->graph, after->programOrder);
+    if (!check.valid || check.peak > fr.budget)
+      return func.emitError()
+             << "internal error: the rewritten function peaks at "
+             << check.peak << " B, above the budget of " << fr.budget
+             << " B (" << (check.valid ? "" : check.error) << ")";
+    fr.seconds.check = clock.lap();
+    fr.peakAfter = check.peak;
+    return success();
+  }
+
+  void recordSuccess(const Solution &sol) {
+    fr.strategy = sol.chosen;
+    fr.fitted = true;
+    fr.timeAfter = sol.sim.time;
+    result.schedule = sol.schedule;
+    recordDecisions(sol.schedule);
+    remark::passed(original.getLoc(),
+                   remarkOpts("Rematerialized", func.getSymName()))
+        << llvm::formatv("strategy {0}: peak {1} B -> {2} B (budget {3} B), "
+                         "{4} ops recomputed in {5} regions, time +{6}; "
+                         "{7} ops planned in {8:F3} s (analysis {9:F3}, "
+                         "solve {10:F3}, rewrite {11:F3}, check {12:F3})",
+                         sol.strategy == sol.chosen
+                             ? sol.chosen
+                             : sol.strategy + " (" + sol.chosen + ")",
+                         before.peak, fr.peakAfter, fr.budget,
+                         result.clonedOps, result.recomputeOps,
+                         percentOf(sol.sim.time - before.time, before.time),
+                         fr.ops, fr.seconds.total(), fr.seconds.analysis,
+                         fr.seconds.solve, fr.seconds.rewrite,
+                         fr.seconds.check)
+               .str();
+  }
+
+  /// One remark and one report entry per forward op: kept or recomputed.
+  void recordDecisions(const Schedule &schedule) {
+    const TrainingGraph &g = ig->graph;
+    std::vector<int> runs = schedule.runCounts(g);
+    for (NodeId n = 0; n < g.numNodes(); ++n) {
+      if (ig->isCopy(n)) // Counted with the op it copies.
+        runs[ig->copyOf[n]] += runs[n];
+    }
+    for (NodeId n = 0; n < g.numNodes(); ++n) {
+      if (!g.isForward(n) || ig->isCopy(n))
+        continue;
+      Operation *op = ig->primaryOp(n);
+      int64_t bytes = 0;
+      for (TensorId t : g.node(n).outputs)
+        bytes += g.tensor(t).bytes;
+      int recomputations = runs[n] - 1;
+      fr.values.push_back(ValueDecision{op->getName().getStringRef().str(),
+                                        costTableKey(op), bytes,
+                                        recomputations});
+      if (bytes == 0)
+        continue;
+      auto opts = remarkOpts(recomputations ? "Recomputed" : "Kept", fr.name);
+      if (recomputations)
+        remark::passed(op->getLoc(), opts)
+            << llvm::formatv("recomputed {0}x ({1} B)", recomputations, bytes)
+                   .str();
+      else
+        remark::analysis(op->getLoc(), opts)
+            << llvm::formatv("kept ({0} B)", bytes).str();
+    }
+  }
+
+  func::FuncOp original, func;
+  const RematOptions &options;
+  const CostModel &costs;
+  RematResult &result;
+  FunctionReport &fr;
+  PhaseClock clock;
+  std::optional<IRTrainingGraph> ig;
+  SimulationResult before;
+};
+
+} // namespace
+
+LogicalResult remat::rematerializeFunction(func::FuncOp func,
+                                           const RematOptions &options,
+                                           const CostModel &costs,
+                                           RematResult &result) {
+  return FunctionFitter(func, options, costs, result).run();
+}
+
+FailureOr<RematResult> remat::rematerializeFunction(func::FuncOp func,
+                                                    const RematOptions &options,
+                                                    const CostModel &costs) {
+  RematResult result;
+  if (failed(rematerializeFunction(func, options, costs, result)))
+    return failure();
+  return result;
+}

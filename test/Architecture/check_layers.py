@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Checks the layering of docs/architecture.md on the source tree.
+
+Each layer (a folder of include/remat and lib) may include only the layers
+listed for it; the solver library includes no MLIR or LLVM header (only the
+plain-C++ part of Support); only the file-format users link RematGraphIO; test
+fixtures and test passes stay out of the product libraries. Prints one line
+per violation and exits 1, or prints "layers ok" and exits 0.
+"""
+import os
+import re
+import sys
+
+# Layer -> layers it may include (itself always allowed). Keep in sync with
+# the picture in docs/architecture.md.
+ALLOWED = {
+    "Support": [],
+    "Solver": ["Support"],
+    "GraphIO": ["Solver", "Support"],
+    "Dialect": [],
+    "Analysis": ["Dialect", "Solver", "Support"],
+    "Transforms": ["Analysis", "Dialect", "Solver", "Support", "GraphIO"],
+    "BufferPlanning": [],
+    "GPU": [],
+    "Pipelines": ["Transforms", "BufferPlanning", "GPU", "Analysis", "Dialect",
+                  "Solver", "Support"],
+}
+# The only headers of Support the solver may use: plain C++.
+SOLVER_SUPPORT_HEADERS = {"remat/Support/CheckedArithmetic.h"}
+# CMake files allowed to link the graph-file library.
+GRAPHIO_USERS = {"lib/GraphIO", "lib/Transforms", "tools/remat-plan",
+                 "benchmarks/zoo"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
+
+
+def sources(root, layer):
+    for base in (os.path.join(root, "include", "remat", layer),
+                 os.path.join(root, "lib", layer)):
+        for dirpath, _, files in os.walk(base):
+            for f in files:
+                if f.endswith((".h", ".cpp")):
+                    yield os.path.join(dirpath, f)
+
+
+def check_includes(root, errors):
+    for layer, allowed in ALLOWED.items():
+        ok = set(allowed) | {layer}
+        for path in sources(root, layer):
+            rel = os.path.relpath(path, root)
+            text = open(path, encoding="utf-8").read()
+            for inc in INCLUDE.findall(text):
+                m = re.match(r"remat/([A-Za-z]+)/", inc)
+                if m and m.group(1) not in ok:
+                    errors.append(f"{rel}: layer {layer} includes {inc}")
+                if layer == "Solver":
+                    if inc.startswith(("mlir/", "llvm/")):
+                        errors.append(f"{rel}: the solver includes {inc}")
+                    if inc.startswith("remat/Support/") and \
+                            inc not in SOLVER_SUPPORT_HEADERS:
+                        errors.append(f"{rel}: the solver includes {inc} "
+                                      "(LLVM-based)")
+                if "/Testing/" in inc and "/Testing/" not in rel:
+                    errors.append(f"{rel}: product code includes {inc}")
+
+
+def check_links(root, errors):
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+        if "CMakeLists.txt" not in files:
+            continue
+        rel = os.path.relpath(dirpath, root)
+        text = open(os.path.join(dirpath, "CMakeLists.txt")).read()
+        if re.search(r"\bRematGraphIO\b", text) and rel not in GRAPHIO_USERS:
+            errors.append(f"{rel}/CMakeLists.txt links RematGraphIO, which "
+                          "only graph-file users may")
+        # lib/Solver defines the fixtures' library; nothing else in lib/
+        # may name it.
+        if rel.startswith("lib") and rel != "lib/Solver" and re.search(
+                r"\b(RematSolverTesting|RematTestPasses)\b", text):
+            errors.append(f"{rel}/CMakeLists.txt: a product library links "
+                          "test-only code")
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    errors = []
+    check_includes(root, errors)
+    check_links(root, errors)
+    for e in errors:
+        print(e)
+    if errors:
+        return 1
+    print("layers ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
