@@ -121,6 +121,18 @@ StrategyResult solveViaChain(const TrainingGraph &g, const ChainView &view,
       best = std::move(p);
   };
 
+  // With memory for the whole program nothing beats running every node
+  // once; the slot DPs cannot always see it (sizes round up to slots, so the
+  // keep-everything plan may not fit the discretised no-remat peak).
+  // Revolve (raiseBudget = false) is a baseline that always recomputes.
+  if (raiseBudget) {
+    Schedule all = keepEverythingSchedule(g);
+    if (simulate(g, all).peak <= B) {
+      res.feasible = true;
+      res.schedule = std::move(all);
+      return res;
+    }
+  }
   int64_t lo = std::min(B, modelPeak);
   Probe first = probe(lo);
   if (first.planned && !first.sim.valid) { // A bug; solve() reports it.
