@@ -69,6 +69,31 @@ cl::opt<int64_t> maxLowerSetWork(
              "L < L' tried plus front entries scanned)"),
     cl::value_desc("N"), cl::init(2000000000), cl::cat(category));
 
+cl::opt<int> maxApproxSets(
+    "max-approx-sets",
+    cl::desc("lowerset-approx: use the lower sets L_v of this many nodes "
+             "only, the slowest node of each of as many runs of the graph "
+             "(0: every node; the DP grows like the cube of it)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
+
+cl::opt<int> maxLowerSetStep(
+    "max-lower-set-step",
+    cl::desc("lowerset-approx: a segment of the lower-set sequence adds at "
+             "most this many forward nodes, except the last (0: no limit)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
+
+cl::opt<int> lowerSetProbes(
+    "lower-set-probes",
+    cl::desc("lowerset-approx: how many times the DP is re-run with its "
+             "budget raised by the slack the Simulator measured"),
+    cl::value_desc("N"), cl::init(3), cl::cat(category));
+
+cl::opt<double> timeBudget(
+    "time-budget",
+    cl::desc("auto: the seconds its strategies' estimated run times may add "
+             "up to; the others are skipped with a note"),
+    cl::value_desc("seconds"), cl::init(1.0), cl::cat(category));
+
 int usageError(const llvm::Twine &msg) {
   llvm::errs() << "remat-plan: error: " << msg << "\n";
   return 2;
@@ -114,6 +139,14 @@ int main(int argc, char **argv) {
     return usageError("--max-lower-sets must be at least 1");
   if (maxLowerSetWork < 1)
     return usageError("--max-lower-set-work must be at least 1");
+  if (lowerSetProbes < 0)
+    return usageError("--lower-set-probes must be at least 0");
+  if (maxLowerSetStep < 0)
+    return usageError("--max-lower-set-step must be at least 0");
+  if (maxApproxSets < 0)
+    return usageError("--max-approx-sets must be at least 0");
+  if (!(timeBudget >= 0) || !std::isfinite(timeBudget))
+    return usageError("--time-budget must be a finite number of seconds >= 0");
 
   llvm::Expected<GraphFile> file = loadGraphFile(inputFile);
   if (!file)
@@ -124,6 +157,10 @@ int main(int argc, char **argv) {
   opts.slots = slots;
   opts.maxLowerSets = maxLowerSets;
   opts.maxLowerSetWork = maxLowerSetWork;
+  opts.maxApproxSets = maxApproxSets;
+  opts.maxLowerSetStep = maxLowerSetStep;
+  opts.lowerSetProbes = lowerSetProbes;
+  opts.timeBudget = timeBudget;
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";
   };

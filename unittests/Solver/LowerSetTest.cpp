@@ -581,3 +581,42 @@ TEST(LowerSet, CanonicalScheduleOfAChain) {
 }
 
 } // namespace
+
+// Short segments lose nothing on deep networks: on a 600-node ResNet-like
+// graph the DP limited to segments of 8 forward nodes finds the same overhead
+// as the DP over all L_v pairs at every budget, and its plan is valid.
+TEST(LowerSet, ShortSegmentsKeepTheOptimumOnDeepNetworks) {
+  TrainingGraph g = resnetLike(600);
+  const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
+  for (int percent : {60, 70, 80}) {
+    SCOPED_TRACE(std::to_string(percent) + "%");
+    SolveOptions full;
+    full.budget = peak * percent / 100;
+    SolveOptions shortSteps = full;
+    shortSteps.maxLowerSetStep = 8;
+    Solution a = solve(g, "lowerset-approx", full);
+    Solution b = solve(g, "lowerset-approx", shortSteps);
+    ASSERT_TRUE(a.feasible) << a.reason;
+    ASSERT_TRUE(b.feasible) << b.reason;
+    EXPECT_LE(b.sim.peak, full.budget);
+    EXPECT_NEAR(b.sim.time, a.sim.time, 1e-9 * a.sim.time);
+  }
+}
+
+// Where one DP over the whole L_v family is beyond auto's time allowance,
+// auto still makes a lower-set plan (segments limited, one probe) instead of
+// falling back to the coarsened chain, and says so.
+TEST(LowerSet, AutoPlansLargeGraphsWithShortSegments) {
+  TrainingGraph g = resnetLike(3000);
+  SolveOptions o;
+  o.budget = simulate(g, keepEverythingSchedule(g)).peak * 7 / 10;
+  o.timeBudget = 0.05; // The whole family is estimated at ~1 s here.
+  std::vector<std::string> notes;
+  o.note = [&](const std::string &n) { notes.push_back(n); };
+  Solution s = solve(g, "auto", o);
+  ASSERT_TRUE(s.feasible) << s.reason;
+  EXPECT_EQ(s.chosen, "lowerset-approx");
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string &n) {
+    return n.find("segments of at most 8 forward nodes") != std::string::npos;
+  }));
+}

@@ -43,6 +43,9 @@ struct GraphStats {
 constexpr int kCoarseStages = 64;
 constexpr int kCoarseProbes = 6;
 constexpr int64_t kLowerSetCountCap = 20000;
+/// Large graphs: lowerset-approx's segments add at most this many forward
+/// nodes (SolveOptions::maxLowerSetStep).
+constexpr int kLargeGraphStep = 8;
 
 std::string seconds(double s) {
   char buf[32];
@@ -86,7 +89,12 @@ double estimate(const std::string &name, const GraphStats &st,
   if (name == "chen-greedy")
     return 1.5e-7 * nf * nf + linear;
   // One lower-set DP over the L_v family; the strategy runs 1 + probes.
-  const double dp = 2.5e-10 * nf * nf * nf;
+  // With segments of at most `step` forward nodes its transitions are
+  // about nf * step, each walking a front (measured ~2e-5 s per pair on the
+  // 40,000-op deep ResNet's 5,385 forward nodes).
+  const double dp = o.maxLowerSetStep > 0
+                        ? 2e-5 * nf * std::min<double>(nf, o.maxLowerSetStep)
+                        : 2.5e-10 * nf * nf * nf;
   const double approx = dp * (1 + 0.8 * o.lowerSetProbes) + linear;
   if (name == "lowerset-approx")
     return approx;
@@ -122,142 +130,233 @@ GraphStats measure(const TrainingGraph &g, const SolveOptions &o) {
   return st;
 }
 
-} // namespace
+/// One strategy auto may run, with the options tuned for this graph.
+struct Run {
+  const StrategyInfo *info;
+  size_t order; ///< In the registry: ties go to the earlier.
+  SolveOptions options;
+  double cost = 0; ///< Estimated seconds.
+};
 
-StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts) {
-  StrategyResult best;
-  SimulationResult bestSim;
-  std::vector<std::string> bestNotes, autoNotes;
-  std::string reasons;
-  auto say = [&](const std::string &n) { autoNotes.push_back("auto: " + n); };
+bool isMemoryCentric(const std::string &n) {
+  return n.size() > 3 && n.compare(n.size() - 3, 3, "-mc") == 0;
+}
 
-  // Nothing is faster than the program itself.
-  {
+/// The portfolio run of solveAuto: keeps the fastest valid schedule within
+/// budget, and the notes and reasons that explain the choice.
+class AutoPlanner {
+public:
+  AutoPlanner(const TrainingGraph &g, const SolveOptions &opts)
+      : g(g), opts(opts) {}
+
+  StrategyResult run() {
+    if (keepEverythingFits())
+      return std::move(best);
+    st = measure(g, opts);
+    SolveOptions base = baseOptions();
+    for (Run &r : candidates(base)) {
+      if (isMemoryCentric(r.info->name) &&
+          (best.feasible || !opts.memoryCentricFallback))
+        continue; // A schedule within budget exists: -mc cannot be faster.
+      if (!afford(r))
+        continue;
+      tryRun(r);
+    }
+    finish();
+    return std::move(best);
+  }
+
+private:
+  void say(const std::string &n) { autoNotes.push_back("auto: " + n); }
+
+  /// Nothing is faster than the program itself.
+  bool keepEverythingFits() {
     Schedule s = keepEverythingSchedule(g);
     SimulationResult sim = simulate(g, s);
-    if (sim.valid && sim.peak <= opts.budget) {
-      best.feasible = true;
-      best.schedule = std::move(s);
-      best.chosen = "none";
-      return best;
+    if (!sim.valid || sim.peak > opts.budget)
+      return false;
+    best.feasible = true;
+    best.schedule = std::move(s);
+    best.chosen = "none";
+    return true;
+  }
+
+  /// Chain strategies plan on a chain coarsened to 64 stages when it is
+  /// longer (they lose almost nothing there, and the search over chain
+  /// budgets stays cheap).
+  SolveOptions baseOptions() {
+    SolveOptions base = opts;
+    if (st.chain > kCoarseStages && opts.maxChainStages == 0) {
+      base.maxChainStages = kCoarseStages;
+      base.chainProbes = std::min(opts.chainProbes, kCoarseProbes);
+      say("chain strategies plan on the chain coarsened from " +
+          std::to_string(st.chain) + " to " + std::to_string(kCoarseStages) +
+          " stages, with at most " + std::to_string(base.chainProbes) +
+          " chain budgets");
     }
+    return base;
   }
 
-  const GraphStats st = measure(g, opts);
-  SolveOptions base = opts;
-  if (st.chain > kCoarseStages && opts.maxChainStages == 0) {
-    base.maxChainStages = kCoarseStages;
-    base.chainProbes = std::min(opts.chainProbes, kCoarseProbes);
-    say("chain strategies plan on the chain coarsened from " +
-        std::to_string(st.chain) + " to " + std::to_string(kCoarseStages) +
-        " stages, with at most " + std::to_string(base.chainProbes) +
-        " chain budgets");
+  /// Priority order: the cheap chain planners and the baselines, then the
+  /// lower-set DPs (the best on general DAGs), then what they mostly
+  /// dominate; memory-centric variants last (they minimise the peak, so they
+  /// win only where the time-centric ones miss the budget).
+  std::vector<Run> candidates(const SolveOptions &base) const {
+    static const char *const kOrder[] = {
+        "revolve",           "chain-rotor",       "chen-sqrt",
+        "lowerset-approx",   "join",              "chain-precise",
+        "chain-rotor-weak",  "lowerset-exact",    "chen-greedy",
+        "lowerset-approx-mc", "lowerset-exact-mc"};
+    std::vector<Run> runs;
+    const auto &all = allStrategies();
+    for (const char *name : kOrder)
+      for (size_t i = 0; i < all.size(); ++i)
+        if (all[i].name == name)
+          runs.push_back({&all[i], i, base});
+    return runs;
   }
 
-  // Priority order: the cheap chain planners and the baselines, then the
-  // lower-set DPs (the best on general DAGs), then what they mostly
-  // dominate; memory-centric variants last (they minimise the peak, so they
-  // win only where the time-centric ones miss the budget).
-  static const char *const kOrder[] = {
-      "revolve",           "chain-rotor",       "chen-sqrt",
-      "lowerset-approx",   "join",              "chain-precise",
-      "chain-rotor-weak",  "lowerset-exact",    "chen-greedy",
-      "lowerset-approx-mc", "lowerset-exact-mc"};
-  struct Run {
-    const StrategyInfo *info;
-    size_t order; ///< In the registry: ties go to the earlier.
-  };
-  std::vector<Run> runs;
-  const auto &all = allStrategies();
-  for (const char *name : kOrder)
-    for (size_t i = 0; i < all.size(); ++i)
-      if (all[i].name == name)
-        runs.push_back({&all[i], i});
-  auto mc = [](const Run &r) {
-    const std::string &n = r.info->name;
-    return n.size() > 3 && n.compare(n.size() - 3, 3, "-mc") == 0;
-  };
-
-  double spent = 0;
-  std::vector<std::string> skipped;
-  size_t bestOrder = 0;
-  for (const Run &r : runs) {
+  /// Fits `r` into what is left of the time allowance, cheapening the
+  /// lower-set DP first; false (with a reason or a skip) when it does not.
+  bool afford(Run &r) {
     const std::string &name = r.info->name;
-    if (mc(r) && (best.feasible || !opts.memoryCentricFallback))
-      continue; // A schedule within budget exists: -mc cannot be faster.
-    SolveOptions tuned = base;
-    double cost = estimate(name, st, tuned);
-    // The lower-set DP's probes (re-runs at raised budgets) go first when
-    // time is short.
+    r.cost = estimate(name, st, r.options);
+    if (name == "lowerset-approx")
+      cheapenLowerSetApprox(r);
+    if (std::isinf(r.cost)) { // No chain view, or beyond its own limits.
+      addReason(name + (st.chain < 0 && name != "join" &&
+                                name.rfind("lowerset", 0) != 0 &&
+                                name.rfind("chen", 0) != 0
+                            ? ": not applicable (no chain view)"
+                            : ": skipped (beyond the limits of its "
+                              "algorithm)"));
+      return false;
+    }
+    if (spent + r.cost > opts.timeBudget) {
+      skipped.push_back(name + " (~" + seconds(r.cost) + ")");
+      return false;
+    }
+    spent += r.cost;
+    return true;
+  }
+
+  /// The lower-set DP's probes (re-runs at raised budgets) go first when
+  /// time is short. On graphs where even one DP over the whole L_v family
+  /// does not fit, its segments are limited to kLargeGraphStep forward
+  /// nodes (linear time; on deep networks the good segments are short) with
+  /// as many probes as fit, and at least one: on such graphs it is the only
+  /// strategy that gets close to the optimum, and a probe halves the
+  /// overhead the model's slack costs.
+  void cheapenLowerSetApprox(Run &r) {
+    const int probes = r.options.lowerSetProbes;
     for (int p : {1, 0})
-      if (name == "lowerset-approx" && spent + cost > opts.timeBudget &&
-          tuned.lowerSetProbes > p) {
-        tuned.lowerSetProbes = p;
-        cost = estimate(name, st, tuned);
-        if (spent + cost <= opts.timeBudget)
+      if (spent + r.cost > opts.timeBudget && r.options.lowerSetProbes > p) {
+        r.options.lowerSetProbes = p;
+        r.cost = estimate("lowerset-approx", st, r.options);
+        if (spent + r.cost <= opts.timeBudget)
           say("lowerset-approx runs with " + std::to_string(p) +
-              " probe(s) instead of " + std::to_string(base.lowerSetProbes) +
+              " probe(s) instead of " + std::to_string(probes) +
               " (estimated time)");
       }
-    if (std::isinf(cost)) { // No chain view, or beyond its own limits.
-      reasons += (reasons.empty() ? "" : "; ") + name +
-                 (st.chain < 0 && name != "join" &&
-                          name.rfind("lowerset", 0) != 0 &&
-                          name.rfind("chen", 0) != 0
-                      ? ": not applicable (no chain view)"
-                      : ": skipped (beyond the limits of its algorithm)");
-      continue;
+    if (spent + r.cost <= opts.timeBudget || r.options.maxLowerSetStep > 0)
+      return;
+    r.options.maxLowerSetStep = kLargeGraphStep;
+    int p = probes;
+    for (; p > 1; --p) {
+      r.options.lowerSetProbes = p;
+      if (spent + estimate("lowerset-approx", st, r.options) <=
+          opts.timeBudget)
+        break;
     }
-    if (spent + cost > opts.timeBudget) {
-      skipped.push_back(name + " (~" + seconds(cost) + ")");
-      continue;
-    }
-    spent += cost;
+    r.options.lowerSetProbes = std::min(probes, std::max(p, 1));
+    r.cost = std::min(estimate("lowerset-approx", st, r.options),
+                      std::max(0.0, opts.timeBudget - spent));
+    say("lowerset-approx plans segments of at most " +
+        std::to_string(kLargeGraphStep) + " forward nodes with " +
+        std::to_string(r.options.lowerSetProbes) +
+        " probe(s) (the whole family would take ~" +
+        seconds(estimate("lowerset-approx", st, [&] {
+          SolveOptions full = r.options;
+          full.maxLowerSetStep = 0;
+          full.lowerSetProbes = 0;
+          return full;
+        }())) +
+        ")");
+  }
+
+  void tryRun(const Run &r) {
+    const std::string &name = r.info->name;
     std::vector<std::string> notes;
-    SolveOptions o = tuned;
+    SolveOptions o = r.options;
     o.note = [&notes](const std::string &n) { notes.push_back(n); };
     Solution s = solve(g, name, o);
     if (!s.feasible) {
       if (s.leastPeak >= 0 &&
           (best.leastPeak < 0 || s.leastPeak < best.leastPeak))
         best.leastPeak = s.leastPeak;
-      reasons += (reasons.empty() ? "" : "; ") + name + ": " + s.reason;
-      continue;
+      addReason(name + ": " + s.reason);
+      return;
     }
     bool better = !best.feasible || s.sim.time < bestSim.time ||
                   (s.sim.time == bestSim.time &&
                    (s.sim.peak < bestSim.peak ||
                     (s.sim.peak == bestSim.peak && r.order < bestOrder)));
     if (!better)
-      continue;
+      return;
     best.feasible = true;
     best.schedule = std::move(s.schedule);
     best.chosen = s.chosen;
     best.reason = s.reason;
+    best.bound = s.bound;
+    best.gap = s.gap;
     bestSim = s.sim;
     bestNotes = std::move(notes);
     bestOrder = r.order;
   }
-  if (!skipped.empty()) {
-    std::string list;
-    for (const std::string &s : skipped)
-      list += (list.empty() ? "" : ", ") + s;
-    say("skipped " + list + ": estimated time beyond the budget of " +
-        seconds(opts.timeBudget) + " (SolveOptions::timeBudget)");
+
+  void addReason(const std::string &r) {
+    reasons += (reasons.empty() ? "" : "; ") + r;
   }
-  if (opts.note) {
-    for (const std::string &n : autoNotes)
-      opts.note(n);
-    if (best.feasible)
-      for (const std::string &n : bestNotes)
+
+  /// Every skipped strategy and every reduction is reported.
+  void finish() {
+    if (!skipped.empty()) {
+      std::string list;
+      for (const std::string &s : skipped)
+        list += (list.empty() ? "" : ", ") + s;
+      say("skipped " + list + ": estimated time beyond the budget of " +
+          seconds(opts.timeBudget) + " (SolveOptions::timeBudget)");
+    }
+    if (opts.note) {
+      for (const std::string &n : autoNotes)
         opts.note(n);
+      if (best.feasible)
+        for (const std::string &n : bestNotes)
+          opts.note(n);
+    }
+    if (!best.feasible) {
+      best.reason = "no strategy meets the budget (" + reasons + ")";
+      if (!skipped.empty())
+        best.reason +=
+            "; skipped for time: " + std::to_string(skipped.size());
+    }
   }
-  if (!best.feasible) {
-    best.reason = "no strategy meets the budget (" + reasons + ")";
-    if (!skipped.empty())
-      best.reason += "; skipped for time: " + std::to_string(skipped.size());
-  }
-  return best;
+
+  const TrainingGraph &g;
+  const SolveOptions &opts;
+  GraphStats st;
+  StrategyResult best;
+  SimulationResult bestSim;
+  size_t bestOrder = 0;
+  double spent = 0;
+  std::vector<std::string> bestNotes, autoNotes, skipped;
+  std::string reasons;
+};
+
+} // namespace
+
+StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts) {
+  return AutoPlanner(g, opts).run();
 }
 
 } // namespace remat

@@ -64,6 +64,8 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
     return sol;
   }
   sol.schedule = std::move(res.schedule);
+  sol.bound = res.bound;
+  sol.gap = res.gap;
   sol.sim = simulate(g, sol.schedule);
   if (!sol.sim.valid) {
     // A strategy bug, never a user error: say so loudly.

@@ -69,6 +69,7 @@ public:
         workLeft_(opts.maxLowerSetWork),
         maxWork_(opts.maxLowerSetWork), note_(opts.note),
         cache_(opts.cache), maxApproxSets_(opts.maxApproxSets) {
+    approx_.maxStep = opts.maxLowerSetStep;
     if (!exact)
       return;
     all_ = allLowerSets(model_, opts.maxLowerSets);

@@ -46,6 +46,11 @@ struct SolveOptions {
   /// lowerset-approx(-mc): the family L_v only for this many nodes, the
   /// slowest (0: every node). Its DP grows like the cube of the family.
   int maxApproxSets = 0;
+  /// lowerset-approx(-mc): a step (segment) adds at most this many forward
+  /// nodes, except the last one (0: no limit). The DP then tries about
+  /// family x maxLowerSetStep transitions instead of family^2 / 2: on deep
+  /// graphs the good segments are short and nothing is lost.
+  int maxLowerSetStep = 0;
   /// lowerset-approx: how many times the DP is re-run with its budget raised
   /// by the slack the Simulator measured (the model is loose).
   int lowerSetProbes = 3;
@@ -76,6 +81,11 @@ struct StrategyResult {
   /// Delegating strategies, when infeasible: the lowest peak of the valid
   /// schedules they saw (-1: none).
   int64_t leastPeak = -1;
+  /// Exact strategies (checkmate-milp): a proven lower bound on the total
+  /// time of the schedules their model covers, and (time - bound) / time;
+  /// -1 when unknown.
+  double bound = -1;
+  double gap = -1;
 };
 
 using StrategyFn =
@@ -101,6 +111,10 @@ struct Solution {
   /// When infeasible: the lowest peak of a valid schedule the strategy made
   /// (-1: none). A budget this large is met by some strategy.
   int64_t leastPeak = -1;
+  /// The proven lower bound on the time and the optimality gap, where the
+  /// strategy knows them (StrategyResult::bound, gap); -1 otherwise.
+  double bound = -1;
+  double gap = -1;
   Schedule schedule;
   SimulationResult sim;
 };
