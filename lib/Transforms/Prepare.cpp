@@ -2,6 +2,7 @@
 
 #include "remat/Transforms/Prepare.h"
 #include "remat/Analysis/OpGroups.h"
+#include "remat/Dialect/Remat/Remat.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -55,6 +56,19 @@ void privatizeInits(Block &block) {
       op.erase();
 }
 
+/// Numbers every tensor.empty: each op's private initial value differs from
+/// the others, so CSE after planning cannot merge them back into one buffer
+/// that lives from its first to its last writer (the planner's model, and
+/// what the lowering pipelines bufferize, is one buffer per op).
+void tagInits(Block &block) {
+  MLIRContext *ctx = block.getParentOp()->getContext();
+  auto i64 = IntegerType::get(ctx, 64);
+  int64_t next = 0;
+  for (Operation &op : block)
+    if (isa<tensor::EmptyOp>(op))
+      op.setAttr(RematDialect::kInitAttrName, IntegerAttr::get(i64, next++));
+}
+
 /// Whether an op with side effects lies strictly between `from` and `to`.
 bool effectsBetween(Operation *from, Operation *to) {
   for (Operation *op = from->getNextNode(); op && op != to;
@@ -87,6 +101,7 @@ void prepareForRemat(func::FuncOp func) {
   Block &block = func.getBody().front();
   privatizeInits(block);
   sinkAbsorbed(block);
+  tagInits(block);
 }
 
 } // namespace remat

@@ -71,8 +71,14 @@ public:
     func = *work;
     if (failed(analyse()))
       return failure();
-    if (ig->recomputeHints.empty() && before.peak <= fr.budget)
-      return keepAsIs();
+    if (ig->recomputeHints.empty()) {
+      if (std::optional<int64_t> peak = peakAsIs(original);
+          peak && *peak <= fr.budget)
+        return keepAsIs(*peak, /*usePrepared=*/false);
+      if (std::optional<int64_t> peak = peakAsIs(func);
+          peak && *peak <= fr.budget)
+        return keepAsIs(*peak, /*usePrepared=*/true);
+    }
     if (failed(applyRecomputeHints(*ig)))
       return failure();
     std::optional<Solution> sol = plan();
@@ -112,16 +118,33 @@ private:
     return success();
   }
 
-  /// The function already fits and has no hints: leave it as it is.
-  LogicalResult keepAsIs() {
+  /// The peak of `f` as it is, by the lifetime analysis that checks the
+  /// guarantee (recomputations already in the IR, from an earlier run,
+  /// count as the ops they are); std::nullopt when it cannot be built.
+  std::optional<int64_t> peakAsIs(func::FuncOp f) {
+    FailureOr<IRTrainingGraph> flat =
+        buildTrainingGraph(f, costs, RecomputeRegions::Flatten);
+    if (failed(flat))
+      return std::nullopt;
+    SimulationResult sim = simulate(flat->graph, flat->programOrder);
+    return sim.valid ? std::optional<int64_t>(sim.peak) : std::nullopt;
+  }
+
+  /// The function already fits and has no hints: nothing is recomputed.
+  /// When only the prepared copy fits (each op with its own initial value;
+  /// CSE had merged them), it replaces the body, so that the IR and the
+  /// reported peak agree.
+  LogicalResult keepAsIs(int64_t peak, bool usePrepared) {
     remark::analysis(func.getLoc(), remarkOpts("Fits", func.getSymName()))
         << llvm::formatv("peak {0} B already within the budget of {1} B; "
                          "nothing to do",
-                         before.peak, fr.budget)
+                         peak, fr.budget)
                .str();
+    if (usePrepared)
+      original.getBody().takeBody(func.getBody());
     fr.strategy = "none";
     fr.fitted = true;
-    fr.peakAfter = before.peak;
+    fr.peakAfter = peak;
     fr.timeAfter = before.time;
     recordDecisions(ig->programOrder);
     return success();
@@ -272,7 +295,7 @@ private:
   FunctionReport &fr;
   PhaseClock clock;
   std::optional<IRTrainingGraph> ig;
-  SimulationResult before;
+  SimulationResult before; ///< The program without rematerialization.
 };
 
 } // namespace

@@ -20,7 +20,7 @@ struct StripAnnotationsPass
     getOperation()->walk([](Operation *op) {
       for (StringRef name :
            {RematDialect::kCostAttrName, RematDialect::kPolicyAttrName,
-            RematDialect::kStageAttrName})
+            RematDialect::kStageAttrName, RematDialect::kInitAttrName})
         op->removeAttr(name);
       if (auto func = dyn_cast<FunctionOpInterface>(op))
         for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)

@@ -60,6 +60,7 @@ def Prepare : Pass<"remat-prepare", "mlir::ModuleOp"> {
     right before it. `-remat-rematerialize` does this itself; the pass exists
     to inspect and test it.
   }];
+  let dependentDialects = ["::remat::RematDialect"];
 }
 
 def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {

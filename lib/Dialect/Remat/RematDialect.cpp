@@ -54,6 +54,13 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be non-negative";
     return success();
   }
+  if (name == kInitAttrName) {
+    if (op->getName().getStringRef() != "tensor.empty" ||
+        !isa<IntegerAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' is an integer on a tensor.empty";
+    return success();
+  }
   if (name == kLossAttrName)
     return op->emitError() << "'" << name
                            << "' belongs on a function result, not on an op";

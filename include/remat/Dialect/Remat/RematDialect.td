@@ -28,7 +28,11 @@ def Remat_Dialect : Dialect {
       - `remat.cost = #remat.cost<time = ..., bytes = ..., workspace = ...>`:
         a measured or estimated cost that overrides the analytic cost model;
       - `remat.stage = N : i64`: a stage index grouping ops for the chain
-        strategies.
+        strategies;
+      - `remat.init = N : i64` on a `tensor.empty`: set by the planner on
+        each op's own initial value (N unique in the function) so that
+        `cse` cannot merge them back into one long-lived buffer after
+        planning; dropped by `-remat-strip-annotations`.
     * The `remat.loss` function result attribute marks the loss when it is
       not the first result.
 
@@ -46,6 +50,7 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kCostAttrName = "remat.cost";
     static constexpr ::llvm::StringLiteral kStageAttrName = "remat.stage";
     static constexpr ::llvm::StringLiteral kLossAttrName = "remat.loss";
+    static constexpr ::llvm::StringLiteral kInitAttrName = "remat.init";
   }];
 }
 
