@@ -56,6 +56,12 @@ void writeSolutionJSON(llvm::raw_ostream &os, const GraphFile &file,
     os << "  \"time\": " << formatNumber(sol.sim.time) << ",\n";
     os << "  \"overhead\": " << formatNumber(sol.sim.time - g.baseTime())
        << ",\n";
+    // What an exact strategy proved: no schedule of its model is faster
+    // than the bound; the gap is how far this one may be from optimal.
+    if (sol.bound >= 0) {
+      os << "  \"bound\": " << formatNumber(sol.bound) << ",\n";
+      os << "  \"gap\": " << formatNumber(sol.gap) << ",\n";
+    }
   } else {
     os << "  \"peak\": null,\n  \"time\": null,\n  \"overhead\": null,\n";
     os << "  \"reason\": " << jsonString(sol.reason) << ",\n";

@@ -7,6 +7,8 @@
 
 #include "mlir/Transforms/Passes.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 LogicalResult
@@ -30,6 +32,10 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
     error = "--remat-slots must be positive";
     return failure();
   }
+  if (!(settings.milpSeconds > 0) || !std::isfinite(settings.milpSeconds)) {
+    error = "--remat-milp-seconds must be a positive number of seconds";
+    return failure();
+  }
 
   // Clean-up first: after planning, CSE would merge the initial values the
   // planner gave each op (remat.recompute regions themselves survive it).
@@ -42,6 +48,7 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   remat.budget = settings.budget;
   remat.strategy = settings.strategy;
   remat.slots = settings.slots;
+  remat.milpSeconds = settings.milpSeconds;
   remat.report = settings.reportFile;
   remat.costTable = settings.costTable;
   pm.addPass(createRematerialize(remat));

@@ -57,6 +57,12 @@ std::string RematReport::str() const {
                                        {"rewrite", f.seconds.rewrite},
                                        {"check", f.seconds.check}}},
         {"values", std::move(values)}});
+    // What an exact strategy proved about the time after (checkmate-milp).
+    if (f.fitted && f.bound >= 0) {
+      llvm::json::Object &o = *funcs.back().getAsObject();
+      o["bound"] = f.bound;
+      o["gap"] = f.gap;
+    }
   }
   std::string out;
   llvm::raw_string_ostream os(out);

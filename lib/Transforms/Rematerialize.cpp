@@ -14,6 +14,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <cmath>
+
 namespace remat {
 #define GEN_PASS_DEF_REMATERIALIZE
 #include "remat/Transforms/Passes.h.inc"
@@ -49,6 +51,17 @@ struct RematerializePass
                                  << "'; available: " << names;
       return signalPassFailure();
     }
+    if (slots < 1) {
+      getOperation().emitError()
+          << "-remat-rematerialize: slots must be at least 1, got "
+          << static_cast<int>(slots);
+      return signalPassFailure();
+    }
+    if (!(milpSeconds > 0) || !std::isfinite(milpSeconds)) {
+      getOperation().emitError() << "-remat-rematerialize: milp-seconds "
+                                    "must be a positive number of seconds";
+      return signalPassFailure();
+    }
     FailureOr<std::optional<CostTable>> table =
         CostTable::loadOption(costTable, getOperation());
     if (failed(table))
@@ -59,6 +72,7 @@ struct RematerializePass
     options.budget = *size;
     options.strategy = strategy;
     options.slots = slots;
+    options.milpSeconds = milpSeconds;
     RematReport report;
     bool failed = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {

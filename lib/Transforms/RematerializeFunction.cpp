@@ -157,6 +157,7 @@ private:
     SolveOptions opts;
     opts.budget = fr.budget;
     opts.slots = options.slots;
+    opts.milpSeconds = options.milpSeconds;
     // The solve, and the smallest-budget search if it fails, share the work
     // that does not depend on the budget.
     opts.cache = std::make_shared<SolveCache>();
@@ -236,6 +237,8 @@ private:
     fr.strategy = sol.chosen;
     fr.fitted = true;
     fr.timeAfter = sol.sim.time;
+    fr.bound = sol.bound;
+    fr.gap = sol.gap;
     result.schedule = sol.schedule;
     recordDecisions(sol.schedule);
     remark::passed(original.getLoc(),

@@ -70,6 +70,12 @@ static cl::opt<int> slots(
     "remat-slots", cl::cat(rematCategory), cl::init(500),
     cl::desc("Memory discretisation of the chain dynamic programs"));
 
+static cl::opt<double> milpSeconds(
+    "remat-milp-seconds", cl::cat(rematCategory), cl::init(60),
+    cl::value_desc("seconds"),
+    cl::desc("Time limit of the exact checkmate-milp strategy's solver; the "
+             "report gives its proven bound and gap"));
+
 static void registerUpstream(DialectRegistry &registry) {
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
@@ -90,7 +96,8 @@ static void registerUpstream(DialectRegistry &registry) {
 /// Whether any remat option other than --remat-budget was given.
 static bool rematSettingsGiven() {
   return strategy.getNumOccurrences() || report.getNumOccurrences() ||
-         costTable.getNumOccurrences() || slots.getNumOccurrences();
+         costTable.getNumOccurrences() || slots.getNumOccurrences() ||
+         milpSeconds.getNumOccurrences();
 }
 
 int main(int argc, char **argv) {
@@ -106,6 +113,12 @@ int main(int argc, char **argv) {
       "remat-opt: fit a training step into a memory budget by "
       "rematerialization (and run any MLIR pass)",
       registry);
+  // An error names the function and the numbers; the op dump MLIR appends
+  // by default would be the whole training step (megabytes for a real
+  // model). --mlir-print-op-on-diagnostic brings it back.
+  if (auto *opt = static_cast<cl::opt<bool> *>(
+          cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")))
+    opt->setInitialValue(false);
   auto [inputFilename, outputFilename] =
       parseCLIOptions(argc, argv, helpHeader);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
@@ -128,6 +141,7 @@ int main(int argc, char **argv) {
     settings.reportFile = report;
     settings.costTable = costTable;
     settings.slots = slots;
+    settings.milpSeconds = milpSeconds;
     // Build once up front so a bad setting is reported before parsing input.
     {
       PassManager probe(nullptr, "builtin.module");
@@ -148,8 +162,9 @@ int main(int argc, char **argv) {
     });
   } else if (rematSettingsGiven()) {
     llvm::errs() << "remat-opt: error: --remat-strategy, --remat-report, "
-                    "--remat-cost-table and --remat-slots configure the "
-                    "default pipeline and need --remat-budget=SIZE\n";
+                    "--remat-cost-table, --remat-slots and "
+                    "--remat-milp-seconds configure the default pipeline and "
+                    "need --remat-budget=SIZE\n";
     return EXIT_FAILURE;
   }
 

@@ -88,6 +88,13 @@ cl::opt<int> lowerSetProbes(
              "budget raised by the slack the Simulator measured"),
     cl::value_desc("N"), cl::init(3), cl::cat(category));
 
+cl::opt<double> milpSeconds(
+    "milp-seconds",
+    cl::desc("checkmate-milp: the MILP solver's time limit in seconds (the "
+             "best schedule found by then is returned, with its bound and "
+             "gap)"),
+    cl::value_desc("seconds"), cl::init(60), cl::cat(category));
+
 cl::opt<double> timeBudget(
     "time-budget",
     cl::desc("auto: the seconds its strategies' estimated run times may add "
@@ -139,6 +146,8 @@ int main(int argc, char **argv) {
     return usageError("--max-lower-sets must be at least 1");
   if (maxLowerSetWork < 1)
     return usageError("--max-lower-set-work must be at least 1");
+  if (!(milpSeconds > 0) || !std::isfinite(milpSeconds))
+    return usageError("--milp-seconds must be a positive number of seconds");
   if (lowerSetProbes < 0)
     return usageError("--lower-set-probes must be at least 0");
   if (maxLowerSetStep < 0)
@@ -160,6 +169,7 @@ int main(int argc, char **argv) {
   opts.maxApproxSets = maxApproxSets;
   opts.maxLowerSetStep = maxLowerSetStep;
   opts.lowerSetProbes = lowerSetProbes;
+  opts.milpSeconds = milpSeconds;
   opts.timeBudget = timeBudget;
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";

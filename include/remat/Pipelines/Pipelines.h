@@ -17,6 +17,7 @@ struct RematPipelineSettings {
   std::string reportFile;
   std::string costTable;
   int slots = 500;
+  double milpSeconds = 60;
 };
 
 /// Adds the default tensor-level rematerialization pipeline to `pm`. Fails

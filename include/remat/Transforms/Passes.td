@@ -96,6 +96,8 @@ def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
            "chain-rotor, lowerset-exact, lowerset-approx, ...)">,
     Option<"slots", "slots", "int", /*default=*/"500",
            "Memory discretisation of the chain dynamic programs">,
+    Option<"milpSeconds", "milp-seconds", "double", /*default=*/"60",
+           "Time limit of the checkmate-milp strategy's solver (seconds)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write the decisions and peaks as JSON to this file">,
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",

@@ -4,6 +4,7 @@
 //   for auto, the winner), "budget", "peak_before", "peak_after",
 //   "time_before", "time_after", "overhead", "overhead_percent",
 //   "ops", "seconds": {"analysis", "solve", "rewrite", "check"},
+//   "bound", "gap" (when an exact strategy proved them),
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
 // Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
@@ -46,6 +47,9 @@ struct FunctionReport {
   PhaseSeconds seconds;
   int64_t budget = 0, peakBefore = 0, peakAfter = 0;
   double timeBefore = 0, timeAfter = 0;
+  /// A proven lower bound on timeAfter's model and the optimality gap
+  /// (checkmate-milp, or auto when it won); -1: unknown.
+  double bound = -1, gap = -1;
   std::vector<ValueDecision> values;
 };
 

@@ -30,6 +30,8 @@ struct RematOptions {
   std::string strategy = "auto";
   /// Memory discretisation of the chain dynamic programs (>= 1).
   int slots = 500;
+  /// checkmate-milp (and auto's use of it): the MILP solver's time limit.
+  double milpSeconds = 60;
 };
 
 struct RematResult {

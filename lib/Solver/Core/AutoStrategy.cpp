@@ -46,6 +46,14 @@ constexpr int64_t kLowerSetCountCap = 20000;
 /// Large graphs: lowerset-approx's segments add at most this many forward
 /// nodes (SolveOptions::maxLowerSetStep).
 constexpr int kLargeGraphStep = 8;
+/// auto runs checkmate-milp on graphs of at most this many nodes, exploring
+/// at most kAutoMILPSearchNodes branch-and-bound nodes, and for at most
+/// kAutoMILPSeconds: on 30-node steps the clock limit is what usually stops
+/// it (the root's cuts dominate), so only there may its answer depend on the
+/// machine's speed.
+constexpr int kAutoMILPMaxNodes = 40;
+constexpr int64_t kAutoMILPSearchNodes = 1000;
+constexpr double kAutoMILPSeconds = 2;
 
 std::string seconds(double s) {
   char buf[32];
@@ -162,6 +170,7 @@ public:
         continue;
       tryRun(r);
     }
+    refineWithMILP();
     finish();
     return std::move(best);
   }
@@ -282,6 +291,27 @@ private:
           return full;
         }())) +
         ")");
+  }
+
+  /// Small graphs: the exact MILP, warm-started from the best plan so far
+  /// (so never worse than it), also finds schedules that recompute during
+  /// the forward pass or more than once, and budgets no structured strategy
+  /// meets. A node limit, not the clock, bounds its search: the answer is
+  /// the same on every machine (the clock limit is only a safety net).
+  void refineWithMILP() {
+    if (g.numNodes() > kAutoMILPMaxNodes)
+      return;
+    const auto &all = allStrategies();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].name != "checkmate-milp")
+        continue;
+      Run r{&all[i], i, opts};
+      r.options.milpNodes = kAutoMILPSearchNodes;
+      r.options.milpSeconds = std::min(opts.milpSeconds, kAutoMILPSeconds);
+      if (best.feasible)
+        r.options.warmStart = std::make_shared<Schedule>(best.schedule);
+      tryRun(r);
+    }
   }
 
   void tryRun(const Run &r) {

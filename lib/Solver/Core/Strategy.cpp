@@ -34,6 +34,9 @@ const std::vector<StrategyInfo> &allStrategies() {
       {"lowerset-approx-mc", "Kusumoto et al.: approximate DP, "
                              "memory-centric (lowest peak)",
        solveLowerSetApproxMC},
+      {"checkmate-milp", "Checkmate's MILP solved by CBC (exact for its "
+                         "order; recomputes anywhere, reports a bound)",
+       solveCheckmateMILP},
       {"auto", "run every applicable strategy, keep the fastest schedule "
                "within budget", solveAuto},
   };

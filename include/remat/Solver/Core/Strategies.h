@@ -51,6 +51,12 @@ StrategyResult solveLowerSetExactMC(const TrainingGraph &g,
 StrategyResult solveLowerSetApproxMC(const TrainingGraph &g,
                                      const SolveOptions &opts);
 
+/// Checkmate's MILP (Jain et al. 2020) over this project's memory model,
+/// solved by COIN-OR CBC within SolveOptions::milpSeconds, warm-started from
+/// a lower-set plan; StrategyResult::bound and gap say what it proved.
+StrategyResult solveCheckmateMILP(const TrainingGraph &g,
+                                  const SolveOptions &opts);
+
 /// Runs every other strategy and returns the fastest schedule within budget
 /// (StrategyResult::chosen names the winner).
 StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts);

@@ -59,6 +59,14 @@ struct SolveOptions {
   int chainProbes = 12;
   /// Chain strategies: coarsen chains longer than this (0: never).
   int maxChainStages = 0;
+  /// checkmate-milp: the MILP solver's time limit (seconds).
+  double milpSeconds = 60;
+  /// checkmate-milp: branch-and-bound nodes it may explore (0: no limit);
+  /// auto sets it so that its answers do not depend on the clock.
+  int64_t milpNodes = 0;
+  /// checkmate-milp: a schedule to start from (its runs become the solver's
+  /// first incumbent); empty: it makes a lower-set plan itself.
+  std::shared_ptr<const Schedule> warmStart;
   /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
   /// may add up to this; the others are skipped with a note.
   double timeBudget = 1.0;

@@ -1,0 +1,61 @@
+//===- CheckmateMILP.h - Exact rematerialization as a MILP ------*- C++ -*-===//
+//
+// Checkmate's formulation (Jain et al., MLSys 2020) over the project's
+// TrainingGraph and the Simulator's memory model. The nodes are put in one
+// topological order; stage t runs node t for the first time and may first
+// recompute earlier nodes, in that order. Per tensor (not per node): held at
+// the start of a stage (S), freed right after a run (FREE). Memory while a
+// node runs: the inputs, the held tensors, the outputs of this stage's
+// earlier runs not yet freed, its own outputs and its workspace. Backward
+// nodes, random or effectful nodes and producers of required outputs run
+// once; required outputs are held from their production to the end. Where
+// it is coarser than the Simulator (docs/solver.md, "checkmate-milp") its
+// optimum is that of a subset of schedules: an upper bound of the true
+// optimum, and its bound a lower bound only within that subset.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_SOLVER_MILP_CHECKMATEMILP_H
+#define REMAT_SOLVER_MILP_CHECKMATEMILP_H
+
+#include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/MILP/MILPBackend.h"
+
+#include <optional>
+#include <vector>
+
+namespace remat {
+
+struct CheckmateOptions {
+  int64_t budget = 0;       ///< Peak bytes (the Simulator's peak).
+  double seconds = 60;      ///< Solver time limit.
+  int64_t maxNodes = 0;     ///< Branch-and-bound node limit (0: none).
+  std::vector<NodeId> order; ///< Topological; empty: g.defaultOrder().
+  /// A schedule to start from (its runs must follow `order` stage by stage
+  /// to be used as the solver's incumbent; it is returned when nothing
+  /// better is found). May be null.
+  const Schedule *warmStart = nullptr;
+};
+
+struct CheckmateResult {
+  milp::Status status = milp::Status::Unknown;
+  /// The decoded schedule (eager frees), checked by the Simulator: valid
+  /// and within budget, or absent.
+  std::optional<Schedule> schedule;
+  double time = 0;   ///< Its total time (Simulator).
+  double bound = -1; ///< Proven lower bound on the time within the model.
+  /// The warm start fit the stage structure and was offered to the solver.
+  bool warmStartUsed = false;
+  int columns = 0, rows = 0;
+};
+
+/// The first-computation order of `s`: each node at its first run.
+std::vector<NodeId> firstComputationOrder(const TrainingGraph &g,
+                                          const Schedule &s);
+
+CheckmateResult solveCheckmate(const TrainingGraph &g,
+                               const CheckmateOptions &options,
+                               milp::Backend &backend);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_MILP_CHECKMATEMILP_H

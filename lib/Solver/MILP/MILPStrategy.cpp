@@ -1,0 +1,95 @@
+//===- MILPStrategy.cpp - The checkmate-milp strategy ---------------------===//
+//
+// Solves the Checkmate MILP (CheckmateMILP.h) with CBC, warm-started from
+// the best lower-set plan (or the caller's SolveOptions::warmStart), in that
+// plan's first-computation order so that the plan is the solver's first
+// incumbent: the answer is never worse than it. Reports the proven bound and
+// the gap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/MILP/CheckmateMILP.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace remat {
+namespace {
+
+/// Beyond this many nodes the model (about n^2 / 2 binaries and n^2 rows
+/// of memory) is too large for CBC to make progress in minutes.
+constexpr int kMaxNodes = 250;
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f %%", 100 * v);
+  return buf;
+}
+
+/// The caller's warm start, or the best lower-set plan within budget.
+std::optional<Schedule> warmStart(const TrainingGraph &g,
+                                  const SolveOptions &opts) {
+  if (opts.warmStart)
+    return *opts.warmStart;
+  SolveOptions quiet = opts;
+  quiet.note = nullptr;
+  Solution s = solve(g, "lowerset-exact", quiet);
+  if (s.feasible)
+    return s.schedule;
+  return std::nullopt;
+}
+
+} // namespace
+
+StrategyResult solveCheckmateMILP(const TrainingGraph &g,
+                                  const SolveOptions &opts) {
+  StrategyResult res;
+  if (g.numNodes() > kMaxNodes) {
+    res.reason = "checkmate-milp: the graph has " +
+                 std::to_string(g.numNodes()) + " nodes, more than the " +
+                 std::to_string(kMaxNodes) +
+                 " its model handles; use auto or lowerset-approx";
+    return res;
+  }
+  std::optional<Schedule> warm = warmStart(g, opts);
+  CheckmateOptions co;
+  co.budget = opts.budget == kUnlimitedBudget
+                  ? simulate(g, keepEverythingSchedule(g)).peak
+                  : opts.budget;
+  co.seconds = opts.milpSeconds;
+  co.maxNodes = opts.milpNodes;
+  if (warm) {
+    co.warmStart = &*warm;
+    co.order = firstComputationOrder(g, *warm);
+  }
+  std::unique_ptr<milp::Backend> cbc = milp::createCbcBackend();
+  CheckmateResult r = solveCheckmate(g, co, *cbc);
+  if (!r.schedule) {
+    res.reason = r.status == milp::Status::Infeasible
+                     ? "checkmate-milp: no schedule of its model fits the "
+                       "budget (proven)"
+                     : "checkmate-milp: no schedule found within " +
+                           std::to_string(opts.milpSeconds) + " s";
+    return res;
+  }
+  res.feasible = true;
+  res.schedule = std::move(*r.schedule);
+  if (r.bound >= 0) {
+    res.bound = std::min(r.bound, r.time);
+    res.gap = r.time > 0 ? std::max(0.0, (r.time - r.bound) / r.time) : 0;
+  }
+  if (opts.note) {
+    std::string what = r.status == milp::Status::Optimal
+                           ? "optimal"
+                           : "search limit reached, gap " +
+                                 (res.gap >= 0 ? percent(res.gap)
+                                               : std::string("unknown"));
+    opts.note("checkmate-milp: " + what + " (" + std::to_string(r.columns) +
+              " columns, " + std::to_string(r.rows) + " rows" +
+              (r.warmStartUsed ? ", warm-started" : "") + ")");
+  }
+  return res;
+}
+
+} // namespace remat
