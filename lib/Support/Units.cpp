@@ -1,6 +1,7 @@
 //===- Units.cpp ----------------------------------------------------------===//
 
 #include "remat/Support/Units.h"
+#include "remat/Support/CheckedArithmetic.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -73,7 +74,32 @@ llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
     perUnit = *u;
   }
   spec.value = value * perUnit;
+  // Bytes are whole and fit in int64: "1.5" (B) or "1e30" is an error
+  // naming the value, never a rounded or wrapped number.
+  std::optional<int64_t> bytes = roundToBytes(spec.value);
+  if (!bytes)
+    return fail("invalid size '" + text +
+                "': more bytes than a 64-bit count holds (at most "
+                "9223372036854775807 B)");
+  if (std::abs(spec.value - static_cast<double>(*bytes)) > 1e-6 * spec.value)
+    return fail("invalid size '" + text + "': " + formatNumber(spec.value) +
+                " is not a whole number of bytes");
+  spec.value = static_cast<double>(*bytes);
   return spec;
+}
+
+llvm::Expected<int64_t> resolveBudget(const SizeSpec &size,
+                                      int64_t peakBytes) {
+  double bytes = size.percent ? std::floor(size.value / 100.0 *
+                                           static_cast<double>(peakBytes))
+                              : size.value;
+  std::optional<int64_t> b = roundToBytes(bytes);
+  if (!b)
+    return fail("a budget of " + formatNumber(size.value) +
+                (size.percent ? "% of " + std::to_string(peakBytes) + " B"
+                              : std::string(" B")) +
+                " is more bytes than a 64-bit count holds");
+  return *b;
 }
 
 std::string formatNumber(double v) {

@@ -105,12 +105,13 @@ private:
       return func.emitError() << "internal error: the program order is not "
                                  "a valid schedule: "
                               << before.error;
-    const SizeSpec &size = options.budget;
+    llvm::Expected<int64_t> budget =
+        resolveBudget(options.budget, before.peak);
+    if (!budget)
+      return original.emitError() << llvm::toString(budget.takeError());
     fr.name = func.getSymName().str();
     fr.strategy = options.strategy;
-    fr.budget =
-        size.percent ? static_cast<int64_t>(size.value / 100.0 * before.peak)
-                     : static_cast<int64_t>(size.value);
+    fr.budget = *budget;
     fr.ops = ig->graph.numNodes();
     fr.seconds.analysis = clock.lap();
     fr.peakBefore = before.peak;

@@ -180,13 +180,12 @@ int main(int argc, char **argv) {
     llvm::Expected<SizeSpec> size = parseSize(budgetText, file->units);
     if (!size)
       return usageError("--budget: " + llvm::toString(size.takeError()));
-    double bytes = size->value;
-    if (size->percent)
-      bytes = std::floor(size->value / 100.0 *
-                         simulate(g, keepEverythingSchedule(g)).peak);
-    if (bytes > 9e18)
-      return usageError("--budget: " + budgetText + " is too large");
-    budget = static_cast<int64_t>(std::llround(bytes));
+    llvm::Expected<int64_t> bytes = resolveBudget(
+        *size, size->percent ? simulate(g, keepEverythingSchedule(g)).peak
+                             : 0);
+    if (!bytes)
+      return usageError("--budget: " + llvm::toString(bytes.takeError()));
+    budget = *bytes;
     opts.budget = *budget;
   }
 

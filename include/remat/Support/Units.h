@@ -41,8 +41,14 @@ struct SizeSpec {
 };
 
 /// Parses "90", "90MB", "1.5GiB", "80%". A bare number is in `fileUnits`.
+/// A size in bytes must be whole and fit in int64.
 llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
                                    const Units &fileUnits);
+
+/// The budget in bytes: the size itself, or its percentage of `peakBytes`
+/// (rounded down). Fails, naming the value, when it does not fit in int64.
+llvm::Expected<int64_t> resolveBudget(const SizeSpec &size,
+                                      int64_t peakBytes);
 
 /// A JSON number with at most 12 significant digits, so sums of measured
 /// times print as 47.42 rather than 47.420000000000002.
