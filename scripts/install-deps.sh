@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ make python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libgtest-dev libbenchmark-dev coinor-libcbc-dev
+  libgtest-dev libbenchmark-dev coinor-libcbc-dev pkg-config
   python3-torch python3-torchvision python3-networkx python3-matplotlib
 )
 
