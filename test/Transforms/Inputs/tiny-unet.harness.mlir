@@ -1,4 +1,4 @@
-// Harness of @unet: x = 0.001 everywhere (the exp chain stays finite);
+// Harness of @unet (test/Integration/CPU/run.sh MODEL HARNESS): x = 0.001;
 // prints the loss and the gradient.
 func.func private @printMemrefF32(tensor<*xf32>)
 
