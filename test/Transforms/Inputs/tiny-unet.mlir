@@ -8,7 +8,9 @@ func.func @unet(%x: tensor<1024xf32>) -> (tensor<f32>, tensor<1024xf32>) {
   %d3 = math.exp %e3 : tensor<1024xf32>
   %d2 = arith.addf %d3, %e2 : tensor<1024xf32>
   %s1 = arith.addf %d2, %e1 : tensor<1024xf32>
-  %init = tensor.empty() : tensor<f32>
+  %zero = arith.constant 0.0 : f32
+  %acc0 = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%acc0 : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%s1 : tensor<1024xf32>) outs(%init : tensor<f32>) dimensions = [0]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
