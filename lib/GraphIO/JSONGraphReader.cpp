@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace remat {
@@ -389,9 +390,42 @@ llvm::Expected<GraphFile> readGeneral(const Object &root, Units units) {
   return f;
 }
 
+/// Graph files nest a few levels; llvm::json parses (and destroys) values
+/// recursively, so a file nested 100,000 deep would exhaust the stack.
+constexpr int kMaxJSONDepth = 64;
+
+/// The deepest nesting of arrays and objects in `text` (brackets inside
+/// strings do not count).
+int jsonNestingDepth(llvm::StringRef text) {
+  int depth = 0, deepest = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if (c == ']' || c == '}')
+      --depth;
+  }
+  return deepest;
+}
+
 } // namespace
 
 llvm::Expected<GraphFile> parseJSONGraph(llvm::StringRef text) {
+  if (jsonNestingDepth(text) > kMaxJSONDepth)
+    return fail("invalid JSON: nested more than " +
+                llvm::Twine(kMaxJSONDepth) +
+                " levels deep (a graph file needs 4)");
   llvm::Expected<Value> parsed = llvm::json::parse(text);
   if (!parsed)
     return fail("invalid JSON " + llvm::toString(parsed.takeError()));
