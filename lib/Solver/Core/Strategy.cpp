@@ -37,6 +37,10 @@ const std::vector<StrategyInfo> &allStrategies() {
       {"checkmate-milp", "Checkmate's MILP solved by CBC (exact for its "
                          "order; recomputes anywhere, reports a bound)",
        solveCheckmateMILP},
+      {"evict-greedy", "replay the program, freeing the value cheapest to "
+                       "recompute per byte until its next read (DTR-like); "
+                       "recomputes anywhere, scales to any size",
+       solveEvictGreedy},
       {"auto", "run every applicable strategy, keep the fastest schedule "
                "within budget", solveAuto},
   };

@@ -57,6 +57,13 @@ StrategyResult solveLowerSetApproxMC(const TrainingGraph &g,
 StrategyResult solveCheckmateMILP(const TrainingGraph &g,
                                   const SolveOptions &opts);
 
+/// Replays the program within the budget, freeing the stored value that is
+/// cheapest to recompute per byte and per step until its next read (DTR's
+/// rule with the future known) and recomputing on demand: in the forward
+/// pass too, as often as needed. Linear-ish time: for graphs of any size.
+StrategyResult solveEvictGreedy(const TrainingGraph &g,
+                                const SolveOptions &opts);
+
 /// Runs every other strategy and returns the fastest schedule within budget
 /// (StrategyResult::chosen names the winner).
 StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts);

@@ -67,6 +67,9 @@ struct SolveOptions {
   /// checkmate-milp: a schedule to start from (its runs become the solver's
   /// first incumbent); empty: it makes a lower-set plan itself.
   std::shared_ptr<const Schedule> warmStart;
+  /// evict-greedy: how many weightings of size against distance it replays
+  /// the program with (1-4, the best on the model graphs first).
+  int evictionReplays = 4;
   /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
   /// may add up to this; the others are skipped with a note.
   double timeBudget = 1.0;

@@ -1,0 +1,57 @@
+//===- EvictStrategy.cpp - evict-greedy: the best of a few replays --------===//
+//
+// The replay's choice of what to free is a heuristic, and no single weighting
+// of size against distance wins everywhere (large early activations of a
+// U-Net vs. many small ones of a ResNet), so the strategy replays the program
+// with up to four weightings (SolveOptions::evictionReplays; the one that
+// wins most often on the model graphs first) and keeps the fastest schedule
+// the Simulator accepts within budget. Each replay is O(runs x stored values).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Evict/Eviction.h"
+
+#include <algorithm>
+
+namespace remat {
+
+StrategyResult solveEvictGreedy(const TrainingGraph &g,
+                                const SolveOptions &opts) {
+  static const EvictionHeuristic kWeightings[] = {
+      {1, 2}, {1, 1}, {1, 3}, {1, 0.5}};
+  const std::vector<NodeId> targets = g.defaultOrder();
+  StrategyResult best;
+  // The replay keeps values for recomputations as long as memory allows, so
+  // it may recompute where the program itself fits: nothing beats that.
+  Schedule program = keepEverythingSchedule(g);
+  SimulationResult bestSim = simulate(g, program);
+  if (bestSim.valid && bestSim.peak <= opts.budget) {
+    best.feasible = true;
+    best.schedule = std::move(program);
+    return best;
+  }
+  std::string why;
+  const int replays = std::clamp(opts.evictionReplays, 1, 4);
+  for (int i = 0; i < replays; ++i) {
+    const EvictionHeuristic &h = kWeightings[i];
+    EvictionPlan plan = planByEviction(g, targets, opts.budget, h);
+    if (!plan.schedule) {
+      why = plan.reason;
+      continue;
+    }
+    SimulationResult sim = simulate(g, *plan.schedule);
+    if (!sim.valid || sim.peak > opts.budget)
+      continue; // solve() would reject it; another weighting may do better.
+    if (best.feasible && sim.time >= bestSim.time)
+      continue;
+    best.feasible = true;
+    best.schedule = std::move(*plan.schedule);
+    bestSim = sim;
+  }
+  if (!best.feasible)
+    best.reason = why.empty() ? "no replay stays within the budget" : why;
+  return best;
+}
+
+} // namespace remat
