@@ -19,7 +19,7 @@ namespace remat {
 StrategyResult solveEvictGreedy(const TrainingGraph &g,
                                 const SolveOptions &opts) {
   static const EvictionHeuristic kWeightings[] = {
-      {1, 2}, {1, 1}, {1, 3}, {1, 0.5}};
+      {1, 3}, {1, 2}, {1, 1}, {1, 0.5}};
   const std::vector<NodeId> targets = g.defaultOrder();
   StrategyResult best;
   // The replay keeps values for recomputations as long as memory allows, so
