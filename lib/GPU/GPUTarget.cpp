@@ -16,6 +16,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -155,14 +156,15 @@ struct GPUDumpBinaryPass
                              ? std::string(file)
                              : file + "." + binary.getName().str();
       auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
-      std::error_code ec;
-      llvm::raw_fd_ostream os(path, ec);
-      if (ec) {
+      llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << object.getObject().getValue();
+        return llvm::Error::success();
+      });
+      if (e) {
         binary.emitError() << "cannot write '" << path
-                           << "': " << ec.message();
+                           << "': " << llvm::toString(std::move(e));
         return signalPassFailure();
       }
-      os << object.getObject().getValue();
     }
   }
 };

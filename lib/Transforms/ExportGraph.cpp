@@ -6,7 +6,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace remat {
 #define GEN_PASS_DEF_EXPORTGRAPH
@@ -36,14 +37,16 @@ struct ExportGraphPass : public remat::impl::ExportGraphBase<ExportGraphPass> {
       std::string path = file;
       if (size_t at = path.find("{name}"); at != std::string::npos)
         path.replace(at, 6, func.getSymName().str());
-      std::string error;
-      auto out = openOutputFile(path, &error);
-      if (!out) {
-        func.emitError() << error;
+      // Atomically: a failed write leaves an existing file untouched.
+      llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        writeGraphJSON(os, ig->graph, *table ? "table" : "flop");
+        return llvm::Error::success();
+      });
+      if (e) {
+        func.emitError() << "cannot write '" << path
+                         << "': " << llvm::toString(std::move(e));
         return signalPassFailure();
       }
-      writeGraphJSON(out->os(), ig->graph, *table ? "table" : "flop");
-      out->keep();
     }
   }
 };

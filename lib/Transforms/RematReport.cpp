@@ -4,6 +4,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace remat {
@@ -73,14 +74,17 @@ std::string RematReport::str() const {
 }
 
 bool RematReport::write(llvm::StringRef path, std::string &error) const {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    error = ("cannot write report '" + path + "': " + ec.message()).str();
-    return false;
-  }
-  os << str() << "\n";
-  return true;
+  // Through a temporary file renamed on success: a failed write leaves an
+  // existing report untouched.
+  llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << str() << "\n";
+    return llvm::Error::success();
+  });
+  if (!e)
+    return true;
+  error = ("cannot write report '" + path + "': " + llvm::toString(std::move(e)))
+              .str();
+  return false;
 }
 
 } // namespace remat

@@ -38,7 +38,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -174,13 +175,25 @@ int main(int argc, char **argv) {
     llvm::errs() << "remat-opt: error: " << errorMessage << "\n";
     return EXIT_FAILURE;
   }
-  auto output = openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << "remat-opt: error: " << errorMessage << "\n";
+  // The output goes to a temporary file next to it, renamed over it only
+  // when the run succeeds: a failed or interrupted run leaves an existing
+  // output untouched, and `-o` may name the input (read, maybe mapped, above).
+  bool optFailed = false;
+  llvm::Error written = llvm::writeToOutput(
+      outputFilename, [&](llvm::raw_ostream &os) -> llvm::Error {
+        if (succeeded(MlirOptMain(os, std::move(file), registry, config)))
+          return llvm::Error::success();
+        optFailed = true; // Diagnosed already.
+        return llvm::createStringError("remat-opt failed");
+      });
+  if (optFailed) {
+    llvm::consumeError(std::move(written));
     return EXIT_FAILURE;
   }
-  if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
+  if (written) {
+    llvm::errs() << "remat-opt: error: cannot write '" << outputFilename
+                 << "': " << llvm::toString(std::move(written)) << "\n";
     return EXIT_FAILURE;
-  output->keep();
+  }
   return EXIT_SUCCESS;
 }
