@@ -1,6 +1,7 @@
 //===- CostModel.cpp - Time and bytes of ops for the planner --------------===//
 
 #include "remat/Analysis/CostModel.h"
+#include "remat/Support/CheckedArithmetic.h"
 #include "remat/Dialect/Remat/Remat.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -31,8 +32,13 @@ std::optional<int64_t> typeBytes(Type type) {
                      : 64;
   if (elem.isIndex())
     bits = 64;
-  return shaped.getNumElements() * ((bits + 7) / 8);
+  std::optional<int64_t> bytes = (bits + 7) / 8;
+  for (int64_t dim : shaped.getShape())
+    if (bytes)
+      bytes = checkedMul(*bytes, dim);
+  return bytes.value_or(kTooManyBytes);
 }
+
 
 bool isViewLike(Operation *op) {
   return isa<ViewLikeOpInterface, tensor::ExtractSliceOp,
@@ -60,6 +66,10 @@ FailureOr<OpCost> CostModel::cost(Operation *op) const {
   bool noData = isViewLike(op) || isa<tensor::EmptyOp>(op);
   for (Value r : op->getResults()) {
     std::optional<int64_t> bytes = noData ? 0 : typeBytes(r.getType());
+    if (bytes == kTooManyBytes)
+      return op->emitError() << "result #" << c.resultBytes.size() << " ("
+                             << r.getType()
+                             << ") takes more than 2^63 - 1 bytes";
     c.resultBytes.push_back(bytes.value_or(-1));
   }
 

@@ -91,6 +91,10 @@ public:
 
     for (BlockArgument arg : block.getArguments()) {
       std::optional<int64_t> bytes = typeBytes(arg.getType());
+      if (bytes == kTooManyBytes)
+        return func.emitError() << "argument #" << arg.getArgNumber() << " ("
+                                << arg.getType()
+                                << ") takes more than 2^63 - 1 bytes";
       if (!bytes)
         return func.emitError() << "argument #" << arg.getArgNumber()
                                 << " has a dynamic shape (" << arg.getType()

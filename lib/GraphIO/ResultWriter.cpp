@@ -29,7 +29,11 @@ std::string stepJSON(const TrainingGraph &g, const Step &step) {
 
 namespace {
 
+/// Byte counts in bytes are exact integers (a double keeps 12 digits and
+/// would round sizes above 10^12 B); other units are decimals.
 std::string memory(const GraphFile &f, int64_t bytes) {
+  if (f.units.bytesPerUnit == 1)
+    return std::to_string(bytes);
   return formatNumber(static_cast<double>(bytes) / f.units.bytesPerUnit);
 }
 

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -67,8 +68,13 @@ private:
   llvm::StringMap<CostTableEntry> entries;
 };
 
+/// What typeBytes() returns for a static type whose size does not fit in
+/// int64 (no real size is this large).
+constexpr int64_t kTooManyBytes = std::numeric_limits<int64_t>::max();
+
 /// Bytes of a value of type `type`: static tensors and memrefs by element
-/// count, everything else 0. std::nullopt for dynamically shaped types.
+/// count, everything else 0. std::nullopt for dynamically shaped types,
+/// kTooManyBytes when the count overflows int64.
 std::optional<int64_t> typeBytes(mlir::Type type);
 
 /// Whether the op's results alias one of its operands after bufferization

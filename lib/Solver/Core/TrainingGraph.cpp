@@ -1,6 +1,7 @@
 //===- TrainingGraph.cpp --------------------------------------------------===//
 
 #include "remat/Solver/Core/TrainingGraph.h"
+#include "remat/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <queue>
@@ -88,6 +89,21 @@ std::optional<std::string> TrainingGraph::verify() const {
   for (TensorId t : required_)
     if (!tensorOk(t))
       return std::string("an unknown tensor is marked required");
+  // Every peak is at most all tensors plus the largest workspace: when that
+  // fits in int64, no sum of bytes the strategies or the Simulator make can
+  // overflow.
+  std::optional<int64_t> total = 0;
+  int64_t maxWorkspace = 0;
+  for (const Tensor &t : tensors_)
+    if (total)
+      total = checkedAdd(*total, t.bytes);
+  for (const Node &n : nodes_)
+    maxWorkspace = std::max(maxWorkspace, n.workspace);
+  if (total)
+    total = checkedAdd(*total, maxWorkspace);
+  if (!total)
+    return std::string("the tensors and the largest workspace total more "
+                       "than 9223372036854775807 bytes (2^63 - 1)");
   if (topologicalOrder().size() != nodes_.size())
     return std::string("the graph has a cycle");
   return std::nullopt;
