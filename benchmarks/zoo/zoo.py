@@ -69,13 +69,16 @@ def simulator(build):
     src = os.path.join(HERE, "simulate.cpp")
     if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
         return exe
-    libs = [os.path.join(build, "lib", l) for l in ("libRematGraphIO.a", "libRematSolver.a")]
+    libs = [os.path.join(build, "lib", l)
+            for l in ("libRematGraphIO.a", "libRematSolver.a", "libRematSupport.a")]
     for l in libs:
         if not os.path.exists(l):
             sys.exit("zoo: %s missing (ninja -C %s remat-plan)" % (l, build))
     cmd = ["c++", "-std=c++17", "-O2", "-I" + os.path.join(REPO, "include"),
            "-I/usr/lib/llvm-22/include", src] + libs + \
-          ["-L/usr/lib/llvm-22/lib", "-Wl,-rpath,/usr/lib/llvm-22/lib", "-lLLVM", "-o", exe]
+          ["-L/usr/lib/llvm-22/lib", "-Wl,-rpath,/usr/lib/llvm-22/lib", "-lLLVM"] + \
+          subprocess.run(["pkg-config", "--libs", "cbc"], check=True, capture_output=True,
+                         text=True).stdout.split() + ["-o", exe]
     subprocess.run(cmd, check=True)
     return exe
 

@@ -5,6 +5,7 @@
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -30,6 +31,9 @@ void remat::addTensorToBufferStages(OpPassManager &pm, int64_t alignment) {
 }
 
 void remat::addControlFlowStages(OpPassManager &pm) {
+  // Harnesses print with vector.print and use vector transfers: their
+  // loops first, like upstream's integration tests.
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -37,6 +41,9 @@ void remat::addControlFlowStages(OpPassManager &pm) {
 
 void remat::addHostToLLVMStages(OpPassManager &pm, bool withGPU) {
   pm.addPass(createConvertMathToLLVMPass());
+  // What has no LLVM intrinsic (math.erf, math.atan2...) calls libm.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   memrefToLLVM.useAlignedAlloc = true;
