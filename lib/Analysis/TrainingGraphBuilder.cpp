@@ -303,6 +303,46 @@ private:
 
 } // namespace
 
+std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
+  if (func.isExternal())
+    return std::string("it is a declaration");
+  if (func.getNumResults() == 0)
+    return std::string("it returns nothing (a training step returns its "
+                       "loss and gradients)");
+  if (!func.getBody().hasOneBlock())
+    return std::nullopt; // buildTrainingGraph explains what is wrong.
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (!ret)
+    return std::nullopt;
+  unsigned lossIndex = lossResultIndex(func);
+  llvm::SmallPtrSet<Operation *, 32> forward =
+      forwardOps(ret.getOperand(lossIndex));
+  // Backward ops: outside the loss's computation, reading what it computed
+  // (directly or through other backward ops). Constants and parameter
+  // initialisation read nothing of it.
+  llvm::SmallPtrSet<Operation *, 32> backward;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    if (forward.contains(&op))
+      continue;
+    for (Value v : valuesRead(&op)) {
+      Operation *def = v.getDefiningOp();
+      if (def && (forward.contains(def) || backward.contains(def))) {
+        backward.insert(&op);
+        break;
+      }
+    }
+  }
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (i == lossIndex)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (def && backward.contains(def))
+      return std::nullopt; // A gradient.
+  }
+  return std::string("it returns no value computed from its loss's "
+                     "computation besides the loss (no gradient)");
+}
+
 FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,
                                               const CostModel &costs,
                                               RecomputeRegions regions) {

@@ -49,6 +49,7 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   remat.strategy = settings.strategy;
   remat.slots = settings.slots;
   remat.milpSeconds = settings.milpSeconds;
+  remat.functions.assign(settings.functions.begin(), settings.functions.end());
   remat.report = settings.reportFile;
   remat.costTable = settings.costTable;
   pm.addPass(createRematerialize(remat));

@@ -65,12 +65,21 @@ std::string RematReport::str() const {
       o["gap"] = f.gap;
     }
   }
+  llvm::json::Array skippedFuncs;
+  for (const auto &[name, reason] : skipped)
+    skippedFuncs.push_back(
+        llvm::json::Object{{"name", name}, {"reason", reason}});
+  llvm::json::Object root{{"functions", std::move(funcs)}};
+  if (!skippedFuncs.empty()) // Absent otherwise: reports stay as they were.
+    root["skipped"] = std::move(skippedFuncs);
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << llvm::formatv("{0:2}",
-                      llvm::json::Value(llvm::json::Object{
-                          {"functions", std::move(funcs)}}));
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
   return out;
+}
+
+void RematReport::addSkipped(llvm::StringRef name, llvm::StringRef reason) {
+  skipped.emplace_back(name.str(), reason.str());
 }
 
 bool RematReport::write(llvm::StringRef path, std::string &error) const {

@@ -12,7 +12,11 @@
 #include "remat/Transforms/RematReport.h"
 #include "remat/Transforms/Rematerialize.h"
 
+#include "remat/Analysis/TrainingGraphBuilder.h"
+
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -75,9 +79,36 @@ struct RematerializePass
     options.milpSeconds = milpSeconds;
     RematReport report;
     bool failed = false;
+    llvm::StringSet<> selected;
+    for (const std::string &name : functions) {
+      selected.insert(name);
+      if (!SymbolTable::lookupSymbolIn(getOperation(), name)) {
+        getOperation().emitError()
+            << "-remat-rematerialize: functions= names @" << name
+            << ", which this module does not define";
+        failed = true;
+      }
+    }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      bool named = selected.contains(func.getSymName());
+      if (!selected.empty() && !named)
+        continue; // Not selected: left alone, as asked.
+      if (std::optional<std::string> why = whyNotATrainingStep(func)) {
+        if (named) {
+          func.emitError() << "@" << func.getSymName()
+                           << " is selected by functions= but is not a "
+                              "training step: "
+                           << *why;
+          failed = true;
+        } else {
+          func.emitRemark() << "remat: skipped @" << func.getSymName()
+                            << ", not a training step: " << *why;
+          report.addSkipped(func.getSymName(), *why);
+        }
+        continue;
+      }
       RematResult result;
       if (mlir::failed(rematerializeFunction(func, options, costs, result)))
         failed = true;

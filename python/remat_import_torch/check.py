@@ -62,8 +62,8 @@ def run(cmd, env=None, log=None, may_fail=False):
 
 
 def main(argv):
-    from .cli import add_model_args
-    ap = argparse.ArgumentParser(prog="remat-import-torch check",
+    from .cli import add_model_args, Parser
+    ap = Parser(prog="remat-import-torch check",
                                  description="End-to-end check against PyTorch")
     add_model_args(ap)
     ap.add_argument("--budget", default=None,
@@ -99,7 +99,13 @@ def main(argv):
 
     t0 = time.time()
     args.probes = [p for p in args.probe.split(",") if p]
-    joint, em = import_model(args)
+    try:
+        joint, em = import_model(args)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # The model's code, or torch refusing it.
+        from .cli import describe, fail
+        return fail("%s: %s" % (args.model, describe(e)))
     times.append(("import", time.time() - t0))
     inits = [init_for(p, k, joint.num_classes) for k, p in enumerate(em.arg_primals)]
     step = os.path.join(work, "step.mlir")

@@ -21,21 +21,82 @@ USAGE_EXIT = 2
 
 
 def parse_shape(text):
+    """C,H,W (or any number of) positive integers, nothing empty."""
+    parts = text.split(",")
     try:
-        return [int(x) for x in text.split(",") if x.strip()]
+        dims = [int(x) for x in parts]
     except ValueError:
-        raise argparse.ArgumentTypeError("expected C,H,W, got '%s'" % text)
+        dims = []
+    if not dims or any(d <= 0 for d in dims):
+        raise argparse.ArgumentTypeError(
+            "expected positive integers like 3,224,224, got '%s'" % text)
+    return dims
+
+
+def positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v <= 0:
+        raise argparse.ArgumentTypeError("expected a positive integer, got '%s'" % text)
+    return v
+
+
+def fail(message):
+    """A user error: one line on stderr, exit status 2 (REMAT_TRACEBACK=1
+    shows where it came from)."""
+    if os.environ.get("REMAT_TRACEBACK"):
+        import traceback
+        traceback.print_exc()
+    sys.stderr.write("remat-import-torch: error: %s\n" % message)
+    return USAGE_EXIT
+
+
+def describe(exc):
+    """One line for an exception raised while loading or tracing a model."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return "%s:%s: syntax error: %s" % (exc.filename, exc.lineno, exc.msg)
+    if isinstance(exc, (ImportError, OSError, SyntaxError)) or \
+            type(exc).__name__ in ("ImportError_", "Unsupported"):
+        return text
+    return "%s: %s" % (type(exc).__name__, text[:500])
+
+
+def write_output(path, text):
+    """Writes `path` through a temporary file renamed on success: a failed
+    run leaves an existing file untouched."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise OSError("cannot write '%s': no directory '%s'" % (path, directory))
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors in one line (the usage is one --help away)."""
+
+    def error(self, message):
+        sys.stderr.write("%s: error: %s (see --help)\n" % (self.prog, message))
+        sys.exit(USAGE_EXIT)
 
 
 def add_model_args(ap):
     ap.add_argument("model", help="torchvision model name or path/to/file.py:Class")
-    ap.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
+    ap.add_argument("--batch", type=positive_int, default=1, help="batch size (default 1)")
     ap.add_argument("--input-shape", type=parse_shape, default=[3, 224, 224],
                     metavar="C,H,W", help="shape of one input (default 3,224,224)")
     ap.add_argument("--loss", choices=["sum", "xent"], default="sum",
                     help="sum of the outputs (default) or cross-entropy against "
                          "class labels (an extra int64 input)")
-    ap.add_argument("--num-classes", type=int, default=None,
+    ap.add_argument("--num-classes", type=positive_int, default=None,
                     help="torchvision models: number of output classes")
     ap.add_argument("--name", default="step", help="function name (default step)")
     ap.add_argument("--real-trace", action="store_true",
@@ -43,7 +104,7 @@ def add_model_args(ap):
 
 
 def build_parser():
-    ap = argparse.ArgumentParser(prog="remat-import-torch",
+    ap = Parser(prog="remat-import-torch",
                                  description="Import a PyTorch model's training step "
                                              "(forward + backward) as MLIR for remat-opt.")
     add_model_args(ap)
@@ -77,6 +138,10 @@ def import_model(args, log=sys.stderr):
     from .emit import Emitter
     torch.manual_seed(0)
     model = load_model(args.model, args.num_classes)
+    if not any(p.requires_grad for p in model.parameters()):
+        from .trace import ImportError_
+        raise ImportError_("%s has no trainable parameters: a training step "
+                           "needs at least one" % args.model)
     t0 = time.time()
     joint = trace_joint(model, args.batch, args.input_shape, args.loss,
                         fake=not args.real_trace)
@@ -115,27 +180,30 @@ def main(argv=None):
     try:
         joint, em = import_model(args)
     except (ImportError_, Unsupported) as e:
-        sys.stderr.write("remat-import-torch: error: %s\n" % e)
-        return 1
+        return fail(e)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # The model's own code, or torch refusing it.
+        return fail("%s: %s" % (args.model, describe(e)))
     if em.unsupported:
         sys.stderr.write("remat-import-torch: %d op(s) emitted as remat.op (planning only, "
                          "not executable):\n" % sum(em.unsupported.values()))
         for name, count in sorted(em.unsupported.items()):
             sys.stderr.write("  %s x%d\n" % (name, count))
     text = em.f.text(header(args, joint, em))
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-    if args.nodes:
-        with open(args.nodes, "w") as fh:
-            json.dump(em.planner_nodes, fh)
-    if args.harness:
-        from .harness import harness_text, init_for
-        inits = [init_for(p, k, joint.num_classes) for k, p in enumerate(em.arg_primals)]
-        with open(args.harness, "w") as fh:
-            fh.write(harness_text(em, inits))
+    try:
+        if args.output == "-":
+            sys.stdout.write(text)
+        else:
+            write_output(args.output, text)
+        if args.nodes:
+            write_output(args.nodes, json.dumps(em.planner_nodes))
+        if args.harness:
+            from .harness import harness_text, init_for
+            inits = [init_for(p, k, joint.num_classes) for k, p in enumerate(em.arg_primals)]
+            write_output(args.harness, harness_text(em, inits))
+    except OSError as e:
+        return fail(describe(e))
     if args.profile:
         from .profile import measure, cost_table
         times = measure(joint, args.profile_repeats, args.profile_threads)

@@ -12,11 +12,12 @@ func.func @random_recompute(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256
 
 // -----
 
-func.func @returned_recompute(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
+func.func @returned_recompute(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) {
   // expected-error @+1 {{#remat.policy<recompute> cannot hold: the value is a result of the function and stays live; remove the hint}}
   %a = math.exp %x {remat.policy = #remat.policy<recompute>} : tensor<256xf32>
   %l = math.exp %a : tensor<256xf32>
-  return %l, %a : tensor<256xf32>, tensor<256xf32>
+  %g = arith.mulf %l, %a : tensor<256xf32>
+  return %l, %a, %g : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>
 }
 
 // -----

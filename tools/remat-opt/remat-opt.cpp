@@ -77,6 +77,13 @@ static cl::opt<double> milpSeconds(
     cl::desc("Time limit of the exact checkmate-milp strategy's solver; the "
              "report gives its proven bound and gap"));
 
+static cl::list<std::string> functions(
+    "remat-functions", cl::cat(rematCategory), cl::CommaSeparated,
+    cl::value_desc("name,..."),
+    cl::desc("Fit only these functions, each of which must be a training "
+             "step (default: every training step; drivers, init and eval "
+             "functions are skipped with a remark)"));
+
 static void registerUpstream(DialectRegistry &registry) {
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
@@ -98,7 +105,7 @@ static void registerUpstream(DialectRegistry &registry) {
 static bool rematSettingsGiven() {
   return strategy.getNumOccurrences() || report.getNumOccurrences() ||
          costTable.getNumOccurrences() || slots.getNumOccurrences() ||
-         milpSeconds.getNumOccurrences();
+         milpSeconds.getNumOccurrences() || functions.getNumOccurrences();
 }
 
 int main(int argc, char **argv) {
@@ -143,6 +150,7 @@ int main(int argc, char **argv) {
     settings.costTable = costTable;
     settings.slots = slots;
     settings.milpSeconds = milpSeconds;
+    settings.functions.assign(functions.begin(), functions.end());
     // Build once up front so a bad setting is reported before parsing input.
     {
       PassManager probe(nullptr, "builtin.module");
@@ -163,9 +171,9 @@ int main(int argc, char **argv) {
     });
   } else if (rematSettingsGiven()) {
     llvm::errs() << "remat-opt: error: --remat-strategy, --remat-report, "
-                    "--remat-cost-table, --remat-slots and "
-                    "--remat-milp-seconds configure the default pipeline and "
-                    "need --remat-budget=SIZE\n";
+                    "--remat-cost-table, --remat-slots, --remat-milp-seconds "
+                    "and --remat-functions configure the default pipeline "
+                    "and need --remat-budget=SIZE\n";
     return EXIT_FAILURE;
   }
 

@@ -24,6 +24,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace remat {
@@ -74,6 +76,14 @@ struct IRTrainingGraph {
 
 /// Fails with diagnostics (multi-block bodies, dynamic shapes without a
 /// cost, a function without results).
+/// Why `func` is not a training step, or std::nullopt when it is one: it
+/// returns its loss (the result marked remat.loss, else the first) and at
+/// least one other result computed, outside the loss's own computation,
+/// from what that computation made (a gradient). Drivers returning nothing,
+/// eval functions returning the loss alone and init functions returning
+/// parameters are not steps.
+std::optional<std::string> whyNotATrainingStep(mlir::func::FuncOp func);
+
 mlir::FailureOr<IRTrainingGraph> buildTrainingGraph(mlir::func::FuncOp func,
                                                     const CostModel &costs,
                                                     RecomputeRegions regions);

@@ -6,6 +6,7 @@
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
+#include <vector>
 
 namespace remat {
 
@@ -18,6 +19,8 @@ struct RematPipelineSettings {
   std::string costTable;
   int slots = 500;
   double milpSeconds = 60;
+  /// Functions to fit (empty: every training step).
+  std::vector<std::string> functions;
 };
 
 /// Adds the default tensor-level rematerialization pipeline to `pm`. Fails

@@ -83,7 +83,12 @@ def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
     Ops with memory effects or randomness are never recomputed, nor are ops
     marked `#remat.policy<keep>`; ops marked `#remat.policy<recompute>` are
     never kept across the forward/backward boundary. Existing recomputations
-    are never recomputed again. Decisions are reported as optimization
+    are never recomputed again. A function is a training step when it
+    returns its loss (the result marked `remat.loss`, else the first)
+    together with at least one value computed, outside the loss's own
+    computation, from what it made (a gradient); other functions are skipped
+    with a remark and listed in the report as skipped, unless named by
+    `functions`, which makes that an error. Decisions are reported as optimization
     remarks (category `remat`; see `--remarks-filter`) and, with `report`,
     as JSON.
   }];
@@ -102,6 +107,10 @@ def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
            "Write the decisions and peaks as JSON to this file">,
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
            "Measured per-op costs (JSON, keyed by location name or op name)">,
+    ListOption<"functions", "functions", "std::string",
+           "Fit only these functions (comma-separated names); each must be a "
+           "training step. Default: every training step, other functions "
+           "(drivers, init, eval) skipped with a remark">,
   ];
   let dependentDialects = ["::remat::RematDialect"];
 }

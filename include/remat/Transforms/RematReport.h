@@ -58,12 +58,15 @@ public:
   FunctionReport &add(llvm::StringRef name, llvm::StringRef strategy,
                       int64_t budget);
   FunctionReport &add(FunctionReport function);
+  /// A function left alone because it is not a training step.
+  void addSkipped(llvm::StringRef name, llvm::StringRef reason);
   /// Writes the JSON file; false with `error` set on I/O failure.
   bool write(llvm::StringRef path, std::string &error) const;
   std::string str() const;
 
 private:
   std::deque<FunctionReport> functions; // Stable references for add().
+  std::vector<std::pair<std::string, std::string>> skipped; ///< Name, why.
 };
 
 } // namespace remat
