@@ -329,7 +329,7 @@ private:
   /// meets. A node limit, not the clock, bounds its search: the answer is
   /// the same on every machine (the clock limit is only a safety net).
   void refineWithMILP() {
-    if (g.numNodes() > kAutoMILPMaxNodes)
+    if (!opts.autoMILP || g.numNodes() > kAutoMILPMaxNodes)
       return;
     const auto &all = allStrategies();
     for (size_t i = 0; i < all.size(); ++i) {

@@ -4,6 +4,7 @@
 #include "remat/Solver/Core/Strategies.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace remat {
 
@@ -96,6 +97,7 @@ int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
                       const SolveOptions &opts, int granularityShift) {
   SolveOptions o = opts;
   o.note = nullptr;
+  o.autoMILP = false; // See the end.
   if (!o.cache)
     o.cache = std::make_shared<SolveCache>(); // Budget-independent work.
   int64_t hi = simulate(g, keepEverythingSchedule(g)).peak;
@@ -126,13 +128,25 @@ int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
                            ? std::max<int64_t>(1, hi >> granularityShift)
                            : 1);
   };
-  while (!close()) {
-    int64_t mid = lo + (hi - lo) / 2;
-    o.budget = mid;
-    if (solve(g, strategy, o).feasible)
-      hi = mid;
-    else
-      lo = mid;
+  auto bisect = [&](int maxSteps) {
+    for (int step = 0; step < maxSteps && !close(); ++step) {
+      int64_t mid = lo + (hi - lo) / 2;
+      o.budget = mid;
+      if (solve(g, strategy, o).feasible)
+        hi = mid;
+      else
+        lo = mid;
+    }
+  };
+  bisect(std::numeric_limits<int>::max());
+  // The MILP meets budgets below the other strategies' on small graphs, but
+  // a call at an infeasible budget runs to its time limit: a few short
+  // probes, from the proven floor (it may succeed where the others failed).
+  if (strategy == "auto" && opts.autoMILP) {
+    o.autoMILP = true;
+    o.milpSeconds = std::min(opts.milpSeconds, kMinimumBudgetMILPSeconds);
+    lo = std::min(peakLowerBound(g), hi);
+    bisect(kMinimumBudgetMILPProbes);
   }
   return hi;
 }

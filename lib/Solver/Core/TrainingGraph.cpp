@@ -4,6 +4,7 @@
 #include "remat/Support/CheckedArithmetic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <queue>
 
 namespace remat {
@@ -63,6 +64,9 @@ std::optional<std::string> TrainingGraph::verify() const {
   auto tensorOk = [&](TensorId t) { return t >= 0 && t < numTensors(); };
   for (NodeId n = 0; n < numNodes(); ++n) {
     const Node &node = nodes_[n];
+    if (!std::isfinite(node.time))
+      return "node '" + node.name + "' has a time that is not a finite "
+             "number";
     if (node.time < 0)
       return "node '" + node.name + "' has a negative time";
     if (node.workspace < 0)
@@ -104,6 +108,13 @@ std::optional<std::string> TrainingGraph::verify() const {
   if (!total)
     return std::string("the tensors and the largest workspace total more "
                        "than 9223372036854775807 bytes (2^63 - 1)");
+  // Times are doubles: a schedule runs each node a bounded number of times,
+  // so a finite sum keeps every schedule's time finite in practice.
+  double time = 0;
+  for (const Node &n : nodes_)
+    time += n.time;
+  if (!std::isfinite(time))
+    return std::string("the nodes' times add up to more than a double holds");
   if (topologicalOrder().size() != nodes_.size())
     return std::string("the graph has a cycle");
   return std::nullopt;

@@ -73,6 +73,9 @@ struct SolveOptions {
   /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
   /// may add up to this; the others are skipped with a note.
   double timeBudget = 1.0;
+  /// auto: refine with checkmate-milp on small graphs. minimumBudget()
+  /// bisects without it, then spends a few short MILP probes below.
+  bool autoMILP = true;
   /// auto: when no time-centric strategy meets the budget, also run the
   /// memory-centric variants (lowest peak). minimumBudget() runs them once
   /// and turns this off while it bisects.
@@ -137,9 +140,15 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
 
 /// The smallest budget (bytes) for which solve() succeeds with `strategy`,
 /// found by binary search between the input bytes and the no-remat peak.
+/// For auto the search runs without the MILP (seconds per call on 30-node
+/// steps), then bisects below what it found with at most
+/// kMinimumBudgetMILPProbes MILP-enabled solves of kMinimumBudgetMILPSeconds.
 /// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
 /// 0 the search stops once the range is within 1/2^k of the budget found
 /// (fewer solves on large graphs; budgets below 2^k bytes stay exact).
+constexpr int kMinimumBudgetMILPProbes = 4;
+constexpr double kMinimumBudgetMILPSeconds = 0.2;
+
 int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
                       const SolveOptions &opts, int granularityShift = 0);
 
