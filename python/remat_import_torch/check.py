@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+from .cli import Parser, add_model_args, describe, fail, header, import_model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
@@ -62,7 +64,6 @@ def run(cmd, env=None, log=None, may_fail=False):
 
 
 def main(argv):
-    from .cli import add_model_args, Parser
     ap = Parser(prog="remat-import-torch check",
                                  description="End-to-end check against PyTorch")
     add_model_args(ap)
@@ -88,7 +89,6 @@ def main(argv):
     args.quiet = True
 
     import torch
-    from .cli import import_model, header
     from .harness import harness_text, init_for, reference, parse_memrefs, compare
 
     torch.set_num_threads(1)
@@ -104,7 +104,6 @@ def main(argv):
     except KeyboardInterrupt:
         raise
     except Exception as e:  # The model's code, or torch refusing it.
-        from .cli import describe, fail
         return fail("%s: %s" % (args.model, describe(e)))
     times.append(("import", time.time() - t0))
     inits = [init_for(p, k, joint.num_classes) for k, p in enumerate(em.arg_primals)]

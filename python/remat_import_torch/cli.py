@@ -169,11 +169,10 @@ def header(args, joint, em):
 
 
 def main(argv=None):
+    """`remat-import-torch MODEL ...` (the `check` subcommand is dispatched
+    by __main__.py: check.py builds on this module, not the reverse)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     warnings.filterwarnings("ignore")
-    if argv and argv[0] == "check":
-        from . import check
-        return check.main(argv[1:])
     args = build_parser().parse_args(argv)
     from .trace import ImportError_
     from .emit import Unsupported
