@@ -104,51 +104,84 @@ double paperTime(llvm::StringRef type) {
   return type.starts_with("Conv") ? 10 : 1;
 }
 
-} // namespace
+/// Reads the file's text into variable sizes and blocks, in the file's
+/// order, with an error naming the line for anything unexpected.
+class TextGraphParser {
+public:
+  explicit TextGraphParser(llvm::StringRef text) : in(text) {}
 
-llvm::Expected<GraphFile> parseTextGraph(llvm::StringRef text) {
-  LineReader in(text);
-  auto header = in.next("the header line 'N M'");
-  if (!header)
-    return header.takeError();
-  auto hf = fields(header->text);
-  if (hf.size() != 2)
-    return lineError(*header, "expected 'N M' (numbers of variables and of "
-                              "functions), found '" + header->text + "'");
-  auto numVars = integer(*header, hf[0], "the number of variables N");
-  if (!numVars)
-    return numVars.takeError();
-  auto numBlocks = integer(*header, hf[1], "the number of functions M");
-  if (!numBlocks)
-    return numBlocks.takeError();
-  const int64_t N = *numVars;
-  if (N > 10'000'000 || *numBlocks > 10'000'000)
-    return lineError(*header, "graph too large");
-
-  std::vector<int64_t> bytes(N, -1);
-  for (int64_t i = 0; i < N; ++i) {
-    auto l = in.next("variable line " + llvm::Twine(i + 1) + " of " +
-                     llvm::Twine(N) + " ('id bytes name')");
-    if (!l)
-      return l.takeError();
-    auto f = fields(l->text);
-    if (f.size() < 2)
-      return lineError(*l, "expected 'id bytes name', found '" + l->text + "'");
-    auto id = integer(*l, f[0], "a variable id");
-    if (!id)
-      return id.takeError();
-    if (*id >= N)
-      return lineError(*l, "variable id " + llvm::Twine(*id) +
-                               " is out of range (N = " + llvm::Twine(N) + ")");
-    if (bytes[*id] >= 0)
-      return lineError(*l, "variable " + llvm::Twine(*id) + " is listed twice");
-    auto b = integer(*l, f[1], "a size in bytes");
-    if (!b)
-      return b.takeError();
-    bytes[*id] = *b;
+  llvm::Error parse() {
+    if (llvm::Error e = readHeader())
+      return e;
+    if (llvm::Error e = readVariables())
+      return e;
+    for (int64_t j = 0; j < numBlocks; ++j)
+      if (llvm::Error e = readBlock(j))
+        return e;
+    if (auto extra = in.next("nothing"))
+      return lineError(*extra, "unexpected text after the last function");
+    else
+      llvm::consumeError(extra.takeError());
+    return llvm::Error::success();
   }
 
-  auto varId = [&](const Line &l, llvm::StringRef field) -> llvm::Expected<int> {
+  int64_t N = 0; ///< Variables.
+  int64_t numBlocks = 0;
+  std::vector<int64_t> bytes; ///< Per variable.
+  std::vector<Block> blocks;
+
+private:
+  llvm::Error readHeader() {
+    auto header = in.next("the header line 'N M'");
+    if (!header)
+      return header.takeError();
+    auto hf = fields(header->text);
+    if (hf.size() != 2)
+      return lineError(*header, "expected 'N M' (numbers of variables and of "
+                                "functions), found '" + header->text + "'");
+    auto numVars = integer(*header, hf[0], "the number of variables N");
+    if (!numVars)
+      return numVars.takeError();
+    auto blocksInFile = integer(*header, hf[1], "the number of functions M");
+    if (!blocksInFile)
+      return blocksInFile.takeError();
+    N = *numVars;
+    numBlocks = *blocksInFile;
+    if (N > 10'000'000 || numBlocks > 10'000'000)
+      return lineError(*header, "graph too large");
+    bytes.assign(N, -1);
+    return llvm::Error::success();
+  }
+
+  llvm::Error readVariables() {
+    for (int64_t i = 0; i < N; ++i) {
+      auto l = in.next("variable line " + llvm::Twine(i + 1) + " of " +
+                       llvm::Twine(N) + " ('id bytes name')");
+      if (!l)
+        return l.takeError();
+      auto f = fields(l->text);
+      if (f.size() < 2)
+        return lineError(*l, "expected 'id bytes name', found '" + l->text +
+                                 "'");
+      auto id = integer(*l, f[0], "a variable id");
+      if (!id)
+        return id.takeError();
+      if (*id >= N)
+        return lineError(*l, "variable id " + llvm::Twine(*id) +
+                                 " is out of range (N = " + llvm::Twine(N) +
+                                 ")");
+      if (bytes[*id] >= 0)
+        return lineError(*l,
+                         "variable " + llvm::Twine(*id) + " is listed twice");
+      auto b = integer(*l, f[1], "a size in bytes");
+      if (!b)
+        return b.takeError();
+      bytes[*id] = *b;
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<int> varId(const Line &l, llvm::StringRef field) {
     auto v = integer(l, field, "a variable id");
     if (!v)
       return v.takeError();
@@ -156,12 +189,12 @@ llvm::Expected<GraphFile> parseTextGraph(llvm::StringRef text) {
       return lineError(l, "variable id " + llvm::Twine(*v) +
                               " is out of range (N = " + llvm::Twine(N) + ")");
     return static_cast<int>(*v);
-  };
+  }
 
-  std::vector<Block> blocks;
-  for (int64_t j = 0; j < *numBlocks; ++j) {
+  /// forward|backward, 'k p', k inputs, p outputs, type, JSON details.
+  llvm::Error readBlock(int64_t j) {
     std::string where = "function " + std::to_string(j + 1) + " of " +
-                        std::to_string(*numBlocks);
+                        std::to_string(numBlocks);
     Block blk;
     auto dir = in.next("the direction of " + where);
     if (!dir)
@@ -184,7 +217,30 @@ llvm::Expected<GraphFile> parseTextGraph(llvm::StringRef text) {
     auto p = integer(*kp, kpf[1], "the number of outputs p");
     if (!p)
       return p.takeError();
-    for (int64_t i = 0; i < *k; ++i) {
+    if (llvm::Error e = readBlockInputs(blk, *k, where))
+      return e;
+    if (llvm::Error e = readBlockOutputs(blk, *p, where))
+      return e;
+    auto type = in.next("the function type of " + where);
+    if (!type)
+      return type.takeError();
+    if (fields(type->text).size() != 1)
+      return lineError(*type, "expected a function type such as 'ReLU', "
+                              "found '" + type->text + "'");
+    blk.type = type->text.str();
+    auto details = in.next("the JSON details line of " + where);
+    if (!details)
+      return details.takeError();
+    if (!details->text.starts_with("{"))
+      return lineError(*details, "expected the JSON details line of " + where +
+                                     " (starting with '{'), found '" +
+                                     details->text + "'");
+    blocks.push_back(std::move(blk));
+    return llvm::Error::success();
+  }
+
+  llvm::Error readBlockInputs(Block &blk, int64_t k, const std::string &where) {
+    for (int64_t i = 0; i < k; ++i) {
       auto l = in.next("input " + llvm::Twine(i + 1) + " of " + where);
       if (!l)
         return l.takeError();
@@ -207,7 +263,11 @@ llvm::Expected<GraphFile> parseTextGraph(llvm::StringRef text) {
       }
       blk.inputs.emplace_back(*v, use);
     }
-    for (int64_t i = 0; i < *p; ++i) {
+    return llvm::Error::success();
+  }
+
+  llvm::Error readBlockOutputs(Block &blk, int64_t p, const std::string &where) {
+    for (int64_t i = 0; i < p; ++i) {
       auto l = in.next("output " + llvm::Twine(i + 1) + " of " + where);
       if (!l)
         return l.takeError();
@@ -220,128 +280,164 @@ llvm::Expected<GraphFile> parseTextGraph(llvm::StringRef text) {
         return v.takeError();
       blk.outputs.push_back(*v);
     }
-    auto type = in.next("the function type of " + where);
-    if (!type)
-      return type.takeError();
-    if (fields(type->text).size() != 1)
-      return lineError(*type, "expected a function type such as 'ReLU', "
-                              "found '" + type->text + "'");
-    blk.type = type->text.str();
-    auto details = in.next("the JSON details line of " + where);
-    if (!details)
-      return details.takeError();
-    if (!details->text.starts_with("{"))
-      return lineError(*details, "expected the JSON details line of " + where +
-                                     " (starting with '{'), found '" +
-                                     details->text + "'");
-    blocks.push_back(std::move(blk));
+    return llvm::Error::success();
   }
-  if (auto extra = in.next("nothing"))
-    return lineError(*extra, "unexpected text after the last function");
-  else
-    llvm::consumeError(extra.takeError());
 
-  // Who produces each variable and each gradient.
-  std::vector<int> producer(N, -1);
-  std::vector<std::vector<int>> gradProducers(N);
-  std::vector<char> gradRead(N, 0);
-  for (size_t j = 0; j < blocks.size(); ++j) {
-    const Block &b = blocks[j];
-    for (int v : b.outputs) {
-      if (!b.forward) {
-        gradProducers[v].push_back(static_cast<int>(j));
-        continue;
+  LineReader in;
+};
+
+/// Turns the parsed blocks into the TrainingGraph (the mapping in the file
+/// comment).
+class TextGraphBuilder {
+public:
+  TextGraphBuilder(const TextGraphParser &p)
+      : N(p.N), bytes(p.bytes), blocks(p.blocks) {}
+
+  llvm::Expected<GraphFile> build() {
+    if (llvm::Error e = findProducers())
+      return std::move(e);
+    file.format = "text";
+    file.units.memory = "B";
+    file.units.time = "unit";
+    addInputs();
+    addNodes();
+    accumulateGradients();
+    connectInputs();
+    for (int v = 0; v < N; ++v)
+      if (!gradProducers[v].empty() && !gradRead[v])
+        g.markRequired(grad[v]);
+    if (auto problem = g.verify())
+      return fail("invalid graph: " + *problem);
+    return std::move(file);
+  }
+
+private:
+  static std::string vname(int v) { return "v" + std::to_string(v); }
+  static std::string gname(int v) { return "g" + std::to_string(v); }
+
+  /// Who produces each variable and each gradient.
+  llvm::Error findProducers() {
+    producer.assign(N, -1);
+    gradProducers.assign(N, {});
+    gradRead.assign(N, 0);
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      const Block &b = blocks[j];
+      for (int v : b.outputs) {
+        if (!b.forward) {
+          gradProducers[v].push_back(static_cast<int>(j));
+          continue;
+        }
+        if (producer[v] >= 0)
+          return fail("line " + llvm::Twine(b.line) + ": variable " +
+                      llvm::Twine(v) + " is already produced by the forward "
+                      "function at line " +
+                      llvm::Twine(blocks[producer[v]].line));
+        producer[v] = static_cast<int>(j);
       }
-      if (producer[v] >= 0)
-        return fail("line " + llvm::Twine(b.line) + ": variable " +
-                    llvm::Twine(v) + " is already produced by the forward "
-                    "function at line " + llvm::Twine(blocks[producer[v]].line));
-      producer[v] = static_cast<int>(j);
+      for (auto [v, use] : b.inputs)
+        if (use == Use::Gradient)
+          gradRead[v] = 1;
     }
-    for (auto [v, use] : b.inputs)
-      if (use == Use::Gradient)
-        gradRead[v] = 1;
+    return llvm::Error::success();
   }
 
+  void addInputs() {
+    var.assign(N, kNone);
+    grad.assign(N, kNone);
+    for (int v = 0; v < N; ++v)
+      if (producer[v] < 0)
+        var[v] = g.addInput(vname(v), bytes[v]);
+    for (int v = 0; v < N; ++v)
+      if (gradRead[v] && gradProducers[v].empty())
+        grad[v] = g.addInput(gname(v), bytes[v]); // The loss's seed gradient.
+  }
+
+  /// Nodes first, inputs afterwards: blocks need not be in topological order.
+  void addNodes() {
+    nodeOf.assign(blocks.size(), kNone);
+    contributions.assign(N, {});
+    int fwdCount = 0, bwdCount = 0;
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      const Block &b = blocks[j];
+      std::vector<int64_t> outBytes;
+      for (int v : b.outputs)
+        outBytes.push_back(bytes[v]);
+      std::string name = b.forward ? "f" + std::to_string(fwdCount++)
+                                   : "b" + std::to_string(bwdCount++);
+      NodeId n = g.addNode(name, b.forward ? NodeKind::Forward
+                                           : NodeKind::Backward,
+                           paperTime(b.type), {}, outBytes);
+      g.node(n).type = b.type;
+      nodeOf[j] = n;
+      for (size_t k = 0; k < b.outputs.size(); ++k)
+        nameOutput(b, b.outputs[k], g.node(n).outputs[k]);
+    }
+  }
+
+  void nameOutput(const Block &b, int v, TensorId t) {
+    if (b.forward) {
+      var[v] = t;
+      g.tensor(t).name = vname(v);
+      return;
+    }
+    contributions[v].push_back(t);
+    bool single = gradProducers[v].size() == 1;
+    g.tensor(t).name =
+        single ? gname(v)
+               : gname(v) + "." + std::to_string(contributions[v].size());
+    if (single)
+      grad[v] = t;
+  }
+
+  /// Sums multiple contributions pairwise, in file order.
+  void accumulateGradients() {
+    for (int v = 0; v < N; ++v) {
+      const std::vector<TensorId> &parts = contributions[v];
+      if (parts.size() < 2)
+        continue;
+      TensorId sum = parts[0];
+      for (size_t i = 1; i < parts.size(); ++i) {
+        NodeId acc = g.addNode("acc" + std::to_string(v) + "." +
+                                   std::to_string(i + 1),
+                               NodeKind::Backward, 0, {sum, parts[i]},
+                               {bytes[v]});
+        g.node(acc).type = "GradientAccumulation";
+        sum = g.node(acc).outputs[0];
+        g.tensor(sum).name = i + 1 == parts.size()
+                                 ? gname(v)
+                                 : gname(v) + ".sum" + std::to_string(i + 1);
+      }
+      grad[v] = sum;
+    }
+  }
+
+  void connectInputs() {
+    for (size_t j = 0; j < blocks.size(); ++j)
+      for (auto [v, use] : blocks[j].inputs)
+        g.node(nodeOf[j]).inputs.push_back(use == Use::Gradient ? grad[v]
+                                                                : var[v]);
+  }
+
+  const int64_t N;
+  const std::vector<int64_t> &bytes;
+  const std::vector<Block> &blocks;
   GraphFile file;
-  file.format = "text";
-  file.units.memory = "B";
-  file.units.time = "unit";
   TrainingGraph &g = file.graph;
-  auto vname = [](int v) { return "v" + std::to_string(v); };
-  auto gname = [](int v) { return "g" + std::to_string(v); };
+  std::vector<int> producer;
+  std::vector<std::vector<int>> gradProducers;
+  std::vector<char> gradRead;
+  std::vector<TensorId> var, grad;
+  std::vector<NodeId> nodeOf;
+  std::vector<std::vector<TensorId>> contributions;
+};
 
-  std::vector<TensorId> var(N, kNone), grad(N, kNone);
-  for (int v = 0; v < N; ++v)
-    if (producer[v] < 0)
-      var[v] = g.addInput(vname(v), bytes[v]);
-  for (int v = 0; v < N; ++v)
-    if (gradRead[v] && gradProducers[v].empty())
-      grad[v] = g.addInput(gname(v), bytes[v]); // The loss's seed gradient.
+} // namespace
 
-  // Nodes first, inputs afterwards: blocks need not be in topological order.
-  std::vector<NodeId> nodeOf(blocks.size(), kNone);
-  std::vector<std::vector<TensorId>> contributions(N);
-  int fwdCount = 0, bwdCount = 0;
-  for (size_t j = 0; j < blocks.size(); ++j) {
-    const Block &b = blocks[j];
-    std::vector<int64_t> outBytes;
-    for (int v : b.outputs)
-      outBytes.push_back(bytes[v]);
-    std::string name = b.forward ? "f" + std::to_string(fwdCount++)
-                                 : "b" + std::to_string(bwdCount++);
-    NodeId n = g.addNode(name, b.forward ? NodeKind::Forward
-                                         : NodeKind::Backward,
-                         paperTime(b.type), {}, outBytes);
-    g.node(n).type = b.type;
-    nodeOf[j] = n;
-    for (size_t k = 0; k < b.outputs.size(); ++k) {
-      int v = b.outputs[k];
-      TensorId t = g.node(n).outputs[k];
-      if (b.forward) {
-        var[v] = t;
-        g.tensor(t).name = vname(v);
-        continue;
-      }
-      contributions[v].push_back(t);
-      bool single = gradProducers[v].size() == 1;
-      g.tensor(t).name =
-          single ? gname(v)
-                 : gname(v) + "." + std::to_string(contributions[v].size());
-      if (single)
-        grad[v] = t;
-    }
-  }
-  // Sum multiple contributions pairwise, in file order.
-  for (int v = 0; v < N; ++v) {
-    const std::vector<TensorId> &parts = contributions[v];
-    if (parts.size() < 2)
-      continue;
-    TensorId sum = parts[0];
-    for (size_t i = 1; i < parts.size(); ++i) {
-      NodeId acc = g.addNode("acc" + std::to_string(v) + "." +
-                                 std::to_string(i + 1),
-                             NodeKind::Backward, 0, {sum, parts[i]},
-                             {bytes[v]});
-      g.node(acc).type = "GradientAccumulation";
-      sum = g.node(acc).outputs[0];
-      g.tensor(sum).name = i + 1 == parts.size()
-                               ? gname(v)
-                               : gname(v) + ".sum" + std::to_string(i + 1);
-    }
-    grad[v] = sum;
-  }
-  for (size_t j = 0; j < blocks.size(); ++j)
-    for (auto [v, use] : blocks[j].inputs)
-      g.node(nodeOf[j]).inputs.push_back(use == Use::Gradient ? grad[v]
-                                                              : var[v]);
-  for (int v = 0; v < N; ++v)
-    if (!gradProducers[v].empty() && !gradRead[v])
-      g.markRequired(grad[v]);
-
-  if (auto problem = g.verify())
-    return fail("invalid graph: " + *problem);
-  return file;
+llvm::Expected<GraphFile> parseTextGraph(llvm::StringRef text) {
+  TextGraphParser parser(text);
+  if (llvm::Error e = parser.parse())
+    return std::move(e);
+  return TextGraphBuilder(parser).build();
 }
 
 } // namespace remat
