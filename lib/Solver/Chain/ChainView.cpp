@@ -136,73 +136,98 @@ int64_t groupPeak(const TrainingGraph &g, const std::vector<NodeId> &nodes,
 
 } // namespace
 
-std::optional<ChainView> extractChain(const TrainingGraph &g,
-                                      std::string *why, int maxStages,
-                                      bool moveOutputReaders) {
-  auto fail = [&](std::string msg) -> std::optional<ChainView> {
-    if (why)
-      *why = std::move(msg);
-    return std::nullopt;
-  };
-  if (auto err = g.verify())
-    return fail("malformed graph: " + *err);
-  const int N = g.numNodes(), T = g.numTensors();
-  auto producerIsForward = [&](TensorId t) {
+namespace {
+
+/// extractChain's phases, in order: cut points of the forward order, stages
+/// merged until every backward node fits one stage, output readers moved
+/// up, long chains coarsened, then the ChainSpec's numbers per stage.
+class ChainExtractor {
+public:
+  ChainExtractor(const TrainingGraph &g, int maxStages, bool moveOutputReaders)
+      : g(g), N(g.numNodes()), T(g.numTensors()), maxStages(maxStages),
+        moveOutputReaders(moveOutputReaders) {}
+
+  std::optional<ChainView> extract(std::string *why) {
+    auto fail = [&](std::string msg) -> std::optional<ChainView> {
+      if (why)
+        *why = std::move(msg);
+      return std::nullopt;
+    };
+    if (auto err = g.verify())
+      return fail("malformed graph: " + *err);
+    ford = forwardOrder(g);
+    NF = static_cast<int>(ford.size());
+    if (NF == 0)
+      return fail("the graph has no forward nodes");
+    pos.assign(N, -1);
+    for (int i = 0; i < NF; ++i)
+      pos[ford[i]] = i;
+    findCutPoints();
+    for (NodeId v : g.topologicalOrder())
+      if (!g.isForward(v))
+        btopo.push_back(v);
+    assignStages();
+    if (L == 0)
+      return fail("the forward graph has no single-tensor cut point, so it is "
+                  "not a chain of stages");
+    moveOutputReaderBackwards();
+    if (maxStages > 0 && L > maxStages)
+      coarsen();
+    buildGroups();
+    markAbar();
+    computeDeltas();
+    fillStages();
+    return std::move(view);
+  }
+
+private:
+  bool producerIsForward(TensorId t) const {
     NodeId p = g.tensor(t).producer;
     return p != kNone && g.isForward(p);
-  };
-
-  std::vector<NodeId> ford = forwardOrder(g);
-  const int NF = static_cast<int>(ford.size());
-  if (NF == 0)
-    return fail("the graph has no forward nodes");
-  std::vector<int> pos(N, -1);
-  for (int i = 0; i < NF; ++i)
-    pos[ford[i]] = i;
-
-  // Boundary i (1..NF-1) lies after the first i forward nodes. A forward
-  // tensor is open there if produced before it and read by a forward node
-  // after it; a boundary with exactly one open tensor is a cut point.
-  std::vector<int> open(NF + 1, 0);
-  std::vector<int64_t> idSum(NF + 1, 0);
-  for (TensorId t = 0; t < T; ++t) {
-    if (!producerIsForward(t))
-      continue;
-    int p = pos[g.tensor(t).producer], last = p;
-    for (NodeId c : g.consumers(t))
-      if (g.isForward(c))
-        last = std::max(last, pos[c]);
-    if (last > p) {
-      ++open[p + 1], --open[last + 1];
-      idSum[p + 1] += t, idSum[last + 1] -= t;
-    }
   }
-  std::vector<int> boundary;   // Candidate cut boundaries, increasing.
-  std::vector<TensorId> cutOf; // Their cut tensors.
-  int count = 0;
-  int64_t ids = 0;
-  for (int i = 1; i < NF; ++i) {
-    count += open[i];
-    ids += idSum[i];
-    // A tensor open at two cut boundaries would feed two later stages.
-    if (count == 1 && (cutOf.empty() || cutOf.back() != ids)) {
-      boundary.push_back(i);
-      cutOf.push_back(static_cast<TensorId>(ids));
+
+  /// Boundary i (1..NF-1) lies after the first i forward nodes. A forward
+  /// tensor is open there if produced before it and read by a forward node
+  /// after it; a boundary with exactly one open tensor is a cut point.
+  void findCutPoints() {
+    std::vector<int> open(NF + 1, 0);
+    std::vector<int64_t> idSum(NF + 1, 0);
+    for (TensorId t = 0; t < T; ++t) {
+      if (!producerIsForward(t))
+        continue;
+      int p = pos[g.tensor(t).producer], last = p;
+      for (NodeId c : g.consumers(t))
+        if (g.isForward(c))
+          last = std::max(last, pos[c]);
+      if (last > p) {
+        ++open[p + 1], --open[last + 1];
+        idSum[p + 1] += t, idSum[last + 1] -= t;
+      }
+    }
+    int count = 0;
+    int64_t ids = 0;
+    for (int i = 1; i < NF; ++i) {
+      count += open[i];
+      ids += idSum[i];
+      // A tensor open at two cut boundaries would feed two later stages.
+      if (count == 1 && (cutOf.empty() || cutOf.back() != ids)) {
+        boundary.push_back(i);
+        cutOf.push_back(static_cast<TensorId>(ids));
+      }
     }
   }
 
-  std::vector<NodeId> topo = g.topologicalOrder();
-  std::vector<NodeId> btopo;
-  for (NodeId v : topo)
-    if (!g.isForward(v))
-      btopo.push_back(v);
+  /// Merges stages until every backward node can run in a single stage.
+  void assignStages() {
+    active.assign(boundary.size(), 1);
+    stage.assign(N, 0);
+    while (mergeRound()) {
+    }
+  }
 
-  // Merge stages until every backward node can run in a single stage.
-  std::vector<char> active(boundary.size(), 1);
-  std::vector<int> stage(N, 0);
-  std::vector<TensorId> cut;
-  int L = 0;
-  for (;;) {
+  /// One round: stages from the active cuts, nodes placed, and the cuts
+  /// that must go marked; false when none must.
+  bool mergeRound() {
     std::vector<int> activeIdx; // activeIdx[k-1] = index of cut k.
     cut.assign(1, kNone);
     for (size_t k = 0; k < boundary.size(); ++k)
@@ -233,7 +258,27 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
       if (once)
         merge(stage[v], L + 1);
     }
-    // A backward node reads values of its own stage and the stage's input.
+    std::vector<char> fixed = placeForwardReaders(merge);
+    placeOtherBackward(fixed);
+    // Gradients flow from stage l+1's backward to stage l's, never upwards.
+    for (NodeId b : btopo)
+      for (TensorId t : g.node(b).inputs) {
+        NodeId p = g.tensor(t).producer;
+        if (p != kNone && !g.isForward(p) && stage[p] < stage[b])
+          merge(stage[p], stage[b]);
+      }
+    if (!changed)
+      return false;
+    for (size_t k = 0; k < kill.size(); ++k)
+      if (kill[k])
+        active[k] = 0;
+    return true;
+  }
+
+  /// A backward node reads values of its own stage and the stage's input:
+  /// it runs in the highest stage it reads, and the stages between merge.
+  template <typename Merge>
+  std::vector<char> placeForwardReaders(Merge &merge) {
     std::vector<char> fixed(N, 0);
     for (NodeId b : btopo) {
       int hi = 0;
@@ -253,9 +298,14 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
         merge(t == cut[s] ? s + 1 : s, hi);
       }
     }
-    // Backward nodes that read no forward value run as early as their
-    // inputs allow (gradient sums free their inputs soonest); nodes without
-    // backward inputs run right before their first consumer.
+    return fixed;
+  }
+
+  /// Backward nodes that read no forward value.
+  void placeOtherBackward(const std::vector<char> &fixed) {
+    // They run as early as their inputs allow (gradient sums free their
+    // inputs soonest); nodes without backward inputs run right before their
+    // first consumer.
     std::vector<char> assigned(fixed);
     for (NodeId b : btopo) {
       if (fixed[b])
@@ -296,25 +346,10 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
         stage[b] = s;
       assigned[b] = 1;
     }
-    // Gradients flow from stage l+1's backward to stage l's, never upwards.
-    for (NodeId b : btopo)
-      for (TensorId t : g.node(b).inputs) {
-        NodeId p = g.tensor(t).producer;
-        if (p != kNone && !g.isForward(p) && stage[p] < stage[b])
-          merge(stage[p], stage[b]);
-      }
-    if (!changed)
-      break;
-    for (size_t k = 0; k < kill.size(); ++k)
-      if (kill[k])
-        active[k] = 0;
   }
-  if (L == 0)
-    return fail("the forward graph has no single-tensor cut point, so it is "
-                "not a chain of stages");
 
-  // Removes the cuts l with !keep[l] (1..L): stages l and l+1 become one.
-  auto dropCuts = [&](const std::vector<char> &keep) {
+  /// Removes the cuts l with !keep[l] (1..L): stages l and l+1 become one.
+  void dropCuts(const std::vector<char> &keep) {
     std::vector<int> renum(L + 2, 0);
     std::vector<TensorId> kept{kNone};
     for (int l = 1, s = 1; l <= L + 1; ++l) {
@@ -327,15 +362,15 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
         stage[v] = renum[stage[v]];
     cut = std::move(kept);
     L = static_cast<int>(cut.size()) - 1;
-  };
+  }
 
-  // A stage whose backward reads no value of its own stage but a^l (exp's
-  // and relu's backward read their output) moves its backward up to stage
-  // l+1, where a^l is the input a rotor stage may read: then B^l needs no
-  // F_all^l, the chain DPs skip that recomputation (ChainStage::tape), and
-  // a^{l-1} is not held for it. Gradients still flow downwards: group l
-  // reads only groups >= l.
-  {
+  /// A stage whose backward reads no value of its own stage but a^l (exp's
+  /// and relu's backward read their output) moves its backward up to stage
+  /// l+1, where a^l is the input a rotor stage may read: then B^l needs no
+  /// F_all^l, the chain DPs skip that recomputation (ChainStage::tape), and
+  /// a^{l-1} is not held for it. Gradients still flow downwards: group l
+  /// reads only groups >= l.
+  void moveOutputReaderBackwards() {
     std::vector<char> shift(L + 2, 0);
     for (int l = 1; l <= L; ++l)
       shift[l] = moveOutputReaders;
@@ -355,10 +390,11 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
       keep[l - 1] = busy[l];
     dropCuts(keep);
   }
-  // Long chains: merge adjacent stages, cheapest pair (forward + backward
-  // time) first, so that stages stay balanced and the chain DPs' O(L^2 S)
-  // tables and O(L^3 S) work stay bounded.
-  if (maxStages > 0 && L > maxStages) {
+
+  /// Long chains: merge adjacent stages, cheapest pair (forward + backward
+  /// time) first, so that stages stay balanced and the chain DPs' O(L^2 S)
+  /// tables and O(L^3 S) work stay bounded.
+  void coarsen() {
     std::vector<double> cost(L + 2, 0);
     for (NodeId v = 0; v < N; ++v)
       if (stage[v] > 0)
@@ -394,71 +430,87 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
     dropCuts(keep);
   }
 
-  ChainView view;
-  view.cut = cut;
-  view.forward.assign(L + 2, {});
-  view.backward.assign(L + 2, {});
-  for (NodeId v : ford)
-    view.forward[stage[v]].push_back(v);
-  for (NodeId b : btopo)
-    view.backward[stage[b]].push_back(b);
-  for (auto &group : view.backward)
-    group = lowMemoryOrder(g, group);
-
-  // abar^l: the stage's forward values that its backward reads or that are
-  // required, and a^l (rotor's convention: abar contains a).
-  std::vector<char> inAbar(T, 0), isCut(T, 0);
-  for (int l = 1; l <= L; ++l)
-    inAbar[cut[l]] = isCut[cut[l]] = 1;
-  for (TensorId t = 0; t < T; ++t) {
-    if (!producerIsForward(t))
-      continue;
-    int s = stage[g.tensor(t).producer];
-    if (g.isRequired(t))
-      inAbar[t] = 1;
-    for (NodeId c : g.consumers(t))
-      if (!g.isForward(c) && stage[c] == s)
-        inAbar[t] = 1;
+  void buildGroups() {
+    view.cut = cut;
+    view.forward.assign(L + 2, {});
+    view.backward.assign(L + 2, {});
+    for (NodeId v : ford)
+      view.forward[stage[v]].push_back(v);
+    for (NodeId b : btopo)
+      view.backward[stage[b]].push_back(b);
+    for (auto &group : view.backward)
+      group = lowMemoryOrder(g, group);
   }
-  // delta^k: bytes live between B^{k+1} and B^k besides activations:
-  // gradients crossing the boundary, required outputs produced before it.
-  // shared[l]: the part of delta^l that B^l passes on into delta^{l-1}
-  // unchanged (live over both boundaries: accumulated parameter gradients,
-  // the loss), which B^l's peak d^l + d^{l-1} would count twice.
-  std::vector<int64_t> delta(L + 3, 0), shared(L + 3, 0); // Differences.
-  auto liveOver = [&](int lo, int hi, int64_t bytes) { // boundaries lo..hi
-    if (lo <= hi)
-      delta[lo] += bytes, delta[hi + 1] -= bytes;
-    if (lo + 1 <= hi)
-      shared[lo + 1] += bytes, shared[hi + 1] -= bytes;
-  };
-  for (TensorId t = 0; t < T; ++t) {
-    NodeId p = g.tensor(t).producer;
-    if (p == kNone)
-      continue;
-    if (g.isForward(p)) {
+
+  /// abar^l: the stage's forward values that its backward reads or that are
+  /// required, and a^l (rotor's convention: abar contains a).
+  void markAbar() {
+    inAbar.assign(T, 0);
+    for (int l = 1; l <= L; ++l)
+      inAbar[cut[l]] = 1;
+    for (TensorId t = 0; t < T; ++t) {
+      if (!producerIsForward(t))
+        continue;
+      int s = stage[g.tensor(t).producer];
       if (g.isRequired(t))
-        liveOver(0, stage[p] - 1, g.tensor(t).bytes);
-      continue;
+        inAbar[t] = 1;
+      for (NodeId c : g.consumers(t))
+        if (!g.isForward(c) && stage[c] == s)
+          inAbar[t] = 1;
     }
-    int lr = g.isRequired(t) ? 0 : stage[p];
-    for (NodeId c : g.consumers(t))
-      lr = std::min(lr, stage[c]);
-    liveOver(lr, stage[p] - 1, g.tensor(t).bytes);
   }
-  for (int k = 1; k <= L + 2; ++k)
-    delta[k] += delta[k - 1], shared[k] += shared[k - 1];
 
-  ChainSpec &spec = view.spec;
-  spec.a0 = inputBytes(g);
-  spec.delta0 = delta[0];
-  spec.stages.assign(L, {});
-  view.discard.assign(L + 2, 0);
-  std::vector<int> lastIdx(T, -1);
-  std::vector<char> keepCut(T, 0);
-  for (int l = 1; l <= L + 1; ++l) {
-    ChainStage &st = l <= L ? spec.stages[l - 1] : spec.loss;
-    st = ChainStage{};
+  /// delta^k: bytes live between B^{k+1} and B^k besides activations:
+  /// gradients crossing the boundary, required outputs produced before it.
+  /// shared[l]: the part of delta^l that B^l passes on into delta^{l-1}
+  /// unchanged (live over both boundaries: accumulated parameter gradients,
+  /// the loss), which B^l's peak d^l + d^{l-1} would count twice.
+  void computeDeltas() {
+    delta.assign(L + 3, 0); // Differences first, then prefix sums.
+    shared.assign(L + 3, 0);
+    auto liveOver = [&](int lo, int hi, int64_t bytes) { // boundaries lo..hi
+      if (lo <= hi)
+        delta[lo] += bytes, delta[hi + 1] -= bytes;
+      if (lo + 1 <= hi)
+        shared[lo + 1] += bytes, shared[hi + 1] -= bytes;
+    };
+    for (TensorId t = 0; t < T; ++t) {
+      NodeId p = g.tensor(t).producer;
+      if (p == kNone)
+        continue;
+      if (g.isForward(p)) {
+        if (g.isRequired(t))
+          liveOver(0, stage[p] - 1, g.tensor(t).bytes);
+        continue;
+      }
+      int lr = g.isRequired(t) ? 0 : stage[p];
+      for (NodeId c : g.consumers(t))
+        lr = std::min(lr, stage[c]);
+      liveOver(lr, stage[p] - 1, g.tensor(t).bytes);
+    }
+    for (int k = 1; k <= L + 2; ++k)
+      delta[k] += delta[k - 1], shared[k] += shared[k - 1];
+  }
+
+  void fillStages() {
+    ChainSpec &spec = view.spec;
+    spec.a0 = inputBytes(g);
+    spec.delta0 = delta[0];
+    spec.stages.assign(L, {});
+    view.discard.assign(L + 2, 0);
+    lastIdx.assign(T, -1);
+    keepCut.assign(T, 0);
+    for (int l = 1; l <= L + 1; ++l) {
+      ChainStage &st = l <= L ? spec.stages[l - 1] : spec.loss;
+      st = ChainStage{};
+      fillTimesAndTape(l, st);
+      markDiscardable(l);
+      fillForwardOverhead(l, st);
+      fillBackwardOverhead(l, st);
+    }
+  }
+
+  void fillTimesAndTape(int l, ChainStage &st) {
     std::vector<TensorId> abarSet;
     for (NodeId v : view.forward[l]) {
       st.uf += g.node(v).time;
@@ -480,21 +532,27 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
     st.a = l <= L ? g.tensor(cut[l]).bytes : 0;
     st.abar = sumBytes(g, abarSet);
     st.delta = l <= L ? delta[l] : 0;
-    // A stage-level node (see ChainView::discard).
-    if (view.forward[l].size() == 1 && view.backward[l].size() == 1) {
-      const Node &f = g.node(view.forward[l][0]);
-      bool ok = f.type.empty();
-      for (TensorId t : f.outputs) {
-        if (l <= L && t == cut[l])
-          continue;
-        ok &= !g.isRequired(t);
-        for (NodeId c : g.consumers(t))
-          ok &= c == view.backward[l][0];
-      }
-      view.discard[l] = ok;
+  }
+
+  /// A stage-level node (see ChainView::discard).
+  void markDiscardable(int l) {
+    if (view.forward[l].size() != 1 || view.backward[l].size() != 1)
+      return;
+    const Node &f = g.node(view.forward[l][0]);
+    bool ok = f.type.empty();
+    for (TensorId t : f.outputs) {
+      if (l <= L && t == cut[l])
+        continue;
+      ok &= !g.isRequired(t);
+      for (NodeId c : g.consumers(t))
+        ok &= c == view.backward[l][0];
     }
-    // o_f: transient bytes beyond a^{l-1} and what the forward stores, the
-    // worse of storing abar (F_all) and storing a only (F_ck / F_none).
+    view.discard[l] = ok;
+  }
+
+  /// o_f: transient bytes beyond a^{l-1} and what the forward stores, the
+  /// worse of storing abar (F_all) and storing a only (F_ck / F_none).
+  void fillForwardOverhead(int l, ChainStage &st) {
     int64_t in = l > 1 ? g.tensor(cut[l - 1]).bytes : 0;
     int64_t all = groupPeak(g, view.forward[l], in, inAbar, false, lastIdx);
     st.of = std::max<int64_t>(0, all - in - st.abar);
@@ -505,11 +563,14 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
       keepCut[cut[l]] = 0;
       st.of = std::max(st.of, ck - in - st.a);
     }
-    // o_b: transient bytes beyond the backward's inputs and the outputs it
-    // leaves for later stages.
-    // Inputs that nothing after B^l reads die at their last read (the
-    // gradient from above, the stage's own forward values); a^{l-1} stays.
-    // (Backward readers in stages above l have run before B^l.)
+  }
+
+  /// o_b: transient bytes beyond the backward's inputs and the outputs it
+  /// leaves for later stages. Inputs that nothing after B^l reads die at
+  /// their last read (the gradient from above, the stage's own forward
+  /// values); a^{l-1} stays. (Backward readers in stages above l have run
+  /// before B^l.)
+  void fillBackwardOverhead(int l, ChainStage &st) {
     std::vector<TensorId> bin, bout, dying;
     std::vector<char> keepOut(T, 0);
     for (NodeId b : view.backward[l]) {
@@ -540,7 +601,32 @@ std::optional<ChainView> extractChain(const TrainingGraph &g,
     st.ob = std::max<int64_t>(0, bpeak - binBytes - sumBytes(g, bout)) -
             shared[l];
   }
-  return view;
+
+  const TrainingGraph &g;
+  const int N, T;
+  const int maxStages;
+  const bool moveOutputReaders;
+  std::vector<NodeId> ford, btopo; ///< Forward order; backward topological.
+  int NF = 0;
+  std::vector<int> pos;            ///< Node -> index in ford.
+  std::vector<int> boundary;       ///< Candidate cut boundaries, increasing.
+  std::vector<TensorId> cutOf;     ///< Their cut tensors.
+  std::vector<char> active;        ///< Per candidate: still a cut.
+  std::vector<int> stage;          ///< Node -> stage (1..L+1).
+  std::vector<TensorId> cut;       ///< cut[l]: a^l (1..L).
+  int L = 0;                       ///< Stages before the loss stage.
+  std::vector<char> inAbar, keepCut;
+  std::vector<int64_t> delta, shared;
+  std::vector<int> lastIdx;
+  ChainView view;
+};
+
+} // namespace
+
+std::optional<ChainView> extractChain(const TrainingGraph &g,
+                                      std::string *why, int maxStages,
+                                      bool moveOutputReaders) {
+  return ChainExtractor(g, maxStages, moveOutputReaders).extract(why);
 }
 
 ChainView chainGraphView(const ChainGraph &cg, const ChainSpec &spec) {
