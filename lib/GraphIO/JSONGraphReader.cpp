@@ -252,6 +252,117 @@ nameList(const Object &o, const std::string &path, llvm::StringRef key,
   return out;
 }
 
+/// The "tensors" array: names (unique) and sizes, in file order.
+struct TensorList {
+  std::vector<std::string> names;
+  std::vector<int64_t> bytes;
+  llvm::StringMap<int> ids; ///< Name -> file index.
+};
+
+llvm::Error readTensors(const Array &tensors, Units units, TensorList &out) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string path = at("tensors", i);
+    const Object *t = asObject(tensors[i]);
+    if (!t)
+      return fail(path + ": expected an object");
+    if (auto e = checkKeys(*t, path, {"name", "size"}))
+      return e;
+    auto name = string(*t, path, "name", std::nullopt);
+    if (!name)
+      return name.takeError();
+    auto bytes = size(*t, path, "size", std::nullopt, units);
+    if (!bytes)
+      return bytes.takeError();
+    if (!out.ids.try_emplace(*name, static_cast<int>(i)).second)
+      return fail(path + ": duplicate tensor name '" + *name + "'");
+    out.names.push_back(*name);
+    out.bytes.push_back(*bytes);
+  }
+  return llvm::Error::success();
+}
+
+/// One entry of "nodes", with inputs and outputs as file tensor indices;
+/// `seen`: the names of the nodes before it.
+llvm::Expected<Node> readNode(const Object &n, const std::string &path,
+                              Units units, const TensorList &tensors,
+                              const llvm::StringMap<int> &seen) {
+  if (auto e = checkKeys(n, path,
+                         {"name", "kind", "time", "workspace", "inputs",
+                          "outputs", "recomputable", "type"}))
+    return std::move(e);
+  Node node;
+  auto name = string(n, path, "name", std::nullopt);
+  if (!name)
+    return name.takeError();
+  node.name = *name;
+  if (seen.count(node.name))
+    return fail(path + ": duplicate node name '" + node.name + "'");
+  auto kind = string(n, path, "kind", std::nullopt);
+  if (!kind)
+    return kind.takeError();
+  if (*kind == "forward")
+    node.kind = NodeKind::Forward;
+  else if (*kind == "backward")
+    node.kind = NodeKind::Backward;
+  else
+    return fail(path + ".kind: expected \"forward\" or \"backward\", got \"" +
+                *kind + "\"");
+  auto time = number(n, path, "time", 0.0);
+  if (!time)
+    return time.takeError();
+  node.time = *time;
+  auto ws = size(n, path, "workspace", 0.0, units);
+  if (!ws)
+    return ws.takeError();
+  node.workspace = *ws;
+  auto type = string(n, path, "type", std::string());
+  if (!type)
+    return type.takeError();
+  node.type = *type;
+  if (const Value *rc = n.get("recomputable")) {
+    std::optional<bool> b = rc->getAsBoolean();
+    if (!b)
+      return fail(path + ".recomputable: expected true or false");
+    node.recomputable = *b;
+  }
+  auto ins = nameList(n, path, "inputs", tensors.ids);
+  if (!ins)
+    return ins.takeError();
+  auto outs = nameList(n, path, "outputs", tensors.ids);
+  if (!outs)
+    return outs.takeError();
+  node.inputs = *ins;
+  node.outputs = *outs;
+  return node;
+}
+
+/// Inputs first, then nodes (outputs created by addNode and renamed), then
+/// the input lists, which may name later nodes' outputs.
+void buildGeneral(const TensorList &tensors, const std::vector<Node> &specs,
+                  const std::vector<int> &producer, TrainingGraph &g,
+                  std::vector<TensorId> &id) {
+  id.assign(tensors.names.size(), kNone);
+  for (size_t t = 0; t < tensors.names.size(); ++t)
+    if (producer[t] < 0)
+      id[t] = g.addInput(tensors.names[t], tensors.bytes[t]);
+  for (const Node &spec : specs) {
+    std::vector<int64_t> outBytes;
+    for (int t : spec.outputs)
+      outBytes.push_back(tensors.bytes[t]);
+    NodeId n = g.addNode(spec.name, spec.kind, spec.time, {}, outBytes,
+                         spec.workspace);
+    g.node(n).recomputable = spec.recomputable;
+    g.node(n).type = spec.type;
+    for (size_t k = 0; k < spec.outputs.size(); ++k) {
+      id[spec.outputs[k]] = g.node(n).outputs[k];
+      g.tensor(g.node(n).outputs[k]).name = tensors.names[spec.outputs[k]];
+    }
+  }
+  for (size_t n = 0; n < specs.size(); ++n)
+    for (int t : specs[n].inputs)
+      g.node(static_cast<NodeId>(n)).inputs.push_back(id[t]);
+}
+
 llvm::Expected<GraphFile> readGeneral(const Object &root, Units units) {
   if (auto e = checkKeys(root, "",
                          {"kind", "units", "tensors", "nodes", "required"}))
@@ -262,130 +373,44 @@ llvm::Expected<GraphFile> readGeneral(const Object &root, Units units) {
   auto nodesOr = array(root, "nodes");
   if (!nodesOr)
     return nodesOr.takeError();
-  const Array *tensors = *tensorsOr, *nodes = *nodesOr;
+  TensorList tensors;
+  if (llvm::Error e = readTensors(**tensorsOr, units, tensors))
+    return std::move(e);
 
-  // Tensors in file order: name -> file index.
-  std::vector<std::string> tname;
-  std::vector<int64_t> tbytes;
-  llvm::StringMap<int> tensorIds;
-  for (size_t i = 0; i < tensors->size(); ++i) {
-    std::string path = at("tensors", i);
-    const Object *t = asObject((*tensors)[i]);
-    if (!t)
-      return fail(path + ": expected an object");
-    if (auto e = checkKeys(*t, path, {"name", "size"}))
-      return std::move(e);
-    auto name = string(*t, path, "name", std::nullopt);
-    if (!name)
-      return name.takeError();
-    auto bytes = size(*t, path, "size", std::nullopt, units);
-    if (!bytes)
-      return bytes.takeError();
-    if (!tensorIds.try_emplace(*name, static_cast<int>(i)).second)
-      return fail(path + ": duplicate tensor name '" + *name + "'");
-    tname.push_back(*name);
-    tbytes.push_back(*bytes);
-  }
-
-  // Nodes with inputs/outputs as file tensor indices for now.
   std::vector<Node> specs;
-  std::vector<int> producer(tname.size(), -1);
+  std::vector<int> producer(tensors.names.size(), -1);
   llvm::StringMap<int> nodeIds;
-  for (size_t i = 0; i < nodes->size(); ++i) {
+  const Array &nodes = **nodesOr;
+  for (size_t i = 0; i < nodes.size(); ++i) {
     std::string path = at("nodes", i);
-    const Object *n = asObject((*nodes)[i]);
+    const Object *n = asObject(nodes[i]);
     if (!n)
       return fail(path + ": expected an object");
-    if (auto e = checkKeys(*n, path,
-                           {"name", "kind", "time", "workspace", "inputs",
-                            "outputs", "recomputable", "type"}))
-      return std::move(e);
-    Node node;
-    auto name = string(*n, path, "name", std::nullopt);
-    if (!name)
-      return name.takeError();
-    node.name = *name;
-    if (!nodeIds.try_emplace(node.name, static_cast<int>(i)).second)
-      return fail(path + ": duplicate node name '" + node.name + "'");
-    auto kind = string(*n, path, "kind", std::nullopt);
-    if (!kind)
-      return kind.takeError();
-    if (*kind == "forward")
-      node.kind = NodeKind::Forward;
-    else if (*kind == "backward")
-      node.kind = NodeKind::Backward;
-    else
-      return fail(path + ".kind: expected \"forward\" or \"backward\", got \"" +
-                  *kind + "\"");
-    auto time = number(*n, path, "time", 0.0);
-    if (!time)
-      return time.takeError();
-    node.time = *time;
-    auto ws = size(*n, path, "workspace", 0.0, units);
-    if (!ws)
-      return ws.takeError();
-    node.workspace = *ws;
-    auto type = string(*n, path, "type", std::string());
-    if (!type)
-      return type.takeError();
-    node.type = *type;
-    if (const Value *rc = n->get("recomputable")) {
-      std::optional<bool> b = rc->getAsBoolean();
-      if (!b)
-        return fail(path + ".recomputable: expected true or false");
-      node.recomputable = *b;
-    }
-    auto ins = nameList(*n, path, "inputs", tensorIds);
-    if (!ins)
-      return ins.takeError();
-    auto outs = nameList(*n, path, "outputs", tensorIds);
-    if (!outs)
-      return outs.takeError();
-    node.inputs = *ins;
-    node.outputs = *outs;
-    for (int t : node.outputs) {
+    auto node = readNode(*n, path, units, tensors, nodeIds);
+    if (!node)
+      return node.takeError();
+    nodeIds.try_emplace(node->name, static_cast<int>(i));
+    for (int t : node->outputs) {
       if (producer[t] >= 0)
-        return fail(path + ".outputs: tensor '" + tname[t] +
+        return fail(path + ".outputs: tensor '" + tensors.names[t] +
                     "' is already produced by node '" +
                     specs[producer[t]].name + "'");
       producer[t] = static_cast<int>(i);
     }
-    specs.push_back(std::move(node));
+    specs.push_back(std::move(*node));
   }
 
-  // Build the graph: inputs first, then nodes (outputs created by addNode
-  // and renamed), then the input lists, which may name later nodes' outputs.
   GraphFile f;
   f.units = units;
   f.format = "json-graph";
-  TrainingGraph &g = f.graph;
-  std::vector<TensorId> id(tname.size(), kNone);
-  for (size_t t = 0; t < tname.size(); ++t)
-    if (producer[t] < 0)
-      id[t] = g.addInput(tname[t], tbytes[t]);
-  for (const Node &spec : specs) {
-    std::vector<int64_t> outBytes;
-    for (int t : spec.outputs)
-      outBytes.push_back(tbytes[t]);
-    NodeId n = g.addNode(spec.name, spec.kind, spec.time, {}, outBytes,
-                         spec.workspace);
-    g.node(n).recomputable = spec.recomputable;
-    g.node(n).type = spec.type;
-    for (size_t k = 0; k < spec.outputs.size(); ++k) {
-      id[spec.outputs[k]] = g.node(n).outputs[k];
-      g.tensor(g.node(n).outputs[k]).name = tname[spec.outputs[k]];
-    }
-  }
-  for (size_t n = 0; n < specs.size(); ++n)
-    for (int t : specs[n].inputs)
-      g.node(static_cast<NodeId>(n)).inputs.push_back(id[t]);
-
-  auto req = nameList(root, "", "required", tensorIds);
+  std::vector<TensorId> id;
+  buildGeneral(tensors, specs, producer, f.graph, id);
+  auto req = nameList(root, "", "required", tensors.ids);
   if (!req)
     return req.takeError();
   for (int t : *req)
-    g.markRequired(id[t]);
-  if (auto problem = g.verify())
+    f.graph.markRequired(id[t]);
+  if (auto problem = f.graph.verify())
     return fail("invalid graph: " + *problem);
   return f;
 }
