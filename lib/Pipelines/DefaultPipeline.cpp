@@ -1,57 +1,63 @@
-//===- DefaultPipeline.cpp - What `remat-opt --remat-budget` runs ---------===//
+//===- DefaultPipeline.cpp - `-remat-fit`: what --remat-budget runs -------===//
 
-#include "remat/Support/Units.h"
 #include "remat/Pipelines/Pipelines.h"
-#include "remat/Solver/Core/Strategy.h"
 #include "remat/Transforms/Passes.h"
+#include "remat/Transforms/Rematerialize.h"
 
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-
-#include <cmath>
 
 using namespace mlir;
 
 LogicalResult
 remat::buildDefaultRematPipeline(OpPassManager &pm,
-                                 const RematPipelineSettings &settings,
+                                 const RematPipelineOptions &options,
                                  std::string &error) {
   // Reject bad settings before any input is read.
-  llvm::Expected<SizeSpec> size = parseSize(settings.budget, Units{});
-  if (!size) {
-    error = "invalid --remat-budget '" + settings.budget +
-            "': " + llvm::toString(size.takeError());
+  if (std::optional<std::string> wrong = checkRematSettings(
+          options.budget, options.strategy, options.slots,
+          options.milpSeconds)) {
+    error = *wrong;
     return failure();
   }
-  if (!findStrategy(settings.strategy)) {
-    error = "unknown --remat-strategy '" + settings.strategy + "'; available:";
-    for (const StrategyInfo &s : allStrategies())
-      error += " " + s.name;
-    return failure();
-  }
-  if (settings.slots < 1) {
-    error = "--remat-slots must be positive";
-    return failure();
-  }
-  if (!(settings.milpSeconds > 0) || !std::isfinite(settings.milpSeconds)) {
-    error = "--remat-milp-seconds must be a positive number of seconds";
-    return failure();
-  }
-
   // Clean-up first: after planning, CSE would merge the initial values the
   // planner gave each op (remat.recompute regions themselves survive it).
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   AnnotateCostsOptions annotate;
-  annotate.costTable = settings.costTable;
+  annotate.costTable = options.costTable;
   pm.addPass(createAnnotateCosts(annotate));
   RematerializeOptions remat;
-  remat.budget = settings.budget;
-  remat.strategy = settings.strategy;
-  remat.slots = settings.slots;
-  remat.milpSeconds = settings.milpSeconds;
-  remat.functions.assign(settings.functions.begin(), settings.functions.end());
-  remat.report = settings.reportFile;
-  remat.costTable = settings.costTable;
+  remat.budget = options.budget;
+  remat.strategy = options.strategy;
+  remat.slots = options.slots;
+  remat.milpSeconds = options.milpSeconds;
+  remat.functions.assign(options.functions.begin(), options.functions.end());
+  remat.report = options.report;
+  remat.costTable = options.costTable;
   pm.addPass(createRematerialize(remat));
   return success();
+}
+
+void remat::registerDefaultRematPipeline() {
+  // registerPassPipeline rather than PassPipelineRegistration: a bad setting
+  // is an error the pipeline's parser reports, not a pipeline that fails.
+  registerPassPipeline(
+      "remat-fit",
+      "Fit every training step into a memory budget: canonicalize, cse, "
+      "annotate costs, rematerialize (what remat-opt --remat-budget=SIZE "
+      "runs)",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        RematPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::string error;
+        if (failed(buildDefaultRematPipeline(pm, options, error)))
+          return errorHandler("-remat-fit: " + error);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(RematPipelineOptions());
+      });
 }

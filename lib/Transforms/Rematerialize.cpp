@@ -28,6 +28,29 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
+std::optional<std::string> remat::checkRematSettings(llvm::StringRef budget,
+                                                     llvm::StringRef strategy,
+                                                     int slots,
+                                                     double milpSeconds) {
+  if (budget.empty())
+    return std::string("needs a budget (budget=2GiB, budget=60%)");
+  llvm::Expected<SizeSpec> size = parseSize(budget, Units{});
+  if (!size)
+    return "invalid budget '" + budget.str() +
+           "': " + llvm::toString(size.takeError());
+  if (!findStrategy(strategy.str())) {
+    std::string names;
+    for (const StrategyInfo &s : allStrategies())
+      names += (names.empty() ? "" : ", ") + s.name;
+    return "unknown strategy '" + strategy.str() + "'; available: " + names;
+  }
+  if (slots < 1)
+    return "slots must be at least 1, got " + std::to_string(slots);
+  if (!(milpSeconds > 0) || !std::isfinite(milpSeconds))
+    return std::string("milp-seconds must be a positive number of seconds");
+  return std::nullopt;
+}
+
 namespace {
 
 struct RematerializePass
@@ -35,37 +58,12 @@ struct RematerializePass
   using RematerializeBase::RematerializeBase;
 
   void runOnOperation() override {
-    if (budget.empty()) {
-      getOperation().emitError()
-          << "-remat-rematerialize needs a budget (budget=2GiB, budget=60%)";
+    if (std::optional<std::string> wrong =
+            checkRematSettings(budget, strategy, slots, milpSeconds)) {
+      getOperation().emitError() << "-remat-rematerialize: " << *wrong;
       return signalPassFailure();
     }
-    llvm::Expected<SizeSpec> size = parseSize(budget, Units{});
-    if (!size) {
-      getOperation().emitError()
-          << "invalid budget '" << budget
-          << "': " << llvm::toString(size.takeError());
-      return signalPassFailure();
-    }
-    if (!findStrategy(strategy)) {
-      std::string names;
-      for (const StrategyInfo &s : allStrategies())
-        names += (names.empty() ? "" : ", ") + s.name;
-      getOperation().emitError() << "unknown strategy '" << strategy
-                                 << "'; available: " << names;
-      return signalPassFailure();
-    }
-    if (slots < 1) {
-      getOperation().emitError()
-          << "-remat-rematerialize: slots must be at least 1, got "
-          << static_cast<int>(slots);
-      return signalPassFailure();
-    }
-    if (!(milpSeconds > 0) || !std::isfinite(milpSeconds)) {
-      getOperation().emitError() << "-remat-rematerialize: milp-seconds "
-                                    "must be a positive number of seconds";
-      return signalPassFailure();
-    }
+    SizeSpec size = cantFail(parseSize(budget, Units{}));
     FailureOr<std::optional<CostTable>> table =
         CostTable::loadOption(costTable, getOperation());
     if (failed(table))
@@ -73,7 +71,7 @@ struct RematerializePass
     CostModel costs(*table ? &**table : nullptr);
 
     RematOptions options;
-    options.budget = *size;
+    options.budget = size;
     options.strategy = strategy;
     options.slots = slots;
     options.milpSeconds = milpSeconds;

@@ -42,47 +42,32 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
-namespace cl = llvm::cl;
 
-static cl::OptionCategory rematCategory(
-    "remat options",
-    "Run the default rematerialization pipeline on the input. The same "
-    "settings are options of the remat passes for hand-written pipelines.");
-
-static cl::opt<std::string> budget(
-    "remat-budget", cl::cat(rematCategory), cl::value_desc("size"),
-    cl::desc("Peak-memory budget of each function; runs the default remat "
-             "pipeline. Bytes with a unit (B, KB, KiB, MB, MiB, GB, GiB) or a "
-             "percentage of the peak without rematerialization (e.g. 60%)"));
-static cl::opt<std::string> strategy(
-    "remat-strategy", cl::cat(rematCategory), cl::init("auto"),
-    cl::value_desc("name"),
-    cl::desc("Strategy that chooses what to keep and what to recompute "
-             "(default: auto, the cheapest schedule of all that apply)"));
-static cl::opt<std::string> report(
-    "remat-report", cl::cat(rematCategory), cl::value_desc("file.json"),
-    cl::desc("Write what was kept and recomputed, and the peaks before and "
-             "after, as JSON"));
-static cl::opt<std::string> costTable(
-    "remat-cost-table", cl::cat(rematCategory), cl::value_desc("file.json"),
-    cl::desc("Measured per-op costs (keyed by op name or location) that "
-             "override the analytic cost model"));
-static cl::opt<int> slots(
-    "remat-slots", cl::cat(rematCategory), cl::init(500),
-    cl::desc("Memory discretisation of the chain dynamic programs"));
-
-static cl::opt<double> milpSeconds(
-    "remat-milp-seconds", cl::cat(rematCategory), cl::init(60),
-    cl::value_desc("seconds"),
-    cl::desc("Time limit of the exact checkmate-milp strategy's solver; the "
-             "report gives its proven bound and gap"));
-
-static cl::list<std::string> functions(
-    "remat-functions", cl::cat(rematCategory), cl::CommaSeparated,
-    cl::value_desc("name,..."),
-    cl::desc("Fit only these functions, each of which must be a training "
-             "step (default: every training step; drivers, init and eval "
-             "functions are skipped with a remark)"));
+/// `--remat-<option>=<value>` (or `--remat-<option> <value>`) for an option
+/// of the -remat-fit pipeline (RematPipelineOptions): removed from `args`
+/// and collected, quoted, as that pipeline's options. Every other argument
+/// (-remat-rematerialize, -remat-lower-to-cpu, ...) is left alone.
+static std::string takeRematFitFlags(std::vector<char *> &args) {
+  remat::RematPipelineOptions known;
+  std::string options;
+  std::vector<char *> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    llvm::StringRef flag = arg.ltrim('-');
+    auto [name, value] = flag.split('=');
+    if (i == 0 || arg == flag || !name.consume_front("remat-") ||
+        !known.hasOption(name)) {
+      rest.push_back(args[i]);
+      continue;
+    }
+    if (!flag.contains('=') && i + 1 < args.size())
+      value = args[++i];
+    options += (options.empty() ? "" : " ") + name.str() + "={" +
+               value.str() + "}";
+  }
+  args = std::move(rest);
+  return options;
+}
 
 static void registerUpstream(DialectRegistry &registry) {
   registry.insert<affine::AffineDialect, arith::ArithDialect,
@@ -101,13 +86,6 @@ static void registerUpstream(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
-/// Whether any remat option other than --remat-budget was given.
-static bool rematSettingsGiven() {
-  return strategy.getNumOccurrences() || report.getNumOccurrences() ||
-         costTable.getNumOccurrences() || slots.getNumOccurrences() ||
-         milpSeconds.getNumOccurrences() || functions.getNumOccurrences();
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   DialectRegistry registry;
@@ -117,20 +95,30 @@ int main(int argc, char **argv) {
   remat::registerRematPasses();
   remat::registerRematTestPasses(); // remat-opt only: -remat-test-*.
 
+  std::vector<char *> args(argv, argv + argc);
+  std::string fitOptions = takeRematFitFlags(args);
   std::string helpHeader = registerCLIOptions(
       "remat-opt: fit a training step into a memory budget by "
-      "rematerialization (and run any MLIR pass)",
+      "rematerialization (and run any MLIR pass)\n\n"
+      "  --remat-budget=SIZE runs the default pipeline -remat-fit (below) "
+      "before any other pass; --remat-<option>=VALUE sets another of its "
+      "options (--remat-strategy=<name>, --remat-report=<file.json>, "
+      "--remat-cost-table=<file.json>, --remat-slots=<int>, "
+      "--remat-milp-seconds=<seconds>, --remat-functions=<name,...>)",
       registry);
   // An error names the function and the numbers; the op dump MLIR appends
   // by default would be the whole training step (megabytes for a real
   // model). --mlir-print-op-on-diagnostic brings it back.
-  if (auto *opt = static_cast<cl::opt<bool> *>(
-          cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")))
+  if (auto *opt = static_cast<llvm::cl::opt<bool> *>(
+          llvm::cl::getRegisteredOptions().lookup(
+              "mlir-print-op-on-diagnostic")))
     opt->setInitialValue(false);
+  int count = static_cast<int>(args.size());
   auto [inputFilename, outputFilename] =
-      parseCLIOptions(argc, argv, helpHeader);
+      parseCLIOptions(count, args.data(), helpHeader);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
-
+  // What MlirOptMain(argc, argv) would answer; this driver calls the
+  // overload that writes to a stream (for the atomic output below).
   if (config.shouldShowDialects()) {
     llvm::outs() << "Available Dialects: ";
     llvm::interleaveComma(registry.getDialectNames(), llvm::outs());
@@ -142,39 +130,29 @@ int main(int argc, char **argv) {
     return EXIT_SUCCESS;
   }
 
-  if (budget.getNumOccurrences()) {
-    remat::RematPipelineSettings settings;
-    settings.budget = budget;
-    settings.strategy = strategy;
-    settings.reportFile = report;
-    settings.costTable = costTable;
-    settings.slots = slots;
-    settings.milpSeconds = milpSeconds;
-    settings.functions.assign(functions.begin(), functions.end());
-    // Build once up front so a bad setting is reported before parsing input.
-    {
-      PassManager probe(nullptr, "builtin.module");
-      std::string error;
-      if (failed(remat::buildDefaultRematPipeline(probe, settings, error))) {
-        llvm::errs() << "remat-opt: error: " << error << "\n";
-        return EXIT_FAILURE;
-      }
+  if (!fitOptions.empty()) {
+    // Parsed (and checked) before any input is read.
+    auto fit = std::make_shared<remat::RematPipelineOptions>();
+    std::string error;
+    if (failed(fit->parseFromString(fitOptions)))
+      return EXIT_FAILURE; // Reported by the parser.
+    if (fit->budget.empty()) {
+      llvm::errs() << "remat-opt: error: --remat-<option> flags configure "
+                      "the default pipeline and need --remat-budget=SIZE\n";
+      return EXIT_FAILURE;
+    }
+    PassManager probe(nullptr, "builtin.module");
+    if (failed(remat::buildDefaultRematPipeline(probe, *fit, error))) {
+      llvm::errs() << "remat-opt: error: " << error << "\n";
+      return EXIT_FAILURE;
     }
     MlirOptMainConfig userPasses = config;
-    config.setPassPipelineSetupFn([settings, userPasses](PassManager &pm) {
+    config.setPassPipelineSetupFn([fit, userPasses](PassManager &pm) {
       std::string error;
-      if (failed(remat::buildDefaultRematPipeline(pm, settings, error))) {
-        emitError(UnknownLoc::get(pm.getContext())) << error;
-        return failure();
-      }
+      if (failed(remat::buildDefaultRematPipeline(pm, *fit, error)))
+        return failure(); // Checked above.
       return userPasses.setupPassPipeline(pm);
     });
-  } else if (rematSettingsGiven()) {
-    llvm::errs() << "remat-opt: error: --remat-strategy, --remat-report, "
-                    "--remat-cost-table, --remat-slots, --remat-milp-seconds "
-                    "and --remat-functions configure the default pipeline "
-                    "and need --remat-budget=SIZE\n";
-    return EXIT_FAILURE;
   }
 
   std::string errorMessage;

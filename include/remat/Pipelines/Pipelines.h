@@ -10,25 +10,56 @@
 
 namespace remat {
 
-/// The settings of `remat-opt --remat-budget=...`, shared with the pass
-/// options of the pipeline so hand-written pipelines see the same knobs.
-struct RematPipelineSettings {
-  std::string budget;   ///< "2GiB", "512MB", "60%", ...
-  std::string strategy = "auto";
-  std::string reportFile;
-  std::string costTable;
-  int slots = 500;
-  double milpSeconds = 60;
-  /// Functions to fit (empty: every training step).
-  std::vector<std::string> functions;
+/// Options of the default rematerialization pipeline `-remat-fit`: the one
+/// declaration of its settings. `remat-opt --remat-<option>=<value>` fills
+/// it (--remat-budget=60% is -remat-fit='budget=60%' run first).
+struct RematPipelineOptions
+    : public mlir::PassPipelineOptions<RematPipelineOptions> {
+  Option<std::string> budget{
+      *this, "budget", llvm::cl::value_desc("size"),
+      llvm::cl::desc("Peak-memory budget of each function: bytes with a unit "
+                     "(B, KB, KiB, MB, MiB, GB, GiB) or a percentage of the "
+                     "peak without rematerialization (e.g. 60%)")};
+  Option<std::string> strategy{
+      *this, "strategy", llvm::cl::init("auto"), llvm::cl::value_desc("name"),
+      llvm::cl::desc("Strategy that chooses what to keep and what to "
+                     "recompute (default: auto, the cheapest schedule of all "
+                     "that apply)")};
+  Option<std::string> report{
+      *this, "report", llvm::cl::value_desc("file.json"),
+      llvm::cl::desc("Write what was kept and recomputed, and the peaks "
+                     "before and after, as JSON")};
+  Option<std::string> costTable{
+      *this, "cost-table", llvm::cl::value_desc("file.json"),
+      llvm::cl::desc("Measured per-op costs (keyed by op name or location) "
+                     "that override the analytic cost model")};
+  Option<int> slots{
+      *this, "slots", llvm::cl::init(500),
+      llvm::cl::desc("Memory discretisation of the chain dynamic programs")};
+  Option<double> milpSeconds{
+      *this, "milp-seconds", llvm::cl::init(60),
+      llvm::cl::value_desc("seconds"),
+      llvm::cl::desc("Time limit of the exact checkmate-milp strategy's "
+                     "solver; the report gives its proven bound and gap")};
+  ListOption<std::string> functions{
+      *this, "functions", llvm::cl::value_desc("name,..."),
+      llvm::cl::desc("Fit only these functions, each of which must be a "
+                     "training step (default: every training step; drivers, "
+                     "init and eval functions are skipped with a remark)")};
+
+  /// Whether `name` is one of the options above.
+  bool hasOption(llvm::StringRef name) const { return OptionsMap.count(name); }
 };
 
-/// Adds the default tensor-level rematerialization pipeline to `pm`. Fails
-/// with a diagnostic on `loc`-less errors (bad budget syntax...).
+/// Adds the default tensor-level rematerialization pipeline to `pm`; fails
+/// with what is wrong in `error` (bad budget syntax, unknown strategy...).
 mlir::LogicalResult
 buildDefaultRematPipeline(mlir::OpPassManager &pm,
-                          const RematPipelineSettings &settings,
+                          const RematPipelineOptions &options,
                           std::string &error);
+
+/// Registers `-remat-fit`, the default pipeline.
+void registerDefaultRematPipeline();
 
 /// How `-remat-lower-to-cpu` frees buffers after bufferization.
 enum class BufferMode {

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include <optional>
 #include <string>
 
 namespace remat {
@@ -33,6 +34,13 @@ struct RematOptions {
   /// checkmate-milp (and auto's use of it): the MILP solver's time limit.
   double milpSeconds = 60;
 };
+
+/// Checks the settings the pass and the default pipeline share (budget
+/// syntax, strategy name, slots, MILP seconds) before any input is read;
+/// returns what is wrong, naming the option, or std::nullopt.
+std::optional<std::string> checkRematSettings(llvm::StringRef budget,
+                                              llvm::StringRef strategy,
+                                              int slots, double milpSeconds);
 
 struct RematResult {
   /// Peaks, times, decisions per forward value, phase timings; on failure
