@@ -164,6 +164,8 @@ public:
   StrategyResult run() {
     if (keepEverythingFits())
       return std::move(best);
+    if (belowTheFloor())
+      return std::move(best);
     st = measure(g, opts);
     SolveOptions base = baseOptions();
     for (Run &r : candidates(base)) {
@@ -179,6 +181,22 @@ public:
     return std::move(best);
   }
 
+  /// The runs of run() while no strategy has met the budget: every one of
+  /// them is made then, and each depends on the graph only. So auto meets a
+  /// budget (without the MILP) exactly when one of these runs does.
+  std::vector<PortfolioRun> portfolio() {
+    st = measure(g, opts);
+    SolveOptions base = baseOptions();
+    std::vector<PortfolioRun> runs;
+    for (Run &r : candidates(base)) {
+      if (isMemoryCentric(r.info->name) && !opts.memoryCentricFallback)
+        continue;
+      if (afford(r))
+        runs.push_back({r.info->name, r.options});
+    }
+    return runs;
+  }
+
 private:
   void say(const std::string &n) { autoNotes.push_back("auto: " + n); }
 
@@ -191,6 +209,20 @@ private:
     best.feasible = true;
     best.schedule = std::move(s);
     best.chosen = "none";
+    return true;
+  }
+
+  /// No schedule peaks below peakLowerBound(): no strategy need try (a
+  /// budget of 1 % took seconds to refuse).
+  bool belowTheFloor() {
+    const int64_t floor = peakLowerBound(g);
+    if (opts.budget >= floor)
+      return false;
+    best.reason = "no schedule fits: every one peaks at " +
+                  std::to_string(floor) +
+                  " bytes at least (the inputs with the largest step or the "
+                  "required outputs)";
+    best.leastPeak = -1;
     return true;
   }
 
@@ -329,15 +361,13 @@ private:
   /// meets. A node limit, not the clock, bounds its search: the answer is
   /// the same on every machine (the clock limit is only a safety net).
   void refineWithMILP() {
-    if (!opts.autoMILP || g.numNodes() > kAutoMILPMaxNodes)
+    if (!autoRunsMILP(g, opts))
       return;
     const auto &all = allStrategies();
     for (size_t i = 0; i < all.size(); ++i) {
       if (all[i].name != "checkmate-milp")
         continue;
-      Run r{&all[i], i, opts};
-      r.options.milpNodes = kAutoMILPSearchNodes;
-      r.options.milpSeconds = std::min(opts.milpSeconds, kAutoMILPSeconds);
+      Run r{&all[i], i, autoMILPOptions(opts)};
       if (best.feasible)
         r.options.warmStart = std::make_shared<Schedule>(best.schedule);
       tryRun(r);
@@ -417,6 +447,24 @@ private:
 
 StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts) {
   return AutoPlanner(g, opts).run();
+}
+
+bool autoRunsMILP(const TrainingGraph &g, const SolveOptions &opts) {
+  return opts.autoMILP && g.numNodes() <= kAutoMILPMaxNodes;
+}
+
+SolveOptions autoMILPOptions(const SolveOptions &opts) {
+  SolveOptions o = opts;
+  o.milpNodes = kAutoMILPSearchNodes;
+  o.milpSeconds = std::min(opts.milpSeconds, kAutoMILPSeconds);
+  return o;
+}
+
+std::vector<PortfolioRun> autoPortfolio(const TrainingGraph &g,
+                                        const SolveOptions &opts) {
+  SolveOptions quiet = opts;
+  quiet.note = nullptr;
+  return AutoPlanner(g, quiet).portfolio();
 }
 
 } // namespace remat

@@ -45,6 +45,8 @@ def main():
     ap.add_argument("model")
     ap.add_argument("--budgets", nargs="+", required=True)
     ap.add_argument("--strategy", default="auto")
+    ap.add_argument("--milp-seconds", default="60",
+                    help="checkmate-milp's time limit (the pass option)")
     args = ap.parse_args()
     name = os.path.basename(args.model)
     harness = args.model[:-len(".mlir")] + ".harness.mlir"
@@ -55,7 +57,8 @@ def main():
             report = os.path.join(tmp, "report.json")
             p = subprocess.run(
                 ["remat-opt", args.model, "-remat-rematerialize=budget=%s "
-                 "strategy=%s report=%s" % (budget, args.strategy, report),
+                 "strategy=%s milp-seconds=%s report=%s"
+                 % (budget, args.strategy, args.milp_seconds, report),
                  "-o", out_mlir], capture_output=True, text=True)
             if p.returncode != 0:
                 sys.exit("%s @ %s: remat-opt failed:\n%s" % (name, budget, p.stderr))

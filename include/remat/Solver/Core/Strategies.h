@@ -68,6 +68,23 @@ StrategyResult solveEvictGreedy(const TrainingGraph &g,
 /// (StrategyResult::chosen names the winner).
 StrategyResult solveAuto(const TrainingGraph &g, const SolveOptions &opts);
 
+/// One strategy run of auto, with the options auto gives it on this graph.
+struct PortfolioRun {
+  std::string strategy;
+  SolveOptions options;
+};
+/// What auto runs (before its MILP refinement) when no strategy meets the
+/// budget; it depends on the graph, not on the budget. auto without the
+/// MILP meets a budget exactly when one of these runs does: minimumBudget()
+/// searches each run's smallest budget instead of auto's.
+std::vector<PortfolioRun> autoPortfolio(const TrainingGraph &g,
+                                        const SolveOptions &opts);
+/// Whether auto refines with checkmate-milp on this graph (small ones), and
+/// the options it gives it (a branch-and-bound node limit, a clock limit);
+/// where no other strategy meets the budget it runs without a warm start.
+bool autoRunsMILP(const TrainingGraph &g, const SolveOptions &opts);
+SolveOptions autoMILPOptions(const SolveOptions &opts);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_CORE_STRATEGIES_H

@@ -139,14 +139,16 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
                const SolveOptions &opts);
 
 /// The smallest budget (bytes) for which solve() succeeds with `strategy`,
-/// found by binary search between the input bytes and the no-remat peak.
-/// For auto the search runs without the MILP (seconds per call on 30-node
-/// steps), then bisects below what it found with at most
-/// kMinimumBudgetMILPProbes MILP-enabled solves of kMinimumBudgetMILPSeconds.
+/// found by binary search between the proven floor (peakLowerBound) and the
+/// no-remat peak. For auto, each of its runs (autoPortfolio) lowers the
+/// best budget so far in turn, most of them with one failed probe; then, on
+/// graphs where auto runs the MILP, at most kMinimumBudgetMILPProbes
+/// checkmate-milp solves of kMinimumBudgetMILPSeconds bisect below it
+/// (checkmate-milp itself: its warm start's search, then those probes).
 /// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
 /// 0 the search stops once the range is within 1/2^k of the budget found
 /// (fewer solves on large graphs; budgets below 2^k bytes stay exact).
-constexpr int kMinimumBudgetMILPProbes = 4;
+constexpr int kMinimumBudgetMILPProbes = 2;
 constexpr double kMinimumBudgetMILPSeconds = 0.2;
 
 int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
