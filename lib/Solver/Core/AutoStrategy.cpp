@@ -295,6 +295,18 @@ private:
   /// ResNet at 70 % from 0.41 % to 12 % with one weighting; the best of four
   /// is 0.41 % on both forms).
   void cheapenEviction(Run &r) {
+    // Small graphs: every weighting, when all of them take under a tenth
+    // of the allowance (a few hundred nodes). On the random 29-41-node
+    // steps of docs/benchmarks.md they take evict-greedy alone from 11 to
+    // 15 of 20 pairs within 2 % of the MILP optimum, and give the MILP a
+    // better start.
+    SolveOptions all = r.options;
+    all.evictionReplays = kEvictionWeightings;
+    if (estimate("evict-greedy", st, all) <= 0.1 * opts.timeBudget) {
+      r.options = all;
+      r.cost = estimate("evict-greedy", st, all);
+      return;
+    }
     const int replays = r.options.evictionReplays;
     const double allowance =
         std::max(opts.timeBudget - spent, 2 * opts.timeBudget);

@@ -3,7 +3,7 @@
 // The replay's choice of what to free is a heuristic, and no single weighting
 // of size against distance wins everywhere (large early activations of a
 // U-Net vs. many small ones of a ResNet), so the strategy replays the program
-// with up to four weightings (SolveOptions::evictionReplays; the one that
+// with up to 24 weightings (SolveOptions::evictionReplays; the one that
 // wins most often on the model graphs first) and keeps the fastest schedule
 // the Simulator accepts within budget. Each replay is O(runs x stored values).
 //
@@ -18,8 +18,14 @@ namespace remat {
 
 StrategyResult solveEvictGreedy(const TrainingGraph &g,
                                 const SolveOptions &opts) {
-  static const EvictionHeuristic kWeightings[] = {
-      {1, 3}, {1, 2}, {1, 1}, {1, 0.5}};
+  // The four that win most often on the model graphs first; the others
+  // matter on small graphs, where replays cost microseconds and auto runs
+  // them all.
+  static const EvictionHeuristic kWeightings[kEvictionWeightings] = {
+      {1, 3},   {1, 2},   {1, 1},   {1, 0.5}, {1, 0},   {1, 4},
+      {0.5, 1}, {0.5, 2}, {0.5, 3}, {1.5, 1}, {1.5, 2}, {1.5, 3},
+      {2, 1},   {2, 2},   {2, 3},   {2, 4},   {0.5, 0}, {1.5, 0},
+      {0, 1},   {0, 2},   {3, 2},   {3, 4},   {1, 6},   {2, 6}};
   const std::vector<NodeId> targets = g.defaultOrder();
   StrategyResult best;
   // The replay keeps values for recomputations as long as memory allows, so
@@ -32,7 +38,8 @@ StrategyResult solveEvictGreedy(const TrainingGraph &g,
     return best;
   }
   std::string why;
-  const int replays = std::clamp(opts.evictionReplays, 1, 4);
+  const int replays =
+      std::clamp(opts.evictionReplays, 1, kEvictionWeightings);
   for (int i = 0; i < replays; ++i) {
     const EvictionHeuristic &h = kWeightings[i];
     EvictionPlan plan = planByEviction(g, targets, opts.budget, h);

@@ -24,6 +24,8 @@
 namespace remat {
 
 constexpr int64_t kUnlimitedBudget = std::numeric_limits<int64_t>::max();
+/// The weightings evict-greedy knows (SolveOptions::evictionReplays).
+constexpr int kEvictionWeightings = 24;
 
 /// Work a strategy may reuse between solves of one graph at other budgets
 /// (minimumBudget() sets one up): results that do not depend on the budget,
@@ -68,7 +70,8 @@ struct SolveOptions {
   /// first incumbent); empty: it makes a lower-set plan itself.
   std::shared_ptr<const Schedule> warmStart;
   /// evict-greedy: how many weightings of size against distance it replays
-  /// the program with (1-4, the best on the model graphs first).
+  /// the program with (1 to kEvictionWeightings, the best on the model
+  /// graphs first); auto takes all of them on small graphs.
   int evictionReplays = 4;
   /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
   /// may add up to this; the others are skipped with a note.
