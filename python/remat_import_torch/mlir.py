@@ -4,6 +4,9 @@ Follows the conventions of test/Corpus (see its README): one op per tensor
 value, explicit initial values (tensor.empty + linalg.fill / broadcast)
 written into by destination-passing ops, op bodies that define their own
 constants.  Every top-level op carries a NameLoc.
+
+Standard library only: test/Corpus/gen_corpus.py (which must run without
+PyTorch) imports it by path and shares the op text below (`*_op`).
 """
 
 import math
@@ -40,6 +43,14 @@ def tensor_type(shape, elt="f32"):
     return "tensor<%s>" % "x".join([str(int(d)) for d in shape] + [elt])
 
 
+def names(vs):
+    return ", ".join(v.ssa for v in vs)
+
+
+def types(vs):
+    return ", ".join(v.ty for v in vs)
+
+
 class V:
     """A tensor SSA value."""
 
@@ -70,9 +81,14 @@ def dims(rank, prefix="d"):
     return ["%s%d" % (prefix, i) for i in range(rank)]
 
 
+def affine_map(dim_list, results):
+    """affine_map<(dim_list) -> (results)>: both comma-separated text."""
+    return "affine_map<(%s) -> (%s)>" % (dim_list, results)
+
+
 def amap(ndims, results):
     """affine_map<(d0, ..) -> (results)>; results are strings."""
-    return "affine_map<(%s) -> (%s)>" % (", ".join(dims(ndims)), ", ".join(results))
+    return affine_map(", ".join(dims(ndims)), ", ".join(results))
 
 
 def identity_map(rank):
@@ -87,6 +103,88 @@ def sanitize(name):
     if not name or not (name[0].isalpha() or name[0] in "_$."):
         name = "v" + name
     return name
+
+
+# --------------------------------------------------------------------------
+# Op text: everything after `%r =`.  Values are anything with .ssa and .ty
+# (V here, gen_corpus.T); the importer and the corpus print ops alike.
+# --------------------------------------------------------------------------
+def _ints(xs):
+    return ", ".join(map(str, xs))
+
+
+def empty_op(ty):
+    return "tensor.empty() : %s" % ty
+
+
+def fill_op(scalar, elt, init, result):
+    return "linalg.fill ins(%s : %s) outs(%s : %s) -> %s" % (
+        scalar, elt, init.ssa, init.ty, result.ty)
+
+
+def broadcast_op(x, init, dimensions):
+    return "linalg.broadcast ins(%s : %s) outs(%s : %s) dimensions = [%s]" % (
+        x.ssa, x.ty, init.ssa, init.ty, _ints(dimensions))
+
+
+def transpose_op(x, init, perm):
+    return "linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [%s]" % (
+        x.ssa, x.ty, init.ssa, init.ty, _ints(perm))
+
+
+def matmul_op(name, a, b, init, result):
+    """linalg.matmul / batch_matmul: init + a @ b."""
+    return "%s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+        name, a.ssa, b.ssa, a.ty, b.ty, init.ssa, init.ty, result.ty)
+
+
+def window_op(name, strides, x, w, init, result):
+    """A 2-D convolution or pooling named op; `strides` one int (dense<2>)
+    or one per dim (dense<[2, 1]>)."""
+    st = ("[%s]" % _ints(strides)) if isinstance(strides, (list, tuple)) else str(strides)
+    return ("%s {dilations = dense<1> : tensor<2xi64>, strides = dense<%s> : tensor<2xi64>}\n"
+            "      ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+                name, st, x.ssa, w.ssa, x.ty, w.ty, init.ssa, init.ty, result.ty))
+
+
+def insert_slice_op(src, dst, offsets, sizes, strides):
+    return "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
+        src.ssa, dst.ssa, _ints(offsets), _ints(sizes), _ints(strides), src.ty, dst.ty)
+
+
+def extract_slice_op(src, offsets, sizes, strides, result):
+    return "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+        src.ssa, _ints(offsets), _ints(sizes), _ints(strides), src.ty, result.ty)
+
+
+def _groups(reassociation):
+    return ", ".join("[%s]" % _ints(g) for g in reassociation)
+
+
+def collapse_op(src, reassociation, result):
+    return "tensor.collapse_shape %s [%s] : %s into %s" % (
+        src.ssa, _groups(reassociation), src.ty, result.ty)
+
+
+def expand_op(src, reassociation, result):
+    return "tensor.expand_shape %s [%s] output_shape [%s] : %s into %s" % (
+        src.ssa, _groups(reassociation), _ints(result.shape), src.ty, result.ty)
+
+
+def generic_op(maps, iters, ins, outs, block_args, body, results, attrs=None):
+    """linalg.generic; `block_args` name the block arguments (ins, then
+    outs), `body` is its lines, linalg.yield included."""
+    text = ["linalg.generic {indexing_maps = [%s], iterator_types = [%s]%s}"
+            % (", ".join(maps), ", ".join('"%s"' % i for i in iters),
+               (", " + attrs) if attrs else "")]
+    io = ("ins(%s : %s) " % (names(ins), types(ins))) if ins else ""
+    text.append("      " + io + "outs(%s : %s) {" % (names(outs), types(outs)))
+    text.append("  ^bb0(%s):" % ", ".join(
+        "%s: %s" % (a, v.elt) for a, v in zip(block_args, list(ins) + list(outs))))
+    text += ["    " + line for line in body]
+    rt = types(results)
+    text.append("  } -> %s" % (rt if len(results) == 1 else "(%s)" % rt))
+    return "\n".join(text)
 
 
 class Body:
@@ -117,8 +215,8 @@ class Body:
 
     def apply(self, expr, operands):
         """affine.apply with dims d0.. bound to `operands` (index values)."""
-        return self.emit("affine.apply affine_map<(%s) -> (%s)>(%s)"
-                         % (", ".join(dims(len(operands))), expr, ", ".join(operands)))
+        return self.emit("affine.apply %s(%s)" % (
+            affine_map(", ".join(dims(len(operands))), expr), ", ".join(operands)))
 
     def cidx(self, x):
         return self.emit("arith.constant %d : index" % x)
@@ -245,13 +343,12 @@ class Func:
         """tensor.empty, located at `loc`.init (initial values are part of
         the node of the op that writes into them)."""
         e = self.value(base + "_e", shape, elt)
-        return self.op([e], "tensor.empty() : %s" % e.ty, loc + ".init")
+        return self.op([e], empty_op(e.ty), loc + ".init")
 
     def filled(self, base, shape, loc, value=0.0, elt="f32"):
         e = self.empty(base, shape, loc, elt)
         z = self.value(base + "_z", shape, elt)
-        return self.op([z], "linalg.fill ins(%s : %s) outs(%s : %s) -> %s"
-                       % (self.const(value, elt), elt, e.ssa, e.ty, z.ty), loc + ".fill")
+        return self.op([z], fill_op(self.const(value, elt), elt, e, z), loc + ".fill")
 
     def generic(self, base, loc, ins, outs, maps, iters, body_fn, attrs=None,
                 out_names=None):
@@ -268,23 +365,8 @@ class Func:
         for i, o in enumerate(outs):
             nm = out_names[i] if out_names else (base if len(outs) == 1 else "%s_%d" % (base, i))
             results.append(self.value(nm, o.shape, o.elt))
-        head = ("linalg.generic {indexing_maps = [%s], iterator_types = [%s]%s}"
-                % (", ".join(maps), ", ".join('"%s"' % i for i in iters),
-                   (", " + attrs) if attrs else ""))
-        text = [head]
-        io = ""
-        if ins:
-            io += "ins(%s : %s) " % (", ".join(v.ssa for v in ins),
-                                      ", ".join(v.ty for v in ins))
-        io += "outs(%s : %s) {" % (", ".join(v.ssa for v in outs),
-                                   ", ".join(v.ty for v in outs))
-        text.append("      " + io)
-        text.append("  ^bb0(%s):" % ", ".join(
-            "%s: %s" % (a, v.elt) for a, v in zip(in_args + out_args, ins + outs)))
-        text += ["    " + l for l in b.lines]
-        text.append("    linalg.yield %s : %s" % (", ".join(yields),
-                                                  ", ".join(v.elt for v in outs)))
-        rt = ", ".join(r.ty for r in results)
-        text.append("  } -> %s" % (rt if len(results) == 1 else "(%s)" % rt))
-        self.op(results, "\n".join(text), loc)
+        body = b.lines + ["linalg.yield %s : %s" % (", ".join(yields),
+                                                      ", ".join(v.elt for v in outs))]
+        self.op(results, generic_op(maps, iters, ins, outs, in_args + out_args, body,
+                                    results, attrs), loc)
         return results[0] if len(results) == 1 else results
