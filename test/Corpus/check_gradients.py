@@ -26,24 +26,25 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # keep the source tree clean
-import gen_corpus as gc  # noqa: E402
+import gen_corpus as gc  # noqa: E402  (it puts <repo>/python on sys.path)
+from remat_import_torch.argfill import HASH_A, HASH_C, HASH_MASK, hash_values  # noqa: E402
 
 
 def arg_values(init, shape):
-    """The harness's values (see gen_corpus.fill_arg), as float64."""
+    """The harness's values (see argfill.fill_arg), as float64."""
     if init.kind == "onehot":
         t = torch.zeros(shape, dtype=torch.float64)
         for n in range(shape[0]):
             t[n, (3 * n + 1) % shape[1]] = 1.0
         return t
     i = torch.arange(math.prod(shape), dtype=torch.int64)
-    h = (i * gc.HASH_A + init.seed) & gc.HASH_MASK
+    h = (i * HASH_A + init.seed) & HASH_MASK
     h = h ^ (h >> 15)
-    h = (h * gc.HASH_C) & gc.HASH_MASK
+    h = (h * HASH_C) & HASH_MASK
     h = h ^ (h >> 13)
     u = (h >> 8).to(torch.float32) * torch.tensor(2.0 ** -23, dtype=torch.float32) - 1.0
     v = u * torch.tensor(init.scale, dtype=torch.float32)
-    head = gc.hash_values(min(8, v.numel()), init.seed, init.scale)
+    head = hash_values(min(8, v.numel()), init.seed, init.scale)
     assert v[:len(head)].tolist() == head, "torch and gen_corpus disagree on values"
     return v.reshape(shape).to(torch.float64)
 

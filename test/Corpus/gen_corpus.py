@@ -22,90 +22,38 @@ Python 3 standard library only.
 
 import argparse
 import math
-import re
 import os
-import struct
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INPUTS = os.path.join(HERE, "Inputs")
 
-# --------------------------------------------------------------------------
-# Deterministic argument values (shared with check_gradients.py).
-# value(i) = scale * u(i), u uniform in [-1, 1) from an integer hash of the
-# row-major linear index i and a per-argument seed.  Integer arithmetic and
-# exact f32 steps make the values bit-identical in MLIR and in PyTorch.
-# --------------------------------------------------------------------------
-HASH_MASK = 0xFFFFFFFF
-HASH_A = 0x2545F491          # < 2^31, so 32-bit x A fits in a signed i64
-HASH_C = 0x6C8E9CF5 & 0x7FFFFFFF
-
-
-def arg_seed(k):
-    """Seed of the k-th function argument."""
-    return (k * 0x9E3779B1 + 0x7F4A7C15) & HASH_MASK
-
-
-def f32(x):
-    """Rounds a Python float to the nearest float32."""
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
-def f32_text(x):
-    """The shortest decimal literal that parses back to exactly f32(x)."""
-    x = f32(x)
-    for digits in range(1, 10):
-        text = "%.*g" % (digits, x)
-        if f32(float(text)) == x:
-            break
-    if "." not in text:  # MLIR float literals need a '.'
-        mantissa, e, exp = text.partition("e")
-        text = mantissa + ".0" + e + exp
-    return text
-
-
-class Init:
-    """How the harness fills one argument: 'uniform' (scale * u) or 'onehot'
-    (t[n, k] = 1 where k == (3n + 1) mod K)."""
-
-    def __init__(self, kind, seed=0, scale=1.0):
-        self.kind, self.seed, self.scale = kind, seed, f32(scale)
+# MLIR text and argument values come from the importer's package, whose
+# mlir.py and argfill.py need nothing beyond the standard library.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+sys.dont_write_bytecode = True  # keep the source tree clean
+from remat_import_torch.argfill import Init, arg_seed, main_lines  # noqa: E402
+from remat_import_torch.mlir import (  # noqa: E402
+    V, affine_map, broadcast_op, collapse_op, empty_op, expand_op, extract_slice_op,
+    fill_op, float_text, generic_op, insert_slice_op, matmul_op, names, transpose_op,
+    types, window_op)
 
 
 # --------------------------------------------------------------------------
 # Tensors and the function builder.
 # --------------------------------------------------------------------------
-class T:
+class T(V):
     """An SSA tensor value of the function being built."""
 
     def __init__(self, ssa, shape, elt="f32", fwd=True, grad=False):
-        self.ssa, self.shape, self.elt = ssa, list(shape), elt
+        super().__init__(ssa, shape, elt)
         self.fwd = fwd          # defined before the backward part starts
         self.grad = grad        # depends on a parameter (needs a gradient)
         self.arg = False
 
-    @property
-    def ty(self):
-        return tensor_type(self.shape, self.elt)
-
-    @property
-    def nbytes(self):
-        return math.prod(self.shape) * 4
-
     def __str__(self):
         return self.ssa
-
-
-def tensor_type(shape, elt="f32"):
-    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elt])
-
-
-def types(ts):
-    return ", ".join(t.ty for t in ts)
-
-
-def names(ts):
-    return ", ".join(t.ssa for t in ts)
 
 
 BODY_DEF = re.compile(r"((?:%[\w.$-]+(?:, )?)+) =")  # names a body line defines
@@ -140,7 +88,7 @@ class Func:
 
     # -- text ---------------------------------------------------------------
     def amap(self, alias, dims, results):
-        text = "affine_map<(%s) -> (%s)>" % (dims, results)
+        text = affine_map(dims, results)
         assert self.maps.get(alias, text) == text, alias
         self.maps[alias] = text
         return "#" + alias
@@ -174,39 +122,24 @@ class Func:
     # -- generic building blocks --------------------------------------------
     def empty(self, base, shape, elt="f32"):
         e = self.value(base + "_e", shape, elt)
-        self.op([e], "tensor.empty() : %s" % e.ty, init=True)
+        self.op([e], empty_op(e.ty), init=True)
         return e
 
     def filled(self, base, shape, what="zero"):
         elt = self.FILLS[what][1]
         e = self.empty(base, shape, elt)
         z = self.value(base + "_z", shape, elt)
-        self.op([z], "linalg.fill ins(%s : %s) outs(%s : %s) -> %s"
-                % (self.const(what), elt, e, e.ty, z.ty), init=True)
+        self.op([z], fill_op(self.const(what), elt, e, z), init=True)
         return z
 
     def generic(self, results, ins, outs, maps, iters, body):
         """linalg.generic; `body` lines use %in, %in2, ... and %out, %out2."""
         argn = ["%in", "%in2", "%in3"][:len(ins)] + ["%out", "%out2"][:len(outs)]
-        elts = [t.elt for t in ins + outs]
-        head = ("linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
-                % (", ".join(maps), ", ".join('"%s"' % i for i in iters)))
-        text = [head]
-        io = ""
-        if ins:
-            io += "ins(%s : %s) " % (names(ins), types(ins))
-        io += "outs(%s : %s) {" % (names(outs), types(outs))
-        text.append("      " + io)
-        text.append("  ^bb0(%s):" % ", ".join(
-            "%s: %s" % (a, e) for a, e in zip(argn, elts)))
-        text += ["    " + line for line in body]
         for line in body:
             m = BODY_DEF.match(line)
             if m:
                 self.body_names.update(n[1:] for n in m.group(1).split(", "))
-        rt = types(results)
-        text.append("  } -> %s" % (rt if len(results) == 1 else "(%s)" % rt))
-        self.op(results, "\n".join(text), ins)
+        self.op(results, generic_op(maps, iters, ins, outs, argn, body, results), ins)
 
     def text(self, header):
         out = [header]
@@ -230,7 +163,7 @@ ID = {0: "()", 1: "(i)", 2: "(i, j)", 4: "(n, c, y, x)"}
 
 def cst(value):
     """Body line defining the f32 constant %c."""
-    return "%%c = arith.constant %s : f32" % f32_text(value)
+    return "%%c = arith.constant %s : f32" % float_text(value)
 
 
 def dims_of(rank):
@@ -345,8 +278,7 @@ class MlirOps(Backend):
         n, c, h, w = x.shape
         z = f.filled(base, [n, c, h + 2 * p, w + 2 * p])
         xp = f.value(base, z.shape, grad=x.grad)
-        f.op([xp], "tensor.insert_slice %s into %s[0, 0, %d, %d] [%d, %d, %d, %d] "
-             "[1, 1, 1, 1] : %s into %s" % (x, z, p, p, n, c, h, w, x.ty, z.ty), [x, z])
+        f.op([xp], insert_slice_op(x, z, [0, 0, p, p], x.shape, [1] * 4), [x, z])
         return xp
 
     def _matmul(self, base, a, b, init=None):
@@ -354,24 +286,21 @@ class MlirOps(Backend):
         m, n = a.shape[0], b.shape[1]
         init = init or f.filled(base, [m, n])
         r = f.value(base, [m, n], grad=a.grad or b.grad)
-        f.op([r], "linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
-             % (a, b, a.ty, b.ty, init, init.ty, r.ty), [a, b, init])
+        f.op([r], matmul_op("linalg.matmul", a, b, init, r), [a, b, init])
         return r
 
     def _transpose(self, base, a):
         f = self.f
         e = f.empty(base, a.shape[::-1])
         r = f.value(base, a.shape[::-1])
-        f.op([r], "linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [1, 0]"
-             % (a, a.ty, e, e.ty), [a])
+        f.op([r], transpose_op(a, e, [1, 0]), [a])
         return r
 
     def _broadcast(self, base, b, shape, dims):
         f = self.f
         e = f.empty(base, shape)
         r = f.value(base + "_b", shape)
-        f.op([r], "linalg.broadcast ins(%s : %s) outs(%s : %s) dimensions = [%s]"
-             % (b, b.ty, e, e.ty, ", ".join(map(str, dims))), [b], init=True)
+        f.op([r], broadcast_op(b, e, dims), [b], init=True)
         return r
 
     def _reduce_sum(self, base, g, keep):
@@ -392,9 +321,7 @@ class MlirOps(Backend):
         n, _, h, wd = xp.shape
         fo, _, k, _ = w.shape
         r = f.value(base, [n, fo, h - k + 1, wd - k + 1], grad=xp.grad or w.grad)
-        f.op([r], "linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
-             "strides = dense<1> : tensor<2xi64>}\n      ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
-             % (xp, w, xp.ty, w.ty, init, init.ty, r.ty), [xp, w, init])
+        f.op([r], window_op("linalg.conv_2d_nchw_fchw", 1, xp, w, init, r), [xp, w, init])
         return r
 
     def _sum_pool(self, base, x):
@@ -404,9 +331,7 @@ class MlirOps(Backend):
         win = f.empty(base + "_win", [2, 2])
         z = f.filled(base, [n, c, h // 2, w // 2])
         r = f.value(base, z.shape, grad=x.grad)
-        f.op([r], "linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, "
-             "strides = dense<2> : tensor<2xi64>}\n      ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
-             % (x, win, x.ty, win.ty, z, z.ty, r.ty), [x, win, z])
+        f.op([r], window_op("linalg.pooling_nchw_sum", 2, x, win, z, r), [x, win, z])
         return r
 
     def _from_half(self, base, g, body, extra=()):
@@ -576,17 +501,15 @@ class MlirOps(Backend):
         half = f.value(name + "_a", e.shape)
         y = f.value(name, e.shape, grad=a.grad or b.grad)
         for dst, src, off, into in ((half, a, 0, e), (y, b, ca, half)):
-            f.op([dst], "tensor.insert_slice %s into %s[0, %d, 0, 0] [%d, %d, %d, %d] "
-                 "[1, 1, 1, 1] : %s into %s" % (src, into, off, n, src.shape[1], h, w,
-                                                src.ty, into.ty), [src, into], init=dst is half)
+            f.op([dst], insert_slice_op(src, into, [0, off, 0, 0], src.shape, [1] * 4),
+                 [src, into], init=dst is half)
 
         def backward(dy):
             for src, off in ((a, 0), (b, ca)):
                 if src.grad:
                     d = f.value(self._gname(src), src.shape)
-                    f.op([d], "tensor.extract_slice %s[0, %d, 0, 0] [%d, %d, %d, %d] "
-                         "[1, 1, 1, 1] : %s to %s" % (dy, off, n, src.shape[1], h, w,
-                                                      dy.ty, d.ty), [dy])
+                    f.op([d], extract_slice_op(dy, [0, off, 0, 0], src.shape, [1] * 4, d),
+                         [dy])
                     self._acc(src, d)
         self._record("concat", [y], backward)
         return y
@@ -595,13 +518,11 @@ class MlirOps(Backend):
         f = self.f
         n, c, h, w = x.shape
         y = f.value(name, [n, c * h * w], grad=x.grad)
-        f.op([y], "tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s" % (x, x.ty, y.ty), [x],
-             init=True)
+        f.op([y], collapse_op(x, [[0], [1, 2, 3]], y), [x], init=True)
 
         def backward(dy):
             dx = f.value(self._gname(x), x.shape)
-            f.op([dx], "tensor.expand_shape %s [[0], [1, 2, 3]] output_shape [%d, %d, %d, %d] "
-                 ": %s into %s" % (dy, n, c, h, w, dy.ty, dx.ty), [dy])
+            f.op([dx], expand_op(dy, [[0], [1, 2, 3]], dx), [dy])
             self._acc(x, dx)
         self._record("flatten", [y], backward)
         return y
@@ -892,84 +813,10 @@ def harness_text(model):
              % model,
              "// Prints the loss, then the gradient of every parameter (argument order).",
              "// Argument values: u(i) = hash(i, seed) in [-1, 1) of the row-major",
-             "// linear index i (integer hash, exact), times a scale (see gen_corpus.py).",
-             "func.func private @printMemrefF32(tensor<*xf32>)", "",
-             "func.func @main() {"]
-    for a, init in zip(f.args, m.inits):
-        lines += fill_arg(a, init)
-    res = ["%%res%d" % i for i in range(1 + len(m.params))]
+             "// linear index i (integer hash, exact), times a scale (see gen_corpus.py)."]
     rtypes = ["tensor<f32>"] + [p.ty for p in m.params]
-    lines.append("  %s = func.call @%s(%s)" % (", ".join(res), model, names(f.args)))
-    lines.append("      : (%s) -> (%s)" % (types(f.args), ", ".join(rtypes)))
-    for r, ty in zip(res, rtypes):
-        lines.append("  %s_u = tensor.cast %s : %s to tensor<*xf32>" % (r, r, ty))
-        lines.append("  func.call @printMemrefF32(%s_u) : (tensor<*xf32>) -> ()" % r)
-    lines.append("  return")
-    lines.append("}")
+    lines += main_lines(model, f.args, m.inits, rtypes)
     return "\n".join(lines) + "\n"
-
-
-def fill_arg(a, init):
-    """linalg.generic computing an argument from its linear index."""
-    rank = len(a.shape)
-    d = ", ".join("d%d" % i for i in range(rank))
-    idm = "affine_map<(%s) -> (%s)>" % (d, d)
-    if init.kind == "onehot":
-        what = "one-hot rows: t[n, (3n + 1) mod %d] = 1" % a.shape[1]
-    else:
-        what = "%s * u(i), seed %d" % (f32_text(init.scale), init.seed)
-    out = ["  // %s: %s" % (a.ssa, what),
-           "  %s_e = tensor.empty() : %s" % (a.ssa, a.ty),
-           "  %s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
-           % (a.ssa, idm, ", ".join(['"parallel"'] * rank)),
-           "      outs(%s_e : %s) {" % (a.ssa, a.ty), "  ^bb0(%out: f32):"]
-    body = ["%%i%d = linalg.index %d : index" % (i, i) for i in range(rank)]
-    if init.kind == "onehot":
-        k = a.shape[1]
-        body += ["%%cls = affine.apply affine_map<(n) -> ((n * 3 + 1) mod %d)>(%%i0)" % k,
-                 "%hot = arith.cmpi eq, %cls, %i1 : index",
-                 "%one = arith.constant 1.0 : f32", "%zero = arith.constant 0.0 : f32",
-                 "%v = arith.select %hot, %one, %zero : f32"]
-    else:
-        strides = [math.prod(a.shape[i + 1:]) for i in range(rank)]
-        expr = " + ".join("d%d * %d" % (i, s) for i, s in enumerate(strides)) or "0"
-        body += ["%%lin = affine.apply affine_map<(%s) -> (%s)>(%s)"
-                 % (d, expr, ", ".join("%%i%d" % i for i in range(rank))),
-                 "%l = arith.index_cast %lin : index to i64",
-                 "%%ca = arith.constant %d : i64" % HASH_A,
-                 "%%cb = arith.constant %d : i64" % init.seed,
-                 "%%cc = arith.constant %d : i64" % HASH_C,
-                 "%%mask = arith.constant %d : i64" % HASH_MASK,
-                 "%s8 = arith.constant 8 : i64", "%s13 = arith.constant 13 : i64",
-                 "%s15 = arith.constant 15 : i64",
-                 "%q0 = arith.muli %l, %ca : i64", "%q1 = arith.addi %q0, %cb : i64",
-                 "%q2 = arith.andi %q1, %mask : i64", "%q3 = arith.shrui %q2, %s15 : i64",
-                 "%q4 = arith.xori %q2, %q3 : i64", "%q5 = arith.muli %q4, %cc : i64",
-                 "%q6 = arith.andi %q5, %mask : i64", "%q7 = arith.shrui %q6, %s13 : i64",
-                 "%q8 = arith.xori %q6, %q7 : i64", "%q9 = arith.shrui %q8, %s8 : i64",
-                 "%u0 = arith.uitofp %q9 : i64 to f32",
-                 "%ulp = arith.constant 1.1920928955078125e-07 : f32",
-                 "%one = arith.constant 1.0 : f32",
-                 "%%scale = arith.constant %s : f32" % f32_text(init.scale),
-                 "%u1 = arith.mulf %u0, %ulp : f32", "%u2 = arith.subf %u1, %one : f32",
-                 "%v = arith.mulf %u2, %scale : f32"]
-    body.append("linalg.yield %v : f32")
-    out += ["    " + l for l in body]
-    out.append("  } -> %s" % a.ty)
-    return out
-
-
-def hash_values(numel, seed, scale):
-    """The first values of an argument, in plain Python (check_gradients.py
-    compares them with its PyTorch version of the hash)."""
-    vals = []
-    for i in range(numel):
-        h = (i * HASH_A + seed) & HASH_MASK
-        h ^= h >> 15
-        h = (h * HASH_C) & HASH_MASK
-        h ^= h >> 13
-        vals.append(f32(f32((h >> 8) * 2.0 ** -23 - 1.0) * scale))
-    return vals
 
 
 def outputs():
