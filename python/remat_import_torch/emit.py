@@ -14,84 +14,20 @@ op is a remat.op (one planner node per ATen op, views aliasing their input).
 """
 
 import math
-from collections import Counter, OrderedDict
+from collections import Counter
 
 import torch
 
-from .mlir import Func, V, amap, dims, identity_map, tensor_type, ELT, float_text
+from .graph import ALIASES, VIEWS, RANDOM, elt_of, live_nodes, meta_shape, pair, tuple_shapes
+from .mlir import Func, V, amap, identity_map, float_text
+from .values import LazyEmpty, Perm
 from . import cost as costmod
 
 NEG_INF = float("-inf")
 
-# Ops that only alias their first argument.
-ALIASES = {"aten.detach.default", "aten.alias.default", "aten.clone.default",
-           "aten.lift_fresh_copy.default", "aten.contiguous.default"}
-# Views: no storage of their own (planning-only mode aliases them).
-VIEWS = {"aten.view.default", "aten._reshape_alias.default", "aten._unsafe_view.default",
-         "aten.reshape.default", "aten.t.default", "aten.transpose.int",
-         "aten.permute.default", "aten.expand.default", "aten.slice.Tensor",
-         "aten.select.int", "aten.squeeze.dim", "aten.unsqueeze.default",
-         "aten.squeeze.default", "aten.split.Tensor", "aten.split_with_sizes.default",
-         "aten.unbind.int"}
-# In-place ops: their result replaces the mutated first argument.
-RANDOM = {"aten.bernoulli_.float", "aten.bernoulli.p", "aten.bernoulli.default",
-          "aten.randn.default", "aten.rand.default", "aten.rand_like.default",
-          "aten.randn_like.default", "aten.uniform_.default", "aten.normal_.default",
-          "aten.native_dropout.default"}
-
 
 class Unsupported(Exception):
     pass
-
-
-def elt_of(dtype):
-    return ELT[str(dtype).replace("torch.", "")]
-
-
-def meta_shape(node):
-    tm = node.meta.get("tensor_meta")
-    if tm is not None and hasattr(tm, "shape"):
-        return list(tm.shape), elt_of(tm.dtype)
-    val = node.meta.get("val")
-    if isinstance(val, torch.Tensor):
-        return list(val.shape), elt_of(val.dtype)
-    return None
-
-
-def tuple_shapes(node):
-    """{index: (shape, elt)} of a tuple-valued node, from its getitem users."""
-    out = {}
-    for u in node.users:
-        if u.op == "call_function" and getattr(u.target, "__name__", "") == "getitem":
-            ms = meta_shape(u)
-            if ms:
-                out[u.args[1]] = ms
-    return out
-
-
-def pair(v, default=None):
-    if v is None or (isinstance(v, (list, tuple)) and len(v) == 0):
-        return default
-    if isinstance(v, int):
-        return [v, v]
-    v = list(v)
-    return v * 2 if len(v) == 1 else v
-
-
-class LazyEmpty:
-    """An uninitialized tensor (empty_like), materialized on first read."""
-
-    def __init__(self, name, spec):
-        self.name, self.shape, self.elt = name, spec[0], spec[1]
-        self.done = None
-
-
-class Perm:
-    """A lazily materialized permutation of another node's value."""
-
-    def __init__(self, src, perm):
-        self.src, self.perm = src, list(perm)
-        self.done = None
 
 
 class Emitter:
@@ -155,18 +91,7 @@ class Emitter:
     def _needed(self, node):
         """Whether a node contributes to the loss or a parameter gradient."""
         if not hasattr(self, "_live"):
-            live = set()
-            roots = [self.j.loss] + [g for p, g in zip(self.j.primals, self.j.grads)
-                                     if g is not None and p.kind == "param"]
-            roots += [n for n in self.j.graph_module.graph.nodes if n.name in self.probes]
-            stack = list(roots)
-            while stack:
-                n = stack.pop()
-                if n in live or not hasattr(n, "op"):
-                    continue
-                live.add(n)
-                stack.extend(n.all_input_nodes)
-            self._live = live
+            self._live = live_nodes(self.j, self.probes)
         return node in self._live
 
     def _make_arg(self, p):

@@ -20,7 +20,7 @@ import time
 import torch
 import torch.fx
 
-from .emit import ALIASES, VIEWS
+from .graph import ALIASES, VIEWS
 
 COPY_VIEWS = {"aten.t.default", "aten.transpose.int", "aten.permute.default",
               "aten.expand.default"}
