@@ -1,0 +1,1 @@
+"""Lowering ATen ops to linalg/tensor/arith/math."""

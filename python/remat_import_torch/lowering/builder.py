@@ -1,0 +1,167 @@
+"""linalg building blocks on one mlir.Func, shared by every op family:
+broadcasting elementwise ops, reductions, reshapes, transposes, padding
+and slices.  Each records its analytic work per location, by which
+--profile splits a node's measured time over the ops it became."""
+
+import math
+
+import torch
+
+from ..mlir import (Func, V, amap, collapse_op, expand_op, extract_slice_op,
+                    identity_map, insert_slice_op, transpose_op)
+from .registry import Unsupported
+
+NEG_INF = float("-inf")     # where max-reductions start; what max pooling pads with
+
+
+class Builder:
+    def __init__(self, name):
+        self.f = Func(name)
+        self.loc_work = {}          # loc -> analytic work (profile splits time by it)
+
+    def _work(self, loc, w):
+        self.loc_work[loc] = self.loc_work.get(loc, 0.0) + float(w)
+
+    def bcast_map(self, v, out_shape):
+        """Indexing map reading v broadcast (numpy rules) to out_shape."""
+        r = len(out_shape)
+        k = r - v.rank
+        res = []
+        for i, d in enumerate(v.shape):
+            od = out_shape[k + i]
+            res.append("0" if (d == 1 and od != 1) else "d%d" % (k + i))
+        return amap(r, res)
+
+    def ewise(self, loc, base, ins, body, out_shape=None, elt="f32", attrs=None):
+        """Elementwise generic over out_shape; `ins` are V (broadcast) or
+        Python scalars (constants in the body); body(b, args) -> value."""
+        tins = [x for x in ins if isinstance(x, V)]
+        if out_shape is None:
+            out_shape = list(torch.broadcast_shapes(*[tuple(x.shape) for x in tins]))
+        out_shape = [int(d) for d in out_shape]
+        r = len(out_shape)
+        e = self.f.empty(base, out_shape, loc, elt)
+        maps = [self.bcast_map(x, out_shape) for x in tins] + [identity_map(r)]
+
+        def fn(b, a, o):
+            it = iter(a)
+            args = []
+            for x in ins:
+                if isinstance(x, V):
+                    args.append(next(it))
+                else:
+                    args.append(b.cf(float(x)))
+            return body(b, args)
+        self._work(loc, math.prod(out_shape) * max(1, len(tins)))
+        return self.f.generic(base, loc, tins, [e], maps, ["parallel"] * r, fn, attrs=attrs)
+
+    def reduce(self, loc, base, ins, out_dims, body, init=0.0, extra_maps=None):
+        """Reduction generic over the domain of ins[0]: keeps `out_dims` (a
+        sorted list of dims of ins[0]); other ins are broadcast-read with
+        maps given in extra_maps (or their own broadcasting against ins[0]).
+        body(b, args, acc) -> new acc."""
+        x = ins[0]
+        r = x.rank
+        out_shape = [x.shape[d] for d in out_dims]
+        z = self.f.filled(base, out_shape, loc, init)
+        maps = [identity_map(r)]
+        for i, v in enumerate(ins[1:]):
+            if extra_maps and extra_maps[i] is not None:
+                maps.append(extra_maps[i])
+            else:
+                maps.append(self.bcast_map(v, x.shape))
+        maps.append(amap(r, ["d%d" % d for d in out_dims]))
+        iters = ["parallel" if d in out_dims else "reduction" for d in range(r)]
+        self._work(loc, x.numel * len(ins))
+        return self.f.generic(base, loc, ins, [z], maps, iters,
+                              lambda b, a, o: body(b, a, o[0]))
+
+    def channel_map(self, rank, ch=1):
+        """Reads a [C] tensor along dim ch of a rank-`rank` domain."""
+        return amap(rank, ["d%d" % ch])
+
+    def reshape(self, loc, base, v, shape):
+        shape = [int(s) for s in shape]
+        if -1 in shape:
+            known = math.prod([s for s in shape if s != -1])
+            shape[shape.index(-1)] = v.numel // max(known, 1)
+        if shape == v.shape:
+            return v
+        if math.prod(shape) != v.numel:
+            raise Unsupported("reshape %s to %s" % (v.shape, shape))
+        if v.rank > 0 and len(shape) < v.rank:
+            re = self._reassoc(v.shape, shape)
+            if re is not None:
+                return self._collapse(loc, base, v, shape, re)
+        if len(shape) > v.rank:
+            re = self._reassoc(shape, v.shape)
+            if re is not None:
+                return self._expand(loc, base, v, shape, re)
+        # General: collapse to 1-D, then expand.
+        flat = self._collapse(loc, base + "_flat", v, [v.numel], [list(range(v.rank))]) \
+            if v.rank != 1 else v
+        if len(shape) == 1:
+            return flat
+        return self._expand(loc, base, flat, shape, [list(range(len(shape)))])
+
+    @staticmethod
+    def _reassoc(big, small):
+        """Groups of consecutive dims of `big` whose products give `small`."""
+        if not small:
+            return [] if math.prod(big) == 1 else None
+        groups, i = [], 0
+        for s in small:
+            g, p = [], 1
+            while i < len(big) and (not g or p < s):
+                p *= big[i]
+                g.append(i)
+                i += 1
+            if p != s:
+                return None
+            groups.append(g)
+        while i < len(big) and big[i] == 1:
+            groups[-1].append(i)
+            i += 1
+        return groups if i == len(big) else None
+
+    def _collapse(self, loc, base, v, shape, re):
+        r = self.f.value(base, shape, v.elt)
+        return self.f.op([r], collapse_op(v, re, r), loc)
+
+    def _expand(self, loc, base, v, shape, re):
+        r = self.f.value(base, shape, v.elt)
+        return self.f.op([r], expand_op(v, re, r), loc)
+
+    def transpose(self, loc, v, perm):
+        shape = [v.shape[p] for p in perm]
+        e = self.f.empty(loc, shape, loc, v.elt)
+        r = self.f.value(loc, shape, v.elt)
+        self._work(loc, v.numel)
+        return self.f.op([r], transpose_op(v, e, perm), loc)
+
+    def pad(self, loc, base, v, lows, highs, value=0.0, strides=None):
+        """v placed into a `value`-filled tensor: low/high padding of the
+        trailing len(lows) dims, optional interior strides (dilation)."""
+        k = len(lows)
+        lead = v.rank - k
+        strides = strides or [1] * k
+        inner = [(v.shape[lead + i] - 1) * strides[i] + 1 for i in range(k)]
+        shape = v.shape[:lead] + [lows[i] + inner[i] + highs[i] for i in range(k)]
+        if shape == v.shape:
+            return v
+        z = self.f.filled(base, shape, loc, value, v.elt)
+        r = self.f.value(base, shape, v.elt)
+        offs = [0] * lead + list(lows)
+        st = [1] * lead + list(strides)
+        self._work(loc, v.numel)
+        return self.f.op([r], insert_slice_op(v, z, offs, v.shape, st), loc)
+
+    def extract(self, loc, base, v, offs, sizes, strides, shape=None):
+        shape = shape if shape is not None else sizes
+        r = self.f.value(base, shape, v.elt)
+        return self.f.op([r], extract_slice_op(v, offs, sizes, strides, r), loc)
+
+    def insert(self, loc, base, src, dst, offs, sizes, strides):
+        r = self.f.value(base, dst.shape, dst.elt)
+        self._work(loc, src.numel)
+        return self.f.op([r], insert_slice_op(src, dst, offs, sizes, strides), loc)
