@@ -16,12 +16,12 @@ op is a remat.op (one planner node per ATen op, views aliasing their input).
 import math
 from collections import Counter
 
-from .graph import ALIASES, VIEWS, RANDOM, elt_of, live_nodes, meta_shape, pair, tuple_shapes
+from .graph import ALIASES, elt_of, live_nodes, meta_shape, pair, tuple_shapes
 from .lowering.builder import NEG_INF, Builder
 from .lowering.registry import Unsupported
 from .mlir import V, amap, identity_map, float_text
+from .opaque import opaque, opaque_node, planning_value
 from .values import LazyEmpty, Perm
-from . import cost as costmod
 
 
 class Emitter(Builder):
@@ -97,7 +97,7 @@ class Emitter(Builder):
     def _fix_result(self, g, gv, shape):
         # Only planning-only mode aliases views; give the result its real type.
         if self.planning_only:
-            return self._opaque(g.name + ".result", "aten.view", [gv], [(shape, gv.elt)])[0]
+            return opaque(self, g.name + ".result", "aten.view", [gv], [(shape, gv.elt)])[0]
         raise Unsupported("gradient %s has shape %s, expected %s" % (g.name, gv.shape, shape))
 
     # ------------------------------------------------------------------
@@ -163,7 +163,7 @@ class Emitter(Builder):
             self.vals[node] = self.vals[a] if a in self.vals else self.get(a)
             return
         if self.planning_only:
-            self._emit_planning(node, name)
+            self.vals[node] = planning_value(self, node, name)
             return
         key = name.replace("aten.", "").replace(".", "__")
         fn = getattr(self, "op_" + key, None)
@@ -179,77 +179,10 @@ class Emitter(Builder):
             if self.strict:
                 raise Unsupported("unsupported ATen op %s (node %s)" % (name, node.name))
             self._note_unsupported(name, None)
-        self.vals[node] = self._generic_node(node, name)
+        self.vals[node] = opaque_node(self, node, name)
 
     def _note_unsupported(self, name, why):
         self.unsupported[name + ((" (" + why + ")") if why else "")] += 1
-
-    # ------------------------------------------------------------------
-    # remat.op (planning-only ops)
-    # ------------------------------------------------------------------
-    def _result_specs(self, node):
-        ms = meta_shape(node)
-        if ms:
-            return [ms], False
-        ts = tuple_shapes(node)
-        if not ts:
-            raise Unsupported("no shape for %s" % node.name)
-        n = max(ts) + 1
-        return [ts.get(i) for i in range(n)], True
-
-    def _tensor_inputs(self, node):
-        ins = []
-        for a in node.args + tuple(node.kwargs.values()):
-            for x in (a if isinstance(a, (list, tuple)) else [a]):
-                if hasattr(x, "op"):
-                    p = self.primal_of.get(x)
-                    if p is not None and p.kind == "buffer":
-                        continue  # running statistics: not a data dependency
-                    v = self.get(x)
-                    if isinstance(v, V) and v not in ins:
-                        ins.append(v)
-        return ins
-
-    def _opaque(self, loc, opname, ins, specs, random=False, time=None):
-        outs = [self.f.value(loc, s, e) for s, e in specs]
-        nbytes = sum(o.nbytes for o in outs)
-        if time is None:
-            time = float(sum(o.numel for o in outs))
-        attrs = "cost = #remat.cost<time = %s, bytes = %d>%s" % (
-            float_text(max(time, 0.0)).replace("inf", "0.0"), nbytes,
-            ", random" if random else "")
-        self.f.op(outs, 'remat.op "%s"(%s) {%s} : (%s) -> (%s)'
-                  % (opname, ", ".join(v.ssa for v in ins), attrs,
-                     ", ".join(v.ty for v in ins), ", ".join(o.ty for o in outs)), loc)
-        self.loc_work[loc] = time
-        self.planner_nodes.append(loc)
-        return outs
-
-    def _generic_node(self, node, name):
-        specs, is_tuple = self._result_specs(node)
-        present = [(i, s) for i, s in enumerate(specs) if s is not None]
-        ins = self._tensor_inputs(node)
-        opname = name.rsplit(".", 1)[0] if name.endswith((".default", ".Tensor", ".int", ".Scalar")) else name
-        outs = self._opaque(node.name, opname, ins, [s for _, s in present],
-                            random=name in RANDOM or "bernoulli" in name or "rand" in name,
-                            time=costmod.flops(node, [s for _, s in present]))
-        if not is_tuple:
-            return outs[0]
-        res = [None] * len(specs)
-        for (i, _), o in zip(present, outs):
-            res[i] = o
-        return tuple(res)
-
-    def _emit_planning(self, node, name):
-        if name in VIEWS:
-            src = self.vals[node.args[0]]
-            if name in ("aten.split.Tensor", "aten.split_with_sizes.default", "aten.unbind.int"):
-                n = len(tuple_shapes(node)) or 1
-                self.vals[node] = tuple([self.get(node.args[0])] * max(n, max(tuple_shapes(node) or [0]) + 1))
-            else:
-                self.vals[node] = self.get(node.args[0]) if not isinstance(src, V) else src
-            return
-        self.vals[node] = self._generic_node(node, name)
 
     def matmul(self, loc, base, a_node, b_node, init, batch=False):
         """init + a @ b (2-D, or batched 3-D); transposed operands are read
