@@ -17,6 +17,7 @@ import math
 from collections import Counter
 
 from .graph import ALIASES, elt_of, live_nodes, meta_shape, pair, tuple_shapes
+from .lowering import HANDLERS
 from .lowering.builder import NEG_INF, Builder
 from .lowering.registry import Unsupported
 from .mlir import V, amap, identity_map, float_text
@@ -167,6 +168,11 @@ class Emitter(Builder):
             return
         key = name.replace("aten.", "").replace(".", "__")
         fn = getattr(self, "op_" + key, None)
+        if name in HANDLERS:  # moved to lowering/ (the methods follow)
+            handler = HANDLERS[name]
+
+            def fn(*args, **kwargs):
+                return handler(self, *args, **kwargs)
         if fn is not None:
             try:
                 self.vals[node] = fn(node, *node.args, **node.kwargs)
@@ -215,137 +221,6 @@ class Emitter(Builder):
         iters = (["parallel"] if batch else []) + ["parallel", "parallel", "reduction"]
         return self.f.generic(base, loc, [a, b], [init], [am, bm, om], iters,
                               lambda bb, x, o: [bb.add(o[0], bb.mul(x[0], x[1]))])
-
-    # ------------------------------------------------------------------
-    # Elementwise ops
-    # ------------------------------------------------------------------
-    def _binary(self, node, a, b, fn):
-        ins = [self.get(a), self.get(b)]
-        if any(isinstance(x, V) and x.elt != "f32" for x in ins):
-            raise Unsupported("non-f32 operands")
-        out = meta_shape(node)
-        return self.ewise(node.name, node.name, ins, lambda bb, x: fn(bb, x[0], x[1]),
-                          out_shape=out[0] if out else None)
-
-    def op_add__Tensor(self, node, a, b, alpha=1):
-        if alpha != 1:
-            return self._binary(node, a, b, lambda bb, x, y: bb.add(x, bb.mul(y, bb.cf(alpha))))
-        return self._binary(node, a, b, lambda bb, x, y: bb.add(x, y))
-
-    op_add__Scalar = op_add__Tensor
-
-    def op_sub__Tensor(self, node, a, b, alpha=1):
-        if alpha != 1:
-            return self._binary(node, a, b, lambda bb, x, y: bb.sub(x, bb.mul(y, bb.cf(alpha))))
-        return self._binary(node, a, b, lambda bb, x, y: bb.sub(x, y))
-
-    op_sub__Scalar = op_sub__Tensor
-
-    def op_rsub__Scalar(self, node, a, b, alpha=1):
-        return self._binary(node, a, b, lambda bb, x, y: bb.sub(y, bb.mul(x, bb.cf(alpha))))
-
-    def op_mul__Tensor(self, node, a, b):
-        return self._binary(node, a, b, lambda bb, x, y: bb.mul(x, y))
-
-    op_mul__Scalar = op_mul__Tensor
-
-    def op_div__Tensor(self, node, a, b):
-        return self._binary(node, a, b, lambda bb, x, y: bb.div(x, y))
-
-    op_div__Scalar = op_div__Tensor
-
-    def op_neg__default(self, node, a):
-        return self.ewise(node.name, node.name, [self.get(a)],
-                          lambda bb, x: bb.un("arith.negf", x[0]))
-
-    def op_relu__default(self, node, a):
-        return self.ewise(node.name, node.name, [self.get(a)],
-                          lambda bb, x: bb.bin("arith.maximumf", x[0], bb.cf(0.0)))
-
-    def op_threshold_backward__default(self, node, g, x, threshold):
-        def body(bb, a):
-            keep = bb.cmpf("ogt", a[1], bb.cf(float(threshold)))
-            return bb.select(keep, a[0], bb.cf(0.0))
-        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
-
-    def op_hardtanh__default(self, node, x, lo=-1.0, hi=1.0):
-        def body(bb, a):
-            return bb.bin("arith.minimumf", bb.bin("arith.maximumf", a[0], bb.cf(lo)), bb.cf(hi))
-        return self.ewise(node.name, node.name, [self.get(x)], body)
-
-    def op_hardtanh_backward__default(self, node, g, x, lo, hi):
-        def body(bb, a):
-            in_lo = bb.cmpf("ogt", a[1], bb.cf(lo))
-            in_hi = bb.cmpf("olt", a[1], bb.cf(hi))
-            return bb.select(bb.andi(in_lo, in_hi), a[0], bb.cf(0.0))
-        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
-
-    def op_leaky_relu__default(self, node, x, slope=0.01):
-        def body(bb, a):
-            pos = bb.cmpf("ogt", a[0], bb.cf(0.0))
-            return bb.select(pos, a[0], bb.mul(a[0], bb.cf(float(slope))))
-        return self.ewise(node.name, node.name, [self.get(x)], body)
-
-    def op_leaky_relu_backward__default(self, node, g, x, slope, self_is_result):
-        def body(bb, a):
-            pos = bb.cmpf("ogt", a[1], bb.cf(0.0))
-            return bb.select(pos, a[0], bb.mul(a[0], bb.cf(float(slope))))
-        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
-
-    def op_sigmoid__default(self, node, x):
-        def body(bb, a):
-            e = bb.un("math.exp", bb.un("arith.negf", a[0]))
-            return bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), e))
-        return self.ewise(node.name, node.name, [self.get(x)], body)
-
-    def op_sigmoid_backward__default(self, node, g, y):
-        def body(bb, a):
-            return bb.mul(a[0], bb.mul(a[1], bb.sub(bb.cf(1.0), a[1])))
-        return self.ewise(node.name, node.name, [self.get(g), self.get(y)], body)
-
-    def op_tanh__default(self, node, x):
-        return self.ewise(node.name, node.name, [self.get(x)],
-                          lambda bb, a: bb.un("math.tanh", a[0]))
-
-    def op_tanh_backward__default(self, node, g, y):
-        def body(bb, a):
-            return bb.mul(a[0], bb.sub(bb.cf(1.0), bb.mul(a[1], a[1])))
-        return self.ewise(node.name, node.name, [self.get(g), self.get(y)], body)
-
-    @staticmethod
-    def _erf(bb, x):
-        """erf(x), Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): arith and
-        math.exp only, since math.erf has no lowering to LLVM."""
-        ax = bb.un("math.absf", x)
-        t = bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), bb.mul(ax, bb.cf(0.3275911))))
-        poly = bb.cf(1.061405429)
-        for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-            poly = bb.add(bb.mul(poly, t), bb.cf(c))
-        poly = bb.mul(poly, t)
-        e = bb.un("math.exp", bb.un("arith.negf", bb.mul(ax, ax)))
-        y = bb.sub(bb.cf(1.0), bb.mul(poly, e))
-        return bb.emit("math.copysign %s, %s : f32" % (y, x))
-
-    def op_gelu__default(self, node, x, approximate="none"):
-        if approximate != "none":
-            raise Unsupported("gelu approximate=%s" % approximate)
-
-        def body(bb, a):
-            e = self._erf(bb, bb.mul(a[0], bb.cf(0.7071067811865476)))
-            return bb.mul(bb.mul(a[0], bb.cf(0.5)), bb.add(e, bb.cf(1.0)))
-        return self.ewise(node.name, node.name, [self.get(x)], body)
-
-    def op_gelu_backward__default(self, node, g, x, approximate="none"):
-        if approximate != "none":
-            raise Unsupported("gelu approximate=%s" % approximate)
-
-        def body(bb, a):
-            xv = a[1]
-            cdf = bb.mul(bb.cf(0.5), bb.add(bb.cf(1.0), self._erf(bb, bb.mul(xv, bb.cf(0.7071067811865476)))))
-            pdf = bb.mul(bb.cf(0.3989422804014327),
-                         bb.un("math.exp", bb.mul(bb.mul(xv, xv), bb.cf(-0.5))))
-            return bb.mul(a[0], bb.add(cdf, bb.mul(xv, pdf)))
-        return self.ewise(node.name, node.name, [self.get(g), self.get(x)], body)
 
     # ------------------------------------------------------------------
     # Shapes and views
@@ -1183,4 +1058,4 @@ def supported_ops():
             name = k[3:]
             base, _, overload = name.rpartition("__")
             ops.append("aten.%s.%s" % (base, overload))
-    return sorted(set(ops) | ALIASES | {"operator.getitem"})
+    return sorted(set(ops) | set(HANDLERS) | ALIASES | {"operator.getitem"})

@@ -1,0 +1,116 @@
+"""Activation functions and their backward ops (elementwise generics)."""
+
+from .registry import Unsupported, lowers
+
+
+@lowers("aten.relu.default")
+def relu(em, node, a):
+    return em.ewise(node.name, node.name, [em.get(a)],
+                    lambda bb, x: bb.bin("arith.maximumf", x[0], bb.cf(0.0)))
+
+
+@lowers("aten.threshold_backward.default")
+def threshold_backward(em, node, g, x, threshold):
+    def body(bb, a):
+        keep = bb.cmpf("ogt", a[1], bb.cf(float(threshold)))
+        return bb.select(keep, a[0], bb.cf(0.0))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+@lowers("aten.hardtanh.default")
+def hardtanh(em, node, x, lo=-1.0, hi=1.0):
+    def body(bb, a):
+        return bb.bin("arith.minimumf", bb.bin("arith.maximumf", a[0], bb.cf(lo)), bb.cf(hi))
+    return em.ewise(node.name, node.name, [em.get(x)], body)
+
+
+@lowers("aten.hardtanh_backward.default")
+def hardtanh_backward(em, node, g, x, lo, hi):
+    def body(bb, a):
+        in_lo = bb.cmpf("ogt", a[1], bb.cf(lo))
+        in_hi = bb.cmpf("olt", a[1], bb.cf(hi))
+        return bb.select(bb.andi(in_lo, in_hi), a[0], bb.cf(0.0))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+@lowers("aten.leaky_relu.default")
+def leaky_relu(em, node, x, slope=0.01):
+    def body(bb, a):
+        pos = bb.cmpf("ogt", a[0], bb.cf(0.0))
+        return bb.select(pos, a[0], bb.mul(a[0], bb.cf(float(slope))))
+    return em.ewise(node.name, node.name, [em.get(x)], body)
+
+
+@lowers("aten.leaky_relu_backward.default")
+def leaky_relu_backward(em, node, g, x, slope, self_is_result):
+    def body(bb, a):
+        pos = bb.cmpf("ogt", a[1], bb.cf(0.0))
+        return bb.select(pos, a[0], bb.mul(a[0], bb.cf(float(slope))))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+@lowers("aten.sigmoid.default")
+def sigmoid(em, node, x):
+    def body(bb, a):
+        e = bb.un("math.exp", bb.un("arith.negf", a[0]))
+        return bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), e))
+    return em.ewise(node.name, node.name, [em.get(x)], body)
+
+
+@lowers("aten.sigmoid_backward.default")
+def sigmoid_backward(em, node, g, y):
+    def body(bb, a):
+        return bb.mul(a[0], bb.mul(a[1], bb.sub(bb.cf(1.0), a[1])))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(y)], body)
+
+
+@lowers("aten.tanh.default")
+def tanh(em, node, x):
+    return em.ewise(node.name, node.name, [em.get(x)],
+                    lambda bb, a: bb.un("math.tanh", a[0]))
+
+
+@lowers("aten.tanh_backward.default")
+def tanh_backward(em, node, g, y):
+    def body(bb, a):
+        return bb.mul(a[0], bb.sub(bb.cf(1.0), bb.mul(a[1], a[1])))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(y)], body)
+
+
+def _erf(bb, x):
+    """erf(x), Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): arith and
+    math.exp only, since math.erf has no lowering to LLVM."""
+    ax = bb.un("math.absf", x)
+    t = bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), bb.mul(ax, bb.cf(0.3275911))))
+    poly = bb.cf(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly = bb.add(bb.mul(poly, t), bb.cf(c))
+    poly = bb.mul(poly, t)
+    e = bb.un("math.exp", bb.un("arith.negf", bb.mul(ax, ax)))
+    y = bb.sub(bb.cf(1.0), bb.mul(poly, e))
+    return bb.emit("math.copysign %s, %s : f32" % (y, x))
+
+
+@lowers("aten.gelu.default")
+def gelu(em, node, x, approximate="none"):
+    if approximate != "none":
+        raise Unsupported("gelu approximate=%s" % approximate)
+
+    def body(bb, a):
+        e = _erf(bb, bb.mul(a[0], bb.cf(0.7071067811865476)))
+        return bb.mul(bb.mul(a[0], bb.cf(0.5)), bb.add(e, bb.cf(1.0)))
+    return em.ewise(node.name, node.name, [em.get(x)], body)
+
+
+@lowers("aten.gelu_backward.default")
+def gelu_backward(em, node, g, x, approximate="none"):
+    if approximate != "none":
+        raise Unsupported("gelu approximate=%s" % approximate)
+
+    def body(bb, a):
+        xv = a[1]
+        cdf = bb.mul(bb.cf(0.5), bb.add(bb.cf(1.0), _erf(bb, bb.mul(xv, bb.cf(0.7071067811865476)))))
+        pdf = bb.mul(bb.cf(0.3989422804014327),
+                     bb.un("math.exp", bb.mul(bb.mul(xv, xv), bb.cf(-0.5))))
+        return bb.mul(a[0], bb.add(cdf, bb.mul(xv, pdf)))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)

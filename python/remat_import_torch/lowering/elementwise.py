@@ -1,0 +1,49 @@
+"""Arithmetic on tensors and scalars, with numpy broadcasting."""
+
+from ..graph import meta_shape
+from ..mlir import V
+from .registry import Unsupported, lowers
+
+
+def _binary(em, node, a, b, fn):
+    ins = [em.get(a), em.get(b)]
+    if any(isinstance(x, V) and x.elt != "f32" for x in ins):
+        raise Unsupported("non-f32 operands")
+    out = meta_shape(node)
+    return em.ewise(node.name, node.name, ins, lambda bb, x: fn(bb, x[0], x[1]),
+                    out_shape=out[0] if out else None)
+
+
+@lowers("aten.add.Tensor", "aten.add.Scalar")
+def add(em, node, a, b, alpha=1):
+    if alpha != 1:
+        return _binary(em, node, a, b, lambda bb, x, y: bb.add(x, bb.mul(y, bb.cf(alpha))))
+    return _binary(em, node, a, b, lambda bb, x, y: bb.add(x, y))
+
+
+@lowers("aten.sub.Tensor", "aten.sub.Scalar")
+def sub(em, node, a, b, alpha=1):
+    if alpha != 1:
+        return _binary(em, node, a, b, lambda bb, x, y: bb.sub(x, bb.mul(y, bb.cf(alpha))))
+    return _binary(em, node, a, b, lambda bb, x, y: bb.sub(x, y))
+
+
+@lowers("aten.rsub.Scalar")
+def rsub(em, node, a, b, alpha=1):
+    return _binary(em, node, a, b, lambda bb, x, y: bb.sub(y, bb.mul(x, bb.cf(alpha))))
+
+
+@lowers("aten.mul.Tensor", "aten.mul.Scalar")
+def mul(em, node, a, b):
+    return _binary(em, node, a, b, lambda bb, x, y: bb.mul(x, y))
+
+
+@lowers("aten.div.Tensor", "aten.div.Scalar")
+def div(em, node, a, b):
+    return _binary(em, node, a, b, lambda bb, x, y: bb.div(x, y))
+
+
+@lowers("aten.neg.default")
+def neg(em, node, a):
+    return em.ewise(node.name, node.name, [em.get(a)],
+                    lambda bb, x: bb.un("arith.negf", x[0]))
