@@ -1,9 +1,9 @@
 """Executable lowerings of ATen ops to linalg/tensor/arith/math, one module
 per op family; importing a family registers its handlers."""
 
-from . import activations, elementwise
+from . import activations, dropout, elementwise, slicing, views
 from .registry import HANDLERS
 
-FAMILIES = (activations, elementwise)
+FAMILIES = (activations, dropout, elementwise, slicing, views)
 
 __all__ = ["FAMILIES", "HANDLERS"]

@@ -1,0 +1,119 @@
+"""Slices, selections, splits and concatenation (tensor.extract_slice /
+insert_slice), and the backward ops that scatter a slice's gradient into
+zeros."""
+
+from ..graph import tuple_shapes
+from .registry import lowers
+
+
+@lowers("aten.slice.Tensor")
+def slice_(em, node, x, dim=0, start=None, end=None, step=1):
+    v = em.get(x)
+    dim %= v.rank
+    n = v.shape[dim]
+    start = 0 if start is None else (start + n if start < 0 else min(start, n))
+    end = n if end is None else (end + n if end < 0 else min(end, n))
+    size = max(0, (end - start + step - 1) // step)
+    if start == 0 and size == n and step == 1:
+        return v
+    offs = [0] * v.rank
+    offs[dim] = start
+    sizes = list(v.shape)
+    sizes[dim] = size
+    st = [1] * v.rank
+    st[dim] = step
+    return em.extract(node.name, node.name, v, offs, sizes, st)
+
+
+@lowers("aten.select.int")
+def select(em, node, x, dim, index):
+    v = em.get(x)
+    dim %= v.rank
+    index %= v.shape[dim]
+    offs = [0] * v.rank
+    offs[dim] = index
+    sizes = list(v.shape)
+    sizes[dim] = 1
+    shape = v.shape[:dim] + v.shape[dim + 1:]
+    return em.extract(node.name, node.name, v, offs, sizes, [1] * v.rank, shape)
+
+
+@lowers("aten.split.Tensor")
+def split(em, node, x, size, dim=0):
+    v = em.get(x)
+    dim %= v.rank
+    n = v.shape[dim]
+    sizes = [min(size, n - s) for s in range(0, n, size)]
+    return _split(em, node, v, sizes, dim)
+
+
+@lowers("aten.split_with_sizes.default")
+def split_with_sizes(em, node, x, sizes, dim=0):
+    v = em.get(x)
+    return _split(em, node, v, sizes, dim % v.rank)
+
+
+def _split(em, node, v, sizes, dim):
+    """One extract_slice per piece something reads (None for the others)."""
+    outs, off = [], 0
+    used = tuple_shapes(node)
+    for i, s in enumerate(sizes):
+        if i in used:
+            offs = [0] * v.rank
+            offs[dim] = off
+            sz = list(v.shape)
+            sz[dim] = s
+            outs.append(em.extract(node.name, "%s_%d" % (node.name, i), v, offs, sz,
+                                   [1] * v.rank))
+        else:
+            outs.append(None)
+        off += s
+    return tuple(outs)
+
+
+@lowers("aten.cat.default")
+def cat(em, node, xs, dim=0):
+    vs = [em.get(x) for x in xs]
+    vs = [v for v in vs if v.numel > 0]
+    dim %= vs[0].rank
+    shape = list(vs[0].shape)
+    shape[dim] = sum(v.shape[dim] for v in vs)
+    acc = em.f.empty(node.name, shape, node.name, vs[0].elt)
+    off = 0
+    for i, v in enumerate(vs):
+        offs = [0] * v.rank
+        offs[dim] = off
+        last = i == len(vs) - 1
+        acc = em.insert(node.name if last else "%s.%d" % (node.name, i),
+                        node.name if last else "%s_p%d" % (node.name, i),
+                        v, acc, offs, v.shape, [1] * v.rank)
+        off += v.shape[dim]
+    return acc
+
+
+@lowers("aten.slice_backward.default")
+def slice_backward(em, node, g, input_sizes, dim, start, end, step):
+    gv = em.get(g)
+    dim %= len(input_sizes)
+    n = input_sizes[dim]
+    start = start + n if start < 0 else min(start, n)
+    z = em.f.filled(node.name, list(input_sizes), node.name)
+    offs = [0] * gv.rank
+    offs[dim] = start
+    st = [1] * gv.rank
+    st[dim] = step
+    return em.insert(node.name, node.name, gv, z, offs, gv.shape, st)
+
+
+@lowers("aten.select_backward.default")
+def select_backward(em, node, g, input_sizes, dim, index):
+    gv = em.get(g)
+    r = len(input_sizes)
+    dim %= r
+    index %= input_sizes[dim]
+    z = em.f.filled(node.name, list(input_sizes), node.name)
+    offs = [0] * r
+    offs[dim] = index
+    sizes = list(input_sizes)
+    sizes[dim] = 1
+    return em.insert(node.name, node.name, gv, z, offs, sizes, [1] * r)
