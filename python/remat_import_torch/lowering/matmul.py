@@ -1,0 +1,63 @@
+"""Matrix products (mm, bmm, addmm): linalg.matmul / batch_matmul, or a
+generic reading a transposed operand through its indexing map."""
+
+from ..graph import meta_shape
+from ..mlir import amap, matmul_op
+from .registry import Unsupported, lowers
+
+
+def matmul(em, loc, base, a_node, b_node, init, batch=False):
+    """init + a @ b (2-D, or batched 3-D); transposed operands are read
+    through the indexing map instead of being materialized."""
+    a, pa = em.operand_perm(a_node)
+    b, pb = em.operand_perm(b_node)
+    r = 3 if batch else 2
+    swap = list(range(r - 2)) + [r - 1, r - 2]
+    ta = pa == swap
+    tb = pb == swap
+    if pa is not None and not ta:
+        a, ta = em.get(a_node), False
+    if pb is not None and not tb:
+        b, tb = em.get(b_node), False
+    bd = ["d0"] if batch else []
+    i, jj, k = ("d1", "d2", "d3") if batch else ("d0", "d1", "d2")
+    n = 4 if batch else 3
+    am = amap(n, bd + ([k, i] if ta else [i, k]))
+    bm = amap(n, bd + ([jj, k] if tb else [k, jj]))
+    om = amap(n, bd + [i, jj])
+    m_ = a.shape[-1] if ta else a.shape[-2]
+    k_ = a.shape[-2] if ta else a.shape[-1]
+    n_ = b.shape[-2] if tb else b.shape[-1]
+    em._work(loc, 2.0 * m_ * n_ * k_ * (a.shape[0] if batch else 1))
+    if not ta and not tb:
+        r_ = em.f.value(base, init.shape)
+        opn = "linalg.batch_matmul" if batch else "linalg.matmul"
+        return em.f.op([r_], matmul_op(opn, a, b, init, r_), loc)
+    iters = (["parallel"] if batch else []) + ["parallel", "parallel", "reduction"]
+    return em.f.generic(base, loc, [a, b], [init], [am, bm, om], iters,
+                        lambda bb, x, o: [bb.add(o[0], bb.mul(x[0], x[1]))])
+
+
+@lowers("aten.mm.default")
+def mm(em, node, a, b):
+    shape = meta_shape(node)[0]
+    z = em.f.filled(node.name, shape, node.name)
+    return matmul(em, node.name, node.name, a, b, z)
+
+
+@lowers("aten.bmm.default")
+def bmm(em, node, a, b):
+    shape = meta_shape(node)[0]
+    z = em.f.filled(node.name, shape, node.name)
+    return matmul(em, node.name, node.name, a, b, z, batch=True)
+
+
+@lowers("aten.addmm.default")
+def addmm(em, node, bias, a, b, beta=1, alpha=1):
+    if beta != 1 or alpha != 1:
+        raise Unsupported("addmm with beta/alpha")
+    shape = meta_shape(node)[0]
+    bv = em.get(bias)
+    init = em.ewise(node.name + ".bias", node.name + "_init", [bv], lambda bb, x: x[0],
+                    out_shape=shape)
+    return matmul(em, node.name, node.name, a, b, init)

@@ -1,0 +1,48 @@
+"""sum and mean over some or all dims."""
+
+import math
+
+from .registry import lowers
+
+
+def _sum(em, node, x, dim, keepdim, scale=None):
+    """Sum over `dim` (None or []: all dims), each element times scale(n)
+    for n summed elements; keepdim re-expands the result."""
+    v = em.get(x)
+    r = v.rank
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        red = list(range(r))
+    else:
+        red = sorted(set(d % r for d in (dim if isinstance(dim, (list, tuple)) else [dim])))
+    keep = [d for d in range(r) if d not in red]
+    n = math.prod(v.shape[d] for d in red)
+    c = scale(n) if scale else None
+
+    def body(bb, a, acc):
+        x_ = a[0] if c is None else bb.mul(a[0], bb.cf(c))
+        return bb.add(acc, x_)
+    out = em.reduce(node.name, node.name + ("_r" if keepdim else ""), [v], keep, body)
+    if keepdim:
+        shape = [1 if d in red else v.shape[d] for d in range(r)]
+        out = em.reshape(node.name + ".view", node.name, out, shape)
+    return out
+
+
+@lowers("aten.sum.dim_IntList")
+def sum_dim(em, node, x, dim, keepdim=False, dtype=None):
+    return _sum(em, node, x, dim, keepdim)
+
+
+@lowers("aten.sum.default")
+def sum_all(em, node, x, dtype=None):
+    return _sum(em, node, x, None, False)
+
+
+@lowers("aten.mean.dim")
+def mean_dim(em, node, x, dim, keepdim=False, dtype=None):
+    return _sum(em, node, x, dim, keepdim, scale=lambda n: 1.0 / n)
+
+
+@lowers("aten.mean.default")
+def mean_all(em, node, x, dtype=None):
+    return _sum(em, node, x, None, False, scale=lambda n: 1.0 / n)
