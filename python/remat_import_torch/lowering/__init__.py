@@ -1,11 +1,17 @@
 """Executable lowerings of ATen ops to linalg/tensor/arith/math, one module
-per op family; importing a family registers its handlers."""
+per op family.  A handler is registered by its module's import
+(registry.lowers) and called as handler(em, node, *node.args,
+**node.kwargs), `em` being the Emitter (a builder.Builder that also holds
+the FX nodes' values, see emit.py); it returns the node's value (a V, or
+a tuple for multi-result ops) or raises Unsupported."""
 
-from . import (activations, dropout, elementwise, losses, matmul, reductions, slicing,
-               softmax, views)
-from .registry import HANDLERS
+from . import (activations, conv, dropout, elementwise, losses, matmul, normalization,
+               pooling, reductions, slicing, softmax, views)
+from .builder import Builder
+from .registry import HANDLERS, Unsupported
 
-FAMILIES = (activations, dropout, elementwise, losses, matmul, reductions, slicing,
-            softmax, views)
+# Importing a family registers its handlers.
+FAMILIES = (activations, conv, dropout, elementwise, losses, matmul, normalization,
+            pooling, reductions, slicing, softmax, views)
 
-__all__ = ["FAMILIES", "HANDLERS"]
+__all__ = ["Builder", "FAMILIES", "HANDLERS", "Unsupported"]

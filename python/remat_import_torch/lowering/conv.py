@@ -1,0 +1,134 @@
+"""2-D convolutions (NCHW, groups 1 or depthwise) and their backward."""
+
+from ..graph import meta_shape, pair
+from ..mlir import amap, broadcast_op, identity_map, window_op
+from .registry import Unsupported, lowers
+
+
+def _conv_params(x, w, stride, padding, dilation, transposed, groups):
+    """(stride, padding, depthwise) of a convolution the lowering handles."""
+    if transposed:
+        raise Unsupported("transposed convolution")
+    if x.rank != 4:
+        raise Unsupported("%d-D convolution" % (x.rank - 2))
+    if any(d != 1 for d in pair(dilation, [1, 1])):
+        raise Unsupported("dilated convolution")
+    depthwise = False
+    if groups != 1:
+        if groups == x.shape[1] and w.shape[0] == groups and w.shape[1] == 1:
+            depthwise = True
+        else:
+            raise Unsupported("grouped convolution (groups=%d)" % groups)
+    return pair(stride, [1, 1]), pair(padding, [0, 0]), depthwise
+
+
+def _conv_op(em, loc, base, xp, w, init, stride, depthwise):
+    """The named convolution op on an already padded input."""
+    r = em.f.value(base, init.shape)
+    n, f, ho, wo = init.shape
+    kh, kw = w.shape[-2:]
+    cin = 1 if depthwise else xp.shape[1]
+    em._work(loc, 2.0 * n * f * ho * wo * cin * kh * kw)
+    opn = "linalg.depthwise_conv_2d_nchw_chw" if depthwise else "linalg.conv_2d_nchw_fchw"
+    return em.f.op([r], window_op(opn, stride, xp, w, init, r), loc)
+
+
+def _dw_weight(em, loc, w):
+    """[C, 1, KH, KW] -> [C, KH, KW] (a view)."""
+    return em.reshape(loc + ".view", w.ssa[1:] + "_dw", w, [w.shape[0]] + w.shape[2:])
+
+
+@lowers("aten.convolution.default")
+def convolution(em, node, x, w, b, stride, padding, dilation, transposed, output_padding,
+                groups):
+    xv, wv = em.get(x), em.get(w)
+    stride, pad, depthwise = _conv_params(xv, wv, stride, padding, dilation,
+                                          transposed, groups)
+    out = meta_shape(node)[0]
+    loc = node.name
+    xp = em.pad(loc + ".pad", loc + "_xp", xv, pad, pad)
+    if b is not None:
+        bv = em.get(b)
+        e = em.f.empty(loc, out, loc)
+        init = em.f.value(loc + "_b", out)
+        em.f.op([init], broadcast_op(bv, e, [0, 2, 3]), loc + ".bias")
+    else:
+        init = em.f.filled(loc, out, loc)
+    wk = _dw_weight(em, loc, wv) if depthwise else wv
+    return _conv_op(em, loc, loc, xp, wk, init, stride, depthwise)
+
+
+def _input_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
+    """The output gradient dilated by the stride and padded, convolved with
+    the flipped (and, for groups 1, transposed) kernel."""
+    n, c, h, wd = xv.shape
+    f, _, kh, kw = wv.shape
+    ho, wo = dyv.shape[2:]
+    lows = [kh - 1 - pad[0], kw - 1 - pad[1]]
+    if min(lows) < 0:
+        raise Unsupported("padding larger than kernel - 1")
+    highs = [h + kh - 1 - lows[0] - ((ho - 1) * stride[0] + 1),
+             wd + kw - 1 - lows[1] - ((wo - 1) * stride[1] + 1)]
+    if min(highs) < 0:
+        raise Unsupported("input gradient geometry")
+    dyp = em.pad(loc + ".dpad", loc + "_dyp", dyv, lows, highs, strides=stride)
+    if depthwise:
+        ef = em.f.empty(loc + "_wflip", [c, kh, kw], loc)
+        wf = em.f.generic(loc + "_wflip", loc + ".flip", [wv], [ef],
+                          [amap(3, ["d0", "0", "%d - d1" % (kh - 1), "%d - d2" % (kw - 1)]),
+                           identity_map(3)], ["parallel"] * 3,
+                          lambda bb, a, o: [a[0]])
+    else:
+        ef = em.f.empty(loc + "_wflip", [c, f, kh, kw], loc)
+        wf = em.f.generic(loc + "_wflip", loc + ".flip", [wv], [ef],
+                          [amap(4, ["d1", "d0", "%d - d2" % (kh - 1), "%d - d3" % (kw - 1)]),
+                           identity_map(4)], ["parallel"] * 4,
+                          lambda bb, a, o: [a[0]])
+    z = em.f.filled(loc + "_gi", [n, c, h, wd], loc)
+    return _conv_op(em, loc, loc + "_gi", dyp, wf, z, [1, 1], depthwise)
+
+
+def _weight_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
+    """A generic correlating the padded input with the output gradient."""
+    n, c = xv.shape[:2]
+    f, _, kh, kw = wv.shape
+    ho, wo = dyv.shape[2:]
+    xp = em.pad(loc + ".pad", loc + "_xp", xv, pad, pad)
+    sh, sw = stride
+    if depthwise:
+        z = em.f.filled(loc + "_gw", [c, kh, kw], loc)
+        # domain (c, i, j, n, y, x)
+        maps = [amap(6, ["d3", "d0", "d4 * %d + d1" % sh, "d5 * %d + d2" % sw]),
+                amap(6, ["d3", "d0", "d4", "d5"]),
+                amap(6, ["d0", "d1", "d2"])]
+        iters = ["parallel"] * 3 + ["reduction"] * 3
+        em._work(loc, 2.0 * c * kh * kw * n * ho * wo)
+        g3 = em.f.generic(loc + "_gw3", loc, [xp, dyv], [z], maps, iters,
+                          lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+        return em.reshape(loc + ".view", loc + "_gw", g3, list(wv.shape))
+    z = em.f.filled(loc + "_gw", list(wv.shape), loc)
+    maps = [amap(7, ["d4", "d1", "d5 * %d + d2" % sh, "d6 * %d + d3" % sw]),
+            amap(7, ["d4", "d0", "d5", "d6"]),
+            amap(7, ["d0", "d1", "d2", "d3"])]
+    iters = ["parallel"] * 4 + ["reduction"] * 3
+    em._work(loc, 2.0 * f * c * kh * kw * n * ho * wo)
+    return em.f.generic(loc + "_gw", loc, [xp, dyv], [z], maps, iters,
+                        lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+
+
+@lowers("aten.convolution_backward.default")
+def convolution_backward(em, node, dy, x, w, bias_sizes, stride, padding, dilation,
+                         transposed, output_padding, groups, mask):
+    dyv, xv, wv = em.get(dy), em.get(x), em.get(w)
+    stride, pad, depthwise = _conv_params(xv, wv, stride, padding, dilation,
+                                          transposed, groups)
+    loc = node.name
+    gi = gw = gb = None
+    if mask[0]:
+        gi = _input_grad(em, loc, dyv, xv, wv, stride, pad, depthwise)
+    if mask[1]:
+        gw = _weight_grad(em, loc, dyv, xv, wv, stride, pad, depthwise)
+    if mask[2]:
+        gb = em.reduce(loc + ".bias", loc + "_gb", [dyv], [1],
+                       lambda bb, a, acc: bb.add(acc, a[0]))
+    return (gi, gw, gb)

@@ -1,0 +1,210 @@
+"""Window ops on NCHW tensors: max / average / adaptive pooling, nearest
+upsampling, and their backward ops (gathers over the windows that contain
+each input pixel: no scatter, no atomics)."""
+
+import math
+
+from ..graph import meta_shape, pair, tuple_shapes
+from ..mlir import amap, identity_map
+from .builder import NEG_INF
+from .registry import Unsupported, lowers
+
+
+def _pool_geometry(x, kernel, stride, padding, ceil_mode, out):
+    k = pair(kernel)
+    s = pair(stride, k)
+    p = pair(padding, [0, 0])
+    h, w = x.shape[2:]
+    ho, wo = out[2:]
+    # Extra rows/cols on the high side (ceil_mode): windows past the edge.
+    extra = [max(0, (ho - 1) * s[0] + k[0] - (h + 2 * p[0])),
+             max(0, (wo - 1) * s[1] + k[1] - (w + 2 * p[1]))]
+    return k, s, p, extra
+
+
+@lowers("aten.max_pool2d_with_indices.default")
+def max_pool2d_with_indices(em, node, x, kernel, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    xv = em.get(x)
+    if any(d != 1 for d in pair(dilation, [1, 1])):
+        raise Unsupported("dilated pooling")
+    out = tuple_shapes(node).get(0, (None,))[0] or meta_shape(node)
+    (kh, kw), (sh, sw), p, extra = _pool_geometry(xv, kernel, stride, padding,
+                                                  ceil_mode, out)
+    loc = node.name
+    xp = em.pad(loc + ".pad", loc + "_xp", xv, p, [p[0] + extra[0], p[1] + extra[1]],
+                value=NEG_INF)
+    win = em.f.empty(loc + "_win", [kh, kw], loc)
+    zv = em.f.filled(loc, out, loc, NEG_INF)
+    zi = em.f.filled(loc + "_idx", out, loc, 0, "i32")
+    maps = [amap(6, ["d0", "d1", "d2 * %d + d4" % sh, "d3 * %d + d5" % sw]),
+            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"]),
+            amap(6, ["d0", "d1", "d2", "d3"])]
+
+    def body(bb, a, o):
+        i, j = bb.index(4), bb.index(5)
+        k = bb.cast_index(bb.apply("d0 * %d + d1" % kw, [i, j]))
+        gt = bb.cmpf("ogt", a[0], o[0])
+        return [bb.select(gt, a[0], o[0]), bb.select(gt, k, o[1], "i32")]
+    em._work(loc, math.prod(out) * kh * kw * 2)
+    pv, idx = em.f.generic(loc, loc, [xp, win], [zv, zi], maps,
+                           ["parallel"] * 4 + ["reduction"] * 2, body,
+                           out_names=[loc, loc + "_idx"])
+    return (pv, idx)
+
+
+def _pool_backward(em, loc, g, x, k, s, p, idx=None, scale=None):
+    """dx[n,c,Y,X] = sum over the windows that contain (Y, X) of their
+    gradient (times [argmax == position] for max pooling, or scale)."""
+    n, c, h, w = x.shape
+    ho, wo = g.shape[2:]
+    A = [(k[0] - 1) // s[0], (k[1] - 1) // s[1]]
+    tot = [max((h - 1 + p[0]) // s[0] + A[0] + 1, ho + A[0]),
+           max((w - 1 + p[1]) // s[1] + A[1] + 1, wo + A[1])]
+    highs = [tot[0] - ho - A[0], tot[1] - wo - A[1]]
+    gp = em.pad(loc + ".dpad", loc + "_gp", g, A, highs)
+    ins = [gp]
+    rd = ["d0", "d1", "(d2 + %d) floordiv %d - d4 + %d" % (p[0], s[0], A[0]),
+          "(d3 + %d) floordiv %d - d5 + %d" % (p[1], s[1], A[1])]
+    maps = [amap(6, rd)]
+    if idx is not None:
+        ip = em.pad(loc + ".ipad", loc + "_ip", idx, A, highs, value=-1, )
+        ins.append(ip)
+        maps.append(amap(6, rd))
+    win = em.f.empty(loc + "_win", [A[0] + 1, A[1] + 1], loc)
+    ins.append(win)
+    maps.append(amap(6, ["d4", "d5"]))
+    maps.append(amap(6, ["d0", "d1", "d2", "d3"]))
+    z = em.f.filled(loc, [n, c, h, w], loc)
+
+    def body(bb, a, o):
+        yy, xx, aa, b_ = bb.index(2), bb.index(3), bb.index(4), bb.index(5)
+        i = bb.apply("(d0 + %d) mod %d + d1 * %d" % (p[0], s[0], s[0]), [yy, aa])
+        j = bb.apply("(d0 + %d) mod %d + d1 * %d" % (p[1], s[1], s[1]), [xx, b_])
+        ok = bb.andi(bb.emit("arith.cmpi ult, %s, %s : index" % (i, bb.cidx(k[0]))),
+                     bb.emit("arith.cmpi ult, %s, %s : index" % (j, bb.cidx(k[1]))))
+        if idx is not None:
+            code = bb.cast_index(bb.apply("d0 * %d + d1" % k[1], [i, j]))
+            ok = bb.andi(ok, bb.cmpi("eq", a[1], code))
+            val = a[0]
+        else:
+            val = bb.mul(a[0], bb.cf(scale))
+        return [bb.add(o[0], bb.select(ok, val, bb.cf(0.0)))]
+    em._work(loc, n * c * h * w * (A[0] + 1) * (A[1] + 1) * 2)
+    return em.f.generic(loc, loc, ins, [z], maps,
+                        ["parallel"] * 4 + ["reduction"] * 2, body)
+
+
+@lowers("aten.max_pool2d_with_indices_backward.default")
+def max_pool2d_with_indices_backward(em, node, g, x, kernel, stride, padding, dilation,
+                                     ceil_mode, indices):
+    gv, xv = em.get(g), em.get(x)
+    k, s, p, _ = _pool_geometry(xv, kernel, stride, padding, ceil_mode, gv.shape)
+    return _pool_backward(em, node.name, gv, xv, k, s, p, idx=em.get(indices))
+
+
+def _avg_pool(em, loc, xv, out, k, s, p, extra):
+    xp = em.pad(loc + ".pad", loc + "_xp", xv, p, [p[0] + extra[0], p[1] + extra[1]])
+    win = em.f.empty(loc + "_win", k, loc)
+    z = em.f.filled(loc, out, loc)
+    maps = [amap(6, ["d0", "d1", "d2 * %d + d4" % s[0], "d3 * %d + d5" % s[1]]),
+            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+    c = 1.0 / (k[0] * k[1])
+    em._work(loc, math.prod(out) * k[0] * k[1] * 2)
+    return em.f.generic(loc, loc, [xp, win], [z], maps,
+                        ["parallel"] * 4 + ["reduction"] * 2,
+                        lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], bb.cf(c)))])
+
+
+@lowers("aten.avg_pool2d.default")
+def avg_pool2d(em, node, x, kernel, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    xv = em.get(x)
+    out = meta_shape(node)[0]
+    k, s, p, extra = _pool_geometry(xv, kernel, stride, padding, ceil_mode, out)
+    if divisor_override or (not count_include_pad and any(p)) or any(extra):
+        raise Unsupported("avg_pool2d variant")
+    return _avg_pool(em, node.name, xv, out, k, s, p, extra)
+
+
+@lowers("aten.avg_pool2d_backward.default")
+def avg_pool2d_backward(em, node, g, x, kernel, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+    gv, xv = em.get(g), em.get(x)
+    k, s, p, extra = _pool_geometry(xv, kernel, stride, padding, ceil_mode, gv.shape)
+    if divisor_override or (not count_include_pad and any(p)) or any(extra):
+        raise Unsupported("avg_pool2d variant")
+    return _pool_backward(em, node.name, gv, xv, k, s, p, scale=1.0 / (k[0] * k[1]))
+
+
+def _repeat(em, loc, xv, out, f):
+    """out[n,c,y,x] = xv[n,c,y/f0,x/f1]: nearest upsampling by integers."""
+    e = em.f.empty(loc, out, loc)
+    em._work(loc, math.prod(out))
+    return em.f.generic(loc, loc, [xv], [e],
+                        [amap(4, ["d0", "d1", "d2 floordiv %d" % f[0],
+                                  "d3 floordiv %d" % f[1]]), identity_map(4)],
+                        ["parallel"] * 4, lambda bb, a, o: [a[0]])
+
+
+def _window_sum(em, loc, gv, out, f):
+    """out[n,c,y,x] = sum of gv over its f0 x f1 window: _repeat's backward."""
+    win = em.f.empty(loc + "_win", f, loc)
+    z = em.f.filled(loc, out, loc)
+    maps = [amap(6, ["d0", "d1", "d2 * %d + d4" % f[0], "d3 * %d + d5" % f[1]]),
+            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+    em._work(loc, gv.numel)
+    return em.f.generic(loc, loc, [gv, win], [z], maps,
+                        ["parallel"] * 4 + ["reduction"] * 2,
+                        lambda bb, a, o: [bb.add(o[0], a[0])])
+
+
+@lowers("aten._adaptive_avg_pool2d.default")
+def adaptive_avg_pool2d(em, node, x, output_size):
+    xv = em.get(x)
+    oh, ow = pair(output_size)
+    h, w = xv.shape[2:]
+    if oh % h == 0 and ow % w == 0 and (oh, ow) != (h, w):
+        # Output bins smaller than a pixel: each is a copy of one pixel.
+        return _repeat(em, node.name, xv, xv.shape[:2] + [oh, ow], [oh // h, ow // w])
+    if h % oh or w % ow:
+        raise Unsupported("adaptive pooling with uneven windows")
+    if (oh, ow) == (h, w):
+        return xv
+    k = [h // oh, w // ow]
+    return _avg_pool(em, node.name, xv, xv.shape[:2] + [oh, ow], k, k, [0, 0], [0, 0])
+
+
+@lowers("aten._adaptive_avg_pool2d_backward.default")
+def adaptive_avg_pool2d_backward(em, node, g, x):
+    gv, xv = em.get(g), em.get(x)
+    h, w = xv.shape[2:]
+    oh, ow = gv.shape[2:]
+    if oh % h == 0 and ow % w == 0 and (oh, ow) != (h, w):
+        return _window_sum(em, node.name, gv, xv.shape, [oh // h, ow // w])
+    if h % oh or w % ow:
+        raise Unsupported("adaptive pooling with uneven windows")
+    if (oh, ow) == (h, w):
+        return gv
+    k = [h // oh, w // ow]
+    return _pool_backward(em, node.name, gv, xv, k, k, [0, 0], scale=1.0 / (k[0] * k[1]))
+
+
+@lowers("aten.upsample_nearest2d.vec")
+def upsample_nearest2d(em, node, x, output_size, scale_factors):
+    xv = em.get(x)
+    out = meta_shape(node)[0]
+    f = [out[2] // xv.shape[2], out[3] // xv.shape[3]]
+    if out[2] != xv.shape[2] * f[0] or out[3] != xv.shape[3] * f[1]:
+        raise Unsupported("non-integer upsampling")
+    return _repeat(em, node.name, xv, out, f)
+
+
+@lowers("aten.upsample_nearest2d_backward.vec")
+def upsample_nearest2d_backward(em, node, g, output_size, input_size, scale_factors):
+    gv = em.get(g)
+    out = list(input_size)
+    f = [gv.shape[2] // out[2], gv.shape[3] // out[3]]
+    if gv.shape[2] != out[2] * f[0] or gv.shape[3] != out[3] * f[1]:
+        raise Unsupported("non-integer upsampling")
+    return _window_sum(em, node.name, gv, out, f)
