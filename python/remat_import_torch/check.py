@@ -17,7 +17,6 @@
 Prints one line per tensor and a summary; exit status 0 when all holds.
 """
 
-import argparse
 import json
 import os
 import re
@@ -63,7 +62,7 @@ def run(cmd, env=None, log=None, may_fail=False):
     return res
 
 
-def main(argv):
+def build_parser():
     ap = Parser(prog="remat-import-torch check",
                                  description="End-to-end check against PyTorch")
     add_model_args(ap)
@@ -83,37 +82,25 @@ def main(argv):
     ap.add_argument("--probe", default="",
                     help="debugging: comma-separated FX node names whose values the step "
                          "also returns; compared with the joint graph run in float64")
-    args = ap.parse_args(argv)
-    args.planning_only = False
-    args.strict = True
-    args.quiet = True
+    return ap
 
-    import torch
-    from .harness import harness_text, init_for, reference, parse_memrefs, compare
 
-    torch.set_num_threads(1)
-    work = args.work or tempfile.mkdtemp(prefix="remat-import-")
-    os.makedirs(work, exist_ok=True)
-    opt = find_tool("remat-opt", args.remat_opt)
-    times = []
-
-    t0 = time.time()
-    args.probes = [p for p in args.probe.split(",") if p]
-    try:
-        joint, em = import_model(args)
-    except KeyboardInterrupt:
-        raise
-    except Exception as e:  # The model's code, or torch refusing it.
-        return fail("%s: %s" % (args.model, describe(e)))
-    times.append(("import", time.time() - t0))
-    inits = [init_for(p, k, joint.num_classes) for k, p in enumerate(em.arg_primals)]
+def write_step(args, joint, em, inits, work):
+    """step.mlir and its harness in `work`; returns their paths."""
+    from .harness import harness_text
     step = os.path.join(work, "step.mlir")
     harness = os.path.join(work, "step.harness.mlir")
     with open(step, "w") as fh:
         fh.write(em.f.text(header(args, joint, em)))
     with open(harness, "w") as fh:
         fh.write(harness_text(em, inits))
+    return step, harness
 
+
+def rematerialize(args, opt, step, work, times):
+    """remat-opt at args.budget ('min': the smallest it can meet, learned
+    from its refusal of 1%): (model file to run, report or None), or
+    (None, None) when remat-opt cannot meet the budget."""
     model_file = step
     report = None
     min_note = None
@@ -139,117 +126,110 @@ def main(argv):
                 if "error:" in line:
                     print("%s: remat-opt: %s" % (args.model, line.split("error:", 1)[1].strip()))
             print("%s: FAIL (remat-opt could not meet the budget)" % args.model)
-            return 1
+            return None, None
         with open(rpath) as fh:
             report = json.load(fh)["functions"][0]
+    return model_file, report
 
-    env = dict(os.environ, REMAT_OPT=opt, ALIGNMENT="1")
-    t0 = time.time()
+
+def run_step(model_file, harness, env):
+    """Lowers and runs the step: (measured peak or None, printed tensors)."""
+    from .harness import parse_memrefs
     res = run(["bash", os.path.join(REPO, "test", "Integration", "CPU", "run.sh"),
                model_file, harness], env=env)
-    times.append(("lower+run", time.time() - t0))
     m = re.search(r"window_peak_bytes=(\d+)", res.stderr)
     peak = int(m.group(1)) if m else None
-    printed = parse_memrefs(res.stdout)
+    return peak, parse_memrefs(res.stdout)
 
-    masked = None
-    if args.match_masks:
-        from .emit import Emitter
-        from .harness import joint_values, relu_root
-        relus = [n.name for n in joint.graph_module.graph.nodes
-                 if n.op == "call_function" and str(n.target) == "aten.relu.default"
-                 and em._needed(n)]
-        pem = Emitter(joint, args.name, strict=True, probes=relus).run()
-        pstep = os.path.join(work, "step.probe.mlir")
-        pharness = os.path.join(work, "step.probe.harness.mlir")
-        with open(pstep, "w") as fh:
-            fh.write(pem.f.text(["ReLU probes of " + args.model]))
-        with open(pharness, "w") as fh:
-            fh.write(harness_text(pem, inits))
-        t0 = time.time()
-        pres = run(["bash", os.path.join(REPO, "test", "Integration", "CPU", "run.sh"),
-                    pstep, pharness], env=env)
-        times.append(("probe run", time.time() - t0))
-        pprinted = parse_memrefs(pres.stdout)[1 + len(pem.result_primals):]
-        masks = {name: torch.tensor(vals).reshape(shape) > 0
-                 for name, (shape, vals) in zip(relus, pprinted)}
-        own = joint_values(joint, em, inits, relus)
-        flips = sum(int((masks[r] != (own[r] > 0)).sum()) for r in relus)
-        masked = joint_values(joint, em, inits, None, masks=masks)
-        masked["flips"] = flips
-        masked["relu_elements"] = sum(masks[r].numel() for r in relus)
 
+def match_masks(args, joint, em, inits, work, env, times):
+    """--match-masks: runs a step that also returns every ReLU output and
+    evaluates PyTorch's backward at that activation pattern."""
+    import torch
+    from .emit import Emitter
+    from .harness import harness_text, joint_values, parse_memrefs
+    relus = [n.name for n in joint.graph_module.graph.nodes
+             if n.op == "call_function" and str(n.target) == "aten.relu.default"
+             and em._needed(n)]
+    pem = Emitter(joint, args.name, strict=True, probes=relus).run()
+    pstep = os.path.join(work, "step.probe.mlir")
+    pharness = os.path.join(work, "step.probe.harness.mlir")
+    with open(pstep, "w") as fh:
+        fh.write(pem.f.text(["ReLU probes of " + args.model]))
+    with open(pharness, "w") as fh:
+        fh.write(harness_text(pem, inits))
     t0 = time.time()
-    loss, grads = reference(joint, em, inits)
-    times.append(("pytorch", time.time() - t0))
-    # PyTorch's own float32 backward against float64: how well-conditioned
-    # the step is (a float32 computation cannot be expected to do better).
-    import torch as _t
-    _, grads32 = reference(joint, em, inits, _t.float32)
-    torch32 = max([((a.double() - b).abs().max() / b.abs().max()).item()
-                   for a, b in zip(grads32, grads) if b.abs().max() > 0] + [0.0])
-    ok = True
-    lines = []
-    if args.probes:
-        from .harness import joint_values
-        vals = joint_values(joint, em, inits, args.probes)
-        for name, (shape, got) in zip(args.probes, printed[1 + len(grads):]):
-            print(compare("probe " + name, shape, got, vals[name], args.rtol)[1])
-            if args.work:  # both values, for a closer look
-                torch.save({"mlir": torch.tensor(got).reshape(shape), "torch": vals[name]},
-                           os.path.join(work, "probe-%s.pt" % name))
-        printed = printed[:1 + len(grads)]
-    if len(printed) != 1 + len(grads):
-        print("%s: %d tensors printed, expected %d FAIL" % (args.model, len(printed), 1 + len(grads)))
-        return 1
-    masked_ok, masked_worst, masked_bad = None, 0.0, 0
-    if masked is not None:
-        masked_ok = True
-        good, line = compare("loss", printed[0][0], printed[0][1], masked["loss"], args.rtol)
-        masked_ok &= good
-        mfloor = max([g.abs().max().item() for g in masked["grads"] if g.numel()] + [0.0])
-        for p, g, (shape, vals) in zip(em.result_primals, masked["grads"], printed[1:]):
-            good, line = compare("d" + p.name, shape, vals, g, args.rtol, mfloor)
-            masked_ok &= good
-            m = re.search(r"max rel err ([0-9.e+-]+)", line)
-            if m:
-                masked_worst = max(masked_worst, float(m.group(1)))
-            if not good:
-                masked_bad = masked_bad + 1
-    good, line = compare("loss", printed[0][0], printed[0][1], loss, args.rtol)
+    pres = run(["bash", os.path.join(REPO, "test", "Integration", "CPU", "run.sh"),
+                pstep, pharness], env=env)
+    times.append(("probe run", time.time() - t0))
+    pprinted = parse_memrefs(pres.stdout)[1 + len(pem.result_primals):]
+    masks = {name: torch.tensor(vals).reshape(shape) > 0
+             for name, (shape, vals) in zip(relus, pprinted)}
+    own = joint_values(joint, em, inits, relus)
+    flips = sum(int((masks[r] != (own[r] > 0)).sum()) for r in relus)
+    masked = joint_values(joint, em, inits, None, masks=masks)
+    masked["flips"] = flips
+    masked["relu_elements"] = sum(masks[r].numel() for r in relus)
+    return masked
+
+
+def compare_all(primals, loss, grads, printed, rtol):
+    """Compares the printed loss and gradients with PyTorch's: (all ok,
+    worst relative error, tensors above rtol, one line per tensor)."""
+    from .harness import compare
+    ok, worst, bad, lines = True, 0.0, 0, []
+    good, line = compare("loss", printed[0][0], printed[0][1], loss, rtol)
     ok &= good
     lines.append(line)
-    worst = 0.0
     floor = max([g.abs().max().item() for g in grads if g.numel()] + [0.0])
-    for p, g, (shape, vals) in zip(em.result_primals, grads, printed[1:]):
-        good, line = compare("d" + p.name, shape, vals, g, args.rtol, floor)
+    for p, g, (shape, vals) in zip(primals, grads, printed[1:]):
+        good, line = compare("d" + p.name, shape, vals, g, rtol, floor)
         ok &= good
         lines.append(line)
         m = re.search(r"max rel err ([0-9.e+-]+)", line)
         if m:
             worst = max(worst, float(m.group(1)))
-    for line in lines:
-        print(line)
+        if not good:
+            bad = bad + 1
+    return ok, worst, bad, lines
+
+
+def compare_probes(args, joint, em, inits, printed, ngrads, work):
+    """--probe: compares the extra results; returns the others."""
+    import torch
+    from .harness import compare, joint_values
+    vals = joint_values(joint, em, inits, args.probes)
+    for name, (shape, got) in zip(args.probes, printed[1 + ngrads:]):
+        print(compare("probe " + name, shape, got, vals[name], args.rtol)[1])
+        if args.work:  # both values, for a closer look
+            torch.save({"mlir": torch.tensor(got).reshape(shape), "torch": vals[name]},
+                       os.path.join(work, "probe-%s.pt" % name))
+    return printed[:1 + ngrads]
+
+
+def summarize(args, r, report, peak, times):
+    """Prints the peaks and the verdict, writes --json; returns the exit status.
+    `r`: the comparisons (a dict, see main)."""
     budget = report["budget"] if report else None
     peak_ok = peak is not None and (budget is None or peak <= budget)
-    plain_ok = ok
+    ok, masked = r["ok"], r["masked"]
     if masked is not None:
         print("%s: at the MLIR run's ReLU pattern (%d of %d ReLU outputs change sign against "
               "float64): %s, max rel err %.1e%s" % (
                   args.model, masked["flips"], masked["relu_elements"],
-                  "ok" if masked_ok else "FAIL", masked_worst,
-                  "" if masked_ok else " (%d tensors above rtol)" % masked_bad))
-        ok = masked_ok
+                  "ok" if r["masked_ok"] else "FAIL", r["masked_worst"],
+                  "" if r["masked_ok"] else " (%d tensors above rtol)" % r["masked_bad"]))
+        ok = r["masked_ok"]
     ok &= peak_ok
-    summary = {"model": args.model, "gradients": len(grads), "loss": loss.item(),
-               "max_rel_err": worst, "measured_peak": peak, "budget": budget,
+    summary = {"model": args.model, "gradients": len(r["grads"]), "loss": r["loss"].item(),
+               "max_rel_err": r["worst"], "measured_peak": peak, "budget": budget,
                "predicted_peak": report["peak_after"] if report else None,
                "peak_before": report["peak_before"] if report else None,
                "overhead_percent": report["overhead_percent"] if report else None,
-               "torch_f32_rel_err": torch32,
-               "plain_comparison_ok": bool(plain_ok),
+               "torch_f32_rel_err": r["torch32"],
+               "plain_comparison_ok": bool(r["ok"]),
                "relu_sign_flips": masked["flips"] if masked else None,
-               "max_rel_err_at_mlir_relu_pattern": masked_worst if masked else None,
+               "max_rel_err_at_mlir_relu_pattern": r["masked_worst"] if masked else None,
                "strategy": report["strategy"] if report else None,
                "seconds": {k: round(v, 2) for k, v in times}}
     print("%s: peak measured %s B%s" % (
@@ -257,14 +237,76 @@ def main(argv):
                            % (budget, report["peak_after"], report["peak_before"],
                               report["overhead_percent"])) if report else ""))
     print("%s: PyTorch's own float32 backward: max rel err %.1e against float64"
-          % (args.model, torch32))
+          % (args.model, r["torch32"]))
     print("%s: %s (loss and %d gradients, rtol %g, max rel err %.1e against backward()%s%s)" % (
-        args.model, "PASS" if ok else "FAIL", len(grads), args.rtol, worst,
-        ", %.1e at the MLIR's ReLU pattern" % masked_worst if masked is not None else "",
+        args.model, "PASS" if ok else "FAIL", len(r["grads"]), args.rtol, r["worst"],
+        ", %.1e at the MLIR's ReLU pattern" % r["masked_worst"] if masked is not None else "",
         "" if peak_ok else "; measured peak above the budget"))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(summary, fh, indent=1)
+    return 0 if ok else 1
+
+
+def main(argv):
+    args = build_parser().parse_args(argv)
+    args.planning_only = False
+    args.strict = True
+    args.quiet = True
+
+    import torch
+    from .harness import init_for, reference
+
+    torch.set_num_threads(1)
+    work = args.work or tempfile.mkdtemp(prefix="remat-import-")
+    os.makedirs(work, exist_ok=True)
+    opt = find_tool("remat-opt", args.remat_opt)
+    times = []
+
+    t0 = time.time()
+    args.probes = [p for p in args.probe.split(",") if p]
+    try:
+        joint, em = import_model(args)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # The model's code, or torch refusing it.
+        return fail("%s: %s" % (args.model, describe(e)))
+    times.append(("import", time.time() - t0))
+    inits = [init_for(p, k, joint.num_classes) for k, p in enumerate(em.arg_primals)]
+    step, harness = write_step(args, joint, em, inits, work)
+    model_file, report = rematerialize(args, opt, step, work, times)
+    if model_file is None:
+        return 1
+
+    env = dict(os.environ, REMAT_OPT=opt, ALIGNMENT="1")
+    t0 = time.time()
+    peak, printed = run_step(model_file, harness, env)
+    times.append(("lower+run", time.time() - t0))
+    masked = match_masks(args, joint, em, inits, work, env, times) if args.match_masks else None
+
+    t0 = time.time()
+    loss, grads = reference(joint, em, inits)
+    times.append(("pytorch", time.time() - t0))
+    # PyTorch's own float32 backward against float64: how well-conditioned
+    # the step is (a float32 computation cannot be expected to do better).
+    _, grads32 = reference(joint, em, inits, torch.float32)
+    torch32 = max([((a.double() - b).abs().max() / b.abs().max()).item()
+                   for a, b in zip(grads32, grads) if b.abs().max() > 0] + [0.0])
+    if args.probes:
+        printed = compare_probes(args, joint, em, inits, printed, len(grads), work)
+    if len(printed) != 1 + len(grads):
+        print("%s: %d tensors printed, expected %d FAIL" % (args.model, len(printed), 1 + len(grads)))
+        return 1
+    r = {"loss": loss, "grads": grads, "torch32": torch32, "masked": masked,
+         "masked_ok": None, "masked_worst": 0.0, "masked_bad": 0}
+    if masked is not None:
+        r["masked_ok"], r["masked_worst"], r["masked_bad"], _ = compare_all(
+            em.result_primals, masked["loss"], masked["grads"], printed, args.rtol)
+    r["ok"], r["worst"], _, lines = compare_all(em.result_primals, loss, grads, printed,
+                                                args.rtol)
+    for line in lines:
+        print(line)
+    status = summarize(args, r, report, peak, times)
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
-    return 0 if ok else 1
+    return status
