@@ -17,7 +17,8 @@ Usage:
   gen_corpus.py --check         fail if the checked-in files are out of date
   gen_corpus.py --harness MODEL print the harness (@main) of MODEL
   gen_corpus.py --stats         print ops / bytes per model
-Python 3 standard library only.
+Python 3 standard library only.  The op text (mlir.py) and the argument
+values and harness (argfill.py) are python/remat_import_torch's.
 """
 
 import argparse
