@@ -25,6 +25,9 @@ from .values import LazyEmpty, Perm
 
 
 class Emitter(Builder):
+    """One func.func from a trace.Joint: run() emits it into self.f; then
+    arg_primals / result_primals say what its arguments and results are."""
+
     def __init__(self, joint, name="step", planning_only=False, strict=False, probes=()):
         super().__init__(name)
         self.j = joint

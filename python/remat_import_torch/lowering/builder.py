@@ -15,6 +15,8 @@ NEG_INF = float("-inf")     # where max-reductions start; what max pooling pads 
 
 
 class Builder:
+    """Builds the func.func `name` (self.f) out of linalg/tensor ops."""
+
     def __init__(self, name):
         self.f = Func(name)
         self.loc_work = {}          # loc -> analytic work (profile splits time by it)
