@@ -729,6 +729,35 @@ def unet(m):
     return m.mse("loss", m.conv("y", r1, w, b, 0), t)
 
 
+def unet_deep(m):
+    """U-Net with long skips where activations dominate (the parameters are
+    a few % of the peak): batch 2, 1x48x48 -> 1x48x48, three levels of
+    three conv-relu (4, 8, 16 ch) each followed by avgpool, a bottleneck
+    conv-relu (16 ch), then three times: nearest upsample, concat the
+    level's skip, three conv-relu; 1x1 conv, MSE against a target image."""
+    x = m.input("x", [2, 1, 48, 48])
+    t = m.input("t", [2, 1, 48, 48])
+
+    def convs(prefix, a, cin, ch):
+        for i in "abc":
+            a, cin = conv_relu(m, prefix + i, a, cin, ch), ch
+        return a
+
+    skips, a, cin = [], x, 1
+    for level, ch in enumerate([4, 8, 16], 1):
+        a = convs("e%d" % level, a, cin, ch)
+        skips.append((a, ch))
+        a, cin = m.avgpool("pool%d" % level, a), ch
+    a, cin = conv_relu(m, "bn", a, cin, 16), 16
+    for level in (3, 2, 1):
+        s, ch = skips[level - 1]
+        c = m.concat("c%d" % level, m.upsample("u%d" % level, a), s)
+        a, cin = convs("d%d" % level, c, cin + ch, ch), ch
+    w = m.param("wout", [1, 4, 1, 1], fan_in=4, gain=1.0)
+    b = m.param("bout", [1])
+    return m.mse("loss", m.conv("y", a, w, b, 0), t)
+
+
 def siamese(m):
     """Siamese network, batch 4, two 3x16x16 inputs through one shared branch
     (conv3x3(3->8) relu maxpool, conv3x3(8->16) relu avgpool, flatten,
@@ -754,7 +783,8 @@ def siamese(m):
     return m.sqdiff("loss", branch("_l", x1), branch("_r", x2))
 
 
-MODELS = {"mlp": mlp, "cnn": cnn, "resnet": resnet, "unet": unet, "siamese": siamese}
+MODELS = {"mlp": mlp, "cnn": cnn, "resnet": resnet, "unet": unet,
+          "siamese": siamese, "unet_deep": unet_deep}
 
 
 # --------------------------------------------------------------------------
