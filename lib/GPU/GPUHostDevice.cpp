@@ -68,24 +68,10 @@ gpu::MemcpyOp memcpy(OpBuilder &b, Location loc, Value dst, Value src) {
                                dst, src);
 }
 
-struct GPUHostDevicePass
-    : public remat::impl::GPUHostDeviceBase<GPUHostDevicePass> {
-  void runOnOperation() override {
-    SymbolTableCollection symbols;
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(process(func, symbols)))
-        return signalPassFailure();
-  }
-
-  LogicalResult process(func::FuncOp func, SymbolTableCollection &symbols);
-  FailureOr<Value> toHost(OpBuilder &b, Location loc, Value device,
-                          Operation *user);
-};
-
 /// Copies the ranked device memref `device` into a fresh host buffer of
 /// identity layout (through a contiguous device temporary if it is strided).
-FailureOr<Value> GPUHostDevicePass::toHost(OpBuilder &b, Location loc,
-                                           Value device, Operation *user) {
+FailureOr<Value> toHost(OpBuilder &b, Location loc, Value device,
+                        Operation *user) {
   auto type = dyn_cast<MemRefType>(device.getType());
   if (!type)
     return user->emitError("cannot copy an unranked memref to the host "
@@ -107,17 +93,50 @@ FailureOr<Value> GPUHostDevicePass::toHost(OpBuilder &b, Location loc,
   return host;
 }
 
-LogicalResult GPUHostDevicePass::process(func::FuncOp func,
-                                         SymbolTableCollection &symbols) {
-  MLIRContext *ctx = func.getContext();
-  OpBuilder b(ctx);
-  // Device allocations that are roots of buffers (freed later if nothing
-  // frees them), in the entry block only.
-  Block &entry = func.getBody().front();
-  SmallVector<Value> deviceRoots;
+/// Moves one function's buffers to the device in phases, each over the
+/// whole function: later phases rely on earlier ones (a memref.copy is a
+/// kernel once both sides are device buffers; calls and returns look for
+/// gpu.dealloc), and the last one frees the device roots the others
+/// collected unless something already does.
+class FunctionRewriter {
+public:
+  FunctionRewriter(func::FuncOp func, SymbolTableCollection &symbols)
+      : func(func), symbols(symbols), b(func.getContext()),
+        entry(func.getBody().front()) {}
 
-  // 1. Buffers: memref.alloc/alloca/dealloc -> gpu.alloc/dealloc; constants
-  // (memref.get_global) get a device copy.
+  LogicalResult run() {
+    if (failed(moveBuffersToDevice()) || failed(copyArgumentsToDevice()))
+      return failure();
+    turnCopiesIntoKernels();
+    if (failed(rewriteCalls()))
+      return failure();
+    return returnHostCopies();
+  }
+
+private:
+  LogicalResult moveBuffersToDevice();
+  LogicalResult copyArgumentsToDevice();
+  void turnCopiesIntoKernels();
+  LogicalResult rewriteCalls();
+  LogicalResult passHostCopies(func::CallOp call,
+                               SmallVectorImpl<Value> &hostCopies);
+  LogicalResult copyResultsToDevice(func::CallOp call,
+                                    SmallVectorImpl<Operation *> &erased);
+  LogicalResult returnHostCopies();
+
+  func::FuncOp func;
+  SymbolTableCollection &symbols;
+  OpBuilder b;
+  Block &entry;
+  /// Device allocations that are roots of buffers (freed at the returns if
+  /// nothing frees them), in the entry block only.
+  SmallVector<Value> deviceRoots;
+};
+
+/// memref.alloc/alloca/dealloc become gpu.alloc/dealloc; constants
+/// (memref.get_global) get a device copy.
+LogicalResult FunctionRewriter::moveBuffersToDevice() {
+  MLIRContext *ctx = func.getContext();
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
@@ -161,10 +180,11 @@ LogicalResult GPUHostDevicePass::process(func::FuncOp func,
     }
     return WalkResult::advance();
   });
-  if (walk.wasInterrupted())
-    return failure();
+  return failure(walk.wasInterrupted());
+}
 
-  // 2. Arguments: a device copy at entry replaces every use.
+/// A device copy of each memref argument, made at entry, replaces its uses.
+LogicalResult FunctionRewriter::copyArgumentsToDevice() {
   b.setInsertionPointToStart(&entry);
   for (BlockArgument arg : func.getArguments()) {
     if (arg.use_empty() || !isa<BaseMemRefType>(arg.getType()))
@@ -188,47 +208,30 @@ LogicalResult GPUHostDevicePass::process(func::FuncOp func,
     arg.replaceAllUsesExcept(dev.getMemref(), keep);
     deviceRoots.push_back(dev.getMemref());
   }
+  return success();
+}
 
-  // 3. Copies between device buffers are kernels.
+/// Copies between device buffers are kernels.
+void FunctionRewriter::turnCopiesIntoKernels() {
   func.walk([&](memref::CopyOp copy) {
     b.setInsertionPoint(copy);
     linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
                            copy.getTarget());
     copy.erase();
   });
+}
 
-  // 4. Calls: host copies of operands, device copies of results.
+/// Calls take host copies of their memref operands and give host results,
+/// of which the caller makes device copies.
+LogicalResult FunctionRewriter::rewriteCalls() {
   SmallVector<func::CallOp> calls;
   func.walk([&](func::CallOp call) { calls.push_back(call); });
   for (func::CallOp call : calls) {
     Location loc = call.getLoc();
     b.setInsertionPoint(call);
     SmallVector<Value> hostCopies;
-    for (OpOperand &operand : call->getOpOperands()) {
-      Value v = operand.get();
-      if (!isa<BaseMemRefType>(v.getType()))
-        continue;
-      Value ranked = v;
-      auto unranked = v.getDefiningOp<memref::CastOp>();
-      bool isUnranked = isa<UnrankedMemRefType>(v.getType());
-      if (isUnranked && unranked)
-        ranked = unranked.getSource();
-      FailureOr<Value> host = toHost(b, loc, ranked, call);
-      if (failed(host))
-        return failure();
-      hostCopies.push_back(*host);
-      Value passed = *host;
-      if (passed.getType() != v.getType()) {
-        if (!memref::CastOp::areCastCompatible(passed.getType(), v.getType()))
-          return call.emitError()
-                 << "operand #" << operand.getOperandNumber() << " of type "
-                 << v.getType() << " cannot be passed as a host copy";
-        passed = memref::CastOp::create(b, loc, v.getType(), passed);
-      }
-      operand.set(passed);
-      if (unranked && unranked->use_empty())
-        unranked.erase();
-    }
+    if (failed(passHostCopies(call, hostCopies)))
+      return failure();
     // Device buffers freed right after the call died at their host copy.
     for (Operation *next = call->getNextNode();
          isa_and_nonnull<gpu::DeallocOp>(next);) {
@@ -240,49 +243,97 @@ LogicalResult GPUHostDevicePass::process(func::FuncOp func,
     b.setInsertionPointAfter(call);
     SmallVector<Operation *> erased; // After all insertions (the insertion
                                      // point may be one of them).
-    bool calleeInModule = false;
-    if (auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-            call, call.getCalleeAttr()))
-      calleeInModule = !callee.isExternal();
-    for (Value result : call.getResults()) {
-      if (!isa<BaseMemRefType>(result.getType()))
-        continue;
-      // Only freed (or unused): no device copy, free the host buffer.
-      if (llvm::all_of(result.getUsers(),
-                       [](Operation *u) { return isa<gpu::DeallocOp>(u); })) {
-        bool freed = !result.use_empty();
-        llvm::append_range(erased, result.getUsers());
-        if (freed || calleeInModule)
-          memref::DeallocOp::create(b, loc, result);
-        continue;
-      }
-      auto type = dyn_cast<MemRefType>(result.getType());
-      if (!type || !type.getLayout().isIdentity())
-        return call.emitError()
-               << "result of type " << result.getType()
-               << " cannot be copied to the device: calls need ranked "
-                  "memref results with identity layouts";
-      SmallVector<Value> sizes = dynamicSizes(b, loc, result);
-      auto dev = deviceAlloc(b, loc, type, sizes);
-      SmallPtrSet<Operation *, 4> keep{
-          dev, memcpy(b, loc, dev.getMemref(), result)};
-      for (Value size : sizes)
-        keep.insert(size.getDefiningOp());
-      // The callee made the host buffer for us (its return copy).
-      if (calleeInModule)
-        keep.insert(memref::DeallocOp::create(b, loc, result));
-      result.replaceAllUsesExcept(dev.getMemref(), keep);
-      if (dev->getBlock() == &entry)
-        deviceRoots.push_back(dev.getMemref());
-    }
+    if (failed(copyResultsToDevice(call, erased)))
+      return failure();
     for (Value host : hostCopies)
       memref::DeallocOp::create(b, loc, host);
     for (Operation *op : erased)
       op->erase();
   }
+  return success();
+}
 
-  // 5. Returns: host copies of memref results, then free what nothing
-  // freed (entry-block device buffers: returned ones, argument copies).
+/// Replaces each memref operand of `call` by a host copy (cast back to the
+/// operand's type; an unranked operand is copied from its ranked source).
+LogicalResult
+FunctionRewriter::passHostCopies(func::CallOp call,
+                                 SmallVectorImpl<Value> &hostCopies) {
+  Location loc = call.getLoc();
+  for (OpOperand &operand : call->getOpOperands()) {
+    Value v = operand.get();
+    if (!isa<BaseMemRefType>(v.getType()))
+      continue;
+    Value ranked = v;
+    auto unranked = v.getDefiningOp<memref::CastOp>();
+    bool isUnranked = isa<UnrankedMemRefType>(v.getType());
+    if (isUnranked && unranked)
+      ranked = unranked.getSource();
+    FailureOr<Value> host = toHost(b, loc, ranked, call);
+    if (failed(host))
+      return failure();
+    hostCopies.push_back(*host);
+    Value passed = *host;
+    if (passed.getType() != v.getType()) {
+      if (!memref::CastOp::areCastCompatible(passed.getType(), v.getType()))
+        return call.emitError()
+               << "operand #" << operand.getOperandNumber() << " of type "
+               << v.getType() << " cannot be passed as a host copy";
+      passed = memref::CastOp::create(b, loc, v.getType(), passed);
+    }
+    operand.set(passed);
+    if (unranked && unranked->use_empty())
+      unranked.erase();
+  }
+  return success();
+}
+
+/// Gives each memref result of `call` a device copy that replaces its uses;
+/// `erased` collects the frees of results that need none.
+LogicalResult
+FunctionRewriter::copyResultsToDevice(func::CallOp call,
+                                      SmallVectorImpl<Operation *> &erased) {
+  Location loc = call.getLoc();
+  bool calleeInModule = false;
+  if (auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr()))
+    calleeInModule = !callee.isExternal();
+  for (Value result : call.getResults()) {
+    if (!isa<BaseMemRefType>(result.getType()))
+      continue;
+    // Only freed (or unused): no device copy, free the host buffer.
+    if (llvm::all_of(result.getUsers(),
+                     [](Operation *u) { return isa<gpu::DeallocOp>(u); })) {
+      bool freed = !result.use_empty();
+      llvm::append_range(erased, result.getUsers());
+      if (freed || calleeInModule)
+        memref::DeallocOp::create(b, loc, result);
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(result.getType());
+    if (!type || !type.getLayout().isIdentity())
+      return call.emitError()
+             << "result of type " << result.getType()
+             << " cannot be copied to the device: calls need ranked "
+                "memref results with identity layouts";
+    SmallVector<Value> sizes = dynamicSizes(b, loc, result);
+    auto dev = deviceAlloc(b, loc, type, sizes);
+    SmallPtrSet<Operation *, 4> keep{dev,
+                                     memcpy(b, loc, dev.getMemref(), result)};
+    for (Value size : sizes)
+      keep.insert(size.getDefiningOp());
+    // The callee made the host buffer for us (its return copy).
+    if (calleeInModule)
+      keep.insert(memref::DeallocOp::create(b, loc, result));
+    result.replaceAllUsesExcept(dev.getMemref(), keep);
+    if (dev->getBlock() == &entry)
+      deviceRoots.push_back(dev.getMemref());
+  }
+  return success();
+}
+
+/// Returns: host copies of memref results, then free what nothing freed
+/// (entry-block device buffers: returned ones, argument copies).
+LogicalResult FunctionRewriter::returnHostCopies() {
   llvm::DenseSet<Value> freed;
   func.walk([&](gpu::DeallocOp d) { freed.insert(rootBuffer(d.getMemref())); });
   SmallVector<func::ReturnOp> returns;
@@ -311,5 +362,15 @@ LogicalResult GPUHostDevicePass::process(func::FuncOp func,
   }
   return success();
 }
+
+struct GPUHostDevicePass
+    : public remat::impl::GPUHostDeviceBase<GPUHostDevicePass> {
+  void runOnOperation() override {
+    SymbolTableCollection symbols;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(FunctionRewriter(func, symbols).run()))
+        return signalPassFailure();
+  }
+};
 
 } // namespace
