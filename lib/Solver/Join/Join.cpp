@@ -100,20 +100,72 @@ JoinGraph buildJoinGraph(const JoinSpec &spec) {
   return jg;
 }
 
-std::optional<JoinView> recognizeJoin(const TrainingGraph &g,
-                                      std::string *why) {
-  auto fail = [&](const std::string &msg) -> std::optional<JoinView> {
-    if (why)
-      *why = msg;
-    return std::nullopt;
-  };
-  if (auto err = g.verify())
-    return fail("malformed graph: " + *err);
-  auto producedBy = [&](TensorId t, NodeKind kind) {
+namespace {
+
+/// recognizeJoin's checks in order: the turn, then per branch its backward
+/// chain (from the turn's output down to a required gradient) and its
+/// forward chain (from a graph input up to the turn), then the branches
+/// without stages, then that nothing else is in the graph. Each check that
+/// fails says why and stops the rest, so the first failure is reported.
+class JoinRecognizer {
+public:
+  explicit JoinRecognizer(const TrainingGraph &g) : g(g) {}
+
+  std::optional<JoinView> run();
+  const std::string &reason() const { return why; }
+
+private:
+  bool fail(const std::string &msg) {
+    why = msg;
+    return false;
+  }
+  bool producedBy(TensorId t, NodeKind kind) const {
     NodeId p = g.tensor(t).producer;
     return p != kNone && g.node(p).kind == kind;
-  };
-  // The turn: the only backward node that reads no backward value.
+  }
+  const Node &turnNode() const { return g.node(v.turn); }
+
+  bool findTurn();
+  bool walkBackward(int j, std::vector<TensorId> &xs);
+  bool walkForward(int j, std::vector<TensorId> &xs);
+  bool placeEmptyBranches();
+  bool coversGraph();
+  void measureBranches();
+
+  const TrainingGraph &g;
+  std::string why;
+  JoinView v;
+  int k = 0;
+  std::vector<char> seen, turnInUsed;
+  std::vector<int> emptyBranches;
+};
+
+std::optional<JoinView> JoinRecognizer::run() {
+  if (auto err = g.verify()) {
+    fail("malformed graph: " + *err);
+    return std::nullopt;
+  }
+  if (!findTurn())
+    return std::nullopt;
+  for (int j = 0; j < k; ++j) {
+    std::vector<TensorId> xs;
+    if (!walkBackward(j, xs))
+      return std::nullopt;
+    if (xs.empty()) {
+      emptyBranches.push_back(j);
+      continue;
+    }
+    if (!walkForward(j, xs))
+      return std::nullopt;
+  }
+  if (!placeEmptyBranches() || !coversGraph())
+    return std::nullopt;
+  measureBranches();
+  return v;
+}
+
+/// The turn: the only backward node that reads no backward value.
+bool JoinRecognizer::findTurn() {
   NodeId turn = kNone;
   for (NodeId n = 0; n < g.numNodes(); ++n) {
     if (g.isForward(n))
@@ -132,12 +184,10 @@ std::optional<JoinView> recognizeJoin(const TrainingGraph &g,
   if (turn == kNone)
     return fail("not a join: no backward node reads only forward values");
   const Node &tn = g.node(turn);
-  const int k = static_cast<int>(tn.outputs.size());
+  k = static_cast<int>(tn.outputs.size());
   if (k == 0 || tn.inputs.size() != tn.outputs.size())
     return fail("not a join: the turn '" + tn.name +
                 "' must read as many values as it produces gradients");
-
-  JoinView v;
   v.turn = turn;
   v.spec.ut = tn.time;
   v.spec.ot = tn.workspace;
@@ -145,83 +195,92 @@ std::optional<JoinView> recognizeJoin(const TrainingGraph &g,
   v.backward.resize(k);
   v.x.resize(k);
   v.xbar.resize(k);
-  std::vector<char> seen(g.numNodes(), 0), turnInUsed(k, 0);
+  seen.assign(g.numNodes(), 0);
+  turnInUsed.assign(k, 0);
   seen[turn] = 1;
-  std::vector<int> emptyBranches;
-  for (int j = 0; j < k; ++j) {
-    // Walk the backward chain x̄_l -> ... -> x̄_0.
-    std::vector<TensorId> xbar{tn.outputs[j]}, xs;
-    std::vector<NodeId> bwd;
-    while (true) {
-      TensorId cur = xbar.back();
-      const auto &cons = g.consumers(cur);
-      if (cons.empty())
-        break;
-      if (cons.size() != 1 || g.isRequired(cur))
-        return fail("not a join: gradient '" + g.tensor(cur).name +
-                    "' is read by several nodes or is itself required");
-      NodeId b = cons[0];
-      const Node &bn = g.node(b);
-      if (bn.kind != NodeKind::Backward || seen[b] || bn.outputs.size() != 1 ||
-          bn.inputs.size() != 2)
-        return fail("not a join: '" + bn.name +
-                    "' is not a backward step (x_i, x̄_{i+1}) -> x̄_i");
-      TensorId xin = bn.inputs[0] == cur ? bn.inputs[1] : bn.inputs[0];
-      if (!g.isInput(xin) && !producedBy(xin, NodeKind::Forward))
-        return fail("not a join: '" + bn.name + "' reads two gradients");
-      seen[b] = 1;
-      bwd.push_back(b);
-      xs.push_back(xin);
-      xbar.push_back(bn.outputs[0]);
-    }
-    if (!g.isRequired(xbar.back()))
-      return fail("not a join: gradient chain of the turn's output " +
-                  std::to_string(j) + " does not end in a required output");
-    const int len = static_cast<int>(bwd.size());
-    std::reverse(bwd.begin(), bwd.end());
-    std::reverse(xs.begin(), xs.end());
-    std::reverse(xbar.begin(), xbar.end());
-    v.backward[j] = bwd;
-    v.xbar[j] = xbar;
-    if (len == 0) {
-      emptyBranches.push_back(j);
-      continue;
-    }
-    // Forward chain x_0 -> ... -> x_l: F_i is the node producing x_{i+1}.
-    if (!g.isInput(xs[0]))
-      return fail("not a join: branch " + std::to_string(j) +
-                  " does not start at a graph input");
-    xs.push_back(kNone);
-    for (int i = 0; i < len; ++i) {
-      NodeId f = kNone;
-      for (NodeId c : g.consumers(xs[i]))
-        if (g.isForward(c))
-          f = f == kNone ? c : NodeId(-2);
-      if (f < 0)
-        return fail("not a join: '" + g.tensor(xs[i]).name +
-                    "' does not feed exactly one forward node");
-      const Node &fn = g.node(f);
-      if (seen[f] || fn.inputs.size() != 1 || fn.outputs.size() != 1)
-        return fail("not a join: '" + fn.name +
-                    "' is not a single-input, single-output forward step");
-      if (!fn.recomputable)
-        return fail("join: forward node '" + fn.name +
-                    "' may not be recomputed");
-      if (i + 1 < len && fn.outputs[0] != xs[i + 1])
-        return fail("not a join: '" + fn.name + "' does not produce the "
-                    "value its backward step reads");
-      seen[f] = 1;
-      v.forward[j].push_back(f);
-      xs[i + 1] = fn.outputs[0];
-    }
-    auto it = std::find(tn.inputs.begin(), tn.inputs.end(), xs[len]);
-    if (it == tn.inputs.end() || turnInUsed[it - tn.inputs.begin()])
-      return fail("not a join: branch " + std::to_string(j) +
-                  " does not end at the turn");
-    turnInUsed[it - tn.inputs.begin()] = 1;
-    v.x[j] = xs;
+  return true;
+}
+
+/// Branch j's backward chain x̄_l -> ... -> x̄_0 from the turn's output j;
+/// `xs`: the forward values x_0 .. x_{l-1} its steps read.
+bool JoinRecognizer::walkBackward(int j, std::vector<TensorId> &xs) {
+  std::vector<TensorId> xbar{turnNode().outputs[j]};
+  std::vector<NodeId> bwd;
+  while (true) {
+    TensorId cur = xbar.back();
+    const auto &cons = g.consumers(cur);
+    if (cons.empty())
+      break;
+    if (cons.size() != 1 || g.isRequired(cur))
+      return fail("not a join: gradient '" + g.tensor(cur).name +
+                  "' is read by several nodes or is itself required");
+    NodeId b = cons[0];
+    const Node &bn = g.node(b);
+    if (bn.kind != NodeKind::Backward || seen[b] || bn.outputs.size() != 1 ||
+        bn.inputs.size() != 2)
+      return fail("not a join: '" + bn.name +
+                  "' is not a backward step (x_i, x̄_{i+1}) -> x̄_i");
+    TensorId xin = bn.inputs[0] == cur ? bn.inputs[1] : bn.inputs[0];
+    if (!g.isInput(xin) && !producedBy(xin, NodeKind::Forward))
+      return fail("not a join: '" + bn.name + "' reads two gradients");
+    seen[b] = 1;
+    bwd.push_back(b);
+    xs.push_back(xin);
+    xbar.push_back(bn.outputs[0]);
   }
-  // Empty branches take the remaining turn inputs (graph inputs).
+  if (!g.isRequired(xbar.back()))
+    return fail("not a join: gradient chain of the turn's output " +
+                std::to_string(j) + " does not end in a required output");
+  std::reverse(bwd.begin(), bwd.end());
+  std::reverse(xs.begin(), xs.end());
+  std::reverse(xbar.begin(), xbar.end());
+  v.backward[j] = bwd;
+  v.xbar[j] = xbar;
+  return true;
+}
+
+/// Branch j's forward chain x_0 -> ... -> x_l (F_i is the node producing
+/// x_{i+1}), which must end at an input of the turn.
+bool JoinRecognizer::walkForward(int j, std::vector<TensorId> &xs) {
+  const int len = static_cast<int>(xs.size());
+  if (!g.isInput(xs[0]))
+    return fail("not a join: branch " + std::to_string(j) +
+                " does not start at a graph input");
+  xs.push_back(kNone);
+  for (int i = 0; i < len; ++i) {
+    NodeId f = kNone;
+    for (NodeId c : g.consumers(xs[i]))
+      if (g.isForward(c))
+        f = f == kNone ? c : NodeId(-2);
+    if (f < 0)
+      return fail("not a join: '" + g.tensor(xs[i]).name +
+                  "' does not feed exactly one forward node");
+    const Node &fn = g.node(f);
+    if (seen[f] || fn.inputs.size() != 1 || fn.outputs.size() != 1)
+      return fail("not a join: '" + fn.name +
+                  "' is not a single-input, single-output forward step");
+    if (!fn.recomputable)
+      return fail("join: forward node '" + fn.name + "' may not be recomputed");
+    if (i + 1 < len && fn.outputs[0] != xs[i + 1])
+      return fail("not a join: '" + fn.name +
+                  "' does not produce the value its backward step reads");
+    seen[f] = 1;
+    v.forward[j].push_back(f);
+    xs[i + 1] = fn.outputs[0];
+  }
+  const Node &tn = turnNode();
+  auto it = std::find(tn.inputs.begin(), tn.inputs.end(), xs[len]);
+  if (it == tn.inputs.end() || turnInUsed[it - tn.inputs.begin()])
+    return fail("not a join: branch " + std::to_string(j) +
+                " does not end at the turn");
+  turnInUsed[it - tn.inputs.begin()] = 1;
+  v.x[j] = xs;
+  return true;
+}
+
+/// Empty branches take the remaining turn inputs (graph inputs).
+bool JoinRecognizer::placeEmptyBranches() {
+  const Node &tn = turnNode();
   size_t next = 0;
   for (int j : emptyBranches) {
     while (next < tn.inputs.size() && turnInUsed[next])
@@ -231,12 +290,21 @@ std::optional<JoinView> recognizeJoin(const TrainingGraph &g,
     turnInUsed[next] = 1;
     v.x[j] = {tn.inputs[next]};
   }
+  return true;
+}
+
+bool JoinRecognizer::coversGraph() {
   for (NodeId n = 0; n < g.numNodes(); ++n)
     if (!seen[n])
       return fail("not a join: node '" + g.node(n).name +
                   "' is not part of a branch");
   if (g.requiredOutputs().size() != static_cast<size_t>(k))
     return fail("not a join: required outputs other than the x̄_0");
+  return true;
+}
+
+/// The spec's branches: sizes, times and workspaces of the recognised nodes.
+void JoinRecognizer::measureBranches() {
   for (int j = 0; j < k; ++j) {
     JoinBranch b;
     b.x0 = g.tensor(v.x[j][0]).bytes;
@@ -250,7 +318,17 @@ std::optional<JoinView> recognizeJoin(const TrainingGraph &g,
     }
     v.spec.branches.push_back(b);
   }
-  return v;
+}
+
+} // namespace
+
+std::optional<JoinView> recognizeJoin(const TrainingGraph &g,
+                                      std::string *why) {
+  JoinRecognizer recognizer(g);
+  std::optional<JoinView> view = recognizer.run();
+  if (!view && why)
+    *why = recognizer.reason();
+  return view;
 }
 
 int joinMinimumSlots(const std::vector<int> &lengths) {
