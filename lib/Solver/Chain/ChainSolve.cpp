@@ -82,44 +82,88 @@ StrategyResult solveViaChain(const TrainingGraph &g, const SolveOptions &opts,
   return other;
 }
 
-StrategyResult solveViaChain(const TrainingGraph &g, const ChainView &view,
-                             const SolveOptions &opts,
-                             const std::string &name,
-                             const ChainPlanner &planner, bool raiseBudget) {
+namespace {
+
+/// A chain plan for one chain budget, expanded and simulated on the graph.
+struct Probe {
+  bool planned = false, fits = false;
+  ChainPlan plan;
+  Schedule sched;
+  SimulationResult sim;
+};
+
+StrategyResult scheduleResult(Schedule sched) {
   StrategyResult res;
+  res.feasible = true;
+  res.schedule = std::move(sched);
+  return res;
+}
+
+StrategyResult failedResult(std::string reason) {
+  StrategyResult res;
+  res.reason = std::move(reason);
+  return res;
+}
+
+/// solveViaChain on a view: plans for chain budgets (the budget the chain
+/// model plans within) until the real peak fits the budget, then raises the
+/// chain budget while plans still fit, keeping the fastest that fits.
+class ChainBudgetSearch {
+public:
+  ChainBudgetSearch(const TrainingGraph &g, const ChainView &view,
+                    const SolveOptions &opts, const std::string &name,
+                    const ChainPlanner &planner, bool raiseBudget)
+      : g(g), view(view), opts(opts), name(name), planner(planner),
+        raiseBudget(raiseBudget), B(opts.budget) {}
+
+  StrategyResult run();
+
+private:
+  Probe probe(int64_t chainBudget);
+  void keep(Probe &p);
+  StrategyResult lowerChainBudget(Probe p, int64_t budget);
+  bool findLeastPlanned(int64_t &lo, std::string &reason);
+  void raiseChainBudget(int64_t lo);
+
+  const TrainingGraph &g;
+  const ChainView &view;
+  const SolveOptions &opts;
+  const std::string &name;
+  const ChainPlanner &planner;
+  const bool raiseBudget;
+  const int64_t B;
+  int64_t modelPeak = 0;
+  int64_t resolution = 1;
+  int maxProbes = 1;
+  int probes = 0;
+  Probe best; ///< The fastest plan that fits so far.
+};
+
+Probe ChainBudgetSearch::probe(int64_t chainBudget) {
+  Probe p;
+  ++probes;
+  p.plan = planner(g, view, chainBudget);
+  if (!p.plan.note.empty() && opts.note)
+    opts.note(name + ": " + p.plan.note);
+  if (!p.plan.feasible)
+    return p;
+  p.planned = true;
+  p.sched = expandChainSchedule(g, view, p.plan.ops);
+  p.sim = simulate(g, p.sched);
+  p.fits = !p.sim.valid || p.sim.peak <= B; // Invalid: solve() reports it.
+  return p;
+}
+
+void ChainBudgetSearch::keep(Probe &p) {
+  if (p.fits && (!best.fits || !p.sim.valid || p.sim.time < best.sim.time))
+    best = std::move(p);
+}
+
+StrategyResult ChainBudgetSearch::run() {
   // More memory than the chain model needs without rematerialization only
   // coarsens the slots: plan with the model's no-remat peak at most.
   ChainGraph cg = buildChainGraph(view.spec);
-  const int64_t modelPeak =
-      simulate(cg.graph, keepEverythingSchedule(cg.graph)).peak;
-  const int64_t B = opts.budget;
-
-  struct Probe {
-    bool planned = false, fits = false;
-    ChainPlan plan;
-    Schedule sched;
-    SimulationResult sim;
-  };
-  int probes = 0;
-  auto probe = [&](int64_t chainBudget) {
-    Probe p;
-    ++probes;
-    p.plan = planner(g, view, chainBudget);
-    if (!p.plan.note.empty() && opts.note)
-      opts.note(name + ": " + p.plan.note);
-    if (!p.plan.feasible)
-      return p;
-    p.planned = true;
-    p.sched = expandChainSchedule(g, view, p.plan.ops);
-    p.sim = simulate(g, p.sched);
-    p.fits = !p.sim.valid || p.sim.peak <= B; // Invalid: solve() reports it.
-    return p;
-  };
-  Probe best;
-  auto keep = [&](Probe &p) {
-    if (p.fits && (!best.fits || !p.sim.valid || p.sim.time < best.sim.time))
-      best = std::move(p);
-  };
+  modelPeak = simulate(cg.graph, keepEverythingSchedule(cg.graph)).peak;
 
   // With memory for the whole program nothing beats running every node
   // once; the slot DPs cannot always see it (sizes round up to slots, so the
@@ -127,82 +171,84 @@ StrategyResult solveViaChain(const TrainingGraph &g, const ChainView &view,
   // Revolve (raiseBudget = false) is a baseline that always recomputes.
   if (raiseBudget) {
     Schedule all = keepEverythingSchedule(g);
-    if (simulate(g, all).peak <= B) {
-      res.feasible = true;
-      res.schedule = std::move(all);
-      return res;
-    }
+    if (simulate(g, all).peak <= B)
+      return scheduleResult(std::move(all));
   }
   int64_t lo = std::min(B, modelPeak);
   Probe first = probe(lo);
-  if (first.planned && !first.sim.valid) { // A bug; solve() reports it.
-    res.feasible = true;
-    res.schedule = std::move(first.sched);
-    return res;
-  }
-  if (first.planned && !first.fits) {
-    // The model under-estimated (a safety net: tests find it never does):
-    // lower the chain budget by the excess, a few times.
-    Probe p = std::move(first);
-    int64_t budget = lo;
-    for (int attempt = 0; attempt < 3 && p.planned && !p.fits; ++attempt) {
-      budget -= p.sim.peak - B;
-      if (opts.note)
-        opts.note(name + ": the chain model under-estimated the peak (" +
-                  std::to_string(p.sim.peak) + " bytes); planning again with " +
-                  std::to_string(budget) + " bytes");
-      p = probe(budget);
-    }
-    if (!p.fits) {
-      res.reason = p.planned ? name + ": no plan within budget after lowering "
-                                      "the chain budget"
-                             : p.plan.reason;
-      return res;
-    }
-    res.feasible = true;
-    res.schedule = std::move(p.sched);
-    return res;
-  }
+  if (first.planned && !first.sim.valid) // A bug; solve() reports it.
+    return scheduleResult(std::move(first.sched));
+  if (first.planned && !first.fits)
+    return lowerChainBudget(std::move(first), lo);
   // Op-level graphs: the model over-estimates (conservative stage peaks and
   // held inputs), so plans for chain budgets above the real one may still
   // fit. Search the chain budget, bisecting to about 1% of the budget and
   // within opts.chainProbes plans.
-  const int64_t resolution = std::max<int64_t>(1, B / 100);
-  const int maxProbes = raiseBudget ? std::max(1, opts.chainProbes) : 1;
+  resolution = std::max<int64_t>(1, B / 100);
+  maxProbes = raiseBudget ? std::max(1, opts.chainProbes) : 1;
   std::string reason = first.plan.reason;
   if (!first.planned) {
-    // No plan at all: the least chain budget with a plan is the most
-    // frugal one; bisect for it between lo and the model's peak.
-    int64_t hi = modelPeak;
-    Probe top;
-    if (lo < modelPeak && probes < maxProbes)
-      top = probe(hi);
-    if (!top.planned) {
-      res.reason = reason;
-      return res;
-    }
-    Probe least = std::move(top);
-    while (hi - lo > resolution && probes < maxProbes) {
-      int64_t mid = lo + (hi - lo) / 2;
-      Probe p = probe(mid);
-      if (p.planned)
-        hi = mid, least = std::move(p);
-      else
-        lo = mid;
-    }
-    if (!least.fits) {
-      res.reason = reason + " (with " + std::to_string(probes) +
-                   " chain budgets up to the chain model's peak, the least "
-                   "real peak is " + std::to_string(least.sim.peak) +
-                   " bytes)";
-      return res;
-    }
-    lo = hi;
-    keep(least);
+    if (!findLeastPlanned(lo, reason))
+      return failedResult(reason);
   } else {
     keep(first);
   }
-  // lo fits; raise the chain budget while plans still fit.
+  raiseChainBudget(lo);
+  return scheduleResult(std::move(best.sched));
+}
+
+/// The model under-estimated (a safety net: tests find it never does):
+/// lower the chain budget by the excess, a few times.
+StrategyResult ChainBudgetSearch::lowerChainBudget(Probe p, int64_t budget) {
+  for (int attempt = 0; attempt < 3 && p.planned && !p.fits; ++attempt) {
+    budget -= p.sim.peak - B;
+    if (opts.note)
+      opts.note(name + ": the chain model under-estimated the peak (" +
+                std::to_string(p.sim.peak) + " bytes); planning again with " +
+                std::to_string(budget) + " bytes");
+    p = probe(budget);
+  }
+  if (!p.fits)
+    return failedResult(p.planned ? name + ": no plan within budget after "
+                                           "lowering the chain budget"
+                                  : p.plan.reason);
+  return scheduleResult(std::move(p.sched));
+}
+
+/// No plan at lo at all: the least chain budget with a plan is the most
+/// frugal one; bisect for it between lo and the model's peak. On success
+/// it becomes lo (and its plan the best); otherwise `reason` (the planner's
+/// at lo) says why not.
+bool ChainBudgetSearch::findLeastPlanned(int64_t &lo, std::string &reason) {
+  int64_t hi = modelPeak;
+  Probe top;
+  if (lo < modelPeak && probes < maxProbes)
+    top = probe(hi);
+  if (!top.planned)
+    return false;
+  Probe least = std::move(top);
+  while (hi - lo > resolution && probes < maxProbes) {
+    int64_t mid = lo + (hi - lo) / 2;
+    Probe p = probe(mid);
+    if (p.planned)
+      hi = mid, least = std::move(p);
+    else
+      lo = mid;
+  }
+  if (!least.fits) {
+    reason += " (with " + std::to_string(probes) +
+              " chain budgets up to the chain model's peak, the least "
+              "real peak is " +
+              std::to_string(least.sim.peak) + " bytes)";
+    return false;
+  }
+  lo = hi;
+  keep(least);
+  return true;
+}
+
+/// lo fits; raise the chain budget while plans still fit.
+void ChainBudgetSearch::raiseChainBudget(int64_t lo) {
   int64_t hi = modelPeak + 1; // Unknown from lo + 1 on.
   if (lo < modelPeak && probes < maxProbes) {
     Probe p = probe(modelPeak);
@@ -221,9 +267,14 @@ StrategyResult solveViaChain(const TrainingGraph &g, const ChainView &view,
       hi = mid;
     keep(p);
   }
-  res.feasible = true;
-  res.schedule = std::move(best.sched);
-  return res;
+}
+
+} // namespace
+
+StrategyResult solveViaChain(const TrainingGraph &g, const ChainView &view,
+                             const SolveOptions &opts, const std::string &name,
+                             const ChainPlanner &planner, bool raiseBudget) {
+  return ChainBudgetSearch(g, view, opts, name, planner, raiseBudget).run();
 }
 
 } // namespace remat
