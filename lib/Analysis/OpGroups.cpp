@@ -37,7 +37,31 @@ Operation *absorbingUser(Operation *op) {
   if (user->getBlock() != op->getBlock() ||
       user->hasTrait<OpTrait::IsTerminator>() || isa<RecomputeOp>(user))
     return nullptr;
-  return isDestinationUse(use) || isParameterOnly(op) ? user : nullptr;
+  if (isParameterOnly(op))
+    return user;
+  // A computed value a linalg op updates in place (`outs(%acc)`) stays a
+  // node of its own: an accumulation chain of T updates is T nodes, each
+  // reading its own step's values, not one node reading all of them.
+  // Slices inserted into a computed value (concatenation, padding) keep
+  // forming one node with it.
+  return isDestinationUse(use) && isa<tensor::InsertSliceOp>(user) ? user
+                                                                    : nullptr;
+}
+
+OpOperand *updatedInPlace(OpResult result) {
+  Operation *op = result.getOwner();
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  if (!dps || !dps.hasPureTensorSemantics())
+    return nullptr;
+  OpOperand *init = dps.getTiedOpOperand(result);
+  Value dest = init->get();
+  Operation *def = dest.getDefiningOp();
+  // A block argument is not writable (One-Shot Bufferize copies it); a
+  // value read elsewhere too is copied before the write.
+  if (!def || def->getBlock() != op->getBlock() || !dest.hasOneUse() ||
+      isFreeValue(def) || absorbingUser(def) == op)
+    return nullptr;
+  return init;
 }
 
 bool isDestinationUse(OpOperand &use) {

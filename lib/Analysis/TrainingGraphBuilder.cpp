@@ -230,6 +230,17 @@ private:
             inputs.push_back(t);
       }
 
+    // Results written into a computed destination own no bytes: they are
+    // that destination's buffer, which their readers keep alive.
+    SmallVector<SmallVector<TensorId>> inPlaceOf(op->getNumResults());
+    for (OpResult r : op->getResults())
+      if (OpOperand *dest = updatedInPlace(r)) {
+        inPlaceOf[r.getResultNumber()] = readsOf(dest->get());
+        cost->resultBytes[r.getResultNumber()] = 0;
+      }
+    const bool inPlace =
+        llvm::any_of(inPlaceOf, [](auto &roots) { return !roots.empty(); });
+
     bool isForward = forward.contains(op);
     std::string name = op->getName().getStringRef().str() + "#" +
                        std::to_string(result.graph.numNodes());
@@ -240,7 +251,9 @@ private:
                              cost->resultBytes.end()),
         cost->workspace);
     Node &node = result.graph.node(n);
-    node.recomputable = isForward && !recompute && pure && isRecomputable(op);
+    // Re-running an in-place update would read the value it overwrote.
+    node.recomputable =
+        isForward && !recompute && pure && !inPlace && isRecomputable(op);
     node.type = op->getName().getStringRef().str();
     result.nodeOps.emplace_back(chain.begin(), chain.end());
     for (Operation *member : chain)
@@ -254,6 +267,9 @@ private:
                            ? "#" + std::to_string(
                                        cast<OpResult>(value).getResultNumber())
                            : "");
+      if (auto &roots = inPlaceOf[cast<OpResult>(value).getResultNumber()];
+          !roots.empty())
+        viewRoots[t].append(roots.begin(), roots.end());
       if (view) // Readers of the view keep what it views alive.
         for (TensorId in : inputs)
           if (!result.graph.isInput(in))

@@ -79,3 +79,43 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32>
                      outs(%init : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %c : tensor<4x16xf32>
 }
+
+// -----
+
+// An accumulation chain: each update writes into the computed value before
+// it (outs(%acc)), as a gradient summed step by step. Every update is a node
+// of its own, reading only its own step's values; its result is the buffer
+// it writes into (no bytes of its own, that buffer stays alive for it).
+// expected-remark @+1 {{2 forward ops, 3 backward ops, loss linalg.generic#1}}
+func.func @accumulate(%x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<f32>, tensor<64xf32>) {
+  // expected-remark @+1 {{forward, recomputable, bytes [256], time 256}}
+  %e = math.exp %x : tensor<64xf32>
+  %init = tensor.empty() : tensor<f32>
+  // expected-remark @+1 {{forward, recomputable, bytes [4], time 64}}
+  %loss = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>],
+                          iterator_types = ["reduction"]}
+      ins(%e : tensor<64xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  // expected-remark @+1 {{backward, bytes [256], time 64}}
+  %g = arith.mulf %e, %y : tensor<64xf32>
+  // expected-remark @+1 {{backward, bytes [0], time 64}}
+  %g2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                        iterator_types = ["parallel"]}
+      ins(%e : tensor<64xf32>) outs(%g : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  // expected-remark @+1 {{backward, bytes [0], time 64}}
+  %g3 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                        iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%g2 : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %loss, %g3 : tensor<f32>, tensor<64xf32>
+}

@@ -9,6 +9,9 @@
 //  - a value computed from parameters only (a transposed or flipped weight,
 //    a tensor.empty used as a pooling window) and read by one op is a
 //    buffer that lives while that op runs: absorbed as workspace;
+//  - a computed value that a linalg op updates in place (`outs(%acc)`, a
+//    gradient accumulated step by step) is a node of its own; the update's
+//    result aliases it (updatedInPlace);
 //  - constants (scalars, dense tensors: globals after bufferization) are
 //    *free values*: no node, no bytes, always available; recomputations
 //    clone them.
@@ -38,6 +41,12 @@ mlir::Operation *absorbingUser(mlir::Operation *op);
 /// computed from parameters only (tensor.empty, fills, broadcasts and
 /// transposes of parameters). Such values may be duplicated per use.
 bool isParameterOnly(mlir::Operation *op);
+
+/// The destination operand `result` is written into in place, when that
+/// destination is a value computed by its own node in the same block and
+/// read nowhere else (an accumulation `outs(%acc)`): bufferization reuses
+/// its buffer, so the result owns no bytes of its own. nullptr otherwise.
+mlir::OpOperand *updatedInPlace(mlir::OpResult result);
 
 /// Whether `use` is a destination operand (the owner writes into it).
 bool isDestinationUse(mlir::OpOperand &use);
