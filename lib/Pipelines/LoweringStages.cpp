@@ -21,6 +21,8 @@ void remat::addTensorToBufferStages(OpPassManager &pm, int64_t alignment) {
   // Undoes what a CSE run after planning merged: bufferization then
   // allocates exactly the buffers the planner counted.
   pm.addPass(createPrepare());
+  // Loops carrying a fresh tensor per iteration bufferize in place.
+  pm.addPass(createLoopCarriesInPlace());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

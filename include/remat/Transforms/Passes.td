@@ -132,4 +132,50 @@ def ExportGraph : Pass<"remat-export-graph", "mlir::ModuleOp"> {
   ];
 }
 
+
+def CheckpointScans : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
+  let summary = "Keep K checkpoints of a scan's carries instead of its stacks";
+  let description = [{
+    Finds scans (a forward `scf.for` stacking per-iteration values with
+    `tensor.insert_slice` at its induction variable, and a backward
+    `scf.for` reading every stack at T-1-j; docs/loops.md) and rewrites each
+    into loops that keep `slots` checkpoints of the carried state and
+    re-run forward segments from the nearest one (binomial checkpointing:
+    the fewest forward steps for that many checkpoints). The IR does not
+    grow with T. With `budget` instead of `slots`, the number of slots is
+    the largest whose estimated peak fits. Loops it cannot checkpoint are
+    left as they are, with a remark naming the reason.
+  }];
+  let options = [
+    Option<"slots", "slots", "int64_t", /*default=*/"0",
+           "Checkpoints of the carries to keep (1 to T; 0: from the budget)">,
+    Option<"budget", "budget", "std::string", /*default=*/"\"\"",
+           "Peak bytes allowed (units as --remat-budget; percentages of the "
+           "estimated peak without checkpointing)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+
+def LoopCarriesInPlace : Pass<"remat-loop-carries-in-place"> {
+  let summary = "Make every scf.for yield write into its iteration argument";
+  let description = [{
+    One-Shot Bufferize needs the value an `scf.for` yields for a tensor
+    iteration argument to bufferize to that argument's buffer; a value
+    computed into a fresh tensor (`h' = tanh(h w)`) does not, and
+    bufferization stops with "Yield operand #0 is not equivalent to the
+    corresponding iter bbArg". This pass ends such iterations with a
+    `linalg.copy` of the value into the argument, so each carried tensor
+    has one buffer for the whole loop and every buffer allocated in an
+    iteration dies in it (the early-free planner then frees it there).
+    Yields already written in place (the argument itself, or an insert or
+    destination-passing op into it) are left alone. Run by the CPU and GPU
+    lowerings before bufferization.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // REMAT_TRANSFORMS_PASSES_TD
