@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Generates loop-form training steps (as scan-based frontends emit them:
-JAX lax.scan, StableHLO while lowered to scf) and their unrolled twins, in
-linalg on tensors, plus a harness @main for each.
+"""Generates loop-form training steps, their unrolled twins and harnesses.
+
+Loop-form steps are written as scan-based frontends emit them (JAX lax.scan,
+StableHLO while lowered to scf), in linalg on tensors; each has an unrolled
+straight-line twin and a harness @main.
 
 Loop form (`--form loop`, the default) of a scan model:
 
@@ -36,7 +38,10 @@ accumulation over micro-batches); it stacks nothing and is not a scan.
 
 Usage:
   gen_loops.py --model rnn [--steps T --batch B --width W] [--form loop|unrolled]
-               [--harness] [-o FILE]
+               [--recompute-gates] [--harness [--bits]] [-o FILE]
+    --harness writes the @main (argument values, call, printMemrefF32 of the
+    loss and gradients); --bits prints their f32 bit patterns instead
+    (printMemrefI32), to compare two forms exactly.
   gen_loops.py --write     rewrite the checked-in Inputs/
   gen_loops.py --check     fail if Inputs/ is stale
 Python 3 standard library only; argument values and the harness are the
@@ -53,7 +58,7 @@ INPUTS = os.path.join(HERE, "Inputs")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
 sys.dont_write_bytecode = True  # keep the source tree clean
 from remat_import_torch.argfill import Init, arg_seed, main_lines  # noqa: E402
-from remat_import_torch.mlir import V, f32, float_text, tensor_type  # noqa: E402
+from remat_import_torch.mlir import V, f32, float_text  # noqa: E402,F401 (f32: check_loops)
 
 
 # --------------------------------------------------------------------------
@@ -725,7 +730,7 @@ def main():
     ap.add_argument("--form", choices=["loop", "unrolled"], default="loop")
     ap.add_argument("--steps", "-T", type=int, help="T (rnn, gru, pde), L (scan_layers), "
                     "M (microbatch)")
-    ap.add_argument("--batch", "-B", type=int)
+    ap.add_argument("--batch", "-B", type=int, help="B (rows per micro-batch; pde: unused)")
     ap.add_argument("--width", "-W", type=int, help="W (N grid points for pde)")
     ap.add_argument("--recompute-gates", action="store_true",
                     help="gru: stack h only, recompute z and c in the backward")
