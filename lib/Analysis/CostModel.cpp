@@ -24,14 +24,15 @@ std::optional<int64_t> typeBytes(Type type) {
   if (!shaped.hasStaticShape())
     return std::nullopt;
   Type elem = shaped.getElementType();
-  int64_t bits = elem.isIntOrIndexOrFloat() ? elem.getIntOrFloatBitWidth()
+  // index has no bit width of its own (asking crashes): 64 bits, as the
+  // lowering stores it on the hosts this project targets.
+  int64_t bits = elem.isIndex()         ? 64
+                 : elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth()
                  : isa<ComplexType>(elem)
                      ? 2 * cast<ComplexType>(elem)
                                .getElementType()
                                .getIntOrFloatBitWidth()
                      : 64;
-  if (elem.isIndex())
-    bits = 64;
   std::optional<int64_t> bytes = (bits + 7) / 8;
   for (int64_t dim : shaped.getShape())
     if (bytes)

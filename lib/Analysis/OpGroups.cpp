@@ -3,9 +3,13 @@
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
 
+#include "remat/Analysis/CostModel.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -24,6 +28,10 @@ SmallVector<OpOperand *> destinationOperands(Operation *op) {
       dests.push_back(&init);
   } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
     dests.push_back(&insert.getDestMutable());
+  } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    // The iterations write into the buffers of the inits.
+    for (OpOperand &init : loop.getInitArgsMutable())
+      dests.push_back(&init);
   }
   return dests;
 }
@@ -48,20 +56,121 @@ Operation *absorbingUser(Operation *op) {
                                                                     : nullptr;
 }
 
+namespace {
+
+/// The iteration argument of an enclosing loop (its buffer is the loop's).
+bool isLoopIterArg(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return false;
+  auto loop = dyn_cast<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
+  return loop && llvm::is_contained(loop.getRegionIterArgs(), arg);
+}
+
+/// Whether `a` and `b` lie in different regions of one scf.if: never both
+/// run in an iteration.
+bool inExclusiveBranches(Operation *a, Operation *b) {
+  // The innermost scf.if holding both decides.
+  for (Operation *p = a->getParentOp(); p; p = p->getParentOp())
+    if (auto branch = dyn_cast<scf::IfOp>(p);
+        branch && branch->isProperAncestor(b)) {
+      Region &then = branch.getThenRegion();
+      return then.isAncestor(a->getParentRegion()) !=
+             then.isAncestor(b->getParentRegion());
+    }
+  return false;
+}
+
+/// No use of `dest` but `write` runs after `write` does (in the same
+/// iteration: loop-carried values start each iteration anew).
+bool noUseAfter(Value dest, OpOperand &write) {
+  Operation *writer = write.getOwner();
+  for (OpOperand &use : dest.getUses()) {
+    if (&use == &write)
+      continue;
+    Operation *other = use.getOwner();
+    if (Operation *o = writer->getBlock()->findAncestorOpInBlock(*other)) {
+      if (o == writer || !o->isBeforeInBlock(writer))
+        return false;
+      continue;
+    }
+    if (inExclusiveBranches(other, writer))
+      continue;
+    Block *home = dest.getParentBlock();
+    Operation *o = home->findAncestorOpInBlock(*other);
+    Operation *w = home->findAncestorOpInBlock(*writer);
+    if (!o || !w || o == w || !o->isBeforeInBlock(w))
+      return false;
+  }
+  return true;
+}
+
+/// The operand `result` is written into: a destination-passing op's tied
+/// init, an insert's destination, a loop's init.
+OpOperand *tiedInit(OpResult result) {
+  Operation *op = result.getOwner();
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    return dps.hasPureTensorSemantics() ? dps.getTiedOpOperand(result)
+                                        : nullptr;
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return loop.getTiedLoopInit(result);
+  SmallVector<OpOperand *> dests = destinationOperands(op);
+  return dests.size() == 1 && op->getNumResults() == 1 ? dests.front()
+                                                        : nullptr;
+}
+
+} // namespace
+
 OpOperand *updatedInPlace(OpResult result) {
   Operation *op = result.getOwner();
-  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
-  if (!dps || !dps.hasPureTensorSemantics())
+  OpOperand *init = tiedInit(result);
+  if (!init)
     return nullptr;
-  OpOperand *init = dps.getTiedOpOperand(result);
   Value dest = init->get();
+  // An enclosing loop's iteration argument: its buffer, unless the old
+  // value is still read after the write.
+  if (isLoopIterArg(dest))
+    return noUseAfter(dest, *init) ? init : nullptr;
   Operation *def = dest.getDefiningOp();
-  // A block argument is not writable (One-Shot Bufferize copies it); a
+  // A function argument is not writable (One-Shot Bufferize copies it); a
   // value read elsewhere too is copied before the write.
   if (!def || def->getBlock() != op->getBlock() || !dest.hasOneUse() ||
-      isFreeValue(def) || absorbingUser(def) == op)
+      isFreeValue(def) || absorbingUser(def) == op || isViewLike(def))
     return nullptr;
   return init;
+}
+
+Value branchesWriteInto(OpResult r) {
+  auto branch = dyn_cast<scf::IfOp>(r.getOwner());
+  if (!branch || branch.getElseRegion().empty())
+    return Value();
+  Value common;
+  for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+    Value target = inPlaceTarget(
+        region->front().getTerminator()->getOperand(r.getResultNumber()));
+    if (branch->isAncestor(target.getParentRegion()->getParentOp()) ||
+        (common && target != common))
+      return Value();
+    common = target;
+  }
+  return common;
+}
+
+Value inPlaceTarget(Value v) {
+  for (int depth = 0; depth < 256; ++depth) {
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return v;
+    if (Value target = branchesWriteInto(result)) {
+      v = target;
+      continue;
+    }
+    OpOperand *init = tiedInit(result);
+    if (!init || isa<scf::ForOp>(result.getOwner()))
+      return v;
+    v = init->get();
+  }
+  return v;
 }
 
 bool isDestinationUse(OpOperand &use) {

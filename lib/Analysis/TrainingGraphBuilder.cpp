@@ -4,7 +4,11 @@
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
 
+#include "remat/Solver/Core/Simulator.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -230,16 +234,31 @@ private:
             inputs.push_back(t);
       }
 
+    // Ops with regions (loops, branches): the peak of an iteration is
+    // their workspace, the iterations their time.
+    if (!recompute && op->getNumRegions() > 0) {
+      FailureOr<OpCost> inner = regionCost(op);
+      if (failed(inner))
+        return failure();
+      cost->workspace = std::max(cost->workspace, inner->workspace);
+      cost->time = inner->time;
+    }
     // Results written into a computed destination own no bytes: they are
     // that destination's buffer, which their readers keep alive.
     SmallVector<SmallVector<TensorId>> inPlaceOf(op->getNumResults());
-    for (OpResult r : op->getResults())
-      if (OpOperand *dest = updatedInPlace(r)) {
-        inPlaceOf[r.getResultNumber()] = readsOf(dest->get());
-        cost->resultBytes[r.getResultNumber()] = 0;
-      }
-    const bool inPlace =
-        llvm::any_of(inPlaceOf, [](auto &roots) { return !roots.empty(); });
+    bool inPlace = false;
+    for (OpResult r : op->getResults()) {
+      Value target;
+      if (OpOperand *dest = updatedInPlace(r))
+        target = dest->get();
+      else
+        target = branchesWriteInto(r);
+      if (!target)
+        continue;
+      inPlace = true;
+      inPlaceOf[r.getResultNumber()] = readsOf(target);
+      cost->resultBytes[r.getResultNumber()] = 0;
+    }
 
     bool isForward = forward.contains(op);
     std::string name = op->getName().getStringRef().str() + "#" +
@@ -278,6 +297,59 @@ private:
         result.recomputeHints.push_back(t);
     }
     return success();
+  }
+
+  /// The peak of one run of each region of `op` above what is live around
+  /// it (its workspace: the largest over the regions), and its time: the
+  /// regions' times, times the trip count of an scf.for with constant
+  /// bounds (the larger branch of an scf.if).
+  FailureOr<OpCost> regionCost(Operation *op) {
+    OpCost c;
+    for (Region &region : op->getRegions()) {
+      if (region.empty())
+        continue;
+      if (!region.hasOneBlock())
+        return op->emitError() << "remat supports regions of one block";
+      Builder inner(func, costs, mode);
+      FailureOr<SimulationResult> run = inner.simulateBlock(region.front());
+      if (failed(run))
+        return failure();
+      c.workspace = std::max(c.workspace, run->peak);
+      c.time = isa<scf::IfOp>(op) ? std::max(c.time, run->time)
+                                  : c.time + run->time;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      if (lb && ub && step && *step > 0)
+        c.time *= static_cast<double>(std::max<int64_t>(
+            0, (*ub - *lb + *step - 1) / *step));
+    }
+    return c;
+  }
+
+  /// Program order of `block` as a graph of its own: values from outside
+  /// (arguments, captures) are live around it and cost nothing here; what
+  /// the terminator passes on stays live to the end.
+  FailureOr<SimulationResult> simulateBlock(Block &block) {
+    if (failed(addBlock(block)))
+      return failure();
+    for (Value v : block.getTerminator()->getOperands())
+      for (TensorId t : readsOf(v))
+        if (!result.graph.isInput(t))
+          result.graph.markRequired(t);
+    Schedule runs;
+    for (NodeId n = 0; n < result.graph.numNodes(); ++n)
+      runs.run(n);
+    SimulationResult sim =
+        simulate(result.graph, runs.withEagerFrees(result.graph));
+    if (!sim.valid)
+      return block.getParentOp()->emitError()
+             << "internal error: the body's program order is not a valid "
+                "schedule: "
+             << sim.error;
+    return sim;
   }
 
   /// An existing recomputation as one node: the time of its ops, and a

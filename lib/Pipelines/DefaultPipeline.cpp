@@ -20,6 +20,9 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
     error = *wrong;
     return failure();
   }
+  // Calls the planner would see as opaque nodes: inline what upstream's
+  // inliner can (private callees, then dropped once unused).
+  pm.addPass(createInlinerPass());
   // Clean-up first: after planning, CSE would merge the initial values the
   // planner gave each op (remat.recompute regions themselves survive it).
   pm.addPass(createCanonicalizerPass());

@@ -22,12 +22,13 @@
 
 #include "remat/Transforms/CheckpointScans.h"
 
+#include "remat/Analysis/OpGroups.h"
 #include "remat/Solver/Loop/LoopReversal.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -43,6 +44,7 @@ public:
 
   void rewrite() {
     OpBuilder b(fwd);
+    b.setListener(&created);
     LoopResults forward = emitForwardLoop(b);
     // Step T-1 from the loop's result: the carries the loss reads.
     StepValues last = cloneStep(b, index(b, scan.steps - 1), forward.carries);
@@ -57,6 +59,7 @@ public:
     bwd.replaceAllUsesWith(results);
     bwd.erase();
     fwd.erase();
+    created.eraseDead();
   }
 
 private:
@@ -119,9 +122,9 @@ private:
                                 ValueRange into) {
     SmallVector<Value> out;
     for (auto [v, arg] : llvm::zip(values, into))
-      out.push_back(v == arg ? v
-                             : linalg::CopyOp::create(b, loc, v, arg)
-                                   .getResult(0));
+      out.push_back(inPlaceTarget(v) == arg
+                        ? v
+                        : linalg::CopyOp::create(b, loc, v, arg).getResult(0));
     return out;
   }
 
@@ -312,15 +315,22 @@ private:
                                     index(nb, 1)),
               arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, free,
                                     index(nb, 0)));
-          SmallVector<Value> carries;
-          for (size_t c = 0; c < n; ++c)
-            carries.push_back(readRow(nb, slotStacks[c], top, carryType(c)));
+          // Each branch reads the top slot itself: the working copy the
+          // advance makes of it then dies inside the branch.
+          auto topCarries = [&](OpBuilder &bb) {
+            SmallVector<Value> carries;
+            for (size_t c = 0; c < n; ++c)
+              carries.push_back(
+                  readRow(bb, slotStacks[c], top, carryType(c)));
+            return carries;
+          };
           auto branch = scf::IfOp::create(
               nb, loc, isTurn,
               [&](OpBuilder &tb, Location) {
                 Value count = arith::SubIOp::create(tb, loc, length,
                                                     index(tb, 1));
-                SmallVector<Value> x = emitAdvance(tb, lo, count, carries);
+                SmallVector<Value> x =
+                    emitAdvance(tb, lo, count, topCarries(tb));
                 Value i = arith::SubIOp::create(tb, loc, done, index(tb, 1));
                 Value j = arith::SubIOp::create(
                     tb, loc, index(tb, scan.steps - 1), i);
@@ -345,7 +355,7 @@ private:
               [&](OpBuilder &eb, Location) {
                 Value c = arith::AddIOp::create(eb, loc, free, index(eb, 1));
                 Value m = emitSplit(eb, length, c);
-                SmallVector<Value> x = emitAdvance(eb, lo, m, carries);
+                SmallVector<Value> x = emitAdvance(eb, lo, m, topCarries(eb));
                 Value top1 = arith::AddIOp::create(eb, loc, top, index(eb, 1));
                 SmallVector<Value> out{done, top1};
                 for (size_t k = 0; k < n; ++k)
@@ -360,6 +370,29 @@ private:
         });
     return SmallVector<Value>(loop.getResults().take_back(nState));
   }
+
+  /// The ops the rewrite creates: clones of whole bodies leave some dead
+  /// (the next carry of a step run only for its stacked values), and the
+  /// peak must not count them.
+  struct CreatedOps : OpBuilder::Listener {
+    void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+      ops.push_back(op);
+    }
+    void eraseDead() {
+      llvm::DenseSet<Operation *> erased;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (Operation *op : llvm::reverse(ops)) {
+          if (erased.contains(op) || !isOpTriviallyDead(op))
+            continue;
+          op->walk([&](Operation *nested) { erased.insert(nested); });
+          op->erase();
+          changed = true;
+        }
+      }
+    }
+    std::vector<Operation *> ops;
+  } created;
 
   const ScanPair &scan;
   scf::ForOp fwd, bwd;

@@ -5,6 +5,7 @@
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -33,7 +34,9 @@ Value cloneInitChain(Value v, Operation *before) {
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-/// Gives every use of a shared initial value its own copy.
+/// Gives every use of a shared initial value its own copy (in a loop body
+/// or branch: every use of one defined outside, which CSE shares between
+/// the iterations and the code around them).
 void privatizeInits(Block &block) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     SmallVector<OpOperand *> uses = destinationOperands(&op);
@@ -44,8 +47,11 @@ void privatizeInits(Block &block) {
     for (OpOperand *use : uses) {
       Value v = use->get();
       Operation *def = v.getDefiningOp();
-      if (!def || def->getBlock() != &block || v.hasOneUse() ||
-          !isParameterOnly(def))
+      if (!def || !isParameterOnly(def))
+        continue;
+      const bool outside = def->getBlock() != &block;
+      if (outside ? !isa<scf::SCFDialect>(block.getParentOp()->getDialect())
+                  : v.hasOneUse())
         continue;
       use->set(cloneInitChain(v, &op));
     }
@@ -99,6 +105,13 @@ void prepareForRemat(func::FuncOp func) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return;
   Block &block = func.getBody().front();
+  // Loop bodies and branches first: their private copies are then no use
+  // of the originals.
+  func.walk([&](Block *nested) {
+    if (nested != &block && isa<scf::SCFDialect>(
+                                nested->getParentOp()->getDialect()))
+      privatizeInits(*nested);
+  });
   privatizeInits(block);
   sinkAbsorbed(block);
   tagInits(block);

@@ -12,6 +12,7 @@
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Transforms/CheckpointScans.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/Prepare.h"
 #include "remat/Transforms/RecomputeHints.h"
@@ -79,6 +80,13 @@ public:
           peak && *peak <= fr.budget)
         return keepAsIs(*peak, /*usePrepared=*/true);
     }
+    FailureOr<bool> checkpointed = checkpointScans();
+    if (failed(checkpointed))
+      return failure();
+    if (*checkpointed && ig->recomputeHints.empty())
+      if (std::optional<int64_t> peak = peakAsIs(func);
+          peak && *peak <= fr.budget)
+        return keepAsIs(*peak, /*usePrepared=*/true);
     if (failed(applyRecomputeHints(*ig)))
       return failure();
     std::optional<Solution> sol = plan();
@@ -116,7 +124,37 @@ private:
     fr.seconds.analysis = clock.lap();
     fr.peakBefore = before.peak;
     fr.timeBefore = before.time;
+    timeAsIs = before.time;
     return success();
+  }
+
+  /// Scans (ScanLoops.h) keep the most checkpoints that fit the budget;
+  /// the rest of the function is planned around them. Re-analyses the copy
+  /// when any was rewritten.
+  FailureOr<bool> checkpointScans() {
+    auto peakOf = [&](func::FuncOp copy) -> std::optional<int64_t> {
+      prepareForRemat(copy);
+      FailureOr<IRTrainingGraph> g =
+          buildTrainingGraph(copy, costs, RecomputeRegions::Atomic);
+      if (failed(g))
+        return std::nullopt;
+      SimulationResult sim = simulate(g->graph, g->programOrder);
+      return sim.valid ? std::optional<int64_t>(sim.peak) : std::nullopt;
+    };
+    FailureOr<int> rewritten = checkpointScansWithin(func, fr.budget, peakOf);
+    if (failed(rewritten))
+      return failure();
+    if (*rewritten == 0)
+      return false;
+    prepareForRemat(func);
+    FailureOr<IRTrainingGraph> built =
+        buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
+    if (failed(built))
+      return failure();
+    ig = std::move(*built);
+    timeAsIs = simulate(ig->graph, ig->programOrder).time;
+    fr.ops = ig->graph.numNodes();
+    return true;
   }
 
   /// The peak of `f` as it is, by the lifetime analysis that checks the
@@ -146,7 +184,7 @@ private:
     fr.strategy = "none";
     fr.fitted = true;
     fr.peakAfter = peak;
-    fr.timeAfter = before.time;
+    fr.timeAfter = timeAsIs;
     recordDecisions(ig->programOrder);
     return success();
   }
@@ -300,6 +338,8 @@ private:
   PhaseClock clock;
   std::optional<IRTrainingGraph> ig;
   SimulationResult before; ///< The program without rematerialization.
+  /// The time of the copy as it stands (scans checkpointed, nothing else).
+  double timeAsIs = 0;
 };
 
 } // namespace

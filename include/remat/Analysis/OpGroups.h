@@ -29,7 +29,8 @@ namespace remat {
 /// Constants: values without inputs that cost no bytes at run time.
 bool isFreeValue(mlir::Operation *op);
 
-/// Operands an op writes its result into (DPS inits, insert_slice dest).
+/// Operands an op writes its result into (DPS inits, insert_slice dest,
+/// scf.for inits).
 llvm::SmallVector<mlir::OpOperand *> destinationOperands(mlir::Operation *op);
 
 /// The op whose node `op` belongs to, when `op` is absorbed (see above);
@@ -42,11 +43,22 @@ mlir::Operation *absorbingUser(mlir::Operation *op);
 /// transposes of parameters). Such values may be duplicated per use.
 bool isParameterOnly(mlir::Operation *op);
 
-/// The destination operand `result` is written into in place, when that
-/// destination is a value computed by its own node in the same block and
-/// read nowhere else (an accumulation `outs(%acc)`): bufferization reuses
-/// its buffer, so the result owns no bytes of its own. nullptr otherwise.
+/// The destination operand `result` is written into in place (One-Shot
+/// Bufferize reuses its buffer, so the result owns no bytes of its own):
+/// a value computed by its own node in the same block and read nowhere else
+/// (an accumulation `outs(%acc)`, a loop's init), or an enclosing loop's
+/// iteration argument whose old value is not read after the write.
+/// nullptr otherwise.
 mlir::OpOperand *updatedInPlace(mlir::OpResult result);
+
+/// The value whose buffer `v` was written into through a chain of
+/// destinations (inserts, linalg inits, scf.if branches that all write into
+/// it); `v` itself when it owns one.
+mlir::Value inPlaceTarget(mlir::Value v);
+
+/// The buffer every branch of an scf.if yields `r` in (a value from outside
+/// the op, written in place), or null when `r` is a buffer of its own.
+mlir::Value branchesWriteInto(mlir::OpResult r);
 
 /// Whether `use` is a destination operand (the owner writes into it).
 bool isDestinationUse(mlir::OpOperand &use);

@@ -4,12 +4,33 @@
 
 #include "remat/Analysis/ScanLoops.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+
 namespace remat {
 
 /// Rewrites `scan` to keep `slots` (1 <= slots <= T) checkpoints of its
 /// carries instead of its stacks (see CheckpointScans.cpp); the forward and
 /// backward loops are replaced.
 void checkpointScan(const ScanPair &scan, int64_t slots);
+
+/// The peak of a function as the caller's analysis computes it (nullopt:
+/// it cannot).
+using FunctionPeak = llvm::function_ref<std::optional<int64_t>(
+    mlir::func::FuncOp)>;
+
+/// Checkpoints each scan at the top level of `func` with the most slots for
+/// which `peakOf` (on a rewritten copy) stays within `budget` (one slot when
+/// none does: the caller's planner may find the rest, or names the smallest
+/// budget). With `fixedSlots` > 0, that many instead. Emits a remark per
+/// loop: the slots and forward steps chosen, or why it is not a scan.
+/// Returns how many scans it rewrote; failure when `peakOf` fails.
+mlir::FailureOr<int> checkpointScansWithin(mlir::func::FuncOp func,
+                                           int64_t budget,
+                                           FunctionPeak peakOf,
+                                           int64_t fixedSlots = 0);
 
 } // namespace remat
 
