@@ -9,6 +9,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -234,9 +235,9 @@ private:
             inputs.push_back(t);
       }
 
-    // Ops with regions (loops, branches): the peak of an iteration is
-    // their workspace, the iterations their time.
-    if (!recompute && op->getNumRegions() > 0) {
+    // Control flow (loops, branches; not a linalg op's scalar body): the
+    // peak of an iteration is its workspace, the iterations its time.
+    if (!recompute && isa<RegionBranchOpInterface>(op)) {
       FailureOr<OpCost> inner = regionCost(op);
       if (failed(inner))
         return failure();
@@ -305,6 +306,7 @@ private:
   /// bounds (the larger branch of an scf.if).
   FailureOr<OpCost> regionCost(Operation *op) {
     OpCost c;
+    auto runs = op->getAttrOfType<ArrayAttr>(RematDialect::kRegionRunsAttrName);
     for (Region &region : op->getRegions()) {
       if (region.empty())
         continue;
@@ -315,9 +317,15 @@ private:
       if (failed(run))
         return failure();
       c.workspace = std::max(c.workspace, run->peak);
-      c.time = isa<scf::IfOp>(op) ? std::max(c.time, run->time)
-                                  : c.time + run->time;
+      if (runs) // The schedule that emitted the op knows how often.
+        c.time += run->time * cast<FloatAttr>(runs[region.getRegionNumber()])
+                                  .getValueAsDouble();
+      else
+        c.time = isa<scf::IfOp>(op) ? std::max(c.time, run->time)
+                                    : c.time + run->time;
     }
+    if (runs)
+      return c;
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
       std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());

@@ -23,6 +23,7 @@
 #include "remat/Transforms/CheckpointScans.h"
 
 #include "remat/Analysis/OpGroups.h"
+#include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Loop/LoopReversal.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,7 +41,7 @@ class ScanRewriter {
 public:
   ScanRewriter(const ScanPair &scan, int64_t slots)
       : scan(scan), fwd(scan.forward), bwd(scan.backward), slots(slots),
-        loc(fwd.getLoc()) {}
+        counts(countLoopReversal(scan.steps, slots)), loc(fwd.getLoc()) {}
 
   void rewrite() {
     OpBuilder b(fwd);
@@ -57,9 +58,15 @@ public:
     SmallVector<Value> results =
         emitInterpreter(b, forward, state);
     bwd.replaceAllUsesWith(results);
+    SmallVector<Value> stackInits;
+    for (unsigned k : scan.stacks)
+      stackInits.push_back(fwd.getInitArgs()[k]);
     bwd.erase();
     fwd.erase();
     created.eraseDead();
+    for (Value init : stackInits) // The stacks' tensor.empty, say.
+      if (Operation *def = init.getDefiningOp(); def && isOpTriviallyDead(def))
+        def->erase();
   }
 
 private:
@@ -199,7 +206,7 @@ private:
 
   /// Runs `count` steps from position `from` and returns the carries.
   SmallVector<Value> emitAdvance(OpBuilder &b, Value from, Value count,
-                                 ValueRange carries) {
+                                 ValueRange carries, double averageSteps) {
     Value to = arith::AddIOp::create(b, loc, from, count);
     auto loop = scf::ForOp::create(
         b, loc, from, to, index(b, 1), carries,
@@ -207,6 +214,7 @@ private:
           StepValues s = cloneStep(nb, iv, args);
           scf::YieldOp::create(nb, loc, copiedInto(nb, s.next, args));
         });
+    setRegionRuns(loop, {averageSteps});
     return SmallVector<Value>(loop.getResults());
   }
 
@@ -284,6 +292,9 @@ private:
         [&](OpBuilder &eb, Location) {
           scf::YieldOp::create(eb, loc, SmallVector<Value>(state));
         });
+    const double shots =
+        ratio(counts.firstSweepShots - 1, std::max<int64_t>(1, scan.steps - 1));
+    setRegionRuns(branch, {shots, 1.0 - shots});
     return SmallVector<Value>(branch.getResults());
   }
 
@@ -330,7 +341,8 @@ private:
                 Value count = arith::SubIOp::create(tb, loc, length,
                                                     index(tb, 1));
                 SmallVector<Value> x =
-                    emitAdvance(tb, lo, count, topCarries(tb));
+                    emitAdvance(tb, lo, count, topCarries(tb),
+                                ratio(counts.turnAdvances, counts.turns));
                 Value i = arith::SubIOp::create(tb, loc, done, index(tb, 1));
                 Value j = arith::SubIOp::create(
                     tb, loc, index(tb, scan.steps - 1), i);
@@ -355,7 +367,9 @@ private:
               [&](OpBuilder &eb, Location) {
                 Value c = arith::AddIOp::create(eb, loc, free, index(eb, 1));
                 Value m = emitSplit(eb, length, c);
-                SmallVector<Value> x = emitAdvance(eb, lo, m, topCarries(eb));
+                SmallVector<Value> x =
+                    emitAdvance(eb, lo, m, topCarries(eb),
+                                ratio(counts.storeAdvances, counts.stores));
                 Value top1 = arith::AddIOp::create(eb, loc, top, index(eb, 1));
                 SmallVector<Value> out{done, top1};
                 for (size_t k = 0; k < n; ++k)
@@ -366,6 +380,8 @@ private:
                 llvm::append_range(out, st);
                 scf::YieldOp::create(eb, loc, out);
               });
+          setRegionRuns(branch, {ratio(counts.turns, counts.actions),
+                                 ratio(counts.stores, counts.actions)});
           scf::YieldOp::create(nb, loc, branch.getResults());
         });
     return SmallVector<Value>(loop.getResults().take_back(nState));
@@ -394,9 +410,24 @@ private:
     std::vector<Operation *> ops;
   } created;
 
+  /// How often each region of `op` runs per execution, on average (the
+  /// cost model's time; remat.region_runs).
+  void setRegionRuns(Operation *op, ArrayRef<double> runs) {
+    Builder b(op->getContext());
+    SmallVector<Attribute> attrs;
+    for (double r : runs)
+      attrs.push_back(b.getF64FloatAttr(r));
+    op->setAttr(RematDialect::kRegionRunsAttrName, b.getArrayAttr(attrs));
+  }
+  static double ratio(int64_t part, int64_t whole) {
+    return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole)
+                     : 0.0;
+  }
+
   const ScanPair &scan;
   scf::ForOp fwd, bwd;
   int64_t slots;
+  LoopReversalCounts counts;
   Location loc;
 };
 

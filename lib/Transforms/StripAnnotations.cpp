@@ -20,7 +20,8 @@ struct StripAnnotationsPass
     getOperation()->walk([](Operation *op) {
       for (StringRef name :
            {RematDialect::kCostAttrName, RematDialect::kPolicyAttrName,
-            RematDialect::kStageAttrName, RematDialect::kInitAttrName})
+            RematDialect::kStageAttrName, RematDialect::kInitAttrName,
+             RematDialect::kRegionRunsAttrName})
         op->removeAttr(name);
       if (auto func = dyn_cast<FunctionOpInterface>(op))
         for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)

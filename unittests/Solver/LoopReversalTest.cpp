@@ -55,6 +55,11 @@ TEST(LoopReversal, ForwardStepsAreTheBinomialOptimumPlusTheLossStep) {
       EXPECT_EQ(c.forwardSteps, minimalAdvances(steps, slots) + 1)
           << steps << " steps, " << slots << " slots";
       EXPECT_LE(c.firstSweepShots, slots);
+      // Every step but the peeled last one is reversed by an action; the
+      // other actions fill a slot each.
+      EXPECT_EQ(c.turns, steps - 1);
+      EXPECT_EQ(c.turns + c.stores, c.actions);
+      EXPECT_EQ(c.turnAdvances + c.storeAdvances, c.advances);
     }
   // T = 100,000 with 20 slots: beta(20, 5) = 53,130 < T <= beta(20, 6), so
   // r = 6 and t = 6 T - beta(21, 5) = 600,000 - 65,780.

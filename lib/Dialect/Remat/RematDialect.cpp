@@ -61,6 +61,18 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
                              << "' is an integer on a tensor.empty";
     return success();
   }
+  if (name == kRegionRunsAttrName) {
+    auto runs = dyn_cast<ArrayAttr>(value);
+    if (!runs || runs.size() != op->getNumRegions() ||
+        !llvm::all_of(runs, [](Attribute a) {
+          auto f = dyn_cast<FloatAttr>(a);
+          return f && f.getValueAsDouble() >= 0;
+        }))
+      return op->emitError() << "'" << name
+                             << "' must hold one non-negative float per "
+                                "region of the op";
+    return success();
+  }
   if (name == kLossAttrName)
     return op->emitError() << "'" << name
                            << "' belongs on a function result, not on an op";

@@ -25,11 +25,12 @@ void walkReversal(int64_t steps, int64_t slots, Visitor &v) {
   int64_t done = steps - 1;
   v.reverse(done); // From carry_{T-1}, the forward loop's result.
   while (done > 0) {
-    v.action();
     const int64_t lo = pos.back();
     const int64_t length = done - lo;
     const int64_t free = slots - static_cast<int64_t>(pos.size());
-    if (length == 1 || free == 0) {
+    const bool turn = length == 1 || free == 0;
+    v.action(turn);
+    if (turn) {
       v.advance(lo, length - 1);
       v.reverse(--done);
       if (done == lo && pos.size() > 1)
@@ -108,10 +109,18 @@ LoopReversalCounts countLoopReversal(int64_t steps, int64_t slots) {
       if (inForward)
         ++c.firstSweepShots;
     }
+    bool inTurn = false;
     void forwardLoopDone() { inForward = false; }
-    void advance(int64_t, int64_t n) { c.advances += n; }
+    void advance(int64_t, int64_t n) {
+      c.advances += n;
+      (inTurn ? c.turnAdvances : c.storeAdvances) += n;
+    }
     void reverse(int64_t) {}
-    void action() { ++c.actions; }
+    void action(bool turn) {
+      ++c.actions;
+      ++(turn ? c.turns : c.stores);
+      inTurn = turn;
+    }
   } counter;
   walkReversal(steps, slots, counter);
   counter.c.forwardSteps = steps + counter.c.advances;
@@ -157,7 +166,7 @@ UnrolledReversal unrolledLoopReversal(int64_t steps, int64_t slots,
         runs.run(fwd[from + i]);
     }
     void reverse(int64_t step) { runs.run(bwd[step + 1]); }
-    void action() {}
+    void action(bool) {}
   } emitter{Schedule(), fwd, bwd, steps};
   // The loss and its seed run between the forward loop and the reversal.
   struct Sequencer : Emitter {

@@ -33,6 +33,13 @@ def Remat_Dialect : Dialect {
         each op's own initial value (N unique in the function) so that
         `cse` cannot merge them back into one long-lived buffer after
         planning; dropped by `-remat-strip-annotations`.
+      - `remat.region_runs = [R0, R1, ...]` (floats) on an op with regions
+        whose counts the IR does not say (an `scf.for` with bounds known at
+        run time, an `scf.if`): how often each region runs, on average, per
+        execution of the op. `-remat-checkpoint-scans` sets it from the
+        schedule it emits; the cost model multiplies each region's time by
+        it (by default: the trip count of constant bounds, else once; the
+        larger branch of an `scf.if`).
     * The `remat.loss` function result attribute marks the loss when it is
       not the first result.
 
@@ -51,6 +58,8 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kStageAttrName = "remat.stage";
     static constexpr ::llvm::StringLiteral kLossAttrName = "remat.loss";
     static constexpr ::llvm::StringLiteral kInitAttrName = "remat.init";
+    static constexpr ::llvm::StringLiteral kRegionRunsAttrName =
+        "remat.region_runs";
   }];
 }
 

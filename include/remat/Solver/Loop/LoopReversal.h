@@ -58,6 +58,9 @@ struct LoopReversalCounts {
   int64_t advances = 0;       ///< Steps re-run by the interpreter.
   int64_t firstSweepShots = 0; ///< Slots the forward loop fills (slot 0 too).
   int64_t actions = 0;        ///< Trip count of the interpreter loop.
+  /// Actions that reverse a step (advancing first) and actions that fill a
+  /// slot, and the advances each kind makes in all.
+  int64_t turns = 0, stores = 0, turnAdvances = 0, storeAdvances = 0;
 };
 
 /// The counts of the reversal of T >= 1 steps with K >= 1 slots.

@@ -1,0 +1,164 @@
+// Recognition of scans and every refusal, then the shape of the rewrite.
+// RUN: remat-opt %s -remat-checkpoint-scans=slots=2 -split-input-file -verify-diagnostics | FileCheck %s
+
+// A scan of T = 4 steps: the forward loop stacks its carry, the backward
+// loop reads row 3 - j. With 2 slots the carry (8 B) is kept at position 0
+// and at the first split; t(4, 2) = r T - beta(3, r - 1) with r = 2
+// (beta(2, 1) = 3 < 4 <= beta(2, 2) = 6) is 8 - 4 = 4 advances, plus the
+// step from carry_3 to carry_4: 5 forward steps.
+// CHECK-LABEL: func.func @scan
+// CHECK-NOT: tensor<4x2xf32>
+// CHECK: tensor.empty() : tensor<2x2xf32>
+// CHECK: tensor.empty() : tensor<2xindex>
+// The forward loop stops before the last step, which follows it.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step
+// CHECK: scf.if
+// CHECK: math.sin
+// CHECK: linalg.copy
+// CHECK: math.sin
+// The first backward step, then the interpreter over the other actions.
+// CHECK: math.cos
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c{{[0-9]+}}{{.*}} step
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: math.sin
+// CHECK: math.cos
+// CHECK: } else {
+// CHECK: scf.while
+// CHECK-NOT: tensor<4x2xf32>
+// CHECK: return
+func.func @scan(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{scan of 4 steps checkpointed with 2 slots of 8 B (stacks of 32 B dropped): 5 forward steps (the minimum for 2 checkpoints plus one)}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  %b = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %i = arith.subi %c3, %j : index
+    %hi = tensor.extract_slice %f#1[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %c = math.cos %hi : tensor<2xf32>
+    %dn = arith.mulf %d, %c : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %f#0, %b : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// A loop that carries no stack (micro-batch accumulation): left alone.
+func.func @no_stack(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-remark @+1 {{loop not checkpointed: it stacks no per-iteration value}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x) -> (tensor<2xf32>) {
+    %n = math.sin %a : tensor<2xf32>
+    scf.yield %n : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// Rows read in forward order: not a reversal of the forward loop.
+func.func @out_of_order(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{loop not checkpointed: its stack (result #1) is read at an index other than T-1-j of the backward loop's j (rows read out of order)}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  // expected-remark @+1 {{loop not checkpointed: it stacks no per-iteration value}}
+  %b = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %hi = tensor.extract_slice %f#1[%j, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %hi : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %b : tensor<2xf32>
+}
+
+// -----
+
+// A call in the body may have side effects: never re-run.
+func.func private @log(tensor<2xf32>)
+func.func @side_effects(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{loop not checkpointed: its body has side effects}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    func.call @log(%h) : (tensor<2xf32>) -> ()
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  // expected-remark @+1 {{loop not checkpointed: it stacks no per-iteration value}}
+  %b = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %i = arith.subi %c3, %j : index
+    %hi = tensor.extract_slice %f#1[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %hi : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %b : tensor<2xf32>
+}
+
+// -----
+
+// A trip count known only at run time (see docs/loops.md: online
+// checkpointing is not implemented).
+func.func @dynamic_trips(%h0: tensor<2xf32>, %n: index) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{loop not checkpointed: its bounds are not 0 to a constant with step 1}}
+  %f:2 = scf.for %i = %c0 to %n step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  return %f#0 : tensor<2xf32>
+}
+
+// -----
+
+// Rows read by two different loops.
+func.func @two_readers(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{loop not checkpointed: its stacks are read by more than one loop}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  // expected-remark @+1 {{loop not checkpointed: it stacks no per-iteration value}}
+  %b = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %i = arith.subi %c3, %j : index
+    %hi = tensor.extract_slice %f#1[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %hi : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  // expected-remark @+1 {{loop not checkpointed: it stacks no per-iteration value}}
+  %b2 = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %i = arith.subi %c3, %j : index
+    %hi = tensor.extract_slice %f#1[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.addf %d, %hi : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %b, %b2 : tensor<2xf32>, tensor<2xf32>
+}
