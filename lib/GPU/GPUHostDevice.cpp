@@ -56,6 +56,13 @@ MemRefType contiguous(MemRefType type) {
                          MemRefLayoutAttrInterface(), type.getMemorySpace());
 }
 
+/// Buffers of `index` hold schedule bookkeeping the host reads and writes
+/// one element at a time (the checkpoint positions of a reversed scan): they
+/// stay in host memory, off the device peak.
+bool isHostBookkeeping(memref::AllocOp alloc) {
+  return alloc.getType().getElementType().isIndex();
+}
+
 gpu::AllocOp deviceAlloc(OpBuilder &b, Location loc, MemRefType type,
                          ValueRange sizes) {
   return gpu::AllocOp::create(b, loc, type, /*asyncToken=*/Type(),
@@ -140,6 +147,8 @@ LogicalResult FunctionRewriter::moveBuffersToDevice() {
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (isHostBookkeeping(alloc))
+        return WalkResult::advance();
       auto dev = deviceAlloc(b, op->getLoc(), alloc.getType(),
                              alloc.getDynamicSizes());
       dev->setAttrs(DictionaryAttr::get(ctx)); // Drops `alignment`.
@@ -161,6 +170,10 @@ LogicalResult FunctionRewriter::moveBuffersToDevice() {
       return WalkResult::advance();
     }
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (auto alloc = rootBuffer(dealloc.getMemref())
+                           .getDefiningOp<memref::AllocOp>();
+          alloc && isHostBookkeeping(alloc))
+        return WalkResult::advance();
       gpu::DeallocOp::create(b, op->getLoc(), Type(), ValueRange(),
                              dealloc.getMemref());
       dealloc.erase();

@@ -87,9 +87,46 @@ bool isMapped(scf::ParallelOp loop) {
 /// What an op outside any parallel loop needs.
 enum class Where { Host, Device, HostRegion, Unknown };
 
+/// Whether `v` is a buffer the host allocated (memref.alloc: what
+/// -remat-gpu-host-device leaves on the host, the bookkeeping of a reversed
+/// scan), seen through views and the iteration arguments of loops.
+bool isHostBuffer(Value v) {
+  for (int depth = 0; depth < 64; ++depth) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0)
+        return false;
+      v = loop.getInitArgs()[arg.getArgNumber() - 1];
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (isa<memref::AllocOp>(def))
+      return true;
+    if (auto loop = dyn_cast<scf::ForOp>(def)) { // Its init's buffer.
+      v = loop.getInitArgs()[cast<OpResult>(v).getResultNumber()];
+      continue;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(def)) { // Both yield one buffer.
+      v = branch.thenYield().getOperand(cast<OpResult>(v).getResultNumber());
+      continue;
+    }
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
 /// Whether `op` itself reads or writes memory through a memref, and so
 /// must run where the memref lives (the device).
 std::optional<bool> accessesBuffers(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op); load && isHostBuffer(load.getMemref()))
+    return false;
+  if (auto store = dyn_cast<memref::StoreOp>(op);
+      store && isHostBuffer(store.getMemref()))
+    return false;
   if (isa_and_nonnull<gpu::GPUDialect>(op->getDialect()) ||
       isa<memref::AllocOp, memref::DeallocOp, func::CallOp,
           func::ReturnOp>(op))
