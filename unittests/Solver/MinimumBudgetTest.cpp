@@ -8,7 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Core/Simulator.h"
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Portfolio/Auto.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
 
