@@ -60,20 +60,28 @@ bool feasibleAt(const TrainingGraph &g, const std::string &strategy,
   return s.feasible;
 }
 
+/// Whether one failed solve just below the best budget so far proves that
+/// `strategy` cannot improve on it.
+bool isMonotone(const std::string &strategy) {
+  const StrategyDescriptor *d = findStrategy(strategy);
+  return d && d->budgetSearch.monotone;
+}
+
 /// Lowers search.hi to the smallest budget `strategy` meets below it
 /// (search.lo: the floor, which no strategy beats): a probe at the floor,
 /// where strategies that report the lowest peak they saw (lower sets) name
 /// a budget close to their smallest, then bisection. With `pruneFirst`, a
 /// probe just below hi comes first: most of auto's runs cannot beat the
-/// best so far, and one failed solve says so (a strategy that is not
-/// monotone in the budget, join's slots say, may then be cut short).
+/// best so far, and for a strategy monotone in the budget one failed solve
+/// says so; the others (join's slots) are searched on.
 void lowerWith(const TrainingGraph &g, const std::string &strategy,
                SolveOptions o, BudgetSearch &search, bool pruneFirst) {
   auto feasible = [&](int64_t b) { return feasibleAt(g, strategy, o, b); };
   if (pruneFirst && !search.close()) {
-    if (!feasible(search.improvement()))
+    if (feasible(search.improvement()))
+      search.hi = search.improvement();
+    else if (isMonotone(strategy))
       return;
-    search.hi = search.improvement();
   }
   if (search.hi <= search.lo)
     return;

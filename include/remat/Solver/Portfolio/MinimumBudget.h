@@ -12,8 +12,9 @@ namespace remat {
 /// The smallest budget (bytes) for which solve() succeeds with `strategy`,
 /// found by binary search between the proven floor (peakLowerBound) and the
 /// no-remat peak. For a portfolio (auto), each of its runs (autoPortfolio)
-/// lowers the best budget so far in turn, most of them with one failed
-/// probe; then, on graphs where auto refines, a few short solves
+/// lowers the best budget so far in turn: a run whose strategy is monotone
+/// in the budget is settled by one failed probe below it, the others are
+/// searched fully; then, on graphs where auto refines, a few short solves
 /// of the refinement bisect below it (budgetSearch.probes). A strategy with
 /// budgetSearch.searchVia searches that one's budget, then its own probes.
 /// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
