@@ -12,6 +12,7 @@
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Transforms/CheckpointScans.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/Prepare.h"

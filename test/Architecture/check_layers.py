@@ -25,6 +25,19 @@ ALLOWED = {
     "Pipelines": ["Transforms", "BufferPlanning", "GPU", "Analysis", "Dialect",
                   "Solver", "Support"],
 }
+# Inside the solver: Core (graph, Schedule, Simulator, the strategy
+# registry) includes no other folder; the families include Core and each
+# other without cycles, never Portfolio (auto, the smallest-budget search),
+# which may include them all; Testing is test-only (checked below).
+SOLVER_FAMILIES = {"Baselines", "Chain", "Evict", "Join", "Loop", "LowerSet",
+                   "MILP"}
+SOLVER_ALLOWED = {
+    "Core": set(),
+    "Portfolio": {"Core"} | SOLVER_FAMILIES,
+    "Testing": {"Core", "Portfolio"} | SOLVER_FAMILIES,
+}
+for family in SOLVER_FAMILIES:
+    SOLVER_ALLOWED[family] = {"Core"} | SOLVER_FAMILIES
 # The only headers of Support the solver may use: plain C++.
 SOLVER_SUPPORT_HEADERS = {"remat/Support/CheckedArithmetic.h"}
 # CMake files allowed to link the graph-file library.
@@ -64,6 +77,43 @@ def check_includes(root, errors):
                     errors.append(f"{rel}: product code includes {inc}")
 
 
+def solver_folder(path):
+    m = re.search(r"(?:^|/)(?:include/remat|lib)/Solver/([A-Za-z]+)/", path)
+    return m.group(1) if m else None
+
+
+def check_solver_folders(root, errors):
+    """Includes between the solver's folders, and no cycle among families."""
+    edges = {}
+    for path in sources(root, "Solver"):
+        rel = os.path.relpath(path, root)
+        folder = solver_folder(rel)
+        if folder is None:
+            continue
+        text = open(path, encoding="utf-8").read()
+        for inc in INCLUDE.findall(text):
+            m = re.match(r"remat/Solver/([A-Za-z]+)/", inc)
+            if not m or m.group(1) == folder:
+                continue
+            allowed = SOLVER_ALLOWED.get(folder)
+            if allowed is None or m.group(1) not in allowed:
+                errors.append(f"{rel}: Solver/{folder} includes {inc}")
+            if folder in SOLVER_FAMILIES and m.group(1) in SOLVER_FAMILIES:
+                edges.setdefault(folder, set()).add(m.group(1))
+    for start in sorted(edges):
+        stack, seen = [start], set()
+        while stack:
+            for nxt in edges.get(stack.pop(), ()):
+                if nxt == start:
+                    errors.append(f"Solver/{start} includes itself through "
+                                  "other families (a cycle)")
+                    stack = []
+                    break
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+
+
 def check_links(root, errors):
     for dirpath, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
@@ -86,6 +136,7 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     errors = []
     check_includes(root, errors)
+    check_solver_folders(root, errors)
     check_links(root, errors)
     for e in errors:
         print(e)

@@ -11,12 +11,13 @@
 #include "remat/GraphIO/ResultWriter.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
+
+#include "StrategyFlags.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cmath>
 
 using namespace remat;
 namespace cl = llvm::cl;
@@ -44,62 +45,12 @@ cl::opt<std::string> budgetText(
              "limit"),
     cl::value_desc("size"), cl::cat(category));
 
-cl::opt<int> slots("slots",
-                   cl::desc("Memory discretisation of the chain dynamic "
-                            "programs (number of memory slots)"),
-                   cl::value_desc("S"), cl::init(500), cl::cat(category));
-
 cl::opt<bool> minBudget(
     "min-budget",
     cl::desc("Print the smallest budget the strategy can meet (binary "
              "search), as {\"strategy\":...,\"min_budget\":...}, instead of "
              "a schedule"),
     cl::cat(category));
-
-cl::opt<int64_t> maxLowerSets(
-    "max-lower-sets",
-    cl::desc("lowerset-exact: give up and fall back to lowerset-approx when "
-             "the graph has more lower sets than this"),
-    cl::value_desc("N"), cl::init(200000), cl::cat(category));
-
-cl::opt<int64_t> maxLowerSetWork(
-    "max-lower-set-work",
-    cl::desc("lowerset-exact: keep the approximate DP's plans once its DPs "
-             "over all lower sets have done this much work (transitions "
-             "L < L' tried plus front entries scanned)"),
-    cl::value_desc("N"), cl::init(2000000000), cl::cat(category));
-
-cl::opt<int> maxApproxSets(
-    "max-approx-sets",
-    cl::desc("lowerset-approx: use the lower sets L_v of this many nodes "
-             "only, the slowest node of each of as many runs of the graph "
-             "(0: every node; the DP grows like the cube of it)"),
-    cl::value_desc("N"), cl::init(0), cl::cat(category));
-
-cl::opt<int> maxLowerSetStep(
-    "max-lower-set-step",
-    cl::desc("lowerset-approx: a segment of the lower-set sequence adds at "
-             "most this many forward nodes, except the last (0: no limit)"),
-    cl::value_desc("N"), cl::init(0), cl::cat(category));
-
-cl::opt<int> lowerSetProbes(
-    "lower-set-probes",
-    cl::desc("lowerset-approx: how many times the DP is re-run with its "
-             "budget raised by the slack the Simulator measured"),
-    cl::value_desc("N"), cl::init(3), cl::cat(category));
-
-cl::opt<double> milpSeconds(
-    "milp-seconds",
-    cl::desc("checkmate-milp: the MILP solver's time limit in seconds (the "
-             "best schedule found by then is returned, with its bound and "
-             "gap)"),
-    cl::value_desc("seconds"), cl::init(60), cl::cat(category));
-
-cl::opt<double> timeBudget(
-    "time-budget",
-    cl::desc("auto: the seconds its strategies' estimated run times may add "
-             "up to; the others are skipped with a note"),
-    cl::value_desc("seconds"), cl::init(1.0), cl::cat(category));
 
 int usageError(const llvm::Twine &msg) {
   llvm::errs() << "remat-plan: error: " << msg << "\n";
@@ -120,6 +71,8 @@ void listStrategies() {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  // Static like the flags above: cl keeps pointers to them until exit.
+  static const StrategyFlags strategyFlags(category);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "remat-plan: fit a training step into a memory budget by "
@@ -140,22 +93,8 @@ int main(int argc, char **argv) {
   if (!findStrategy(strategyName))
     return usageError("unknown strategy '" + strategyName +
                       "' (--strategy=list shows the available ones)");
-  if (slots < 1)
-    return usageError("--slots must be at least 1");
-  if (maxLowerSets < 1)
-    return usageError("--max-lower-sets must be at least 1");
-  if (maxLowerSetWork < 1)
-    return usageError("--max-lower-set-work must be at least 1");
-  if (!(milpSeconds > 0) || !std::isfinite(milpSeconds))
-    return usageError("--milp-seconds must be a positive number of seconds");
-  if (lowerSetProbes < 0)
-    return usageError("--lower-set-probes must be at least 0");
-  if (maxLowerSetStep < 0)
-    return usageError("--max-lower-set-step must be at least 0");
-  if (maxApproxSets < 0)
-    return usageError("--max-approx-sets must be at least 0");
-  if (!(timeBudget >= 0) || !std::isfinite(timeBudget))
-    return usageError("--time-budget must be a finite number of seconds >= 0");
+  if (std::string bad = strategyFlags.check(); !bad.empty())
+    return usageError(bad);
 
   llvm::Expected<GraphFile> file = loadGraphFile(inputFile);
   if (!file)
@@ -163,14 +102,7 @@ int main(int argc, char **argv) {
   const TrainingGraph &g = file->graph;
 
   SolveOptions opts;
-  opts.slots = slots;
-  opts.maxLowerSets = maxLowerSets;
-  opts.maxLowerSetWork = maxLowerSetWork;
-  opts.maxApproxSets = maxApproxSets;
-  opts.maxLowerSetStep = maxLowerSetStep;
-  opts.lowerSetProbes = lowerSetProbes;
-  opts.milpSeconds = milpSeconds;
-  opts.timeBudget = timeBudget;
+  strategyFlags.apply(opts);
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";
   };

@@ -5,6 +5,7 @@
 #include "remat/Solver/Testing/ModelGraphs.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
 #include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 
 #include <gtest/gtest.h>
 

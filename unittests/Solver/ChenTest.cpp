@@ -4,6 +4,7 @@
 #include "remat/Solver/Testing/ModelGraphs.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 
 #include <gtest/gtest.h>
 

@@ -10,6 +10,7 @@
 #include "remat/Solver/Testing/RandomGraphs.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 
 #include <gtest/gtest.h>
 

@@ -6,6 +6,7 @@
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Testing/ModelGraphs.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Core/Simulator.h"
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Join/Join.h"
+#include "remat/Solver/Portfolio/Auto.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
 
@@ -73,4 +75,29 @@ TEST(MinimumBudget, MILPProbesOnlyLowerIt) {
     at.budget = withMILP;
     EXPECT_TRUE(solve(g, "auto", at).feasible);
   }
+}
+
+// join's slots make it non-monotone in the budget: on this three-branch join
+// (8 slots) it meets 27 B but not 28-34 B, while evict-greedy meets 29 B and
+// up. A search that gives up on a run after one failed probe just below the
+// best budget so far (28 B) returned 29 B; join's descriptor says it is not
+// monotone, so the search goes on and finds 27 B, where auto succeeds.
+TEST(MinimumBudget, SearchesRunsNotMonotoneInTheBudgetPastAFailedProbe) {
+  TrainingGraph g =
+      buildJoinGraph(joinFromChains(randomJoin(33, 3, 5))).graph;
+  SolveOptions o;
+  o.autoMILP = false;
+  o.slots = 8;
+  ASSERT_FALSE(findStrategy("join")->budgetSearch.monotone);
+  for (int64_t b : {27, 28}) {
+    o.budget = b;
+    EXPECT_EQ(solve(g, "join", o).feasible, b == 27) << b;
+  }
+  o.budget = kUnlimitedBudget;
+  const int64_t found = minimumBudget(g, "auto", o);
+  EXPECT_EQ(found, 27);
+  o.budget = found;
+  Solution s = solve(g, "auto", o);
+  EXPECT_TRUE(s.feasible) << s.reason;
+  EXPECT_EQ(s.chosen, "join");
 }

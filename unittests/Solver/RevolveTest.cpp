@@ -4,6 +4,7 @@
 #include "remat/Solver/Chain/ChainSolvers.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
 #include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 
 #include <gtest/gtest.h>
 

@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/LowerSet/LowerSet.h"
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Baselines/BaselineStrategies.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 //===- NoneStrategy.cpp - Keep every forward value ------------------------===//
 
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Baselines/BaselineStrategies.h"
 
 namespace remat {
 

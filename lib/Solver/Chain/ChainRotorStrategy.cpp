@@ -37,7 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Chain/ChainSolvers.h"
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Chain/ChainStrategies.h"
 
 #include <algorithm>
 #include <limits>

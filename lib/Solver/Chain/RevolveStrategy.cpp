@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Chain/ChainSolvers.h"
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Chain/ChainStrategies.h"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Evict/EvictStrategies.h"
 #include "remat/Solver/Evict/Eviction.h"
 
 #include <algorithm>

@@ -30,7 +30,7 @@
 #include "remat/Solver/Join/Join.h"
 #include "remat/Solver/Chain/PreciseChain.h"
 #include "remat/Solver/Core/Simulator.h"
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/Join/JoinStrategies.h"
 
 #include <algorithm>
 #include <cmath>

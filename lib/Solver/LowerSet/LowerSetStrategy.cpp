@@ -29,7 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/LowerSet/LowerSet.h"
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/LowerSet/LowerSetStrategies.h"
 
 #include <algorithm>
 #include <functional>

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Core/Strategies.h"
+#include "remat/Solver/MILP/MILPStrategies.h"
 #include "remat/Solver/MILP/CheckmateMILP.h"
 
 #include <cmath>

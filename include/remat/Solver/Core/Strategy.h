@@ -10,111 +10,16 @@
 #ifndef REMAT_SOLVER_CORE_STRATEGY_H
 #define REMAT_SOLVER_CORE_STRATEGY_H
 
-#include "remat/Solver/Core/Schedule.h"
 #include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolveOptions.h"
+#include "remat/Solver/Core/StrategyDescriptor.h"
 
-#include <cstdint>
-#include <functional>
-#include <limits>
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace remat {
 
-constexpr int64_t kUnlimitedBudget = std::numeric_limits<int64_t>::max();
-/// The weightings evict-greedy knows (SolveOptions::evictionReplays).
-constexpr int kEvictionWeightings = 24;
-
-/// Work a strategy may reuse between solves of one graph at other budgets
-/// (minimumBudget() sets one up): results that do not depend on the budget,
-/// keyed by the strategy and the options they do depend on.
-struct SolveCache {
-  std::map<std::string, std::shared_ptr<const void>> entries;
-};
-
-struct SolveOptions {
-  int64_t budget = kUnlimitedBudget; ///< Peak bytes allowed (Simulator's peak).
-  int slots = 500;                   ///< Memory discretisation of chain DPs.
-  /// lowerset-exact: give up (and fall back to lowerset-approx) when the graph
-  /// has more lower sets than this.
-  int64_t maxLowerSets = 200000;
-  /// lowerset-exact: the work its DPs over all lower sets may do in all
-  /// (transitions L < L' tried plus front entries scanned), ~15 s;
-  /// beyond, it keeps the approximate DP's plans (with a note). Pairs of
-  /// sets and front sizes, not the number of sets, decide its run time.
-  int64_t maxLowerSetWork = 2000000000;
-  /// lowerset-approx(-mc): the family L_v only for this many nodes, the
-  /// slowest (0: every node). Its DP grows like the cube of the family.
-  int maxApproxSets = 0;
-  /// lowerset-approx(-mc): a step (segment) adds at most this many forward
-  /// nodes, except the last one (0: no limit). The DP then tries about
-  /// family x maxLowerSetStep transitions instead of family^2 / 2: on deep
-  /// graphs the good segments are short and nothing is lost.
-  int maxLowerSetStep = 0;
-  /// lowerset-approx: how many times the DP is re-run with its budget raised
-  /// by the slack the Simulator measured (the model is loose).
-  int lowerSetProbes = 3;
-  /// Chain strategies: how many chain budgets solveViaChain may plan with
-  /// to make up for the chain model's over-estimate of op-level graphs.
-  int chainProbes = 12;
-  /// Chain strategies: coarsen chains longer than this (0: never).
-  int maxChainStages = 0;
-  /// checkmate-milp: the MILP solver's time limit (seconds).
-  double milpSeconds = 60;
-  /// checkmate-milp: branch-and-bound nodes it may explore (0: no limit);
-  /// auto sets it so that its answers do not depend on the clock.
-  int64_t milpNodes = 0;
-  /// checkmate-milp: a schedule to start from (its runs become the solver's
-  /// first incumbent); empty: it makes a lower-set plan itself.
-  std::shared_ptr<const Schedule> warmStart;
-  /// evict-greedy: how many weightings of size against distance it replays
-  /// the program with (1 to kEvictionWeightings, the best on the model
-  /// graphs first); auto takes all of them on small graphs.
-  int evictionReplays = 4;
-  /// auto: the strategies' estimated run times (seconds, see docs/solver.md)
-  /// may add up to this; the others are skipped with a note.
-  double timeBudget = 1.0;
-  /// auto: refine with checkmate-milp on small graphs. minimumBudget()
-  /// bisects without it, then spends a few short MILP probes below.
-  bool autoMILP = true;
-  /// auto: when no time-centric strategy meets the budget, also run the
-  /// memory-centric variants (lowest peak). minimumBudget() runs them once
-  /// and turns this off while it bisects.
-  bool memoryCentricFallback = true;
-  /// Shared by solves of the same graph only; empty: nothing is reused.
-  std::shared_ptr<SolveCache> cache;
-  /// Where strategies report notes (fallbacks, approximations). May be empty.
-  std::function<void(const std::string &)> note;
-};
-
-struct StrategyResult {
-  bool feasible = false;
-  Schedule schedule;
-  std::string reason; ///< Why not applicable / infeasible, when !feasible.
-  /// Set by strategies that delegate (auto): the one whose schedule this is.
-  std::string chosen;
-  /// Delegating strategies, when infeasible: the lowest peak of the valid
-  /// schedules they saw (-1: none).
-  int64_t leastPeak = -1;
-  /// Exact strategies (checkmate-milp): a proven lower bound on the total
-  /// time of the schedules their model covers, and (time - bound) / time;
-  /// -1 when unknown.
-  double bound = -1;
-  double gap = -1;
-};
-
-using StrategyFn =
-    std::function<StrategyResult(const TrainingGraph &, const SolveOptions &)>;
-
-struct StrategyInfo {
-  std::string name;
-  std::string description;
-  StrategyFn run;
-};
-
-/// All strategies, in the order `auto` tries them.
+/// All registered strategies (StrategyRegistry::global()), by rank.
 const std::vector<StrategyInfo> &allStrategies();
 /// Looks a strategy up by name; nullptr if unknown.
 const StrategyInfo *findStrategy(const std::string &name);
@@ -140,22 +45,6 @@ struct Solution {
 /// is reported feasible only when it is valid and its peak <= budget.
 Solution solve(const TrainingGraph &g, const std::string &strategy,
                const SolveOptions &opts);
-
-/// The smallest budget (bytes) for which solve() succeeds with `strategy`,
-/// found by binary search between the proven floor (peakLowerBound) and the
-/// no-remat peak. For auto, each of its runs (autoPortfolio) lowers the
-/// best budget so far in turn, most of them with one failed probe; then, on
-/// graphs where auto runs the MILP, at most kMinimumBudgetMILPProbes
-/// checkmate-milp solves of kMinimumBudgetMILPSeconds bisect below it
-/// (checkmate-milp itself: its warm start's search, then those probes).
-/// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
-/// 0 the search stops once the range is within 1/2^k of the budget found
-/// (fewer solves on large graphs; budgets below 2^k bytes stay exact).
-constexpr int kMinimumBudgetMILPProbes = 2;
-constexpr double kMinimumBudgetMILPSeconds = 0.2;
-
-int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
-                      const SolveOptions &opts, int granularityShift = 0);
 
 } // namespace remat
 

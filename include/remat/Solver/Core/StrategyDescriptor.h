@@ -1,0 +1,143 @@
+//===- StrategyDescriptor.h - What a strategy says about itself -----------===//
+//
+// Everything the rest of the project needs to know about a strategy, filled
+// in by its own family (lib/Solver/<Family>/<Family>Strategies.cpp) and
+// read by the portfolio (auto, the smallest-budget search) and the tools:
+// so adding a strategy touches its folder and one registration call only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_SOLVER_CORE_STRATEGYDESCRIPTOR_H
+#define REMAT_SOLVER_CORE_STRATEGYDESCRIPTOR_H
+
+#include "remat/Solver/Core/SolveOptions.h"
+#include "remat/Solver/Core/TrainingGraph.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace remat {
+
+/// What the portfolio measures on a graph once, for every estimate.
+struct GraphMeasures {
+  double n = 0, nf = 0;  ///< Nodes, forward nodes.
+  int chain = -1;        ///< Chain length (stages), -1: no chain view.
+  double lowerSets = -1; ///< -1: more than the cap (or not counted).
+  bool join = false;     ///< The graph is a join (Join.h).
+  /// Extraction, expansion and simulations: about n log n seconds.
+  double linearCost() const;
+};
+
+/// Estimated seconds as notes print them ("0.12 s").
+std::string formatSeconds(double s);
+
+/// A user-settable option of a strategy, bound to its SolveOptions field.
+/// The tools build their flags and checks from it (name, help, range); the
+/// default is the field's initial value in SolveOptions.
+struct StrategyOption {
+  using Field = std::variant<int SolveOptions::*, int64_t SolveOptions::*,
+                             double SolveOptions::*>;
+  std::string name;      ///< Flag name: --<name>=.
+  std::string valueName; ///< Shown as --<name>=<valueName>.
+  std::string help;
+  Field field;
+  double min = 0;            ///< Smallest allowed value...
+  bool minExclusive = false; ///< ...or bound excluded (reals only).
+  std::string unit;          ///< Reals: what the number counts ("seconds").
+
+  bool isInteger() const { return field.index() != 2; }
+  /// The value SolveOptions starts with, as the tools print it.
+  std::string defaultText() const;
+  /// "at least 1", "a positive number of seconds", ...
+  std::string rangeText() const;
+  /// Whether `v` is in range (reals must also be finite).
+  bool inRange(int64_t v) const { return v >= min; }
+  bool inRange(double v) const;
+  /// Sets the bound field of `o` (an integer field from an integer only).
+  void set(SolveOptions &o, int64_t v) const;
+  void set(SolveOptions &o, double v) const;
+};
+
+struct StrategyDescriptor;
+
+/// What a cheapening rule may read and change while auto fits a run into
+/// its time allowance.
+struct AutoRun {
+  const StrategyDescriptor *strategy = nullptr;
+  SolveOptions options;
+  double cost = 0; ///< Estimated seconds.
+};
+struct AutoAllowance {
+  const GraphMeasures &measures;
+  double timeBudget; ///< SolveOptions::timeBudget.
+  double spent;      ///< Estimated seconds of the runs already admitted.
+  /// The strategy whose schedule auto holds so far ("": none yet).
+  const std::string &winner;
+  std::function<void(const std::string &)> say; ///< auto's notes.
+};
+
+/// How auto treats a strategy. A strategy auto does not run leaves
+/// `priority` at -1.
+struct AutoRole {
+  /// Position among auto's candidates (lower first).
+  int priority = -1;
+  /// Tried before anything else, and taken when it meets the budget:
+  /// nothing is faster (none, the program itself).
+  bool tryFirst = false;
+  /// Minimises the peak, not the time: runs only while nothing met the
+  /// budget (and SolveOptions::memoryCentricFallback is on).
+  bool memoryCentric = false;
+  /// The options auto gives it on this graph; may append a note (the same
+  /// note from several strategies is said once).
+  std::function<void(const GraphMeasures &, SolveOptions &,
+                     std::vector<std::string> &notes)>
+      tune;
+  /// Fits the run into the allowance by cheaper settings (cost, options).
+  std::function<void(AutoRun &, const AutoAllowance &)> cheapen;
+  /// An exact refinement auto runs last, warm-started from the best plan,
+  /// on the graphs `refines` accepts, with `refineOptions`.
+  std::function<bool(const TrainingGraph &, const SolveOptions &)> refines;
+  std::function<SolveOptions(const SolveOptions &)> refineOptions;
+};
+
+/// How the smallest-budget search treats a strategy.
+struct BudgetSearchRole {
+  /// Meets every budget b' >= b once it meets b: one failed probe below the
+  /// best budget so far proves it cannot improve it.
+  bool monotone = false;
+  /// Search this strategy's smallest budget instead (it meets every budget
+  /// that one meets; solves of this one at infeasible budgets are slow).
+  std::string searchVia;
+  /// Then bisect with at most `probes` solves of this strategy with these
+  /// options (short time limits).
+  int probes = 0;
+  std::function<SolveOptions(const SolveOptions &)> probeOptions;
+  /// A portfolio (auto): search each of its runs (Portfolio/Auto.h).
+  bool portfolio = false;
+};
+
+struct StrategyDescriptor {
+  std::string name;
+  std::string description;
+  StrategyFn run;
+  /// Position in listings and auto's tie-break (lower first).
+  int rank = 1000;
+  /// Estimated CPU seconds of one run with these options (Release, the
+  /// 2-core build machine); infinity: not applicable or beyond its limits.
+  /// Unset: free.
+  std::function<double(const GraphMeasures &, const SolveOptions &)> estimate;
+  /// Why it does not apply to a graph, when it does not ("": it may).
+  std::function<std::string(const GraphMeasures &)> notApplicable;
+  std::vector<StrategyOption> options;
+  AutoRole autoRole;
+  BudgetSearchRole budgetSearch;
+};
+
+/// The former name, kept for callers of allStrategies().
+using StrategyInfo = StrategyDescriptor;
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_CORE_STRATEGYDESCRIPTOR_H

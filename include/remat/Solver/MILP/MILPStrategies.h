@@ -1,0 +1,31 @@
+//===- MILPStrategies.h - checkmate-milp ----------------------------------===//
+#ifndef REMAT_SOLVER_MILP_MILPSTRATEGIES_H
+#define REMAT_SOLVER_MILP_MILPSTRATEGIES_H
+
+#include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Core/StrategyRegistry.h"
+
+namespace remat {
+
+/// Registers checkmate-milp.
+void registerMILPStrategies(StrategyRegistry &registry);
+
+/// Checkmate's MILP (Jain et al. 2020) over this project's memory model,
+/// solved by COIN-OR CBC within SolveOptions::milpSeconds, warm-started from
+/// a lower-set plan; StrategyResult::bound and gap say what it proved.
+StrategyResult solveCheckmateMILP(const TrainingGraph &g,
+                                  const SolveOptions &opts);
+
+/// Whether auto refines with checkmate-milp on this graph (small ones), and
+/// the options it gives it (a branch-and-bound node limit, a clock limit).
+bool autoRunsMILP(const TrainingGraph &g, const SolveOptions &opts);
+SolveOptions autoMILPOptions(const SolveOptions &opts);
+
+/// The smallest-budget search's probes below the other strategies' budget:
+/// at most this many solves of at most this many seconds.
+constexpr int kMinimumBudgetMILPProbes = 2;
+constexpr double kMinimumBudgetMILPSeconds = 0.2;
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_MILP_MILPSTRATEGIES_H

@@ -1,0 +1,28 @@
+//===- MinimumBudget.h - The smallest budget a strategy meets -------------===//
+#ifndef REMAT_SOLVER_PORTFOLIO_MINIMUMBUDGET_H
+#define REMAT_SOLVER_PORTFOLIO_MINIMUMBUDGET_H
+
+#include "remat/Solver/Core/Strategy.h"
+
+#include <cstdint>
+#include <string>
+
+namespace remat {
+
+/// The smallest budget (bytes) for which solve() succeeds with `strategy`,
+/// found by binary search between the proven floor (peakLowerBound) and the
+/// no-remat peak. For a portfolio (auto), each of its runs (autoPortfolio)
+/// lowers the best budget so far in turn: a run whose strategy is monotone
+/// in the budget is settled by one failed probe below it, the others are
+/// searched fully; then, on graphs where auto refines, a few short solves
+/// of the refinement bisect below it (budgetSearch.probes). A strategy with
+/// budgetSearch.searchVia searches that one's budget, then its own probes.
+/// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
+/// 0 the search stops once the range is within 1/2^k of the budget found
+/// (fewer solves on large graphs; budgets below 2^k bytes stay exact).
+int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
+                      const SolveOptions &opts, int granularityShift = 0);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_PORTFOLIO_MINIMUMBUDGET_H

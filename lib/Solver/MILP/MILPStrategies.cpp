@@ -1,0 +1,73 @@
+//===- MILPStrategies.cpp - The descriptor of checkmate-milp --------------===//
+
+#include "remat/Solver/MILP/MILPStrategies.h"
+
+#include <algorithm>
+
+namespace remat {
+
+namespace {
+
+/// auto runs checkmate-milp on graphs of at most this many nodes, exploring
+/// at most kAutoMILPSearchNodes branch-and-bound nodes, and for at most
+/// kAutoMILPSeconds: on 30-node steps the clock limit is what usually stops
+/// it (the root's cuts dominate), so only there may its answer depend on the
+/// machine's speed.
+constexpr int kAutoMILPMaxNodes = 40;
+constexpr int64_t kAutoMILPSearchNodes = 1000;
+constexpr double kAutoMILPSeconds = 2;
+
+StrategyOption secondsOption() {
+  StrategyOption o;
+  o.name = "milp-seconds";
+  o.valueName = "seconds";
+  o.help = "checkmate-milp: the MILP solver's time limit in seconds (the "
+           "best schedule found by then is returned, with its bound and gap)";
+  o.field = &SolveOptions::milpSeconds;
+  o.min = 0;
+  o.minExclusive = true;
+  o.unit = "seconds";
+  return o;
+}
+
+} // namespace
+
+bool autoRunsMILP(const TrainingGraph &g, const SolveOptions &opts) {
+  return opts.autoMILP && g.numNodes() <= kAutoMILPMaxNodes;
+}
+
+SolveOptions autoMILPOptions(const SolveOptions &opts) {
+  SolveOptions o = opts;
+  o.milpNodes = kAutoMILPSearchNodes;
+  o.milpSeconds = std::min(opts.milpSeconds, kAutoMILPSeconds);
+  return o;
+}
+
+void registerMILPStrategies(StrategyRegistry &registry) {
+  StrategyDescriptor d;
+  d.name = "checkmate-milp";
+  d.description = "Checkmate's MILP solved by CBC (exact for its order; "
+                  "recomputes anywhere, reports a bound)";
+  d.run = solveCheckmateMILP;
+  d.rank = 130;
+  d.options = {secondsOption()};
+  // Small graphs: the exact MILP, warm-started from auto's best plan (so
+  // never worse than it), also finds schedules that recompute during the
+  // forward pass or more than once, and budgets no structured strategy
+  // meets. A node limit, not the clock, bounds its search there.
+  d.autoRole.refines = autoRunsMILP;
+  d.autoRole.refineOptions = autoMILPOptions;
+  // A solve at an infeasible budget runs to its time limit (a fuzzed
+  // refusal took 2 minutes): its warm start, lowerset-exact, meets every
+  // budget its own search finds, and a few short probes go lower.
+  d.budgetSearch.searchVia = "lowerset-exact";
+  d.budgetSearch.probes = kMinimumBudgetMILPProbes;
+  d.budgetSearch.probeOptions = [](const SolveOptions &o) {
+    SolveOptions m = o;
+    m.milpSeconds = std::min(m.milpSeconds, kMinimumBudgetMILPSeconds);
+    return m;
+  };
+  registry.add(std::move(d));
+}
+
+} // namespace remat

@@ -1,0 +1,56 @@
+//===- BuiltinStrategies.cpp - Every family's strategies, and auto --------===//
+//
+// The one place that lists the families. Their ranks, not this order, fix
+// the order of listings and auto's tie-break.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Baselines/BaselineStrategies.h"
+#include "remat/Solver/Chain/ChainStrategies.h"
+#include "remat/Solver/Evict/EvictStrategies.h"
+#include "remat/Solver/Join/JoinStrategies.h"
+#include "remat/Solver/LowerSet/LowerSetStrategies.h"
+#include "remat/Solver/MILP/MILPStrategies.h"
+#include "remat/Solver/Portfolio/Auto.h"
+
+namespace remat {
+
+namespace {
+
+StrategyOption timeBudgetOption() {
+  StrategyOption o;
+  o.name = "time-budget";
+  o.valueName = "seconds";
+  o.help = "auto: the seconds its strategies' estimated run times may add "
+           "up to; the others are skipped with a note";
+  o.field = &SolveOptions::timeBudget;
+  o.min = 0;
+  o.unit = "seconds";
+  return o;
+}
+
+} // namespace
+
+void registerPortfolioStrategies(StrategyRegistry &registry) {
+  StrategyDescriptor d;
+  d.name = "auto";
+  d.description = "run every applicable strategy, keep the fastest schedule "
+                  "within budget";
+  d.run = solveAuto;
+  d.rank = 150;
+  d.options = {timeBudgetOption()};
+  d.budgetSearch.portfolio = true;
+  registry.add(std::move(d));
+}
+
+void registerBuiltinStrategies(StrategyRegistry &registry) {
+  registerBaselineStrategies(registry);
+  registerChainStrategies(registry);
+  registerJoinStrategies(registry);
+  registerLowerSetStrategies(registry);
+  registerMILPStrategies(registry);
+  registerEvictStrategies(registry);
+  registerPortfolioStrategies(registry);
+}
+
+} // namespace remat

@@ -1,0 +1,156 @@
+//===- MinimumBudget.cpp - The smallest budget a strategy meets -----------===//
+
+#include "remat/Solver/Portfolio/MinimumBudget.h"
+#include "remat/Solver/Portfolio/Auto.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace remat {
+
+namespace {
+
+/// A bracket [lo, hi] around the smallest budget: the searched solves fail
+/// at lo (or lo is below every peak) and succeed at hi. Strategies whose
+/// discretisation scales with the budget may not be monotone; the search
+/// still ends on a budget they meet.
+class BudgetSearch {
+public:
+  BudgetSearch(int64_t lo, int64_t hi, int granularityShift)
+      : lo(lo), hi(hi), shift(granularityShift) {}
+
+  /// Narrows the bracket with `feasibleAt` (at most `maxSteps` probes).
+  template <typename Feasible> void bisect(Feasible feasibleAt, int maxSteps) {
+    for (int step = 0; step < maxSteps && !close(); ++step) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (feasibleAt(mid))
+        hi = mid;
+      else
+        lo = mid;
+    }
+  }
+  /// Lowers hi to `b` (< hi) if `feasibleAt(b)`; true if it did.
+  template <typename Feasible> bool tryLower(Feasible feasibleAt, int64_t b) {
+    if (b >= hi || b <= lo || !feasibleAt(b))
+      return false;
+    hi = b;
+    return true;
+  }
+  /// The budget just below hi that would still count as an improvement.
+  int64_t improvement() const { return hi - step(); }
+  bool close() const { return hi - lo <= step(); }
+
+  int64_t lo, hi;
+
+private:
+  int64_t step() const {
+    return shift > 0 ? std::max<int64_t>(1, hi >> shift) : 1;
+  }
+  int shift;
+};
+
+/// Solves at `budget` with the options' other settings; records a lower
+/// peak the strategy reports when it fails.
+bool feasibleAt(const TrainingGraph &g, const std::string &strategy,
+                SolveOptions &o, int64_t budget, int64_t *leastPeak = nullptr) {
+  o.budget = budget;
+  Solution s = solve(g, strategy, o);
+  if (!s.feasible && leastPeak)
+    *leastPeak = s.leastPeak;
+  return s.feasible;
+}
+
+/// Whether one failed solve just below the best budget so far proves that
+/// `strategy` cannot improve on it.
+bool isMonotone(const std::string &strategy) {
+  const StrategyDescriptor *d = findStrategy(strategy);
+  return d && d->budgetSearch.monotone;
+}
+
+/// Lowers search.hi to the smallest budget `strategy` meets below it
+/// (search.lo: the floor, which no strategy beats): a probe at the floor,
+/// where strategies that report the lowest peak they saw (lower sets) name
+/// a budget close to their smallest, then bisection. With `pruneFirst`, a
+/// probe just below hi comes first: most of auto's runs cannot beat the
+/// best so far, and for a strategy monotone in the budget one failed solve
+/// says so; the others (join's slots) are searched on.
+void lowerWith(const TrainingGraph &g, const std::string &strategy,
+               SolveOptions o, BudgetSearch &search, bool pruneFirst) {
+  auto feasible = [&](int64_t b) { return feasibleAt(g, strategy, o, b); };
+  if (pruneFirst && !search.close()) {
+    if (feasible(search.improvement()))
+      search.hi = search.improvement();
+    else if (isMonotone(strategy))
+      return;
+  }
+  if (search.hi <= search.lo)
+    return;
+  int64_t least = -1;
+  if (feasibleAt(g, strategy, o, search.lo, &least))
+    return void(search.hi = search.lo); // lo is the proven floor.
+  search.tryLower(feasible, least);
+  search.bisect(feasible, std::numeric_limits<int>::max());
+}
+
+/// auto meets a budget when one of its runs does: each run's smallest
+/// budget, most runs settled by one failed probe below the best so far
+/// (rather than every run at every step of one bisection).
+void lowerWithPortfolio(const TrainingGraph &g, SolveOptions &o,
+                        BudgetSearch &search, int64_t floor) {
+  for (PortfolioRun &run : autoPortfolio(g, o)) {
+    run.options.cache = o.cache;
+    search.lo = floor; // Another run may succeed where this one failed.
+    lowerWith(g, run.strategy, run.options, search, /*pruneFirst=*/true);
+  }
+}
+
+/// A few short solves of `d` from the proven floor: it may succeed where
+/// the others failed, but a solve at an infeasible budget runs to its time
+/// limit.
+void probeBelow(const TrainingGraph &g, const StrategyDescriptor &d,
+                SolveOptions o, BudgetSearch &search, int64_t floor) {
+  SolveOptions m = d.budgetSearch.probeOptions ? d.budgetSearch.probeOptions(o)
+                                               : o;
+  search.lo = floor;
+  search.bisect([&](int64_t b) { return feasibleAt(g, d.name, m, b); },
+                d.budgetSearch.probes);
+}
+
+} // namespace
+
+int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
+                      const SolveOptions &opts, int granularityShift) {
+  SolveOptions o = opts;
+  o.note = nullptr;
+  o.autoMILP = false; // auto's refinement: see the end.
+  if (!o.cache)
+    o.cache = std::make_shared<SolveCache>(); // Budget-independent work.
+  const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
+  if (!feasibleAt(g, strategy, o, peak))
+    return -1;
+  if (peak == 0)
+    return 0;
+  // Known infeasible: below peakLowerBound().
+  const int64_t floor = std::min(peakLowerBound(g), peak);
+  BudgetSearch search(floor, peak, granularityShift);
+  const StrategyDescriptor &d = *findStrategy(strategy); // It solved.
+  if (d.budgetSearch.portfolio)
+    lowerWithPortfolio(g, o, search, floor);
+  else
+    lowerWith(g, d.budgetSearch.searchVia.empty() ? strategy
+                                                  : d.budgetSearch.searchVia,
+              o, search, /*pruneFirst=*/false);
+  // Below every other run's smallest budget auto's refinement runs as the
+  // strategy itself does with auto's limits (no plan to warm-start from),
+  // so the probes call it alone.
+  if (d.budgetSearch.probes > 0)
+    probeBelow(g, d, o, search, floor);
+  else if (d.budgetSearch.portfolio)
+    if (const StrategyDescriptor *r = autoRefinement(g, opts))
+      probeBelow(g, *r,
+                 r->autoRole.refineOptions ? r->autoRole.refineOptions(o) : o,
+                 search, floor);
+  return search.hi;
+}
+
+} // namespace remat
