@@ -19,7 +19,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 namespace remat {
-#define GEN_PASS_DEF_CHECKPOINTSCANS
+#define GEN_PASS_DEF_CHECKPOINTSCANSPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -40,7 +40,7 @@ std::optional<int64_t> programPeak(func::FuncOp func) {
 }
 
 struct CheckpointScansPass
-    : public remat::impl::CheckpointScansBase<CheckpointScansPass> {
+    : public remat::impl::CheckpointScansPassBase<CheckpointScansPass> {
   using Base::Base;
 
   void runOnOperation() override {
