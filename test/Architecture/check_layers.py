@@ -24,6 +24,7 @@ ALLOWED = {
     "GPU": [],
     "Pipelines": ["Transforms", "BufferPlanning", "GPU", "Analysis", "Dialect",
                   "Solver", "Support"],
+    "Tools": ["Pipelines"],
 }
 # The only headers of Support the solver may use: plain C++.
 SOLVER_SUPPORT_HEADERS = {"remat/Support/CheckedArithmetic.h"}
