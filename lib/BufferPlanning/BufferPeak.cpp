@@ -14,7 +14,7 @@
 #include "llvm/Support/MathExtras.h"
 
 namespace remat {
-#define GEN_PASS_DEF_REPORTBUFFERPEAK
+#define GEN_PASS_DEF_REPORTBUFFERPEAKPASS
 #include "remat/BufferPlanning/Passes.h.inc"
 } // namespace remat
 
@@ -93,7 +93,7 @@ private:
 };
 
 struct ReportBufferPeakPass
-    : public remat::impl::ReportBufferPeakBase<ReportBufferPeakPass> {
+    : public remat::impl::ReportBufferPeakPassBase<ReportBufferPeakPass> {
   void runOnOperation() override {
     BufferPeakReplay replay;
     getOperation()->walk([&](FunctionOpInterface func) {

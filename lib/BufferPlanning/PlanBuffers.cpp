@@ -9,7 +9,7 @@
 #include "llvm/Support/MathExtras.h"
 
 namespace remat {
-#define GEN_PASS_DEF_PLANBUFFERS
+#define GEN_PASS_DEF_PLANBUFFERSPASS
 #include "remat/BufferPlanning/Passes.h.inc"
 } // namespace remat
 
@@ -47,7 +47,7 @@ FunctionBuffers analyzeFunction(FunctionOpInterface func,
   return result;
 }
 
-struct PlanBuffersPass : public remat::impl::PlanBuffersBase<PlanBuffersPass> {
+struct PlanBuffersPass : public remat::impl::PlanBuffersPassBase<PlanBuffersPass> {
   using Base::Base;
 
   void runOnOperation() override {

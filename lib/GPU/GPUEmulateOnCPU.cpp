@@ -13,7 +13,7 @@
 #include "mlir/IR/Builders.h"
 
 namespace remat {
-#define GEN_PASS_DEF_GPUEMULATEONCPU
+#define GEN_PASS_DEF_GPUEMULATEONCPUPASS
 #include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
@@ -21,7 +21,7 @@ using namespace mlir;
 
 namespace {
 struct GPUEmulateOnCPUPass
-    : public remat::impl::GPUEmulateOnCPUBase<GPUEmulateOnCPUPass> {
+    : public remat::impl::GPUEmulateOnCPUPassBase<GPUEmulateOnCPUPass> {
   void runOnOperation() override {
     OpBuilder b(&getContext());
     WalkResult result = getOperation().walk([&](Operation *op) -> WalkResult {

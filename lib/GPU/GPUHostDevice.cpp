@@ -16,7 +16,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace remat {
-#define GEN_PASS_DEF_GPUHOSTDEVICE
+#define GEN_PASS_DEF_GPUHOSTDEVICEPASS
 #include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
@@ -377,7 +377,7 @@ LogicalResult FunctionRewriter::returnHostCopies() {
 }
 
 struct GPUHostDevicePass
-    : public remat::impl::GPUHostDeviceBase<GPUHostDevicePass> {
+    : public remat::impl::GPUHostDevicePassBase<GPUHostDevicePass> {
   void runOnOperation() override {
     SymbolTableCollection symbols;
     for (auto func : getOperation().getOps<func::FuncOp>())

@@ -18,7 +18,7 @@
 #include "llvm/ADT/SetVector.h"
 
 namespace remat {
-#define GEN_PASS_DEF_GPUMAPLOOPS
+#define GEN_PASS_DEF_GPUMAPLOOPSPASS
 #include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
@@ -173,7 +173,7 @@ Where classify(Operation *op, Operation *&culprit) {
   return device ? Where::Device : Where::Host;
 }
 
-struct GPUMapLoopsPass : public remat::impl::GPUMapLoopsBase<GPUMapLoopsPass> {
+struct GPUMapLoopsPass : public remat::impl::GPUMapLoopsPassBase<GPUMapLoopsPass> {
   using Base::Base;
 
   void runOnOperation() override {

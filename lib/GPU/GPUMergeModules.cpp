@@ -12,7 +12,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 namespace remat {
-#define GEN_PASS_DEF_GPUMERGEMODULES
+#define GEN_PASS_DEF_GPUMERGEMODULESPASS
 #include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
@@ -21,7 +21,7 @@ using namespace mlir;
 namespace {
 
 struct GPUMergeModulesPass
-    : public remat::impl::GPUMergeModulesBase<GPUMergeModulesPass> {
+    : public remat::impl::GPUMergeModulesPassBase<GPUMergeModulesPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -14,7 +14,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace remat {
-#define GEN_PASS_DEF_GPUPREPARELINALG
+#define GEN_PASS_DEF_GPUPREPARELINALGPASS
 #include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
@@ -183,7 +183,7 @@ void buildBlockReduction(RewriterBase &rewriter, SumReduction r,
 }
 
 struct GPUPrepareLinalgPass
-    : public remat::impl::GPUPrepareLinalgBase<GPUPrepareLinalgPass> {
+    : public remat::impl::GPUPrepareLinalgPassBase<GPUPrepareLinalgPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -14,14 +14,14 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace remat {
-#define GEN_PASS_DEF_GPUREWRITE
+#define GEN_PASS_DEF_GPUREWRITEPASS
 #include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
 using namespace mlir;
 
 namespace {
-struct GPURewritePass : public remat::impl::GPURewriteBase<GPURewritePass> {
+struct GPURewritePass : public remat::impl::GPURewritePassBase<GPURewritePass> {
   void runOnOperation() override {
     // The rewrite handles uniform reductions only: ones every thread of the
     // block reaches, i.e. directly in a single-block kernel (the block

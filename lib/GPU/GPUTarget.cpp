@@ -22,8 +22,8 @@
 #include <cstdlib>
 
 namespace remat {
-#define GEN_PASS_DEF_GPUCHECKTARGET
-#define GEN_PASS_DEF_GPUDUMPBINARY
+#define GEN_PASS_DEF_GPUCHECKTARGETPASS
+#define GEN_PASS_DEF_GPUDUMPBINARYPASS
 #include "remat/GPU/Passes.h.inc"
 } // namespace remat
 
@@ -70,7 +70,7 @@ std::pair<int, std::string> runPtxas(llvm::StringRef ptxas,
 }
 
 struct GPUCheckTargetPass
-    : public remat::impl::GPUCheckTargetBase<GPUCheckTargetPass> {
+    : public remat::impl::GPUCheckTargetPassBase<GPUCheckTargetPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -144,7 +144,7 @@ struct GPUCheckTargetPass
 };
 
 struct GPUDumpBinaryPass
-    : public remat::impl::GPUDumpBinaryBase<GPUDumpBinaryPass> {
+    : public remat::impl::GPUDumpBinaryPassBase<GPUDumpBinaryPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -29,12 +29,12 @@ void remat::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.buffers == BufferMode::Upstream) {
     bufferization::buildBufferDeallocationPipeline(pm);
   } else {
-    PlanBuffersOptions plan;
+    PlanBuffersPassOptions plan;
     plan.arena = options.buffers == BufferMode::Arena;
     // Views of several element types share the arena: keep their offsets
     // at least 16-byte aligned even when buffers are not.
     plan.alignment = std::max<int64_t>(options.alignment, 16);
-    pm.addPass(createPlanBuffers(plan));
+    pm.addPass(createPlanBuffersPass(plan));
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
 

@@ -27,10 +27,10 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   // planner gave each op (remat.recompute regions themselves survive it).
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  AnnotateCostsOptions annotate;
+  AnnotateCostsPassOptions annotate;
   annotate.costTable = options.costTable;
-  pm.addPass(createAnnotateCosts(annotate));
-  RematerializeOptions remat;
+  pm.addPass(createAnnotateCostsPass(annotate));
+  RematerializePassOptions remat;
   remat.budget = options.budget;
   remat.strategy = options.strategy;
   remat.slots = options.slots;
@@ -38,7 +38,7 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   remat.functions.assign(options.functions.begin(), options.functions.end());
   remat.report = options.report;
   remat.costTable = options.costTable;
-  pm.addPass(createRematerialize(remat));
+  pm.addPass(createRematerializePass(remat));
   return success();
 }
 

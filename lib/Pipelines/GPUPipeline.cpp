@@ -28,7 +28,7 @@ using namespace mlir;
 /// Testing without a GPU: the mapped loops run sequentially on the CPU; the
 /// device buffers come from libRematCudaEmulation.
 static void addEmulationOnCPU(OpPassManager &pm) {
-  pm.addPass(remat::createGPUEmulateOnCPU());
+  pm.addPass(remat::createGPUEmulateOnCPUPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   remat::addControlFlowStages(pm);
   remat::addHostToLLVMStages(pm, /*withGPU=*/true);
@@ -38,28 +38,28 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
                                     const LowerToGPUOptions &options) {
   std::string toolkit = findCudaToolkit(options.toolkit);
   if (!options.emulate) {
-    GPUCheckTargetOptions target;
+    GPUCheckTargetPassOptions target;
     target.chip = options.chip;
     target.format = options.format;
     target.toolkit = toolkit;
-    pm.addPass(createGPUCheckTarget(target));
+    pm.addPass(createGPUCheckTargetPass(target));
   }
 
   // Tensor level and bufferization: as -remat-lower-to-cpu.
   addTensorToBufferStages(pm, /*alignment=*/0);
-  PlanBuffersOptions plan;
+  PlanBuffersPassOptions plan;
   plan.arena = options.buffers == BufferMode::Arena;
   plan.alignment = 16; // As on the CPU: views of any element type.
-  pm.addPass(createPlanBuffers(plan));
+  pm.addPass(createPlanBuffersPass(plan));
   pm.addPass(createConvertBufferizationToMemRefPass());
 
   // Device buffers, host boundaries; linalg to mapped parallel loops.
   pm.addNestedPass<func::FuncOp>(
-      createGPUPrepareLinalg(GPUPrepareLinalgOptions{options.blockSize}));
-  pm.addPass(createGPUHostDevice());
+      createGPUPrepareLinalgPass(GPUPrepareLinalgPassOptions{options.blockSize}));
+  pm.addPass(createGPUHostDevicePass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
-      createGPUMapLoops(GPUMapLoopsOptions{options.blockSize}));
+      createGPUMapLoopsPass(GPUMapLoopsPassOptions{options.blockSize}));
   if (options.emulate) {
     addEmulationOnCPU(pm);
     return;
@@ -72,8 +72,8 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
 
   // Kernels: one gpu.module, NVVM.
   pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(createGPUMergeModules());
-  pm.addNestedPass<gpu::GPUModuleOp>(createGPURewrite());
+  pm.addPass(createGPUMergeModulesPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createGPURewritePass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   remat::addControlFlowStages(pm);
   GpuNVVMAttachTargetOptions nvvm;
@@ -95,7 +95,7 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   binary.toolkitPath = toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   if (!options.dumpBinary.empty())
-    pm.addPass(createGPUDumpBinary(GPUDumpBinaryOptions{options.dumpBinary}));
+    pm.addPass(createGPUDumpBinaryPass(GPUDumpBinaryPassOptions{options.dumpBinary}));
 }
 
 void remat::registerLowerToGPUPipeline() {

@@ -7,6 +7,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -14,15 +15,15 @@
 using namespace mlir;
 
 void remat::addTensorToBufferStages(OpPassManager &pm, int64_t alignment) {
-  pm.addPass(createCheckExecutable());
-  pm.addPass(createInlineRecompute());
-  pm.addPass(createStripAnnotations());
+  pm.addPass(createCheckExecutablePass());
+  pm.addPass(createInlineRecomputePass());
+  pm.addPass(createStripAnnotationsPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
   // Undoes what a CSE run after planning merged: bufferization then
   // allocates exactly the buffers the planner counted.
-  pm.addPass(createPrepare());
+  pm.addNestedPass<func::FuncOp>(createPreparePass());
   // Loops carrying a fresh tensor per iteration bufferize in place.
-  pm.addPass(createLoopCarriesInPlace());
+  pm.addPass(createLoopCarriesInPlacePass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

@@ -8,7 +8,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 namespace remat {
-#define GEN_PASS_DEF_ANNOTATECOSTS
+#define GEN_PASS_DEF_ANNOTATECOSTSPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -17,8 +17,8 @@ using namespace remat;
 
 namespace {
 struct AnnotateCostsPass
-    : public remat::impl::AnnotateCostsBase<AnnotateCostsPass> {
-  using AnnotateCostsBase::AnnotateCostsBase;
+    : public remat::impl::AnnotateCostsPassBase<AnnotateCostsPass> {
+  using AnnotateCostsPassBase::AnnotateCostsPassBase;
 
   void runOnOperation() override {
     FailureOr<std::optional<CostTable>> table =

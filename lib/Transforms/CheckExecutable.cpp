@@ -4,7 +4,7 @@
 #include "remat/Transforms/Passes.h"
 
 namespace remat {
-#define GEN_PASS_DEF_CHECKEXECUTABLE
+#define GEN_PASS_DEF_CHECKEXECUTABLEPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -13,7 +13,7 @@ using namespace remat;
 
 namespace {
 struct CheckExecutablePass
-    : public remat::impl::CheckExecutableBase<CheckExecutablePass> {
+    : public remat::impl::CheckExecutablePassBase<CheckExecutablePass> {
   void runOnOperation() override {
     bool failed = false;
     getOperation()->walk([&](GenericOp op) {

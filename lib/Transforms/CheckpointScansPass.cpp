@@ -20,7 +20,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 namespace remat {
-#define GEN_PASS_DEF_CHECKPOINTSCANS
+#define GEN_PASS_DEF_CHECKPOINTSCANSPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -44,7 +44,7 @@ std::optional<int64_t> preparedPeak(func::FuncOp func) {
 }
 
 struct CheckpointScansPass
-    : public remat::impl::CheckpointScansBase<CheckpointScansPass> {
+    : public remat::impl::CheckpointScansPassBase<CheckpointScansPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -10,7 +10,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 namespace remat {
-#define GEN_PASS_DEF_EXPORTGRAPH
+#define GEN_PASS_DEF_EXPORTGRAPHPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -18,8 +18,8 @@ using namespace mlir;
 using namespace remat;
 
 namespace {
-struct ExportGraphPass : public remat::impl::ExportGraphBase<ExportGraphPass> {
-  using ExportGraphBase::ExportGraphBase;
+struct ExportGraphPass : public remat::impl::ExportGraphPassBase<ExportGraphPass> {
+  using ExportGraphPassBase::ExportGraphPassBase;
 
   void runOnOperation() override {
     FailureOr<std::optional<CostTable>> table =

@@ -7,7 +7,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace remat {
-#define GEN_PASS_DEF_INLINERECOMPUTE
+#define GEN_PASS_DEF_INLINERECOMPUTEPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -16,7 +16,7 @@ using namespace remat;
 
 namespace {
 struct InlineRecomputePass
-    : public remat::impl::InlineRecomputeBase<InlineRecomputePass> {
+    : public remat::impl::InlineRecomputePassBase<InlineRecomputePass> {
   void runOnOperation() override {
     SmallVector<RecomputeOp> ops;
     getOperation()->walk([&](RecomputeOp op) { ops.push_back(op); });

@@ -8,7 +8,7 @@
 #include "mlir/IR/Builders.h"
 
 namespace remat {
-#define GEN_PASS_DEF_LOOPCARRIESINPLACE
+#define GEN_PASS_DEF_LOOPCARRIESINPLACEPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -18,7 +18,7 @@ using namespace remat;
 namespace {
 
 struct LoopCarriesInPlacePass
-    : public remat::impl::LoopCarriesInPlaceBase<LoopCarriesInPlacePass> {
+    : public remat::impl::LoopCarriesInPlacePassBase<LoopCarriesInPlacePass> {
   void runOnOperation() override {
     getOperation()->walk([](scf::ForOp loop) {
       auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());

@@ -13,7 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 namespace remat {
-#define GEN_PASS_DEF_PREPARE
+#define GEN_PASS_DEF_PREPAREPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -93,10 +93,8 @@ void sinkAbsorbed(Block &block) {
         op.moveBefore(user);
 }
 
-struct PreparePass : public remat::impl::PrepareBase<PreparePass> {
-  void runOnOperation() override {
-    getOperation()->walk([](func::FuncOp func) { prepareForRemat(func); });
-  }
+struct PreparePass : public remat::impl::PreparePassBase<PreparePass> {
+  void runOnOperation() override { prepareForRemat(getOperation()); }
 };
 
 } // namespace

@@ -21,7 +21,7 @@
 #include <cmath>
 
 namespace remat {
-#define GEN_PASS_DEF_REMATERIALIZE
+#define GEN_PASS_DEF_REMATERIALIZEPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -54,8 +54,8 @@ std::optional<std::string> remat::checkRematSettings(llvm::StringRef budget,
 namespace {
 
 struct RematerializePass
-    : public remat::impl::RematerializeBase<RematerializePass> {
-  using RematerializeBase::RematerializeBase;
+    : public remat::impl::RematerializePassBase<RematerializePass> {
+  using RematerializePassBase::RematerializePassBase;
 
   void runOnOperation() override {
     if (std::optional<std::string> wrong =

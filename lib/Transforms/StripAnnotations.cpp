@@ -6,7 +6,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace remat {
-#define GEN_PASS_DEF_STRIPANNOTATIONS
+#define GEN_PASS_DEF_STRIPANNOTATIONSPASS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
 
@@ -15,7 +15,7 @@ using namespace remat;
 
 namespace {
 struct StripAnnotationsPass
-    : public remat::impl::StripAnnotationsBase<StripAnnotationsPass> {
+    : public remat::impl::StripAnnotationsPassBase<StripAnnotationsPass> {
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
       for (StringRef name :

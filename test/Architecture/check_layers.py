@@ -24,6 +24,7 @@ ALLOWED = {
     "GPU": [],
     "Pipelines": ["Transforms", "BufferPlanning", "GPU", "Analysis", "Dialect",
                   "Solver", "Support"],
+    "Tools": ["Pipelines"],
 }
 # Inside the solver: Core (graph, Schedule, Simulator, the strategy
 # registry) includes no other folder; the families include Core and each

@@ -9,9 +9,9 @@
 #include "llvm/Support/FormatVariadic.h"
 
 namespace remat {
-#define GEN_PASS_DEF_TESTTRAININGGRAPH
-#define GEN_PASS_DEF_TESTTIMELINE
-#define GEN_PASS_DEF_TESTLOWERSETS
+#define GEN_PASS_DEF_TESTTRAININGGRAPHPASS
+#define GEN_PASS_DEF_TESTTIMELINEPASS
+#define GEN_PASS_DEF_TESTLOWERSETSPASS
 #include "TestPasses.h.inc"
 } // namespace remat
 
@@ -37,7 +37,7 @@ LogicalResult forEachGraph(ModuleOp module, RecomputeRegions regions, Fn fn) {
 }
 
 struct TestTrainingGraphPass
-    : public remat::impl::TestTrainingGraphBase<TestTrainingGraphPass> {
+    : public remat::impl::TestTrainingGraphPassBase<TestTrainingGraphPass> {
   void runOnOperation() override {
     if (failed(forEachGraph(
         getOperation(), RecomputeRegions::Atomic,
@@ -73,8 +73,8 @@ struct TestTrainingGraphPass
 };
 
 struct TestTimelinePass
-    : public remat::impl::TestTimelineBase<TestTimelinePass> {
-  using TestTimelineBase::TestTimelineBase;
+    : public remat::impl::TestTimelinePassBase<TestTimelinePass> {
+  using TestTimelinePassBase::TestTimelinePassBase;
   void runOnOperation() override {
     bool overBudget = false;
     if (failed(forEachGraph(
@@ -118,8 +118,8 @@ struct TestTimelinePass
 };
 
 struct TestLowerSetsPass
-    : public remat::impl::TestLowerSetsBase<TestLowerSetsPass> {
-  using TestLowerSetsBase::TestLowerSetsBase;
+    : public remat::impl::TestLowerSetsPassBase<TestLowerSetsPass> {
+  using TestLowerSetsPassBase::TestLowerSetsPassBase;
   void runOnOperation() override {
     int64_t limit = cap;
     if (failed(forEachGraph(

@@ -14,7 +14,7 @@
 #include "mlir/IR/Matchers.h"
 
 namespace remat {
-#define GEN_PASS_DEF_TESTCHECKARENA
+#define GEN_PASS_DEF_TESTCHECKARENAPASS
 #include "TestPasses.h.inc"
 } // namespace remat
 
@@ -53,7 +53,7 @@ arenaViews(FunctionOpInterface func, memref::AllocOp alloc) {
 }
 
 struct TestCheckArenaPass
-    : public remat::impl::TestCheckArenaBase<TestCheckArenaPass> {
+    : public remat::impl::TestCheckArenaPassBase<TestCheckArenaPass> {
   using Base::Base;
 
   void runOnOperation() override {

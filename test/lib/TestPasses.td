@@ -12,7 +12,7 @@
 include "mlir/Pass/PassBase.td"
 
 
-def TestTrainingGraph : Pass<"remat-test-training-graph", "mlir::ModuleOp"> {
+def TestTrainingGraphPass : Pass<"remat-test-training-graph", "mlir::ModuleOp"> {
   let summary = "(test) Print the forward/backward split and costs as remarks";
   let description = [{
     For every function, remarks on each op: `forward` or `backward`, whether
@@ -21,7 +21,7 @@ def TestTrainingGraph : Pass<"remat-test-training-graph", "mlir::ModuleOp"> {
   }];
 }
 
-def TestTimeline : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
+def TestTimelinePass : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
   let summary = "(test) Print the lifetime timeline as remarks";
   let description = [{
     For every function in its current op order (recomputation regions
@@ -38,7 +38,7 @@ def TestTimeline : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
   ];
 }
 
-def TestLowerSets : Pass<"remat-test-lower-sets", "mlir::ModuleOp"> {
+def TestLowerSetsPass : Pass<"remat-test-lower-sets", "mlir::ModuleOp"> {
   let summary = "(test) Print lower sets of the forward graph as remarks";
   let description = [{
     For every forward op v: the size and boundary of the lower set
@@ -51,7 +51,7 @@ def TestLowerSets : Pass<"remat-test-lower-sets", "mlir::ModuleOp"> {
   ];
 }
 
-def TestCheckArena : Pass<"remat-test-check-arena", "mlir::ModuleOp"> {
+def TestCheckArenaPass : Pass<"remat-test-check-arena", "mlir::ModuleOp"> {
   let summary = "(test) Check that arena views live together never overlap";
   let description = [{
     Independent check of `-remat-plan-buffers{arena=true}` output, or of any

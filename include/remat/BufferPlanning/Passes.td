@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def PlanBuffers : Pass<"remat-plan-buffers", "mlir::ModuleOp"> {
+def PlanBuffersPass : Pass<"remat-plan-buffers", "mlir::ModuleOp"> {
   let summary = "Free each buffer after its last use, or pack all buffers "
                 "of a function into one arena";
   let description = [{
@@ -40,6 +40,9 @@ def PlanBuffers : Pass<"remat-plan-buffers", "mlir::ModuleOp"> {
     best-fit greedy packing. The pass reports the arena as a remark:
     `arena of N bytes for M buffers (sum S bytes) ...`. Allocations of
     dynamic shape stay individual allocations with early frees.
+
+    Runs on the module: every function is analysed before any is rewritten,
+    so that calls see their callees' buffers as they were.
   }];
   let options = [
     Option<"arena", "arena", "bool", /*default=*/"false",
@@ -57,7 +60,7 @@ def PlanBuffers : Pass<"remat-plan-buffers", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def ReportBufferPeak : Pass<"remat-report-buffer-peak", "mlir::ModuleOp"> {
+def ReportBufferPeakPass : Pass<"remat-report-buffer-peak", "mlir::ModuleOp"> {
   let summary = "Report the peak bytes of the buffers each function holds";
   let description = [{
     After buffer planning, replays the `memref.alloc` and `memref.dealloc`
@@ -70,6 +73,8 @@ def ReportBufferPeak : Pass<"remat-report-buffer-peak", "mlir::ModuleOp"> {
     the module adds that function's peak while it runs and its unfreed
     (returned) buffers after. An allocation with an `alignment` counts its
     size rounded up to it, as the aligned allocation functions request it.
+
+    Runs on the module: a caller's peak includes its callees'.
   }];
 }
 

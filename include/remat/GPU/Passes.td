@@ -10,7 +10,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def GPUCheckTarget : Pass<"remat-gpu-check-target", "mlir::ModuleOp"> {
+def GPUCheckTargetPass : Pass<"remat-gpu-check-target", "mlir::ModuleOp"> {
   let summary = "Check that the NVPTX back end and the CUDA toolkit can "
                 "target a chip";
   let description = [{
@@ -31,7 +31,7 @@ def GPUCheckTarget : Pass<"remat-gpu-check-target", "mlir::ModuleOp"> {
   ];
 }
 
-def GPUHostDevice : Pass<"remat-gpu-host-device", "mlir::ModuleOp"> {
+def GPUHostDevicePass : Pass<"remat-gpu-host-device", "mlir::ModuleOp"> {
   let summary = "Put the buffers of every function in device memory, with "
                 "explicit copies at function boundaries";
   let description = [{
@@ -64,7 +64,7 @@ def GPUHostDevice : Pass<"remat-gpu-host-device", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def GPUPrepareLinalg : Pass<"remat-gpu-prepare-linalg", "mlir::func::FuncOp"> {
+def GPUPrepareLinalgPass : Pass<"remat-gpu-prepare-linalg", "mlir::func::FuncOp"> {
   let summary = "Reorder loops and parallelize full reductions for the GPU";
   let description = [{
     Runs on `linalg` ops on buffers before `convert-linalg-to-parallel-loops`,
@@ -96,7 +96,7 @@ def GPUPrepareLinalg : Pass<"remat-gpu-prepare-linalg", "mlir::func::FuncOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
-def GPUMapLoops : Pass<"remat-gpu-map-loops", "mlir::func::FuncOp"> {
+def GPUMapLoopsPass : Pass<"remat-gpu-map-loops", "mlir::func::FuncOp"> {
   let summary = "Map parallel loops to blocks and threads";
   let description = [{
     After `convert-linalg-to-parallel-loops` (and on device buffers): each
@@ -125,7 +125,7 @@ def GPUMapLoops : Pass<"remat-gpu-map-loops", "mlir::func::FuncOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
-def GPUEmulateOnCPU : Pass<"remat-gpu-emulate-on-cpu", "mlir::ModuleOp"> {
+def GPUEmulateOnCPUPass : Pass<"remat-gpu-emulate-on-cpu", "mlir::ModuleOp"> {
   let summary = "Make mapped GPU IR run on the CPU (for testing)";
   let description = [{
     After `-remat-gpu-map-loops`: drops the loop mappings and replaces
@@ -143,7 +143,7 @@ def GPUEmulateOnCPU : Pass<"remat-gpu-emulate-on-cpu", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
-def GPUMergeModules : Pass<"remat-gpu-merge-modules", "mlir::ModuleOp"> {
+def GPUMergeModulesPass : Pass<"remat-gpu-merge-modules", "mlir::ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";
   let description = [{
     `gpu-kernel-outlining` makes one `gpu.module` per kernel; a training step
@@ -158,7 +158,7 @@ def GPUMergeModules : Pass<"remat-gpu-merge-modules", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
-def GPURewrite : Pass<"remat-gpu-rewrite", "mlir::gpu::GPUModuleOp"> {
+def GPURewritePass : Pass<"remat-gpu-rewrite", "mlir::gpu::GPUModuleOp"> {
   let summary = "Expand gpu.all_reduce and friends inside kernels";
   let description = [{
     Applies upstream's GPU rewrite patterns (`populateGpuRewritePatterns`:
@@ -177,7 +177,7 @@ def GPURewrite : Pass<"remat-gpu-rewrite", "mlir::gpu::GPUModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def GPUDumpBinary : Pass<"remat-gpu-dump-binary", "mlir::ModuleOp"> {
+def GPUDumpBinaryPass : Pass<"remat-gpu-dump-binary", "mlir::ModuleOp"> {
   let summary = "Write the objects of every gpu.binary to a file";
   let description = [{
     After `gpu-module-to-binary`: writes the object of each `gpu.binary`

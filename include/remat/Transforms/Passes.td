@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def InlineRecompute : Pass<"remat-inline-recompute"> {
+def InlineRecomputePass : Pass<"remat-inline-recompute"> {
   let summary = "Inline remat.recompute regions in place before bufferization";
   let description = [{
     Replaces every `remat.recompute` by the ops of its region, wired to the
@@ -15,7 +15,7 @@ def InlineRecompute : Pass<"remat-inline-recompute"> {
   }];
 }
 
-def StripAnnotations : Pass<"remat-strip-annotations"> {
+def StripAnnotationsPass : Pass<"remat-strip-annotations"> {
   let summary = "Drop remat.* attributes once planning is done";
   let description = [{
     Removes the discardable `remat.cost`, `remat.policy` and `remat.stage`
@@ -25,7 +25,7 @@ def StripAnnotations : Pass<"remat-strip-annotations"> {
   }];
 }
 
-def CheckExecutable : Pass<"remat-check-executable"> {
+def CheckExecutablePass : Pass<"remat-check-executable"> {
   let summary = "Reject planning-only ops before lowering";
   let description = [{
     Emits an error at every `remat.op` (a framework op known only by name and
@@ -34,7 +34,7 @@ def CheckExecutable : Pass<"remat-check-executable"> {
   }];
 }
 
-def AnnotateCosts : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
+def AnnotateCostsPass : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
   let summary = "Attach the planner's cost of every op as #remat.cost";
   let description = [{
     Writes the cost the rematerialization planner uses for each op of every
@@ -42,6 +42,9 @@ def AnnotateCosts : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
     or one operation per result element) as a `remat.cost` attribute, so the
     numbers are visible in the IR and survive into later runs. Ops that
     already carry `remat.cost`, and `remat.op`, keep theirs.
+
+    Runs on the module: the cost table is read once, and a table that does
+    not load is reported once, at the module.
   }];
   let options = [
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
@@ -50,7 +53,7 @@ def AnnotateCosts : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
   let dependentDialects = ["::remat::RematDialect"];
 }
 
-def Prepare : Pass<"remat-prepare", "mlir::ModuleOp"> {
+def PreparePass : Pass<"remat-prepare", "mlir::func::FuncOp"> {
   let summary = "Give each op its own initial values, right before it";
   let description = [{
     Makes the IR match the planner's memory model (and what One-Shot
@@ -59,11 +62,16 @@ def Prepare : Pass<"remat-prepare", "mlir::ModuleOp"> {
     is duplicated per use, and each initial value used by one op is moved
     right before it. `-remat-rematerialize` does this itself; the pass exists
     to inspect and test it.
+
+    Runs on each `func.func` (nested implicitly by `remat-opt -remat-prepare`;
+    in a textual pipeline: `builtin.module(func.func(remat-prepare))`).
+    Not anchored on `FunctionOpInterface`: the pass manager does not nest
+    interface passes implicitly, so `remat-opt -remat-prepare` would fail.
   }];
   let dependentDialects = ["::remat::RematDialect"];
 }
 
-def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
+def RematerializePass : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
   let summary = "Fit each function's training step into a memory budget";
   let description = [{
     For every `func.func` on tensors (a training step: forward ops that the
@@ -91,6 +99,9 @@ def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
     `functions`, which makes that an error. Decisions are reported as optimization
     remarks (category `remat`; see `--remarks-filter`) and, with `report`,
     as JSON.
+
+    Runs on the module: one report covers every function, and the names in
+    `functions` are looked up in the module's symbol table.
   }];
   let options = [
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
@@ -115,7 +126,7 @@ def Rematerialize : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
   let dependentDialects = ["::remat::RematDialect"];
 }
 
-def ExportGraph : Pass<"remat-export-graph", "mlir::ModuleOp"> {
+def ExportGraphPass : Pass<"remat-export-graph", "mlir::ModuleOp"> {
   let summary = "Write each function's training graph as JSON for remat-plan";
   let description = [{
     Writes the graph the planner sees (nodes = ops, tensors = values with
@@ -123,6 +134,9 @@ def ExportGraph : Pass<"remat-export-graph", "mlir::ModuleOp"> {
     docs/graph-format.md, so `remat-plan` can compare strategies on real IR.
     With several functions, `{name}` in the file name is replaced by the
     function name. The IR is not changed.
+
+    Runs on the module: without `{name}`, every function writes to the same
+    file or stream, one after the other in the module's order.
   }];
   let options = [
     Option<"file", "file", "std::string", /*default=*/"\"-\"",
@@ -133,7 +147,7 @@ def ExportGraph : Pass<"remat-export-graph", "mlir::ModuleOp"> {
 }
 
 
-def CheckpointScans : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
+def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
   let summary = "Keep K checkpoints of a scan's carries instead of its stacks";
   let description = [{
     Finds scans (a forward `scf.for` stacking per-iteration values with
@@ -145,6 +159,9 @@ def CheckpointScans : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
     grow with T. With `budget` instead of `slots`, the number of slots is
     the largest whose estimated peak fits. Loops it cannot checkpoint are
     left as they are, with a remark naming the reason.
+
+    Runs on the module: the options are checked once, at the module, and
+    the first function that cannot be rewritten stops the pass.
   }];
   let options = [
     Option<"slots", "slots", "int64_t", /*default=*/"0",
@@ -160,7 +177,7 @@ def CheckpointScans : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
 }
 
 
-def LoopCarriesInPlace : Pass<"remat-loop-carries-in-place"> {
+def LoopCarriesInPlacePass : Pass<"remat-loop-carries-in-place"> {
   let summary = "Make every scf.for yield write into its iteration argument";
   let description = [{
     One-Shot Bufferize needs the value an `scf.for` yields for a tensor
