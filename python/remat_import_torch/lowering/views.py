@@ -20,8 +20,10 @@ def reshape_alias(em, node, x, shape, stride):
     return _view(em, node, x, shape)
 
 
-@lowers("aten.squeeze.dim", "aten.squeeze.default")
-def squeeze(em, node, x, dim):
+@lowers("aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze.default")
+def squeeze(em, node, x, dim=None):
+    # The traced result shape says which unit dims went (all of them
+    # without `dim`).
     return _view(em, node, x, meta_shape(node)[0])
 
 

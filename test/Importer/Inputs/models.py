@@ -116,3 +116,16 @@ class TinyTransformer(nn.Module):
         x = x + self.attn(h, h, h, need_weights=False)[0]
         x = x + self.mlp(self.ln2(x))
         return self.head(x[:, 0])
+
+
+class SqueezeHead(nn.Module):
+    """A one-unit head whose output is squeezed without naming a dim
+    (aten.squeeze.default)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 8)
+        self.fc2 = nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x.flatten(1)))).squeeze()
