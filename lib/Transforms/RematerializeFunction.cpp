@@ -147,6 +147,7 @@ private:
       return failure();
     if (*rewritten == 0)
       return false;
+    checkpointedScans = *rewritten;
     prepareForRemat(func);
     FailureOr<IRTrainingGraph> built =
         buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
@@ -175,14 +176,24 @@ private:
   /// CSE had merged them), it replaces the body, so that the IR and the
   /// reported peak agree.
   LogicalResult keepAsIs(int64_t peak, bool usePrepared) {
-    remark::analysis(func.getLoc(), remarkOpts("Fits", func.getSymName()))
-        << llvm::formatv("peak {0} B already within the budget of {1} B; "
-                         "nothing to do",
-                         peak, fr.budget)
-               .str();
+    if (checkpointedScans)
+      remark::passed(func.getLoc(),
+                     remarkOpts("Rematerialized", func.getSymName()))
+          << llvm::formatv("{0} scan(s) checkpointed: peak {1} B -> {2} B "
+                           "(budget {3} B), time +{4}; nothing else to do",
+                           checkpointedScans, before.peak, peak, fr.budget,
+                           percentOf(timeAsIs - before.time, before.time))
+                 .str();
+    else
+      remark::analysis(func.getLoc(), remarkOpts("Fits", func.getSymName()))
+          << llvm::formatv("peak {0} B already within the budget of {1} B; "
+                           "nothing to do",
+                           peak, fr.budget)
+                 .str();
     if (usePrepared)
       original.getBody().takeBody(func.getBody());
-    fr.strategy = "none";
+    // The report names what made the function fit.
+    fr.strategy = checkpointedScans ? "scan-checkpointing" : "none";
     fr.fitted = true;
     fr.peakAfter = peak;
     fr.timeAfter = timeAsIs;
@@ -341,6 +352,8 @@ private:
   SimulationResult before; ///< The program without rematerialization.
   /// The time of the copy as it stands (scans checkpointed, nothing else).
   double timeAsIs = 0;
+  /// Scans checkpointed in the copy (checkpointScans()).
+  int checkpointedScans = 0;
 };
 
 } // namespace
