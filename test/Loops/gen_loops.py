@@ -369,8 +369,14 @@ def rnn(g, o):
         p = g.matmul("p_r", h, w)
         y = g.ew("y_r", [p], TANH)
         da = g.ew("da", [d, y], tanh_grad())
-        gwc = g.matmul_tn("gwc", h, da)
-        gwn = g.add("gw_next", gw, gwc)
+        if getattr(o, "accumulate", "add") == "outs":
+            # As AD tools write it: the contribution accumulated into the
+            # running gradient itself (linalg.generic ... outs(%gw)).
+            gwn = g.generic("gw_next", [h, da], ["tn_a", "tn_b", "tn_o"],
+                            ["parallel", "parallel", "reduction"], g.MAC, [W, W], init=gw)
+        else:
+            gwc = g.matmul_tn("gwc", h, da)
+            gwn = g.add("gw_next", gw, gwc)
         dn = g.matmul_nt("d_next", da, w)
         return [dn, gwn]
     (dh0, gw), _ = g.loop("bwd", T, [("d", dT), ("gw", gw0)], bwd, reverse=True, reads=st)
@@ -734,6 +740,9 @@ def main():
     ap.add_argument("--width", "-W", type=int, help="W (N grid points for pde)")
     ap.add_argument("--recompute-gates", action="store_true",
                     help="gru: stack h only, recompute z and c in the backward")
+    ap.add_argument("--accumulate", choices=["add", "outs"], default="add",
+                    help="rnn: sum the weight gradient with an explicit add (default) or "
+                         "accumulate it through outs(%%gw)")
     ap.add_argument("--harness", action="store_true", help="write the harness @main instead")
     ap.add_argument("--bits", action="store_true",
                     help="with --harness: print the results' f32 bit patterns (printMemrefI32)")
