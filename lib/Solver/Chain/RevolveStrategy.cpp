@@ -21,6 +21,7 @@
 
 #include "remat/Solver/Chain/ChainSolvers.h"
 #include "remat/Solver/Chain/ChainStrategies.h"
+#include "remat/Solver/Loop/LoopReversal.h"
 
 #include <algorithm>
 
@@ -29,31 +30,11 @@ namespace {
 
 constexpr int64_t kBig = int64_t(1) << 62;
 
-/// beta(c, r) = C(c + r, c), saturating at kBig; beta(c, -1) = 0.
-int64_t beta(int64_t c, int64_t r) {
-  if (r < 0 || c < 0)
-    return 0;
-  int64_t k = std::min(c, r);
-  __int128 v = 1;
-  for (int64_t i = 1; i <= k; ++i) {
-    v = v * (c + r - k + i) / i; // C(c+r-k+i, i), exact at every step.
-    if (v > kBig)
-      return kBig;
-  }
-  return static_cast<int64_t>(v);
-}
-
-/// t(l, c) with t(1, 0) = 0 (reverse from the working state) and "never"
-/// for l > 1 without a checkpoint.
+/// t(l, c) (minimalAdvances: the binomial bound the loop reversal shares),
+/// with "never" (kBig) for l > 1 without a checkpoint.
 int64_t advances(int64_t l, int c) {
-  if (l <= 1)
-    return 0;
-  if (c <= 0)
-    return kBig;
-  int64_t r = 0;
-  while (beta(c, r) < l)
-    ++r;
-  return r * l - beta(c + 1, r - 1);
+  int64_t t = minimalAdvances(l, c);
+  return t < 0 ? kBig : t;
 }
 
 /// Reverses steps i+1..n from the checkpoint a^i with c checkpoints (a^i's
