@@ -62,7 +62,7 @@ LogicalResult addRematFit(const std::string &fitOptions,
   std::string error;
   if (failed(fit->parseFromString(fitOptions)))
     return failure(); // Reported by the parser.
-  if (fit->budget.empty()) {
+  if (fit->decls.budget.empty()) {
     llvm::errs() << "remat-opt: error: --remat-<option> flags configure "
                     "the default pipeline and need --remat-budget=SIZE\n";
     return failure();
@@ -127,9 +127,8 @@ LogicalResult remat::rematOptMain(int argc, char **argv,
       "rematerialization (and run any MLIR pass)\n\n"
       "  --remat-budget=SIZE runs the default pipeline -remat-fit (below) "
       "before any other pass; --remat-<option>=VALUE sets another of its "
-      "options (--remat-strategy=<name>, --remat-report=<file.json>, "
-      "--remat-cost-table=<file.json>, --remat-slots=<int>, "
-      "--remat-milp-seconds=<seconds>, --remat-functions=<name,...>)",
+      "options, listed under --remat-fit below (--remat-strategy=<name>, "
+      "--remat-report=<file.json>, --remat-slots=<S>, ...)",
       registry);
   // An error names the function and the numbers; the op dump MLIR appends
   // by default would be the whole training step (megabytes for a real
@@ -138,6 +137,11 @@ LogicalResult remat::rematOptMain(int argc, char **argv,
           llvm::cl::getRegisteredOptions().lookup(
               "mlir-print-op-on-diagnostic")))
     opt->setInitialValue(false);
+  static llvm::cl::opt<bool> printRematOptions(
+      "print-remat-options",
+      llvm::cl::desc("Print the options of -remat-fit and "
+                     "-remat-rematerialize as Markdown (docs/Options.md) "
+                     "and exit"));
   int count = static_cast<int>(args.size());
   auto [inputFilename, outputFilename] =
       parseCLIOptions(count, args.data(), helpHeader);
@@ -147,6 +151,10 @@ LogicalResult remat::rematOptMain(int argc, char **argv,
     llvm::outs() << "Available Dialects: ";
     llvm::interleaveComma(registry.getDialectNames(), llvm::outs());
     llvm::outs() << "\n";
+    return success();
+  }
+  if (printRematOptions) {
+    remat::printRematOptionsMarkdown(llvm::outs());
     return success();
   }
   if (config.shouldListPasses()) {

@@ -9,6 +9,7 @@
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Support/Units.h"
 #include "remat/Transforms/Passes.h"
+#include "remat/Transforms/RematOptionDecls.h"
 #include "remat/Transforms/RematReport.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -28,26 +29,22 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
-std::optional<std::string> remat::checkRematSettings(llvm::StringRef budget,
-                                                     llvm::StringRef strategy,
-                                                     int slots,
-                                                     double milpSeconds) {
-  if (budget.empty())
+std::optional<std::string>
+remat::checkRematSettings(const RematSettings &settings) {
+  if (settings.budget.empty())
     return std::string("needs a budget (budget=2GiB, budget=60%)");
-  llvm::Expected<SizeSpec> size = parseSize(budget, Units{});
+  llvm::Expected<SizeSpec> size = parseSize(settings.budget, Units{});
   if (!size)
-    return "invalid budget '" + budget.str() +
+    return "invalid budget '" + settings.budget +
            "': " + llvm::toString(size.takeError());
-  if (!findStrategy(strategy.str())) {
+  if (!findStrategy(settings.strategy)) {
     std::string names;
     for (const StrategyInfo &s : allStrategies())
       names += (names.empty() ? "" : ", ") + s.name;
-    return "unknown strategy '" + strategy.str() + "'; available: " + names;
+    return "unknown strategy '" + settings.strategy + "'; available: " + names;
   }
-  if (slots < 1)
-    return "slots must be at least 1, got " + std::to_string(slots);
-  if (!(milpSeconds > 0) || !std::isfinite(milpSeconds))
-    return std::string("milp-seconds must be a positive number of seconds");
+  if (std::string wrong = checkStrategyOptions(settings.solve); !wrong.empty())
+    return wrong;
   return std::nullopt;
 }
 
@@ -55,30 +52,35 @@ namespace {
 
 struct RematerializePass
     : public remat::impl::RematerializePassBase<RematerializePass> {
-  using RematerializePassBase::RematerializePassBase;
+  RematerializePass() = default;
+  explicit RematerializePass(const RematSettings &settings) {
+    options.assign(settings);
+  }
+  // A clone declares its own options; the pass manager copies the values.
+  RematerializePass(const RematerializePass &other)
+      : RematerializePassBase(other) {}
 
   void runOnOperation() override {
-    if (std::optional<std::string> wrong =
-            checkRematSettings(budget, strategy, slots, milpSeconds)) {
+    const RematSettings settings = options.settings();
+    if (std::optional<std::string> wrong = checkRematSettings(settings)) {
       getOperation().emitError() << "-remat-rematerialize: " << *wrong;
       return signalPassFailure();
     }
-    SizeSpec size = cantFail(parseSize(budget, Units{}));
+    SizeSpec size = cantFail(parseSize(settings.budget, Units{}));
     FailureOr<std::optional<CostTable>> table =
-        CostTable::loadOption(costTable, getOperation());
+        CostTable::loadOption(settings.costTable, getOperation());
     if (failed(table))
       return signalPassFailure();
     CostModel costs(*table ? &**table : nullptr);
 
-    RematOptions options;
-    options.budget = size;
-    options.strategy = strategy;
-    options.slots = slots;
-    options.milpSeconds = milpSeconds;
+    RematOptions fit;
+    fit.budget = size;
+    fit.strategy = settings.strategy;
+    fit.solve = settings.solve;
     RematReport report;
     bool failed = false;
     llvm::StringSet<> selected;
-    for (const std::string &name : functions) {
+    for (const std::string &name : settings.functions) {
       selected.insert(name);
       if (!SymbolTable::lookupSymbolIn(getOperation(), name)) {
         getOperation().emitError()
@@ -108,14 +110,14 @@ struct RematerializePass
         continue;
       }
       RematResult result;
-      if (mlir::failed(rematerializeFunction(func, options, costs, result)))
+      if (mlir::failed(rematerializeFunction(func, fit, costs, result)))
         failed = true;
       if (!result.report.name.empty()) // Analysed: reported, fitted or not.
         report.add(std::move(result.report));
     }
-    if (!this->report.empty()) {
+    if (!settings.report.empty()) {
       std::string error;
-      if (!report.write(this->report, error)) {
+      if (!report.write(settings.report, error)) {
         getOperation().emitError() << error;
         failed = true;
       }
@@ -123,6 +125,17 @@ struct RematerializePass
     if (failed)
       signalPassFailure();
   }
+
+  RematOptionDecls<mlir::Pass> options{*this};
 };
 
 } // namespace
+
+std::unique_ptr<Pass> remat::createRematerializePass() {
+  return std::make_unique<RematerializePass>();
+}
+
+std::unique_ptr<Pass>
+remat::createRematerializePass(const RematSettings &settings) {
+  return std::make_unique<RematerializePass>(settings);
+}

@@ -205,10 +205,8 @@ private:
   /// the strategy meets and uses it if it is below the budget. Emits the
   /// error and returns std::nullopt when nothing fits.
   std::optional<Solution> plan() {
-    SolveOptions opts;
+    SolveOptions opts = options.solve;
     opts.budget = fr.budget;
-    opts.slots = options.slots;
-    opts.milpSeconds = options.milpSeconds;
     // The solve, and the smallest-budget search if it fails, share the work
     // that does not depend on the budget.
     opts.cache = std::make_shared<SolveCache>();

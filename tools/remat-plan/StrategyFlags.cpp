@@ -20,8 +20,7 @@ struct StrategyFlags::Flag {
       opt;
 
   Flag(StrategyOption d, cl::OptionCategory &category) : decl(std::move(d)) {
-    help = decl.help + " (default: " + decl.defaultText() + "; " +
-           decl.rangeText() + ")";
+    help = decl.helpText();
     std::visit([&](auto field) { declare(field, category); }, decl.field);
   }
 
@@ -45,28 +44,11 @@ double widen(double v) { return v; }
 } // namespace
 
 StrategyFlags::StrategyFlags(cl::OptionCategory &category) {
-  for (const StrategyDescriptor &d : allStrategies())
-    for (const StrategyOption &o : d.options) {
-      bool seen = false;
-      for (const auto &f : flags)
-        seen |= f->decl.name == o.name;
-      if (!seen)
-        flags.push_back(std::make_unique<Flag>(o, category));
-    }
+  for (StrategyOption &o : allStrategyOptions())
+    flags.push_back(std::make_unique<Flag>(std::move(o), category));
 }
 
 StrategyFlags::~StrategyFlags() = default;
-
-std::string StrategyFlags::check() const {
-  for (const auto &f : flags) {
-    bool ok = std::visit(
-        [&](const auto &o) { return f->decl.inRange(widen(o->getValue())); },
-        f->opt);
-    if (!ok)
-      return "--" + f->decl.name + " must be " + f->decl.rangeText();
-  }
-  return "";
-}
 
 void StrategyFlags::apply(SolveOptions &o) const {
   for (const auto &f : flags)

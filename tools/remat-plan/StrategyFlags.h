@@ -1,9 +1,9 @@
 //===- StrategyFlags.h - Command-line flags from the strategies' options --===//
 //
 // One --<name> flag per option the registered strategies declare
-// (StrategyDescriptor::options): name, help, default and range come from the
-// declaration, so remat-plan lists and checks exactly what the solver reads.
-// Strategies that share an option (--slots) share its flag.
+// (allStrategyOptions()): name, help, default and range come from the
+// declaration, so remat-plan lists and checks exactly what the solver reads,
+// as -remat-rematerialize and -remat-fit do (RematOptionDecls.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_TOOLS_REMAT_PLAN_STRATEGYFLAGS_H
@@ -25,10 +25,8 @@ public:
   explicit StrategyFlags(llvm::cl::OptionCategory &category);
   ~StrategyFlags();
 
-  /// Why a value is out of range ("--slots must be at least 1"), for the
-  /// first such flag; "" when all are in range.
-  std::string check() const;
-  /// Sets the bound SolveOptions fields.
+  /// Sets the bound SolveOptions fields (checkStrategyOptions() says what
+  /// is out of range).
   void apply(SolveOptions &o) const;
 
 private:

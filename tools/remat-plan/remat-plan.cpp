@@ -29,21 +29,12 @@ cl::OptionCategory category("remat-plan options");
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph file>"),
                                cl::init("-"), cl::cat(category));
 
-cl::opt<std::string> strategyName(
-    "strategy",
-    cl::desc("Strategy to run (default: auto, the fastest schedule of all "
-             "strategies that meets the budget). --strategy=list prints the "
-             "available strategies with a description"),
-    cl::value_desc("name"), cl::init("auto"), cl::cat(category));
+// Their help comes from the one declaration the pass shares (main sets it).
+cl::opt<std::string> strategyName("strategy", cl::value_desc("name"),
+                                  cl::init("auto"), cl::cat(category));
 
-cl::opt<std::string> budgetText(
-    "budget",
-    cl::desc("Peak memory allowed: a number with an optional unit (B, KB, "
-             "KiB, MB, MiB, GB, GiB; KB = 1000 B, KiB = 1024 B) or a "
-             "percentage of the peak without rematerialization (e.g. 60%). "
-             "A bare number is in the graph file's memory unit. Default: no "
-             "limit"),
-    cl::value_desc("size"), cl::cat(category));
+cl::opt<std::string> budgetText("budget", cl::value_desc("size"),
+                                cl::cat(category));
 
 cl::opt<bool> minBudget(
     "min-budget",
@@ -73,6 +64,13 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   // Static like the flags above: cl keeps pointers to them until exit.
   static const StrategyFlags strategyFlags(category);
+  static const std::string strategyDesc =
+      strategyHelp() + ". --strategy=list prints them with a description";
+  static const std::string budgetDesc =
+      budgetHelp() + ". A bare number is in the graph file's memory unit. "
+                     "Default: no limit";
+  strategyName.setDescription(strategyDesc);
+  budgetText.setDescription(budgetDesc);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "remat-plan: fit a training step into a memory budget by "
@@ -93,16 +91,16 @@ int main(int argc, char **argv) {
   if (!findStrategy(strategyName))
     return usageError("unknown strategy '" + strategyName +
                       "' (--strategy=list shows the available ones)");
-  if (std::string bad = strategyFlags.check(); !bad.empty())
-    return usageError(bad);
+  SolveOptions opts;
+  strategyFlags.apply(opts);
+  if (std::string bad = checkStrategyOptions(opts); !bad.empty())
+    return usageError("--" + bad);
 
   llvm::Expected<GraphFile> file = loadGraphFile(inputFile);
   if (!file)
     return usageError(llvm::toString(file.takeError()));
   const TrainingGraph &g = file->graph;
 
-  SolveOptions opts;
-  strategyFlags.apply(opts);
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";
   };

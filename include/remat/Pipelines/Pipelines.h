@@ -2,6 +2,8 @@
 #ifndef REMAT_PIPELINES_PIPELINES_H
 #define REMAT_PIPELINES_PIPELINES_H
 
+#include "remat/Transforms/RematOptionDecls.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -10,42 +12,13 @@
 
 namespace remat {
 
-/// Options of the default rematerialization pipeline `-remat-fit`: the one
-/// declaration of its settings. `remat-opt --remat-<option>=<value>` fills
-/// it (--remat-budget=60% is -remat-fit='budget=60%' run first).
+/// Options of the default rematerialization pipeline `-remat-fit`: those of
+/// -remat-rematerialize (RematOptionDecls.h, declared once for both).
+/// `remat-opt --remat-<option>=<value>` fills it (--remat-budget=60% is
+/// -remat-fit='budget=60%' run first).
 struct RematPipelineOptions
     : public mlir::PassPipelineOptions<RematPipelineOptions> {
-  Option<std::string> budget{
-      *this, "budget", llvm::cl::value_desc("size"),
-      llvm::cl::desc("Peak-memory budget of each function: bytes with a unit "
-                     "(B, KB, KiB, MB, MiB, GB, GiB) or a percentage of the "
-                     "peak without rematerialization (e.g. 60%)")};
-  Option<std::string> strategy{
-      *this, "strategy", llvm::cl::init("auto"), llvm::cl::value_desc("name"),
-      llvm::cl::desc("Strategy that chooses what to keep and what to "
-                     "recompute (default: auto, the cheapest schedule of all "
-                     "that apply)")};
-  Option<std::string> report{
-      *this, "report", llvm::cl::value_desc("file.json"),
-      llvm::cl::desc("Write what was kept and recomputed, and the peaks "
-                     "before and after, as JSON")};
-  Option<std::string> costTable{
-      *this, "cost-table", llvm::cl::value_desc("file.json"),
-      llvm::cl::desc("Measured per-op costs (keyed by op name or location) "
-                     "that override the analytic cost model")};
-  Option<int> slots{
-      *this, "slots", llvm::cl::init(500),
-      llvm::cl::desc("Memory discretisation of the chain dynamic programs")};
-  Option<double> milpSeconds{
-      *this, "milp-seconds", llvm::cl::init(60),
-      llvm::cl::value_desc("seconds"),
-      llvm::cl::desc("Time limit of the exact checkmate-milp strategy's "
-                     "solver; the report gives its proven bound and gap")};
-  ListOption<std::string> functions{
-      *this, "functions", llvm::cl::value_desc("name,..."),
-      llvm::cl::desc("Fit only these functions, each of which must be a "
-                     "training step (default: every training step; drivers, "
-                     "init and eval functions are skipped with a remark)")};
+  RematOptionDecls<mlir::detail::PassOptions> decls{*this};
 
   /// Whether `name` is one of the options above.
   bool hasOption(llvm::StringRef name) const { return OptionsMap.count(name); }
@@ -57,6 +30,10 @@ mlir::LogicalResult
 buildDefaultRematPipeline(mlir::OpPassManager &pm,
                           const RematPipelineOptions &options,
                           std::string &error);
+
+/// Writes the options of -remat-fit and -remat-rematerialize as the Markdown
+/// page docs/Options.md (`remat-opt --print-remat-options`).
+void printRematOptionsMarkdown(llvm::raw_ostream &os);
 
 /// Registers `-remat-fit`, the default pipeline.
 void registerDefaultRematPipeline();

@@ -102,27 +102,16 @@ def RematerializePass : Pass<"remat-rematerialize", "mlir::ModuleOp"> {
 
     Runs on the module: one report covers every function, and the names in
     `functions` are looked up in the module's symbol table.
+
+    Options: `budget`, `strategy`, `report`, `cost-table`, `functions`, and
+    every strategy's own options (`slots`, `milp-seconds`, ...), the same as
+    `-remat-fit`'s: listed with defaults and ranges in
+    [Options.md](Options.md) and by `remat-opt --help`.
   }];
-  let options = [
-    Option<"budget", "budget", "std::string", /*default=*/"\"\"",
-           "Peak-memory budget: bytes with a unit (B, KB, KiB, MB, MiB, GB, "
-           "GiB) or a percentage of the peak without rematerialization">,
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
-           "Strategy (auto, none, chen-sqrt, chen-greedy, revolve, "
-           "chain-rotor, lowerset-exact, lowerset-approx, ...)">,
-    Option<"slots", "slots", "int", /*default=*/"500",
-           "Memory discretisation of the chain dynamic programs">,
-    Option<"milpSeconds", "milp-seconds", "double", /*default=*/"60",
-           "Time limit of the checkmate-milp strategy's solver (seconds)">,
-    Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Write the decisions and peaks as JSON to this file">,
-    Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
-           "Measured per-op costs (JSON, keyed by location name or op name)">,
-    ListOption<"functions", "functions", "std::string",
-           "Fit only these functions (comma-separated names); each must be a "
-           "training step. Default: every training step, other functions "
-           "(drivers, init, eval) skipped with a remark">,
-  ];
+  // Its options are declared once, for this pass, -remat-fit and remat-opt's
+  // --remat-<option> flags, in RematOptionDecls.h (the strategies' own
+  // options come from their descriptors); docs/Options.md lists them.
+  let constructor = "::remat::createRematerializePass()";
   let dependentDialects = ["::remat::RematDialect"];
 }
 

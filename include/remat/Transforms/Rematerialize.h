@@ -14,6 +14,7 @@
 #include "remat/Solver/Core/Schedule.h"
 #include "remat/Support/Units.h"
 #include "remat/Transforms/RematReport.h"
+#include "remat/Transforms/RematSettings.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LogicalResult.h"
@@ -29,18 +30,10 @@ struct RematOptions {
   SizeSpec budget;
   /// A strategy of allStrategies() ("auto": the fastest of all that apply).
   std::string strategy = "auto";
-  /// Memory discretisation of the chain dynamic programs (>= 1).
-  int slots = 500;
-  /// checkmate-milp (and auto's use of it): the MILP solver's time limit.
-  double milpSeconds = 60;
+  /// The strategies' options (allStrategyOptions(): slots, milp-seconds,
+  /// ...); budget, cache and note are set per function.
+  SolveOptions solve;
 };
-
-/// Checks the settings the pass and the default pipeline share (budget
-/// syntax, strategy name, slots, MILP seconds) before any input is read;
-/// returns what is wrong, naming the option, or std::nullopt.
-std::optional<std::string> checkRematSettings(llvm::StringRef budget,
-                                              llvm::StringRef strategy,
-                                              int slots, double milpSeconds);
 
 struct RematResult {
   /// Peaks, times, decisions per forward value, phase timings; on failure

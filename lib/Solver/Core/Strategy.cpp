@@ -3,6 +3,8 @@
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Core/StrategyRegistry.h"
 
+#include <algorithm>
+
 namespace remat {
 
 const std::vector<StrategyInfo> &allStrategies() {
@@ -11,6 +13,42 @@ const std::vector<StrategyInfo> &allStrategies() {
 
 const StrategyInfo *findStrategy(const std::string &name) {
   return StrategyRegistry::global().find(name);
+}
+
+std::vector<StrategyOption> allStrategyOptions() {
+  std::vector<StrategyOption> options;
+  for (const StrategyDescriptor &d : allStrategies())
+    for (const StrategyOption &o : d.options)
+      if (std::none_of(options.begin(), options.end(),
+                       [&](const StrategyOption &seen) {
+                         return seen.name == o.name;
+                       }))
+        options.push_back(o);
+  return options;
+}
+
+std::string checkStrategyOptions(const SolveOptions &o) {
+  for (const StrategyOption &option : allStrategyOptions())
+    if (std::string wrong = option.checkValue(o); !wrong.empty())
+      return wrong;
+  return "";
+}
+
+std::string budgetHelp() {
+  return "Peak-memory budget: bytes with a unit (B, KB, KiB, MB, MiB, GB, "
+         "GiB; KB = 1000 B, KiB = 1024 B) or a percentage of the peak "
+         "without rematerialization (e.g. 60%)";
+}
+
+std::string strategyHelp() {
+  std::string names;
+  for (const StrategyDescriptor &d : allStrategies())
+    if (d.name != "auto")
+      names += (names.empty() ? "" : ", ") + d.name;
+  return "Strategy that chooses what to keep and what to recompute: auto "
+         "(default: the fastest schedule of all that apply and meet the "
+         "budget) or one of " +
+         names;
 }
 
 Solution solve(const TrainingGraph &g, const std::string &strategy,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <type_traits>
 
 namespace remat {
 
@@ -34,6 +35,24 @@ std::string StrategyOption::rangeText() const {
   else
     os << "a finite number of " << unit << " >= " << min;
   return os.str();
+}
+
+std::string StrategyOption::helpText() const {
+  return help + " (default: " + defaultText() + "; " + rangeText() + ")";
+}
+
+std::string StrategyOption::checkValue(const SolveOptions &o) const {
+  std::ostringstream got;
+  bool ok = std::visit(
+      [&](auto f) {
+        got << o.*f;
+        if constexpr (std::is_same_v<decltype(f), double SolveOptions::*>)
+          return inRange(o.*f);
+        else
+          return inRange(static_cast<int64_t>(o.*f));
+      },
+      field);
+  return ok ? "" : name + " must be " + rangeText() + ", got " + got.str();
 }
 
 bool StrategyOption::inRange(double v) const {

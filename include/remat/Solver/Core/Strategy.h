@@ -24,6 +24,19 @@ const std::vector<StrategyInfo> &allStrategies();
 /// Looks a strategy up by name; nullptr if unknown.
 const StrategyInfo *findStrategy(const std::string &name);
 
+/// Every option the registered strategies declare, once per name (options
+/// shared by strategies, like slots, are one setting), in registry order:
+/// the one declaration the pass, -remat-fit and remat-plan build flags from.
+std::vector<StrategyOption> allStrategyOptions();
+/// The first option of allStrategyOptions() whose value in `o` is out of
+/// range, as "slots must be at least 1, got 0"; "" when all are in range.
+std::string checkStrategyOptions(const SolveOptions &o);
+
+/// Help of the settings every front end shares besides the strategies'
+/// options: the budget and the strategy (listing the registered names).
+std::string budgetHelp();
+std::string strategyHelp();
+
 /// The outcome of solve(): the schedule and what the Simulator measured.
 struct Solution {
   bool feasible = false;

@@ -52,6 +52,11 @@ struct StrategyOption {
   std::string defaultText() const;
   /// "at least 1", "a positive number of seconds", ...
   std::string rangeText() const;
+  /// The help with the default and the range, as every tool prints it.
+  std::string helpText() const;
+  /// Why the value `o` holds is out of range ("slots must be at least 1,
+  /// got 0"); "" when it is in range.
+  std::string checkValue(const SolveOptions &o) const;
   /// Whether `v` is in range (reals must also be finite).
   bool inRange(int64_t v) const { return v >= min; }
   bool inRange(double v) const;

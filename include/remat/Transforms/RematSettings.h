@@ -1,0 +1,37 @@
+//===- RematSettings.h - What -remat-rematerialize is told to do ----------===//
+//
+// The settings of -remat-rematerialize and -remat-fit as plain values, and
+// their check. RematOptionDecls.h declares them as options; this header
+// keeps MLIR's option machinery out of the code that only passes them on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_TRANSFORMS_REMATSETTINGS_H
+#define REMAT_TRANSFORMS_REMATSETTINGS_H
+
+#include "remat/Solver/Core/SolveOptions.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+struct RematSettings {
+  std::string budget; ///< "2GiB", "60%"; required.
+  std::string strategy = "auto";
+  std::string report;    ///< JSON report file ("": none).
+  std::string costTable; ///< Measured per-op costs ("": the FLOP model).
+  std::vector<std::string> functions; ///< Empty: every training step.
+  /// The strategies' options (allStrategyOptions()); the per-function
+  /// fields (budget, cache, note) are set by the pass.
+  SolveOptions solve;
+};
+
+/// What is wrong with `settings` (budget syntax, strategy name, an option out
+/// of range), naming the option; std::nullopt when nothing is. Checked
+/// before any input is read.
+std::optional<std::string> checkRematSettings(const RematSettings &settings);
+
+} // namespace remat
+
+#endif // REMAT_TRANSFORMS_REMATSETTINGS_H
