@@ -70,8 +70,10 @@ bool hasRecomputeHint(Operation *op) {
 
 class Builder {
 public:
-  Builder(func::FuncOp func, const CostModel &costs, RecomputeRegions mode)
-      : func(func), costs(costs), mode(mode) {}
+  Builder(func::FuncOp func, const CostModel &costs, RecomputeRegions mode,
+          Operation *symbolScope)
+      : func(func), costs(costs), mode(mode),
+        symbolScope(symbolScope ? symbolScope : func->getParentOp()) {}
 
   FailureOr<IRTrainingGraph> build() {
     Region &body = func.getBody();
@@ -244,6 +246,13 @@ private:
       cost->workspace = std::max(cost->workspace, inner->workspace);
       cost->time = inner->time;
     }
+    // A call that stays (not inlined): the callee's own peak while it runs,
+    // its time; re-runnable when nothing in it has effects.
+    bool pureCall = false;
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (failed(addCallCost(call, *cost, pureCall)))
+        return failure();
+    }
     // Results written into a computed destination own no bytes: they are
     // that destination's buffer, which their readers keep alive.
     SmallVector<SmallVector<TensorId>> inPlaceOf(op->getNumResults());
@@ -272,8 +281,8 @@ private:
         cost->workspace);
     Node &node = result.graph.node(n);
     // Re-running an in-place update would read the value it overwrote.
-    node.recomputable =
-        isForward && !recompute && pure && !inPlace && isRecomputable(op);
+    node.recomputable = isForward && !recompute && pure && !inPlace &&
+                        (isRecomputable(op) || pureCall);
     node.type = op->getName().getStringRef().str();
     result.nodeOps.emplace_back(chain.begin(), chain.end());
     for (Operation *member : chain)
@@ -312,7 +321,7 @@ private:
         continue;
       if (!region.hasOneBlock())
         return op->emitError() << "remat supports regions of one block";
-      Builder inner(func, costs, mode);
+      Builder inner(func, costs, mode, symbolScope);
       FailureOr<SimulationResult> run = inner.simulateBlock(region.front());
       if (failed(run))
         return failure();
@@ -335,6 +344,50 @@ private:
             0, (*ub - *lb + *step - 1) / *step));
     }
     return c;
+  }
+
+  /// The callee's time and, as workspace, its peak above its arguments
+  /// less the results the node already owns (they are live at its return,
+  /// so the peak is at least their sum). A callee with no body (external)
+  /// or one already being costed (recursion) keeps the op's own cost and
+  /// is listed in opaqueCalls: its memory inside is unknown.
+  LogicalResult addCallCost(func::CallOp call, OpCost &cost, bool &pure) {
+    auto callee =
+        symbolScope ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                          symbolScope, call.getCalleeAttr())
+                    : nullptr;
+    if (!callee || callee.isExternal() || !callee.getBody().hasOneBlock() ||
+        !activeCalls().insert(callee).second) {
+      result.opaqueCalls.push_back(call);
+      return success();
+    }
+    Builder inner(callee, costs, mode, symbolScope);
+    FailureOr<SimulationResult> run =
+        inner.simulateBlock(callee.getBody().front());
+    activeCalls().erase(callee);
+    if (failed(run))
+      return failure();
+    int64_t results = 0;
+    for (int64_t b : cost.resultBytes)
+      results += b;
+    cost.time = run->time;
+    cost.workspace = std::max(cost.workspace, run->peak - results);
+    pure = !callee.getBody()
+                .walk([](Operation *inner) {
+                  if (inner->hasTrait<OpTrait::IsTerminator>() ||
+                      isRecomputable(inner))
+                    return WalkResult::advance();
+                  return WalkResult::interrupt();
+                })
+                .wasInterrupted();
+    return success();
+  }
+
+  /// Callees being costed, by every Builder of this thread: a recursive
+  /// call is not costed again.
+  static llvm::SmallPtrSet<Operation *, 4> &activeCalls() {
+    static thread_local llvm::SmallPtrSet<Operation *, 4> active;
+    return active;
   }
 
   /// Program order of `block` as a graph of its own: values from outside
@@ -390,6 +443,7 @@ private:
   func::FuncOp func;
   const CostModel &costs;
   RecomputeRegions mode;
+  Operation *symbolScope; ///< Where callees are looked up (may be null).
   IRTrainingGraph result;
   llvm::SmallPtrSet<Operation *, 32> forward;
   llvm::DenseMap<TensorId, SmallVector<TensorId>> viewRoots;
@@ -441,8 +495,9 @@ std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
 
 FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,
                                               const CostModel &costs,
-                                              RecomputeRegions regions) {
-  return Builder(func, costs, regions).build();
+                                              RecomputeRegions regions,
+                                              Operation *symbolScope) {
+  return Builder(func, costs, regions, symbolScope).build();
 }
 
 } // namespace remat

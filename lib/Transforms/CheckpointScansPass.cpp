@@ -36,7 +36,8 @@ std::optional<int64_t> preparedPeak(func::FuncOp func) {
   prepareForRemat(*copy);
   CostModel costs;
   FailureOr<IRTrainingGraph> g =
-      buildTrainingGraph(*copy, costs, RecomputeRegions::Flatten);
+      buildTrainingGraph(*copy, costs, RecomputeRegions::Flatten,
+                         func->getParentOp());
   if (failed(g))
     return std::nullopt;
   SimulationResult sim = simulate(g->graph, g->programOrder);

@@ -105,10 +105,18 @@ private:
   LogicalResult analyse() {
     prepareForRemat(func);
     FailureOr<IRTrainingGraph> built =
-        buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
+        buildTrainingGraph(func, costs, RecomputeRegions::Atomic, scope());
     if (failed(built))
       return failure();
     ig = std::move(*built);
+    for (Operation *call : ig->opaqueCalls)
+      remark::analysis(call->getLoc(),
+                       remarkOpts("OpaqueCall", func.getSymName()))
+          << ("the memory @" + cast<func::CallOp>(call).getCallee() +
+              " allocates inside is not counted (no body here, or a "
+              "recursive call): inline it, or give the call a remat.cost "
+              "with its workspace")
+                 .str();
     before = simulate(ig->graph, ig->programOrder);
     if (!before.valid)
       return func.emitError() << "internal error: the program order is not "
@@ -136,7 +144,7 @@ private:
     auto peakOf = [&](func::FuncOp copy) -> std::optional<int64_t> {
       prepareForRemat(copy);
       FailureOr<IRTrainingGraph> g =
-          buildTrainingGraph(copy, costs, RecomputeRegions::Atomic);
+          buildTrainingGraph(copy, costs, RecomputeRegions::Atomic, scope());
       if (failed(g))
         return std::nullopt;
       SimulationResult sim = simulate(g->graph, g->programOrder);
@@ -150,7 +158,7 @@ private:
     checkpointedScans = *rewritten;
     prepareForRemat(func);
     FailureOr<IRTrainingGraph> built =
-        buildTrainingGraph(func, costs, RecomputeRegions::Atomic);
+        buildTrainingGraph(func, costs, RecomputeRegions::Atomic, scope());
     if (failed(built))
       return failure();
     ig = std::move(*built);
@@ -164,7 +172,7 @@ private:
   /// count as the ops they are); std::nullopt when it cannot be built.
   std::optional<int64_t> peakAsIs(func::FuncOp f) {
     FailureOr<IRTrainingGraph> flat =
-        buildTrainingGraph(f, costs, RecomputeRegions::Flatten);
+        buildTrainingGraph(f, costs, RecomputeRegions::Flatten, scope());
     if (failed(flat))
       return std::nullopt;
     SimulationResult sim = simulate(flat->graph, flat->programOrder);
@@ -268,7 +276,7 @@ private:
     fr.seconds.rewrite = clock.lap();
 
     FailureOr<IRTrainingGraph> after =
-        buildTrainingGraph(func, costs, RecomputeRegions::Flatten);
+        buildTrainingGraph(func, costs, RecomputeRegions::Flatten, scope());
     if (failed(after))
       return failure();
     SimulationResult check = simulate(after->graph, after->programOrder);
@@ -341,6 +349,9 @@ private:
   }
 
   func::FuncOp original, func;
+  /// Callees are looked up in the original's module (the copies are
+  /// detached from it).
+  Operation *scope() const { return original->getParentOp(); }
   const RematOptions &options;
   const CostModel &costs;
   RematResult &result;

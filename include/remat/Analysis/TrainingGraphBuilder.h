@@ -59,6 +59,9 @@ struct IRTrainingGraph {
   /// Inputs of a node that were redirected from the tensor its op reads in
   /// the IR to another one (a copy): node -> (IR tensor -> graph tensor).
   llvm::DenseMap<NodeId, llvm::DenseMap<TensorId, TensorId>> redirected;
+  /// Calls whose callee could not be analysed (no body, recursion): their
+  /// nodes count the results only, not what the callee allocates inside.
+  std::vector<mlir::Operation *> opaqueCalls;
 
   mlir::Operation *primaryOp(NodeId n) const { return nodeOps[n].back(); }
   bool isCopy(NodeId n) const {
@@ -84,9 +87,13 @@ struct IRTrainingGraph {
 /// parameters are not steps.
 std::optional<std::string> whyNotATrainingStep(mlir::func::FuncOp func);
 
-mlir::FailureOr<IRTrainingGraph> buildTrainingGraph(mlir::func::FuncOp func,
-                                                    const CostModel &costs,
-                                                    RecomputeRegions regions);
+/// `symbolScope` is where callees of func.call are looked up (their bodies
+/// are costed); default: the function's parent. A copy detached from its
+/// module (the planner's) passes the module.
+mlir::FailureOr<IRTrainingGraph>
+buildTrainingGraph(mlir::func::FuncOp func, const CostModel &costs,
+                   RecomputeRegions regions,
+                   mlir::Operation *symbolScope = nullptr);
 
 } // namespace remat
 
