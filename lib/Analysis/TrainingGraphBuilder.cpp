@@ -489,6 +489,17 @@ std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
     if (def && backward.contains(def))
       return std::nullopt; // A gradient.
   }
+  // A micro-batch accumulation loop returns the loss and the gradients
+  // together: the whole step is inside its body.
+  Operation *lossDef = ret.getOperand(lossIndex).getDefiningOp();
+  if (lossDef && isa<RegionBranchOpInterface>(lossDef))
+    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+      if (i != lossIndex && v.getDefiningOp() == lossDef)
+        return ("its loss and gradients are results of one " +
+                lossDef->getName().getStringRef() +
+                " (a micro-batch accumulation loop): remat plans such a "
+                "loop as one node and does not plan inside its body yet")
+            .str();
   return std::string("it returns no value computed from its loss's "
                      "computation besides the loss (no gradient)");
 }
