@@ -12,9 +12,8 @@
 # stderr: `timer id=0 n=RUNS min_ns= median_ns= p90_ns= max_ns= mad_ns=`
 #         (original), the same for id=1 (rematerialized),
 #         `timer_ratio num=1 den=0 n= min= median= p90= max= mad=` (the
-#         per-pair time ratio rematerialized / original), then
-#         `window_peak_bytes=P window_base_bytes=B` of the original's last
-#         call and of the rematerialized one's (as run.sh).
+#         per-pair time ratio rematerialized / original). Peaks: run.sh
+#         (timing_main.py says why not here).
 # Environment:
 #   RUNS (default 10), WARMUP (default 2)
 #   RUNNER_FLAGS  default -O3 (the JIT's optimization level)
