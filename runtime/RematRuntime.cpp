@@ -148,10 +148,10 @@ void remat_timer_print(int64_t id) {
     s = remat::runtime::summarize(timers().samples[id]);
   }
   std::fprintf(stderr,
-               "timer id=%lld n=%zu min_ns=%.0f median_ns=%.0f p90_ns=%.0f "
-               "max_ns=%.0f mad_ns=%.0f\n",
-               static_cast<long long>(id), s.count, s.min, s.median, s.p90,
-               s.max, s.mad);
+               "timer id=%lld n=%zu min_ns=%.0f p10_ns=%.0f median_ns=%.0f "
+               "p90_ns=%.0f max_ns=%.0f mad_ns=%.0f\n",
+               static_cast<long long>(id), s.count, s.min, s.p10, s.median,
+               s.p90, s.max, s.mad);
   std::fflush(stderr);
 }
 
@@ -165,10 +165,10 @@ void remat_timer_print_ratio(int64_t num, int64_t den) {
         timers().samples[num], timers().samples[den]));
   }
   std::fprintf(stderr,
-               "timer_ratio num=%lld den=%lld n=%zu min=%.4f median=%.4f "
-               "p90=%.4f max=%.4f mad=%.4f\n",
+               "timer_ratio num=%lld den=%lld n=%zu min=%.4f p10=%.4f "
+               "median=%.4f p90=%.4f max=%.4f mad=%.4f\n",
                static_cast<long long>(num), static_cast<long long>(den),
-               s.count, s.min, s.median, s.p90, s.max, s.mad);
+               s.count, s.min, s.p10, s.median, s.p90, s.max, s.mad);
   std::fflush(stderr);
 }
 

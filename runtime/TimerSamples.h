@@ -20,7 +20,7 @@ namespace remat::runtime {
 
 struct SampleSummary {
   size_t count = 0;
-  double min = 0, median = 0, p90 = 0, max = 0;
+  double min = 0, p10 = 0, median = 0, p90 = 0, max = 0;
   /// Median absolute deviation from the median.
   double mad = 0;
 };
@@ -44,6 +44,7 @@ inline SampleSummary summarize(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   s.min = v.front();
   s.max = v.back();
+  s.p10 = quantileOfSorted(v, 0.1);
   s.median = quantileOfSorted(v, 0.5);
   s.p90 = quantileOfSorted(v, 0.9);
   for (double &x : v)

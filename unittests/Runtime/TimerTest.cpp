@@ -41,14 +41,15 @@ TEST(RematTimer, StartStopRecordsOneSampleEach) {
 
 TEST(RematTimer, PrintsOrderStatistics) {
   remat_timer_reset();
-  // Sorted: 10 20 30 30 40 50 1000. Median 30; p90 at index 0.9 * 6 = 5.4,
-  // interpolated as numpy does: 50 + 0.4 * 950; MAD: the median of
+  // Sorted: 10 20 30 30 40 50 1000. Median 30; p10 at index 0.1 * 6 = 0.6,
+  // interpolated as numpy does: 10 + 0.6 * 10; p90 at 5.4: 50 + 0.4 * 950;
+  // MAD: the median of
   // |x - 30| = 20 10 0 0 10 20 970 is 10. The outlier moves neither.
   for (int64_t ns : {50, 10, 1000, 30, 20, 40, 30})
     remat_timer_record(0, ns);
   EXPECT_EQ(printed([] { remat_timer_print(0); }),
-            "timer id=0 n=7 min_ns=10 median_ns=30 p90_ns=430 max_ns=1000 "
-            "mad_ns=10\n");
+            "timer id=0 n=7 min_ns=10 p10_ns=16 median_ns=30 p90_ns=430 "
+            "max_ns=1000 mad_ns=10\n");
   remat_timer_reset();
 }
 
@@ -63,8 +64,8 @@ TEST(RematTimer, RatioPairsTheSamplesInOrder) {
   for (int64_t ns : num)
     remat_timer_record(1, ns);
   EXPECT_EQ(printed([] { remat_timer_print_ratio(1, 0); }),
-            "timer_ratio num=1 den=0 n=3 min=1.1000 median=1.1000 p90=1.1800 "
-            "max=1.2000 mad=0.0000\n");
+            "timer_ratio num=1 den=0 n=3 min=1.1000 p10=1.1000 median=1.1000 "
+            "p90=1.1800 max=1.2000 mad=0.0000\n");
   remat_timer_reset();
 }
 
@@ -80,7 +81,8 @@ TEST(RematTimer, IgnoresUnknownIds) {
 TEST(RematTimer, EmptyTimerPrintsZeroSamples) {
   remat_timer_reset();
   EXPECT_EQ(printed([] { remat_timer_print(5); }),
-            "timer id=5 n=0 min_ns=0 median_ns=0 p90_ns=0 max_ns=0 mad_ns=0\n");
+            "timer id=5 n=0 min_ns=0 p10_ns=0 median_ns=0 p90_ns=0 max_ns=0 "
+            "mad_ns=0\n");
 }
 
 } // namespace

@@ -66,12 +66,12 @@ REMAT_RUNTIME_EXPORT void remat_timer_record(int64_t id, int64_t ns);
 REMAT_RUNTIME_EXPORT int64_t remat_timer_count(int64_t id);
 /* Drops the samples of every timer (e.g. those of warm-up calls). */
 REMAT_RUNTIME_EXPORT void remat_timer_reset(void);
-/* Prints `timer id=<id> n=<samples> min_ns=<..> median_ns=<..>
- * p90_ns=<..> max_ns=<..> mad_ns=<..>` on stderr (MAD: the median absolute
- * deviation from the median). */
+/* Prints `timer id=<id> n=<samples> min_ns=<..> p10_ns=<..> median_ns=<..>
+ * p90_ns=<..> max_ns=<..> mad_ns=<..>` on stderr (p10, p90: the 10th and
+ * 90th percentiles; MAD: the median absolute deviation from the median). */
 REMAT_RUNTIME_EXPORT void remat_timer_print(int64_t id);
-/* Prints `timer_ratio num=<a> den=<b> n=<pairs> min=<..> median=<..>
- * p90=<..> max=<..> mad=<..>` on stderr: the statistics of sample i of
+/* Prints `timer_ratio num=<a> den=<b> n=<pairs> min=<..> p10=<..>
+ * median=<..> p90=<..> max=<..> mad=<..>` on stderr: the statistics of sample i of
  * timer a divided by sample i of timer b, over the pairs both have. Record
  * the two alternately so that each pair ran under the same machine load. */
 REMAT_RUNTIME_EXPORT void remat_timer_print_ratio(int64_t num, int64_t den);

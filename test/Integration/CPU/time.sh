@@ -9,9 +9,9 @@
 # stdout: `== original`, its loss and gradients, `== rematerialized`, its
 #         loss and gradients, then `outputs: identical` (exit 0) or
 #         `outputs: DIFFERENT` (exit 1; buffer addresses are not compared).
-# stderr: `timer id=0 n=RUNS min_ns= median_ns= p90_ns= max_ns= mad_ns=`
-#         (original), the same for id=1 (rematerialized),
-#         `timer_ratio num=1 den=0 n= min= median= p90= max= mad=` (the
+# stderr: `timer id=0 n=RUNS min_ns= p10_ns= median_ns= p90_ns= max_ns=
+#         mad_ns=` (original), the same for id=1 (rematerialized),
+#         `timer_ratio num=1 den=0 n= min= p10= median= p90= max= mad=` (the
 #         per-pair time ratio rematerialized / original). Peaks: run.sh
 #         (timing_main.py says why not here).
 # Environment:
