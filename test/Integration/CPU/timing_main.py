@@ -70,8 +70,8 @@ def rename(text, names, suffix, sigil):
 
 
 def split_harness(text):
-    """(before the step's call, the call, the rest of @main's body, the
-    step's name). The call is the first func.call not of printMemref*; it
+    """(before the step's call, the call, the rest of @main's body up to its
+    `return`, the `return` and what follows, the step's name). The call is the first func.call not of printMemref*; it
     may span lines and ends on the line with its `->`."""
     lines = text.splitlines()
     call = next((i for i, l in enumerate(lines)
