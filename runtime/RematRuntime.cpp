@@ -1,16 +1,22 @@
 //===- RematRuntime.cpp - Allocation tracking for lowered remat code ------===//
 //
 // Every allocation the lowered code makes goes through the functions below
-// and is counted by an AllocationTracker.
+// and is counted by an AllocationTracker. The remat_timer_* functions keep
+// time samples of calls (TimerSamples.h summarizes them).
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Runtime/RematRuntime.h"
 #include "AllocationTracker.h"
+#include "TimerSamples.h"
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <mutex>
+#include <vector>
 
 namespace {
 using remat::runtime::AllocationTracker;
@@ -27,6 +33,21 @@ size_t roundUpToPowerOf2(size_t x) {
     p <<= 1;
   return p;
 }
+
+// The timers' state. Their calls come from one thread in practice; the
+// mutex only keeps a misuse from corrupting the vectors.
+struct Timers {
+  std::mutex mutex;
+  std::array<int64_t, REMAT_NUM_TIMERS> started{};
+  std::array<std::vector<double>, REMAT_NUM_TIMERS> samples;
+};
+
+Timers &timers() {
+  static Timers *t = new Timers; // Never destroyed, as the tracker.
+  return *t;
+}
+
+bool validTimer(int64_t id) { return id >= 0 && id < REMAT_NUM_TIMERS; }
 
 __attribute__((destructor)) void reportPeakAtExit() {
   const char *flag = std::getenv("REMAT_REPORT_PEAK");
@@ -69,6 +90,85 @@ void remat_print_peak(void) {
   tracker().window(peak, base);
   std::fprintf(stderr, "window_peak_bytes=%lld window_base_bytes=%lld\n",
                static_cast<long long>(peak), static_cast<long long>(base));
+  std::fflush(stderr);
+}
+
+int64_t remat_clock_ns(void) {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void remat_timer_start(int64_t id) {
+  if (!validTimer(id))
+    return;
+  int64_t now = remat_clock_ns(); // Outside the lock: only the call is timed.
+  std::lock_guard<std::mutex> lock(timers().mutex);
+  timers().started[id] = now;
+}
+
+void remat_timer_stop(int64_t id) {
+  int64_t now = remat_clock_ns();
+  if (!validTimer(id))
+    return;
+  int64_t started;
+  {
+    std::lock_guard<std::mutex> lock(timers().mutex);
+    started = timers().started[id];
+  }
+  remat_timer_record(id, now - started);
+}
+
+void remat_timer_record(int64_t id, int64_t ns) {
+  if (!validTimer(id))
+    return;
+  std::lock_guard<std::mutex> lock(timers().mutex);
+  timers().samples[id].push_back(static_cast<double>(ns));
+}
+
+int64_t remat_timer_count(int64_t id) {
+  if (!validTimer(id))
+    return 0;
+  std::lock_guard<std::mutex> lock(timers().mutex);
+  return static_cast<int64_t>(timers().samples[id].size());
+}
+
+void remat_timer_reset(void) {
+  std::lock_guard<std::mutex> lock(timers().mutex);
+  for (std::vector<double> &s : timers().samples)
+    s.clear();
+}
+
+void remat_timer_print(int64_t id) {
+  if (!validTimer(id))
+    return;
+  remat::runtime::SampleSummary s;
+  {
+    std::lock_guard<std::mutex> lock(timers().mutex);
+    s = remat::runtime::summarize(timers().samples[id]);
+  }
+  std::fprintf(stderr,
+               "timer id=%lld n=%zu min_ns=%.0f p10_ns=%.0f median_ns=%.0f "
+               "p90_ns=%.0f max_ns=%.0f mad_ns=%.0f\n",
+               static_cast<long long>(id), s.count, s.min, s.p10, s.median,
+               s.p90, s.max, s.mad);
+  std::fflush(stderr);
+}
+
+void remat_timer_print_ratio(int64_t num, int64_t den) {
+  if (!validTimer(num) || !validTimer(den))
+    return;
+  remat::runtime::SampleSummary s;
+  {
+    std::lock_guard<std::mutex> lock(timers().mutex);
+    s = remat::runtime::summarize(remat::runtime::pairedRatios(
+        timers().samples[num], timers().samples[den]));
+  }
+  std::fprintf(stderr,
+               "timer_ratio num=%lld den=%lld n=%zu min=%.4f p10=%.4f "
+               "median=%.4f p90=%.4f max=%.4f mad=%.4f\n",
+               static_cast<long long>(num), static_cast<long long>(den),
+               s.count, s.min, s.p10, s.median, s.p90, s.max, s.mad);
   std::fflush(stderr);
 }
 

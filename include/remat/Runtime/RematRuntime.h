@@ -12,6 +12,11 @@
  * With REMAT_REPORT_PEAK=1 in the environment the library prints
  * `peak_bytes=<N>` on stderr when the process exits.
  *
+ * It also times calls: numbered timers collect one sample per
+ * remat_timer_start/remat_timer_stop pair and print order statistics, so a
+ * harness can time a step many times in one process (after the JIT and the
+ * argument set-up) and compare two versions of it (remat_timer_print_ratio).
+ *
  * Plain C ABI, no MLIR dependency: load it with
  *   mlir-runner -shared-libs=libRematRuntime.so,...
  *===----------------------------------------------------------------------===*/
@@ -44,6 +49,32 @@ REMAT_RUNTIME_EXPORT int64_t remat_num_allocs(void);
 /* Prints `window_peak_bytes=<peak> window_base_bytes=<live at last reset>`
  * on stderr (stdout stays free for the program's results). */
 REMAT_RUNTIME_EXPORT void remat_print_peak(void);
+
+/* Timers 0 .. REMAT_NUM_TIMERS-1; calls with another id do nothing (the
+ * queries return 0). Samples are wall-clock nanoseconds of a monotonic
+ * clock. */
+#define REMAT_NUM_TIMERS 16
+/* Nanoseconds of CLOCK_MONOTONIC. */
+REMAT_RUNTIME_EXPORT int64_t remat_clock_ns(void);
+/* remat_timer_stop(id) records the time since the last
+ * remat_timer_start(id) as one sample of timer `id`. */
+REMAT_RUNTIME_EXPORT void remat_timer_start(int64_t id);
+REMAT_RUNTIME_EXPORT void remat_timer_stop(int64_t id);
+/* Records `ns` as one sample of timer `id` (what remat_timer_stop does). */
+REMAT_RUNTIME_EXPORT void remat_timer_record(int64_t id, int64_t ns);
+/* Number of samples of timer `id`. */
+REMAT_RUNTIME_EXPORT int64_t remat_timer_count(int64_t id);
+/* Drops the samples of every timer (e.g. those of warm-up calls). */
+REMAT_RUNTIME_EXPORT void remat_timer_reset(void);
+/* Prints `timer id=<id> n=<samples> min_ns=<..> p10_ns=<..> median_ns=<..>
+ * p90_ns=<..> max_ns=<..> mad_ns=<..>` on stderr (p10, p90: the 10th and
+ * 90th percentiles; MAD: the median absolute deviation from the median). */
+REMAT_RUNTIME_EXPORT void remat_timer_print(int64_t id);
+/* Prints `timer_ratio num=<a> den=<b> n=<pairs> min=<..> p10=<..>
+ * median=<..> p90=<..> max=<..> mad=<..>` on stderr: the statistics of sample i of
+ * timer a divided by sample i of timer b, over the pairs both have. Record
+ * the two alternately so that each pair ran under the same machine load. */
+REMAT_RUNTIME_EXPORT void remat_timer_print_ratio(int64_t num, int64_t den);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Measured time of rematerialized steps against the predicted overhead.
+
+For each row (a step, its harness, a budget): fit the step with
+`remat-opt --remat-budget=B --remat-report=...`, then time the original and
+the fitted step on the CPU in one process, alternating calls
+(test/Integration/CPU/time.sh), and print one Markdown row:
+
+  * predicted overhead: the report's `overhead_percent` (FLOP cost model);
+  * measured overhead: median over the runs of the per-pair time ratio
+    (fitted call / the original call next to it) - 1, its MAD, and the
+    ratio's 10th .. 90th percentile;
+  * the median time of one call of each;
+  * predicted peak (`peak_before` -> `peak_after`) and measured peak (the
+    runtime's window peak of one call of each version, each in its own
+    process: test/Integration/CPU/run.sh, exact bytes).
+
+A budget the step cannot meet is replaced by the smallest one remat-opt
+names, rounded up to a whole percent (shown as `50% -> 78%`). Outputs of
+both versions must be identical, else the row says so and the script exits
+non-zero at the end.
+
+Usage: measure_time.py [--build BUILD] [--runs N] [--warmup W] [ROW...]
+  ROW: NAME=MODEL.mlir[:HARNESS.mlir]@BUDGET (default: the rows of
+  docs/benchmarks.md, "Measured time"); HARNESS defaults to
+  MODEL.harness.mlir. Paths relative to the source root.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+TIME_SH = os.path.join(SRC, "test", "Integration", "CPU", "time.sh")
+RUN_SH = os.path.join(SRC, "test", "Integration", "CPU", "run.sh")
+
+CORPUS = "test/Corpus/Inputs/"
+DEFAULT_ROWS = [
+    "mlp=%smlp.mlir@50%%" % CORPUS,
+    "cnn=%scnn.mlir@50%%" % CORPUS,
+    "resnet=%sresnet.mlir@50%%" % CORPUS,
+    "unet=%sunet.mlir@50%%" % CORPUS,
+    "siamese=%ssiamese.mlir@50%%" % CORPUS,
+    "unet_deep=%sunet_deep.mlir@50%%" % CORPUS,
+    "README example=examples/resnet-train-step.mlir@60%",
+    # Nothing to recompute: the noise floor and the fit pipeline's
+    # canonicalization, against the original as written.
+    "README example (control)=examples/resnet-train-step.mlir@100%",
+    "loop RNN, 64 steps=test/Loops/Inputs/rnn.mlir:test/Loops/Inputs/rnn.harness.mlir@50%",
+    "loop RNN, 64 steps=test/Loops/Inputs/rnn.mlir:test/Loops/Inputs/rnn.harness.mlir@20%",
+]
+
+
+def parse_row(text):
+    m = re.match(r"^(.+?)=([^:@]+)(?::([^@]+))?@(.+)$", text)
+    if not m:
+        sys.exit("measure_time.py: bad row %r (NAME=MODEL[:HARNESS]@BUDGET)" % text)
+    name, model, harness, budget = m.groups()
+    src = lambda p: p if os.path.isabs(p) else os.path.join(SRC, p)
+    model = src(model)
+    return name, model, src(harness) if harness else model[:-len(".mlir")] + ".harness.mlir", budget
+
+
+def fit(model, budget, out, report, env):
+    """Runs remat-opt; returns the budget used (a smaller one than asked may
+    not fit: then the smallest remat-opt names, rounded up to a percent)."""
+    def run(b):
+        return subprocess.run(["remat-opt", model, "--remat-budget=" + b,
+                               "--remat-report=" + report, "-o", out],
+                              capture_output=True, text=True, env=env)
+    p = run(budget)
+    if p.returncode == 0:
+        return budget
+    m = re.search(r"smallest budget it can meet is \d+ B \(([\d.]+)%\)", p.stderr)
+    if not m:
+        sys.exit("remat-opt %s --remat-budget=%s failed:\n%s" % (model, budget, p.stderr))
+    smallest = "%d%%" % math.ceil(float(m.group(1)))
+    p = run(smallest)
+    if p.returncode != 0:
+        sys.exit("remat-opt %s --remat-budget=%s failed:\n%s" % (model, smallest, p.stderr))
+    return "%s -> %s" % (budget, smallest)
+
+
+def fields(line):
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.]+)", line)}
+
+
+def measure(model, remat, harness, args, env):
+    cmd = [TIME_SH, model, remat, harness]
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       env=dict(env, RUNS=str(args.runs), WARMUP=str(args.warmup),
+                                ALIGNMENT="1"))
+    err = p.stderr.splitlines()
+    timers = {int(fields(l)["id"]): fields(l) for l in err if l.startswith("timer id=")}
+    ratio = next((fields(l) for l in err if l.startswith("timer_ratio ")), None)
+    identical = p.stdout.rstrip().endswith("outputs: identical")
+    if len(timers) != 2 or ratio is None:
+        sys.exit("time.sh %s failed (exit %d):\n%s" % (" ".join(cmd[1:]), p.returncode,
+                                                       p.stderr[-3000:]))
+    return timers, ratio, identical
+
+
+def peak(step, harness, env):
+    cmd = [RUN_SH, step, harness]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(env, ALIGNMENT="1"))
+    m = re.search(r"window_peak_bytes=(\d+)", p.stderr)
+    if p.returncode != 0 or not m:
+        sys.exit("run.sh %s failed:\n%s" % (" ".join(cmd[1:]), p.stderr[-3000:]))
+    return int(m.group(1))
+
+
+def ms(ns):
+    return "%.2f ms" % (ns / 1e6)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("rows", nargs="*", default=DEFAULT_ROWS)
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--warmup", type=int, default=5)
+    args = ap.parse_args()
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([os.path.join(os.path.abspath(args.build), "bin"),
+                                   "/usr/lib/llvm-22/bin", env.get("PATH", "")])
+
+    print("| step | budget | strategy | predicted overhead | measured overhead "
+          "(median ± MAD) | ratio p10 .. p90 | original, median | fitted, median "
+          "| peak predicted | peak measured | outputs |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in args.rows:
+            name, model, harness, budget = parse_row(row)
+            remat = os.path.join(tmp, "remat.mlir")
+            report = os.path.join(tmp, "report.json")
+            used = fit(model, budget, remat, report, env)
+            f = json.load(open(report))["functions"][0]
+            timers, ratio, identical = measure(model, remat, harness, args, env)
+            peaks = [peak(model, harness, env), peak(remat, harness, env)]
+            failed |= not identical
+            print("| %s | %s | %s | %+.1f %% | %+.1f %% ± %.1f | %.3f .. %.3f | %s | %s "
+                  "| %d -> %d B | %d -> %d B | %s |" % (
+                      name, used, f["strategy"], f["overhead_percent"],
+                      100 * (ratio["median"] - 1), 100 * ratio["mad"],
+                      ratio["p10"], ratio["p90"], ms(timers[0]["median_ns"]),
+                      ms(timers[1]["median_ns"]), f["peak_before"], f["peak_after"],
+                      peaks[0], peaks[1], "identical" if identical else "DIFFERENT"))
+            sys.stdout.flush()
+    print("\n%d timed calls of each version per row after %d warm-up calls, "
+          "alternating." % (args.runs, args.warmup))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
