@@ -105,10 +105,15 @@ void prepareForRemat(func::FuncOp func) {
   Block &block = func.getBody().front();
   // Loop bodies and branches first: their private copies are then no use
   // of the originals.
+  // Sinking matters there too: the last user of an initial value CSE shared
+  // keeps the original, which may sit far above it (an allocation made
+  // early in every iteration).
   func.walk([&](Block *nested) {
     if (nested != &block && isa<scf::SCFDialect>(
-                                nested->getParentOp()->getDialect()))
+                                nested->getParentOp()->getDialect())) {
       privatizeInits(*nested);
+      sinkAbsorbed(*nested);
+    }
   });
   privatizeInits(block);
   sinkAbsorbed(block);

@@ -47,6 +47,11 @@ def main():
     ap.add_argument("--strategy", default="auto")
     ap.add_argument("--milp-seconds", default="60",
                     help="checkmate-milp's time limit (the pass option)")
+    ap.add_argument("--pipeline", choices=["pass", "fit"], default="pass",
+                    help="pass: -remat-rematerialize alone; fit: remat-opt "
+                    "--remat-budget (the -remat-fit pipeline users run)")
+    ap.add_argument("--exact", action="store_true",
+                    help="the measured peaks must equal the predicted ones")
     args = ap.parse_args()
     name = os.path.basename(args.model)
     harness = args.model[:-len(".mlir")] + ".harness.mlir"
@@ -55,11 +60,17 @@ def main():
         for budget in args.budgets:
             out_mlir = os.path.join(tmp, "remat.mlir")
             report = os.path.join(tmp, "report.json")
-            p = subprocess.run(
-                ["remat-opt", args.model, "-remat-rematerialize=budget=%s "
-                 "strategy=%s milp-seconds=%s report=%s"
-                 % (budget, args.strategy, args.milp_seconds, report),
-                 "-o", out_mlir], capture_output=True, text=True)
+            settings = dict(budget=budget, strategy=args.strategy,
+                            report=report)
+            settings["milp-seconds"] = args.milp_seconds
+            if args.pipeline == "pass":
+                flags = ["-remat-rematerialize=" + " ".join(
+                    "%s=%s" % kv for kv in settings.items())]
+            else:
+                flags = ["--remat-%s=%s" % kv for kv in settings.items()]
+            p = subprocess.run(["remat-opt", args.model] + flags +
+                               ["-o", out_mlir], capture_output=True,
+                               text=True)
             if p.returncode != 0:
                 sys.exit("%s @ %s: remat-opt failed:\n%s" % (name, budget, p.stderr))
             f = json.load(open(report))["functions"][0]
@@ -69,6 +80,8 @@ def main():
                 problems.append("printed results differ from the original's")
             if peak > f["budget"]:
                 problems.append("measured peak %d > budget %d" % (peak, f["budget"]))
+            if args.exact and peak != f["peak_after"]:
+                problems.append("measured peak %d != predicted %d" % (peak, f["peak_after"]))
             if not close(peak, f["peak_after"]):
                 problems.append("measured peak %d vs predicted %d" % (peak, f["peak_after"]))
             if not close(ref_peak, f["peak_before"]):
