@@ -511,4 +511,15 @@ FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,
   return Builder(func, costs, regions, symbolScope).build();
 }
 
+std::optional<int64_t> functionPeak(func::FuncOp func, const CostModel &costs,
+                                    RecomputeRegions regions,
+                                    Operation *symbolScope) {
+  FailureOr<IRTrainingGraph> g =
+      buildTrainingGraph(func, costs, regions, symbolScope);
+  if (failed(g))
+    return std::nullopt;
+  SimulationResult sim = simulate(g->graph, g->programOrder);
+  return sim.valid ? std::optional<int64_t>(sim.peak) : std::nullopt;
+}
+
 } // namespace remat

@@ -34,14 +34,8 @@ namespace {
 std::optional<int64_t> preparedPeak(func::FuncOp func) {
   OwningOpRef<func::FuncOp> copy(func.clone());
   prepareForRemat(*copy);
-  CostModel costs;
-  FailureOr<IRTrainingGraph> g =
-      buildTrainingGraph(*copy, costs, RecomputeRegions::Flatten,
-                         func->getParentOp());
-  if (failed(g))
-    return std::nullopt;
-  SimulationResult sim = simulate(g->graph, g->programOrder);
-  return sim.valid ? std::optional<int64_t>(sim.peak) : std::nullopt;
+  return functionPeak(*copy, CostModel(), RecomputeRegions::Flatten,
+                      func->getParentOp());
 }
 
 struct CheckpointScansPass

@@ -141,14 +141,9 @@ private:
   /// the rest of the function is planned around them. Re-analyses the copy
   /// when any was rewritten.
   FailureOr<bool> checkpointScans() {
-    auto peakOf = [&](func::FuncOp copy) -> std::optional<int64_t> {
+    auto peakOf = [&](func::FuncOp copy) {
       prepareForRemat(copy);
-      FailureOr<IRTrainingGraph> g =
-          buildTrainingGraph(copy, costs, RecomputeRegions::Atomic, scope());
-      if (failed(g))
-        return std::nullopt;
-      SimulationResult sim = simulate(g->graph, g->programOrder);
-      return sim.valid ? std::optional<int64_t>(sim.peak) : std::nullopt;
+      return functionPeak(copy, costs, RecomputeRegions::Atomic, scope());
     };
     FailureOr<int> rewritten = checkpointScansWithin(func, fr.budget, peakOf);
     if (failed(rewritten))
@@ -171,12 +166,7 @@ private:
   /// guarantee (recomputations already in the IR, from an earlier run,
   /// count as the ops they are); std::nullopt when it cannot be built.
   std::optional<int64_t> peakAsIs(func::FuncOp f) {
-    FailureOr<IRTrainingGraph> flat =
-        buildTrainingGraph(f, costs, RecomputeRegions::Flatten, scope());
-    if (failed(flat))
-      return std::nullopt;
-    SimulationResult sim = simulate(flat->graph, flat->programOrder);
-    return sim.valid ? std::optional<int64_t>(sim.peak) : std::nullopt;
+    return functionPeak(f, costs, RecomputeRegions::Flatten, scope());
   }
 
   /// The function already fits and has no hints: nothing is recomputed.

@@ -62,3 +62,15 @@ remat_harness_with_window() {
     pending && /->/ { print "  func.call @" window "_print_peak() : () -> ()"; pending = 0 }
   ' "$harness"
 }
+
+# remat_find_tools NAME: sets $opt (remat-opt), $runtime (libRematRuntime.so
+# of the same build), $runner (mlir-runner) and $llvm_lib (its libraries);
+# REMAT_OPT, REMAT_RUNTIME and MLIR_RUNNER override them. NAME prefixes the
+# error when the runtime is missing.
+remat_find_tools() {
+  opt=${REMAT_OPT:-$(command -v remat-opt)}
+  runtime=${REMAT_RUNTIME:-$(dirname "$(readlink -f "$opt")")/../lib/libRematRuntime.so}
+  [ -f "$runtime" ] || { echo "$1: no runtime $runtime" >&2; return 2; }
+  runner=${MLIR_RUNNER:-$(command -v mlir-runner || echo /usr/lib/llvm-22/bin/mlir-runner)}
+  llvm_lib=$(dirname "$(readlink -f "$runner")")/../lib
+}

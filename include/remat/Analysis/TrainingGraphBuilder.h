@@ -95,6 +95,13 @@ buildTrainingGraph(mlir::func::FuncOp func, const CostModel &costs,
                    RecomputeRegions regions,
                    mlir::Operation *symbolScope = nullptr);
 
+/// The peak of `func`'s program order by the lifetime analysis (the graph
+/// above, simulated); std::nullopt when the graph cannot be built.
+std::optional<int64_t> functionPeak(mlir::func::FuncOp func,
+                                    const CostModel &costs,
+                                    RecomputeRegions regions,
+                                    mlir::Operation *symbolScope = nullptr);
+
 } // namespace remat
 
 #endif // REMAT_ANALYSIS_TRAININGGRAPHBUILDER_H

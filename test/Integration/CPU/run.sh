@@ -26,11 +26,7 @@ source "$here/../run-common.sh"
 model=${1:?usage: run.sh MODEL.mlir [HARNESS.mlir]}
 remat_find_harness "$model" "${2:-}" || exit 2
 
-opt=${REMAT_OPT:-$(command -v remat-opt)}
-runtime=${REMAT_RUNTIME:-$(dirname "$(readlink -f "$opt")")/../lib/libRematRuntime.so}
-[ -f "$runtime" ] || { echo "run.sh: no runtime $runtime" >&2; exit 2; }
-runner=${MLIR_RUNNER:-$(command -v mlir-runner || echo /usr/lib/llvm-22/bin/mlir-runner)}
-llvm_lib=$(dirname "$(readlink -f "$runner")")/../lib
+remat_find_tools run.sh || exit 2
 
 remat_make_tmp
 # The model, then the harness with a measurement window around the model

@@ -29,11 +29,7 @@ original=${1:?$usage}
 remat=${2:?$usage}
 remat_find_harness "$original" "${3:-}" || exit 2
 
-opt=${REMAT_OPT:-$(command -v remat-opt)}
-runtime=${REMAT_RUNTIME:-$(dirname "$(readlink -f "$opt")")/../lib/libRematRuntime.so}
-[ -f "$runtime" ] || { echo "time.sh: no runtime $runtime" >&2; exit 2; }
-runner=${MLIR_RUNNER:-$(command -v mlir-runner || echo /usr/lib/llvm-22/bin/mlir-runner)}
-llvm_lib=$(dirname "$(readlink -f "$runner")")/../lib
+remat_find_tools time.sh || exit 2
 
 remat_make_tmp
 # Without attribute aliases, the two modules' bodies can share one module.
