@@ -18,15 +18,16 @@
 using namespace mlir;
 
 namespace remat {
-namespace {
 
-/// The result index holding the loss: the one marked remat.loss, else 0.
 unsigned lossResultIndex(func::FuncOp func) {
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
     if (func.getResultAttr(i, RematDialect::kLossAttrName))
       return i;
   return 0;
 }
+
+namespace {
+
 
 /// Values an op reads: its operands and the values its regions capture.
 SmallVector<Value> valuesRead(Operation *op) {
@@ -453,6 +454,66 @@ private:
 
 } // namespace
 
+/// Why the values `block` returns are not a loss and its gradients, or
+/// std::nullopt when they are: at least one besides the loss is computed,
+/// outside the loss's own computation, from what that computation made.
+static std::optional<std::string> whyNoGradient(Block &block,
+                                                ValueRange results,
+                                                unsigned lossIndex) {
+  llvm::SmallPtrSet<Operation *, 32> forward =
+      forwardOps(results[lossIndex]);
+  // Backward ops: outside the loss's computation, reading what it computed
+  // (directly or through other backward ops). Constants and parameter
+  // initialisation read nothing of it.
+  llvm::SmallPtrSet<Operation *, 32> backward;
+  for (Operation &op : block.without_terminator()) {
+    if (forward.contains(&op))
+      continue;
+    for (Value v : valuesRead(&op)) {
+      Operation *def = v.getDefiningOp();
+      if (def && (forward.contains(def) || backward.contains(def))) {
+        backward.insert(&op);
+        break;
+      }
+    }
+  }
+  for (auto [i, v] : llvm::enumerate(results)) {
+    if (i == lossIndex)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (def && backward.contains(def))
+      return std::nullopt; // A gradient.
+  }
+  return std::string("it returns no value computed from its loss's "
+                     "computation besides the loss (no gradient)");
+}
+
+scf::ForOp microBatchLoop(func::FuncOp func) {
+  if (func.isExternal() || !func.getBody().hasOneBlock() ||
+      func.getNumResults() < 2)
+    return {};
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (!ret)
+    return {};
+  unsigned lossIndex = lossResultIndex(func);
+  auto loss = dyn_cast<OpResult>(ret.getOperand(lossIndex));
+  auto loop = loss ? dyn_cast<scf::ForOp>(loss.getOwner()) : scf::ForOp();
+  if (!loop || loop->getBlock() != &func.getBody().front())
+    return {};
+  bool returnsMore = llvm::any_of(
+      llvm::enumerate(ret.getOperands()), [&](auto indexed) {
+        return indexed.index() != lossIndex &&
+               indexed.value().getDefiningOp() == loop.getOperation();
+      });
+  if (!returnsMore)
+    return {};
+  Block &body = *loop.getBody();
+  if (whyNoGradient(body, body.getTerminator()->getOperands(),
+                    loss.getResultNumber()))
+    return {};
+  return loop;
+}
+
 std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
   if (func.isExternal())
     return std::string("it is a declaration");
@@ -464,44 +525,11 @@ std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
   auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
   if (!ret)
     return std::nullopt;
-  unsigned lossIndex = lossResultIndex(func);
-  llvm::SmallPtrSet<Operation *, 32> forward =
-      forwardOps(ret.getOperand(lossIndex));
-  // Backward ops: outside the loss's computation, reading what it computed
-  // (directly or through other backward ops). Constants and parameter
-  // initialisation read nothing of it.
-  llvm::SmallPtrSet<Operation *, 32> backward;
-  for (Operation &op : func.getBody().front().without_terminator()) {
-    if (forward.contains(&op))
-      continue;
-    for (Value v : valuesRead(&op)) {
-      Operation *def = v.getDefiningOp();
-      if (def && (forward.contains(def) || backward.contains(def))) {
-        backward.insert(&op);
-        break;
-      }
-    }
-  }
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    if (i == lossIndex)
-      continue;
-    Operation *def = v.getDefiningOp();
-    if (def && backward.contains(def))
-      return std::nullopt; // A gradient.
-  }
-  // A micro-batch accumulation loop returns the loss and the gradients
-  // together: the whole step is inside its body.
-  Operation *lossDef = ret.getOperand(lossIndex).getDefiningOp();
-  if (lossDef && isa<RegionBranchOpInterface>(lossDef))
-    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-      if (i != lossIndex && v.getDefiningOp() == lossDef)
-        return ("its loss and gradients are results of one " +
-                lossDef->getName().getStringRef() +
-                " (a micro-batch accumulation loop): remat plans such a "
-                "loop as one node and does not plan inside its body yet")
-            .str();
-  return std::string("it returns no value computed from its loss's "
-                     "computation besides the loss (no gradient)");
+  std::optional<std::string> why = whyNoGradient(
+      func.getBody().front(), ret.getOperands(), lossResultIndex(func));
+  if (why && microBatchLoop(func))
+    return std::nullopt; // Its body is the step (MicroBatch.h).
+  return why;
 }
 
 FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,

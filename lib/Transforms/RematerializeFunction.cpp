@@ -15,6 +15,7 @@
 #include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Transforms/CheckpointScans.h"
 #include "remat/Transforms/Materialize.h"
+#include "remat/Transforms/MicroBatch.h"
 #include "remat/Transforms/Prepare.h"
 #include "remat/Transforms/RecomputeHints.h"
 
@@ -69,6 +70,8 @@ public:
     // Embedders call this without a pass that declares the dialect: the
     // rewrite creates remat.recompute regions.
     original->getContext()->getOrLoadDialect<RematDialect>();
+    if (microBatchLoop(original)) // The step is the loop's body.
+      return rematerializeMicroBatchStep(original, options, costs, result);
     OwningOpRef<func::FuncOp> work(original.clone());
     func = *work;
     if (failed(analyse()))

@@ -8,7 +8,7 @@ values bit for bit) and requires, per tensor,
 max |mlir - torch| <= rtol * max |torch| (and a non-zero PyTorch gradient).
 
 Usage: check_loops.py MODEL [--form loop|unrolled] [--steps T --batch B
-       --width W] [--recompute-gates] [--mlir FILE] [--rtol R]
+       --width W] [--recompute-gates] [--layers L] [--mlir FILE] [--rtol R]
   --mlir FILE  run this model function instead of the generated one (e.g.
                what remat-opt made of it); the harness is still generated.
 Exit status 0 when everything matches, 1 otherwise.
@@ -68,11 +68,14 @@ def pde(o, a):
 
 
 def microbatch(o, a):
-    x, t, w1, w2 = a
+    x, t, ws = a[0], a[1], a[2:]
     M, B = x.shape[0], x.shape[1]
     loss = 0
     for k in range(M):
-        y = torch.relu(x[k] @ w1) @ w2
+        h = x[k]
+        for w in ws[:-1]:
+            h = torch.relu(h @ w)
+        y = h @ ws[-1]
         loss = loss + ((y - t[k]) ** 2).sum()
     return loss / (M * B)
 
@@ -81,7 +84,7 @@ REFERENCE = {"rnn": rnn, "gru": gru, "scan_layers": scan_layers, "pde": pde,
              "microbatch": microbatch}
 # Model result order: which argument each gradient belongs to.
 GRADS = {"rnn": ["w", "h0"], "gru": ["wz", "wh", "h0"], "scan_layers": ["ws", "h0"],
-         "pde": ["k", "u_init"], "microbatch": ["w1", "w2"]}
+         "pde": ["k", "u_init"], "microbatch": ["w1", "w2"]}  # microbatch: w1..wL
 
 
 def torch_results(model, o):
@@ -91,7 +94,10 @@ def torch_results(model, o):
         args[v.ssa[1:]] = arg_values(init, v.shape).requires_grad_(True)
     loss = REFERENCE[model](o, list(args.values()))
     loss.backward()
-    return loss.detach(), [(n, args[n].grad) for n in GRADS[model]]
+    names = GRADS[model]
+    if model == "microbatch":
+        names = ["w%d" % l for l in range(1, o.layers + 1)]
+    return loss.detach(), [(n, args[n].grad) for n in names]
 
 
 def main():
@@ -102,11 +108,13 @@ def main():
     ap.add_argument("--batch", "-B", type=int)
     ap.add_argument("--width", "-W", type=int)
     ap.add_argument("--recompute-gates", action="store_true")
+    ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--mlir", help="model function to run (default: generated)")
     ap.add_argument("--rtol", type=float, default=1e-4)
     a = ap.parse_args()
     torch.set_num_threads(1)
-    o = gl.Opts(a.model, a.form, a.steps, a.batch, a.width, a.recompute_gates)
+    o = gl.Opts(a.model, a.form, a.steps, a.batch, a.width, a.recompute_gates,
+                a.layers)
     loss, grads = torch_results(a.model, o)
     with tempfile.TemporaryDirectory() as tmp:
         mlir = a.mlir

@@ -38,7 +38,7 @@ accumulation over micro-batches); it stacks nothing and is not a scan.
 
 Usage:
   gen_loops.py --model rnn [--steps T --batch B --width W] [--form loop|unrolled]
-               [--recompute-gates] [--harness [--bits]] [-o FILE]
+               [--recompute-gates] [--layers L] [--harness [--bits]] [-o FILE]
     --harness writes the @main (argument values, call, printMemrefF32 of the
     loss and gradients); --bits prints their f32 bit patterns instead
     (printMemrefI32), to compare two forms exactly.
@@ -564,52 +564,62 @@ def pde(g, o):
 
 
 def microbatch(g, o):
-    """Gradient accumulation over M micro-batches of a 2-layer MLP
-    y = relu(x W1) W2, loss = sum_k sum((y_k - t_k)^2) / (M B); the loop body
-    is a whole forward + backward (no stacks: not a scan); returns the loss,
-    dW1 and dW2."""
-    M, B, W = o.steps, o.batch, o.width
+    """Gradient accumulation over M micro-batches of an L-layer MLP
+    y = relu(...relu(x W1)...) WL, loss = sum_k sum((y_k - t_k)^2) / (M B);
+    the loop body is a whole forward + backward (no stacks: not a scan);
+    returns the loss and dW1 ... dWL."""
+    M, B, W, L = o.steps, o.batch, o.width, o.layers
     D, K = W, max(1, W // 2)
+    dims = [D] + [W] * (L - 1) + [K]  # layer l maps dims[l-1] -> dims[l]
     x = g.arg("x", [M, B, D], 1.0)
     t = g.arg("t", [M, B, K], 1.0)
-    w1 = g.arg("w1", [D, W], math.sqrt(6.0 / D))
-    w2 = g.arg("w2", [W, K], math.sqrt(3.0 / W))
+    ws = [g.arg("w%d" % l, [dims[l - 1], dims[l]],
+                math.sqrt((6.0 if l < L else 3.0) / dims[l - 1])) for l in range(1, L + 1)]
     s = float_text(1.0 / (M * B))
     s2 = float_text(2.0 / (M * B))
 
     def step(i, cur, stack, load):
-        ls, g1, g2 = cur
+        ls, gs = cur[0], cur[1:]
         xk = g.slice_at("x_k", x, i)
         tk = g.slice_at("t_k", t, i)
-        a = g.matmul("pre", xk, w1)
-        r = g.ew("act", [a], RELU)
-        y = g.matmul("y", r, w2)
+        pres, acts = [], [xk]  # acts[l-1] is layer l's input
+        for l in range(1, L):
+            pres.append(g.matmul("pre", acts[-1], ws[l - 1]))
+            acts.append(g.ew("act", [pres[-1]], RELU))
+        y = g.matmul("y", acts[-1], ws[-1])
         lk = g.reduce("loss_k", [y, tk], [
             "%%sc = arith.constant %s : f32" % s, "%e = arith.subf %in, %in2 : f32",
             "%e2 = arith.mulf %e, %e : f32", "%v = arith.mulf %e2, %sc : f32"])
-        dy = g.ew("dy", [y, tk], ["%%s2 = arith.constant %s : f32" % s2,
-                                  "%e = arith.subf %in, %in2 : f32",
-                                  "%r = arith.mulf %e, %s2 : f32"])
-        g2n = g.add("gw2_next", g2, g.matmul_tn("gw2c", r, dy))
-        dr = g.matmul_nt("dr", dy, w2)
-        da = g.ew("da", [dr, a], [
-            "%zero = arith.constant 0.0 : f32", "%pos = arith.cmpf ogt, %in2, %zero : f32",
-            "%r = arith.select %pos, %in, %zero : f32"])
-        g1n = g.add("gw1_next", g1, g.matmul_tn("gw1c", xk, da))
+        d = g.ew("dy", [y, tk], ["%%s2 = arith.constant %s : f32" % s2,
+                                 "%e = arith.subf %in, %in2 : f32",
+                                 "%r = arith.mulf %e, %s2 : f32"])
+        nexts = [None] * L
+        for l in range(L, 0, -1):
+            nexts[l - 1] = g.add("gw%d_next" % l, gs[l - 1],
+                                 g.matmul_tn("gw%dc" % l, acts[l - 1], d))
+            if l > 1:
+                dr = g.matmul_nt("dr", d, ws[l - 1])
+                d = g.ew("da", [dr, pres[l - 2]], [
+                    "%zero = arith.constant 0.0 : f32",
+                    "%pos = arith.cmpf ogt, %in2, %zero : f32",
+                    "%r = arith.select %pos, %in, %zero : f32"])
         lsn = g.generic("loss_next", [ls, lk], ["scalar"] * 3, [],
                         ["%r = arith.addf %in, %in2 : f32"], [])
-        return [lsn, g1n, g2n]
-    l0 = g.filled("loss0", [])
-    g10 = g.filled("gw10", [D, W])
-    g20 = g.filled("gw20", [W, K])
+        return [lsn] + nexts
+    carries = [("loss", g.filled("loss0", []))]
+    carries += [("gw%d" % l, g.filled("gw%d0" % l, [dims[l - 1], dims[l]]))
+                for l in range(1, L + 1)]
     g.comment("for each micro-batch k: forward, loss, backward, accumulate")
-    (loss, g1, g2), _ = g.loop("acc", M, [("loss", l0), ("gw1", g10), ("gw2", g20)], step)
-    return ["Micro-batch gradient accumulation: M=%d micro-batches of %d rows, 2-layer MLP"
-            % (M, B),
-            "y = relu(x w1) w2 (%d -> %d -> %d), loss = sum_k sum((y_k - t_k)^2) / (M B)."
-            % (D, W, K),
+    results, _ = g.loop("acc", M, carries, step)
+    expr = "x w1"
+    for l in range(2, L + 1):
+        expr = "relu(%s) w%d" % (expr, l)
+    return ["Micro-batch gradient accumulation: M=%d micro-batches of %d rows, %d-layer MLP"
+            % (M, B, L),
+            "y = %s (%s), loss = sum_k sum((y_k - t_k)^2) / (M B)."
+            % (expr, " -> ".join(str(n) for n in dims)),
             "The loop body is a whole forward + backward; no stacks (not a scan).",
-            "Results: loss, dloss/dw1, dloss/dw2."], [loss, g1, g2]
+            "Results: loss, %s." % ", ".join("dloss/dw%d" % l for l in range(1, L + 1))], results
 
 
 MODELS = {"rnn": rnn, "gru": gru, "scan_layers": scan_layers, "pde": pde,
@@ -694,6 +704,8 @@ def cmdline(model, o, form=True):
     text = "--model %s --steps %d --batch %d --width %d" % (model, o.steps, o.batch, o.width)
     if model == "gru" and o.recompute_gates:
         text += " --recompute-gates"
+    if model == "microbatch" and o.layers != 2:
+        text += " --layers %d" % o.layers
     if form and o.form != "loop":
         text += " --form " + o.form
     return text
@@ -701,13 +713,14 @@ def cmdline(model, o, form=True):
 
 class Opts:
     def __init__(self, model, form="loop", steps=None, batch=None, width=None,
-                 recompute_gates=False):
+                 recompute_gates=False, layers=2):
         d = DEFAULTS[model]
         self.form = form
         self.steps = steps if steps is not None else d[0]
         self.batch = batch if batch is not None else d[1]
         self.width = width if width is not None else d[2]
         self.recompute_gates = recompute_gates
+        self.layers = layers
 
 
 # The checked-in files: (file stem, model, options).  Harnesses do not depend
@@ -719,6 +732,7 @@ CHECKED_IN = [
     ("scan_layers", "scan_layers", {}),
     ("pde", "pde", {}),
     ("microbatch", "microbatch", {}),
+    ("microbatch_deep", "microbatch", {"layers": 6, "batch": 64, "width": 32}),
 ]
 
 
@@ -740,6 +754,8 @@ def main():
     ap.add_argument("--width", "-W", type=int, help="W (N grid points for pde)")
     ap.add_argument("--recompute-gates", action="store_true",
                     help="gru: stack h only, recompute z and c in the backward")
+    ap.add_argument("--layers", type=int, default=2,
+                    help="microbatch: L layers of the MLP (default 2)")
     ap.add_argument("--accumulate", choices=["add", "outs"], default="add",
                     help="rnn: sum the weight gradient with an explicit add (default) or "
                          "accumulate it through outs(%%gw)")
@@ -766,8 +782,9 @@ def main():
         return 0
     if not a.model:
         ap.error("--model, --write or --check is required")
-    o = Opts(a.model, a.form, a.steps, a.batch, a.width, a.recompute_gates)
-    if min(o.steps, o.batch, o.width) < 1:
+    o = Opts(a.model, a.form, a.steps, a.batch, a.width, a.recompute_gates,
+             a.layers)
+    if min(o.steps, o.batch, o.width, o.layers) < 1:
         ap.error("sizes must be positive")
     text = harness_text(a.model, o, a.bits) if a.harness else model_text(a.model, o)
     if a.output:

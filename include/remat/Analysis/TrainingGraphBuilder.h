@@ -22,6 +22,7 @@
 #include "remat/Solver/Core/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <optional>
@@ -85,7 +86,16 @@ struct IRTrainingGraph {
 /// from what that computation made (a gradient). Drivers returning nothing,
 /// eval functions returning the loss alone and init functions returning
 /// parameters are not steps.
+/// The result index holding the loss: the one marked remat.loss, else 0.
+unsigned lossResultIndex(mlir::func::FuncOp func);
+
+/// A function whose loss and gradients are results of one scf.for (gradient
+/// accumulation over micro-batches) is a step when the loop's body is one:
+/// its yielded loss has gradients beside it.
 std::optional<std::string> whyNotATrainingStep(mlir::func::FuncOp func);
+
+/// That loop, when `func` is such a micro-batch step; null otherwise.
+mlir::scf::ForOp microBatchLoop(mlir::func::FuncOp func);
 
 /// `symbolScope` is where callees of func.call are looked up (their bodies
 /// are costed); default: the function's parent. A copy detached from its
