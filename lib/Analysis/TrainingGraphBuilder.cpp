@@ -2,6 +2,7 @@
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Analysis/OpGroups.h"
+#include "remat/Analysis/ShapeBounds.h"
 #include "remat/Dialect/Remat/Remat.h"
 
 #include "remat/Solver/Core/Simulator.h"
@@ -536,7 +537,37 @@ FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,
                                               const CostModel &costs,
                                               RecomputeRegions regions,
                                               Operation *symbolScope) {
-  return Builder(func, costs, regions, symbolScope).build();
+  if (!hasDynamicShapes(func))
+    return Builder(func, costs, regions, symbolScope).build();
+  // Sizes at their bounds (ShapeBounds.h): the graph of the bounded copy,
+  // its ops and values mapped back to `func`'s.
+  FailureOr<BoundedCopy> bounded = boundedCopy(func);
+  if (failed(bounded))
+    return failure();
+  FailureOr<IRTrainingGraph> g =
+      Builder(*bounded->copy, costs, regions,
+              symbolScope ? symbolScope : func->getParentOp())
+          .build();
+  if (failed(g))
+    return failure();
+  auto op = [&](Operation *o) { return bounded->originalOps.lookup(o); };
+  auto value = [&](Value v) { return bounded->originalValues.lookup(v); };
+  for (auto &ops : g->nodeOps)
+    for (Operation *&o : ops)
+      o = op(o);
+  llvm::DenseMap<Operation *, NodeId> opNodes;
+  for (auto [o, n] : g->opNodes)
+    opNodes[op(o)] = n;
+  g->opNodes = std::move(opNodes);
+  llvm::DenseMap<Value, TensorId> valueTensors;
+  for (auto [v, t] : g->valueTensors)
+    valueTensors[value(v)] = t;
+  g->valueTensors = std::move(valueTensors);
+  for (Value &v : g->tensorValues)
+    v = value(v);
+  for (Operation *&o : g->opaqueCalls)
+    o = op(o);
+  return g;
 }
 
 std::optional<int64_t> functionPeak(func::FuncOp func, const CostModel &costs,

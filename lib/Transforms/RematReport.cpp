@@ -58,6 +58,9 @@ std::string RematReport::str() const {
                                        {"rewrite", f.seconds.rewrite},
                                        {"check", f.seconds.check}}},
         {"values", std::move(values)}});
+    // Dynamic shapes: the peaks are at these bounds and hold below them.
+    if (!f.bounds.empty())
+      (*funcs.back().getAsObject())["bounds"] = f.bounds;
     // What an exact strategy proved about the time after (checkmate-milp).
     if (f.fitted && f.bound >= 0) {
       llvm::json::Object &o = *funcs.back().getAsObject();

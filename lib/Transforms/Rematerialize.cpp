@@ -13,6 +13,7 @@
 #include "remat/Transforms/RematReport.h"
 #include "remat/Transforms/Rematerialize.h"
 
+#include "remat/Analysis/ShapeBounds.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,6 +46,9 @@ remat::checkRematSettings(const RematSettings &settings) {
   }
   if (std::string wrong = checkStrategyOptions(settings.solve); !wrong.empty())
     return wrong;
+  for (const std::string &bound : settings.dimBounds)
+    if (std::optional<std::string> wrong = checkDimBound(bound))
+      return wrong;
   return std::nullopt;
 }
 
@@ -107,6 +111,10 @@ struct RematerializePass
                             << ", not a training step: " << *why;
           report.addSkipped(func.getSymName(), *why);
         }
+        continue;
+      }
+      if (mlir::failed(applyDimBounds(func, settings.dimBounds))) {
+        failed = true;
         continue;
       }
       RematResult result;

@@ -9,6 +9,7 @@
 
 #include "remat/Transforms/Rematerialize.h"
 
+#include "remat/Analysis/ShapeBounds.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Core/Strategy.h"
@@ -130,6 +131,7 @@ private:
     if (!budget)
       return original.emitError() << llvm::toString(budget.takeError());
     fr.name = func.getSymName().str();
+    fr.bounds = describeBounds(original);
     fr.strategy = options.strategy;
     fr.budget = *budget;
     fr.ops = ig->graph.numNodes();
@@ -190,7 +192,8 @@ private:
           << llvm::formatv("peak {0} B already within the budget of {1} B; "
                            "nothing to do",
                            peak, fr.budget)
-                 .str();
+                     .str() +
+                 boundsNote();
     if (usePrepared)
       original.getBody().takeBody(func.getBody());
     // The report names what made the function fit.
@@ -306,7 +309,16 @@ private:
                          fr.ops, fr.seconds.total(), fr.seconds.analysis,
                          fr.seconds.solve, fr.seconds.rewrite,
                          fr.seconds.check)
-               .str();
+                   .str() +
+               boundsNote();
+  }
+
+  /// For dynamic shapes: what the peaks above are and why they hold.
+  std::string boundsNote() const {
+    if (fr.bounds.empty())
+      return "";
+    return "; peaks at the bounds " + fr.bounds +
+           ", so peak <= budget for every size up to them";
   }
 
   /// One remark and one report entry per forward op: kept or recomputed.

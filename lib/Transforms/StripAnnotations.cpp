@@ -23,10 +23,14 @@ struct StripAnnotationsPass
             RematDialect::kStageAttrName, RematDialect::kInitAttrName,
              RematDialect::kRegionRunsAttrName})
         op->removeAttr(name);
-      if (auto func = dyn_cast<FunctionOpInterface>(op))
+      if (auto func = dyn_cast<FunctionOpInterface>(op)) {
         for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
           func.removeResultAttr(
               i, StringAttr::get(op->getContext(), RematDialect::kLossAttrName));
+        for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+          func.removeArgAttr(i, StringAttr::get(op->getContext(),
+                                                RematDialect::kBoundsAttrName));
+      }
     });
   }
 };

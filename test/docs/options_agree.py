@@ -17,8 +17,8 @@ FLAG = re.compile(r"^\s+--([a-z-]+)=<([^>]*)>\s+- (.*)$")
 # remat-plan's own flags and the settings it words for graph files.
 PLAN_ONLY = {"min-budget"}
 PLAN_REWORDED = {"budget", "strategy"}
-# Only the MLIR passes have these (they name files and functions).
-PASS_ONLY = {"report", "cost-table", "functions"}
+# Only the MLIR passes have these (they name files, functions and arguments).
+PASS_ONLY = {"report", "cost-table", "functions", "dim-bounds"}
 
 
 def doc_options(path):

@@ -2,7 +2,8 @@
 //
 // -remat-rematerialize, the -remat-fit pipeline and remat-opt's
 // --remat-<option> flags declare their options here and nowhere else: the
-// global settings (budget, strategy, report, cost-table, functions) and one
+// global settings (budget, strategy, report, cost-table, functions,
+// dim-bounds) and one
 // option per strategy option the registered strategies declare
 // (allStrategyOptions(), typed like its SolveOptions field), with the help,
 // default and range remat-plan prints for the same option.
@@ -52,6 +53,14 @@ public:
                       "Fit only these functions, each of which must be a "
                       "training step (default: every training step; drivers, "
                       "init and eval functions are skipped with a remark)")),
+        dimBounds(owner, "dim-bounds", llvm::cl::value_desc("argK:D=N,..."),
+                  llvm::cl::desc(
+                      "Upper bounds of dynamic argument dimensions (argument "
+                      "K's dimension D is at most N), for every function "
+                      "fitted: the plan holds for every size up to them. "
+                      "Sizes of other values follow by value-bounds analysis; "
+                      "a remat.bounds attribute on an argument does the "
+                      "same")),
         strategyDecls(allStrategyOptions()) {
     // cl keeps references to the names and help texts: both live in this
     // object, filled before any option refers to them.
@@ -74,6 +83,7 @@ public:
     s.report = report;
     s.costTable = costTable;
     s.functions.assign(functions.begin(), functions.end());
+    s.dimBounds.assign(dimBounds.begin(), dimBounds.end());
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](const auto &opt) {
@@ -91,6 +101,7 @@ public:
     list.push_back(&report);
     list.push_back(&costTable);
     list.push_back(std::addressof(functions)); // cl::list overloads &.
+    list.push_back(std::addressof(dimBounds));
     for (const auto &opt : strategyOptions)
       std::visit([&](const auto &o) { list.push_back(o.get()); }, opt);
     return list;
@@ -103,6 +114,7 @@ public:
     report = s.report;
     costTable = s.costTable;
     functions = llvm::ArrayRef<std::string>(s.functions);
+    dimBounds = llvm::ArrayRef<std::string>(s.dimBounds);
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](auto &opt) { assignOne(*opt, s.solve, strategyDecls[i].field); },
@@ -136,6 +148,7 @@ public:
   Opt<std::string> report;
   Opt<std::string> costTable;
   ListOpt<std::string> functions;
+  ListOpt<std::string> dimBounds;
 
 private:
   std::vector<StrategyOption> strategyDecls;

@@ -51,6 +51,9 @@ struct FunctionReport {
   /// (checkmate-milp, or auto when it won); -1: unknown.
   double bound = -1, gap = -1;
   std::vector<ValueDecision> values;
+  /// Dynamic shapes: the argument bounds the peaks are computed at
+  /// ("arg0:0<=256"); the plan holds for every size up to them.
+  std::string bounds;
 };
 
 class RematReport {

@@ -22,6 +22,8 @@ struct RematSettings {
   std::string report;    ///< JSON report file ("": none).
   std::string costTable; ///< Measured per-op costs ("": the FLOP model).
   std::vector<std::string> functions; ///< Empty: every training step.
+  /// "argK:D=N": bounds of dynamic argument dimensions (ShapeBounds.h).
+  std::vector<std::string> dimBounds;
   /// The strategies' options (allStrategyOptions()); the per-function
   /// fields (budget, cache, note) are set by the pass.
   SolveOptions solve;

@@ -100,12 +100,38 @@ LogicalResult RematDialect::verifyRegionResultAttribute(Operation *op,
   return success();
 }
 
-LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned region,
                                                      unsigned arg,
                                                      NamedAttribute attr) {
-  return op->emitError() << "'" << attr.getName().getValue()
-                         << "' on argument #" << arg
-                         << ": remat defines no argument attributes";
+  if (attr.getName() != kBoundsAttrName)
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' on argument #" << arg
+                           << " is not a remat argument attribute (remat."
+                              "bounds is)";
+  // remat.bounds = array<i64: ...>: an upper bound per dimension of a ranked
+  // tensor (or, once bufferized, memref) argument, equal to the size where
+  // that is static.
+  auto bounds = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  auto type =
+      dyn_cast<ShapedType>(op->getRegion(region).getArgument(arg).getType());
+  if (!bounds || !type || !type.hasRank() || bounds.size() != type.getRank())
+    return op->emitError() << "'" << kBoundsAttrName << "' on argument #"
+                           << arg
+                           << " must be an array<i64: ...> with one bound "
+                              "per dimension of a ranked tensor";
+  for (auto [dim, bound] : llvm::enumerate(bounds.asArrayRef())) {
+    if (bound < 0)
+      return op->emitError() << "'" << kBoundsAttrName << "' on argument #"
+                             << arg << ": dimension " << dim << " bound "
+                             << bound << " is negative";
+    if (!type.isDynamicDim(dim) && type.getDimSize(dim) != bound)
+      return op->emitError()
+             << "'" << kBoundsAttrName << "' on argument #" << arg
+             << ": dimension " << dim << " is static (" << type.getDimSize(dim)
+             << ") and bounded by " << bound;
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -19,6 +19,24 @@ YieldOp RecomputeOp::getYield() {
   return cast<YieldOp>(getBodyBlock().getTerminator());
 }
 
+/// The value `v` stands for: a body argument's operand, a result's yielded
+/// value.
+static Value sameSizeAs(RecomputeOp op, Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return op.getInputs()[arg.getArgNumber()];
+  return op.getYield().getValues()[cast<OpResult>(v).getResultNumber()];
+}
+
+void RecomputeOp::populateBoundsForIndexValue(Value value,
+                                              ValueBoundsConstraintSet &cstr) {
+  cstr.bound(value) == cstr.getExpr(sameSizeAs(*this, value));
+}
+
+void RecomputeOp::populateBoundsForShapedValueDim(
+    Value value, int64_t dim, ValueBoundsConstraintSet &cstr) {
+  cstr.bound(value)[dim] == cstr.getExpr(sameSizeAs(*this, value), dim);
+}
+
 LogicalResult RecomputeOp::verify() {
   Block &body = getBodyBlock();
   if (body.getNumArguments() != getInputs().size())

@@ -215,7 +215,7 @@ func.func @unknown_result_attr(%x: tensor<f32>) -> (tensor<f32> {remat.weight}) 
 
 // -----
 
-// expected-error @+1 {{'remat.loss' on argument #0: remat defines no argument attributes}}
+// expected-error @+1 {{'remat.loss' on argument #0 is not a remat argument attribute (remat.bounds is)}}
 func.func @loss_on_arg(%x: tensor<f32> {remat.loss}) -> tensor<f32> {
   return %x : tensor<f32>
 }

@@ -24,16 +24,18 @@ ADDRESS = re.compile(r"base@ = 0x[0-9a-f]+")
 
 
 def run(model, harness, tag):
-    """(printed values without addresses, measured peak of the model call)."""
+    """(printed values without addresses, measured peak of the model call).
+    A harness may call the model several times (dynamic shapes: sizes up to
+    the bound); the peak is then the largest call's."""
     env = dict(os.environ, ALIGNMENT="1", BUFFERS="early")
     p = subprocess.run([RUN, model, harness], env=env, capture_output=True,
                        text=True)
     if p.returncode != 0:
         sys.exit("%s: running %s failed:\n%s" % (tag, model, p.stderr))
-    m = re.search(r"window_peak_bytes=(\d+)", p.stderr)
-    if not m:
+    peaks = [int(v) for v in re.findall(r"window_peak_bytes=(\d+)", p.stderr)]
+    if not peaks:
         sys.exit("%s: no window_peak_bytes in:\n%s" % (tag, p.stderr))
-    return ADDRESS.sub("", p.stdout), int(m.group(1))
+    return ADDRESS.sub("", p.stdout), max(peaks)
 
 
 def close(a, b):
@@ -50,6 +52,9 @@ def main():
     ap.add_argument("--pipeline", choices=["pass", "fit"], default="pass",
                     help="pass: -remat-rematerialize alone; fit: remat-opt "
                     "--remat-budget (the -remat-fit pipeline users run)")
+    ap.add_argument("--flag", action="append", default=[],
+                    help="one more remat-opt flag (repeatable), e.g. "
+                         "--flag=--remat-dim-bounds=arg0:0=256 with --pipeline fit")
     ap.add_argument("--exact", action="store_true",
                     help="the measured peaks must equal the predicted ones")
     args = ap.parse_args()
@@ -68,7 +73,7 @@ def main():
                     "%s=%s" % kv for kv in settings.items())]
             else:
                 flags = ["--remat-%s=%s" % kv for kv in settings.items()]
-            p = subprocess.run(["remat-opt", args.model] + flags +
+            p = subprocess.run(["remat-opt", args.model] + flags + args.flag +
                                ["-o", out_mlir], capture_output=True,
                                text=True)
             if p.returncode != 0:

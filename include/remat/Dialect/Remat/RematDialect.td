@@ -60,6 +60,7 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kInitAttrName = "remat.init";
     static constexpr ::llvm::StringLiteral kRegionRunsAttrName =
         "remat.region_runs";
+    static constexpr ::llvm::StringLiteral kBoundsAttrName = "remat.bounds";
   }];
 }
 

@@ -8,6 +8,7 @@ include "remat/Dialect/Remat/RematAttrs.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ValueBoundsOpInterface.td"
 
 // The resource a recomputation "writes": declaring the effect keeps CSE from
 // merging two recomputations of the same values (each is a deliberate,
@@ -17,7 +18,9 @@ def Remat_RecomputeResource
 
 def Remat_RecomputeOp : Remat_Op<"recompute", [
     IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">,
-    MemoryEffects<[MemWrite<Remat_RecomputeResource>]>]> {
+    MemoryEffects<[MemWrite<Remat_RecomputeResource>]>,
+    DeclareOpInterfaceMethods<ValueBoundsOpInterface, [
+        "populateBoundsForIndexValue", "populateBoundsForShapedValueDim"]>]> {
   let summary = "Recompute forward values from kept ones";
   let description = [{
     Re-executes clones of forward ops just before the backward pass needs
@@ -25,6 +28,10 @@ def Remat_RecomputeOp : Remat_Op<"recompute", [
     from; inside the region they are the entry block's arguments (same
     types, same order). `remat.yield` returns the recomputed values, which
     become the op's results.
+
+    Sizes pass through unchanged (ValueBoundsOpInterface): a block argument
+    is its operand, a result the value yielded, so dynamic shapes inside a
+    recomputation keep the bounds of the values they come from.
 
     The region is isolated from above, so `cse`/`canonicalize` cannot fold the
     clones back into the original ops, and the op has a (fictitious) write

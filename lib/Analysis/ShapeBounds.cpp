@@ -1,0 +1,241 @@
+//===- ShapeBounds.cpp - Plan dynamic shapes at their upper bounds --------===//
+
+#include "remat/Analysis/ShapeBounds.h"
+#include "remat/Dialect/Remat/Remat.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace remat {
+namespace {
+
+bool isDynamicTensor(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  return tensor && !tensor.hasStaticShape();
+}
+
+const char *kHowToBound =
+    "give the arguments it depends on upper bounds: --remat-dim-bounds="
+    "argK:D=N (remat-opt; dim-bounds= of the passes) or a remat.bounds = "
+    "array<i64: ...> attribute on the argument";
+
+/// Pairs every op and value of `copy` with `original`'s (same structure).
+void mapBack(Operation *copy, Operation *original, BoundedCopy &out) {
+  out.originalOps[copy] = original;
+  for (auto [c, o] : llvm::zip_equal(copy->getResults(), original->getResults()))
+    out.originalValues[c] = o;
+  for (auto [cr, orr] :
+       llvm::zip_equal(copy->getRegions(), original->getRegions()))
+    for (auto [cb, ob] : llvm::zip_equal(cr, orr)) {
+      for (auto [c, o] :
+           llvm::zip_equal(cb.getArguments(), ob.getArguments()))
+        out.originalValues[c] = o;
+      for (auto [c, o] : llvm::zip_equal(cb, ob))
+        mapBack(&c, &o, out);
+    }
+}
+
+/// What a value is, for a diagnostic: "argument #0" or "result #1 of
+/// linalg.matmul".
+std::string describe(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return llvm::formatv("block argument #{0}", arg.getArgNumber()).str();
+  auto r = cast<OpResult>(v);
+  return llvm::formatv("result #{0} of {1}", r.getResultNumber(),
+                       r.getOwner()->getName().getStringRef())
+      .str();
+}
+
+} // namespace
+
+bool hasDynamicShapes(func::FuncOp func) {
+  if (llvm::any_of(func.getArgumentTypes(), isDynamicTensor) ||
+      llvm::any_of(func.getResultTypes(), isDynamicTensor))
+    return true;
+  WalkResult found = func.getBody().walk([](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (llvm::any_of(block.getArgumentTypes(), isDynamicTensor))
+          return WalkResult::interrupt();
+    return llvm::any_of(op->getResultTypes(), isDynamicTensor)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+FailureOr<BoundedCopy> boundedCopy(func::FuncOp func) {
+  BoundedCopy out;
+  out.copy = func.clone();
+  func::FuncOp copy = *out.copy;
+  mapBack(copy, func, out);
+
+  // Arguments: their remat.bounds.
+  for (BlockArgument arg : copy.getArguments()) {
+    if (!isDynamicTensor(arg.getType()))
+      continue;
+    auto tensor = dyn_cast<RankedTensorType>(arg.getType());
+    auto bounds = func.getArgAttrOfType<DenseI64ArrayAttr>(
+        arg.getArgNumber(), RematDialect::kBoundsAttrName);
+    if (!tensor || !bounds) {
+      unsigned dim = 0;
+      while (tensor && !tensor.isDynamicDim(dim))
+        ++dim;
+      return func.emitError()
+             << "argument #" << arg.getArgNumber() << " has a dynamic shape ("
+             << arg.getType() << ") without an upper bound: bound it with "
+             << (tensor ? llvm::formatv("--remat-dim-bounds=arg{0}:{1}=N",
+                                        arg.getArgNumber(), dim)
+                              .str()
+                        : std::string("a ranked type"))
+             << " (remat-opt; dim-bounds= of the passes) or a remat.bounds "
+                "attribute on the argument";
+    }
+    arg.setType(RankedTensorType::get(bounds.asArrayRef(),
+                                      tensor.getElementType(),
+                                      tensor.getEncoding()));
+  }
+
+  // Every other value: its bound by the value-bounds analysis, computed
+  // with the arguments bounded and before any other type changes.
+  SmallVector<std::pair<Value, Type>> bounded;
+  auto bound = [&](Value v) -> LogicalResult {
+    if (!isDynamicTensor(v.getType()))
+      return success();
+    auto tensor = dyn_cast<RankedTensorType>(v.getType());
+    Location loc = out.originalValues.lookup(v).getLoc();
+    if (!tensor)
+      return emitError(loc) << describe(v) << " is unranked ("
+                            << v.getType() << "): remat needs ranked tensors";
+    SmallVector<int64_t> shape(tensor.getShape());
+    for (auto [dim, size] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(v, dim),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(ub))
+        return emitError(loc)
+               << describe(v) << " (" << v.getType() << ") has no upper bound "
+               << "remat can derive for dimension " << dim << ": "
+               << kHowToBound;
+      size = std::max<int64_t>(0, *ub);
+    }
+    bounded.emplace_back(v, RankedTensorType::get(shape,
+                                                  tensor.getElementType(),
+                                                  tensor.getEncoding()));
+    return success();
+  };
+  WalkResult walk = copy.getBody().walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(bound(arg)))
+            return WalkResult::interrupt();
+    for (Value r : op->getResults())
+      if (failed(bound(r)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (auto &[v, type] : bounded)
+    v.setType(type);
+  return out;
+}
+
+std::string describeBounds(func::FuncOp func) {
+  std::string text;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    auto tensor = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
+    auto bounds =
+        func.getArgAttrOfType<DenseI64ArrayAttr>(i, RematDialect::kBoundsAttrName);
+    if (!tensor || !bounds || tensor.hasStaticShape())
+      continue;
+    for (auto [dim, b] : llvm::enumerate(bounds.asArrayRef()))
+      if (tensor.isDynamicDim(dim))
+        text += llvm::formatv("{0}arg{1}:{2}<={3}", text.empty() ? "" : ", ",
+                              i, dim, b)
+                    .str();
+  }
+  return text;
+}
+
+namespace {
+struct DimBound {
+  unsigned arg = 0, dim = 0;
+  int64_t bound = 0;
+};
+
+FailureOr<DimBound> parseDimBound(StringRef spec, std::string &why) {
+  DimBound b;
+  StringRef rest = spec.trim();
+  auto [where, value] = rest.split('=');
+  auto [arg, dim] = where.split(':');
+  if (!arg.consume_front("arg") || arg.getAsInteger(10, b.arg) ||
+      dim.getAsInteger(10, b.dim) || value.getAsInteger(10, b.bound) ||
+      b.bound < 0) {
+    why = ("dim-bounds: '" + spec +
+           "' is not argK:D=N (argument K's dimension D is at most N >= 0, "
+           "e.g. arg0:0=64)")
+              .str();
+    return failure();
+  }
+  return b;
+}
+} // namespace
+
+std::optional<std::string> checkDimBound(StringRef spec) {
+  std::string why;
+  if (failed(parseDimBound(spec, why)))
+    return why;
+  return std::nullopt;
+}
+
+LogicalResult applyDimBounds(func::FuncOp func, ArrayRef<std::string> specs) {
+  // Argument -> its shape with the bounds given so far.
+  llvm::MapVector<unsigned, SmallVector<int64_t>> shapes;
+  for (const std::string &spec : specs) {
+    std::string why;
+    FailureOr<DimBound> b = parseDimBound(spec, why);
+    if (failed(b))
+      return func.emitError() << why;
+    if (b->arg >= func.getNumArguments())
+      return func.emitError() << "dim-bounds: '" << spec << "' names argument #"
+                              << b->arg << " of @" << func.getSymName()
+                              << ", which has " << func.getNumArguments();
+    auto tensor =
+        dyn_cast<RankedTensorType>(func.getArgumentTypes()[b->arg]);
+    if (!tensor || b->dim >= tensor.getRank() ||
+        !tensor.isDynamicDim(b->dim))
+      return func.emitError()
+             << "dim-bounds: '" << spec << "': dimension " << b->dim
+             << " of argument #" << b->arg << " ("
+             << func.getArgumentTypes()[b->arg] << ") is not dynamic";
+    auto [it, fresh] = shapes.try_emplace(b->arg);
+    if (fresh) {
+      auto old = func.getArgAttrOfType<DenseI64ArrayAttr>(
+          b->arg, RematDialect::kBoundsAttrName);
+      it->second.assign(old ? old.asArrayRef() : tensor.getShape());
+    }
+    it->second[b->dim] = b->bound;
+  }
+  for (auto &[arg, shape] : shapes) {
+    for (auto [dim, size] : llvm::enumerate(shape))
+      if (ShapedType::isDynamic(size))
+        return func.emitError()
+               << "dim-bounds: dimension " << dim << " of argument #" << arg
+               << " (" << func.getArgumentTypes()[arg]
+               << ") has no bound: add arg" << arg << ":" << dim << "=N";
+    func.setArgAttr(arg, RematDialect::kBoundsAttrName,
+                    DenseI64ArrayAttr::get(func.getContext(), shape));
+  }
+  return success();
+}
+
+} // namespace remat
