@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -16,9 +17,28 @@ using namespace mlir;
 
 namespace remat {
 
-bool isFreeValue(Operation *op) {
+bool isConstantValue(Operation *op) {
   return op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
          op->hasTrait<OpTrait::ConstantLike>();
+}
+
+bool isFreeValue(Operation *op) {
+  if (isConstantValue(op))
+    return true;
+  // Scalars computed from constants and the function's arguments (the
+  // tensor.dim of a dynamic batch, its casts, the 1/batch of a mean): no
+  // bytes, next to no time, and defined before anything the planner moves.
+  // As planner nodes they would be forward values every op reads, and those
+  // computed for the backward would be backward nodes ahead of the forward.
+  if (op->getNumRegions() || op->getNumResults() == 0 ||
+      !isMemoryEffectFree(op) ||
+      llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>))
+    return false;
+  return llvm::all_of(op->getOperands(), [](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    return isFreeValue(v.getDefiningOp());
+  });
 }
 
 SmallVector<OpOperand *> destinationOperands(Operation *op) {

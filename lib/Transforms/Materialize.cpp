@@ -110,12 +110,13 @@ private:
       newest[t] = value;
   }
 
-  /// The constant op defining tensor `t`, if `t` is a free value.
+  /// The constant op defining tensor `t`, if `t` is a constant: cloned
+  /// into recomputations (other free values are passed in, like arguments).
   Operation *freeValueOp(TensorId t) const {
     if (!g.isInput(t))
       return nullptr;
     Operation *def = ig.tensorValues[t].getDefiningOp();
-    return def && isFreeValue(def) ? def : nullptr;
+    return def && isConstantValue(def) ? def : nullptr;
   }
 
   /// Whether tensor `t` is read by a run after position `from` before it is

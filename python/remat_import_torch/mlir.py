@@ -40,7 +40,9 @@ def float_text(x):
 
 
 def tensor_type(shape, elt="f32"):
-    return "tensor<%s>" % "x".join([str(int(d)) for d in shape] + [elt])
+    """A ranked tensor type; a dimension of None is dynamic (?)."""
+    return "tensor<%s>" % "x".join(["?" if d is None else str(int(d)) for d in shape]
+                                   + [elt])
 
 
 def names(vs):
@@ -55,7 +57,8 @@ class V:
     """A tensor SSA value."""
 
     def __init__(self, ssa, shape, elt="f32"):
-        self.ssa, self.shape, self.elt = ssa, [int(d) for d in shape], elt
+        self.ssa, self.elt = ssa, elt
+        self.shape = [None if d is None else int(d) for d in shape]
 
     @property
     def ty(self):

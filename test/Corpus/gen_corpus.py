@@ -34,7 +34,7 @@ INPUTS = os.path.join(HERE, "Inputs")
 # mlir.py and argfill.py need nothing beyond the standard library.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
 sys.dont_write_bytecode = True  # keep the source tree clean
-from remat_import_torch.argfill import Init, arg_seed, main_lines  # noqa: E402
+from remat_import_torch.argfill import Init, arg_seed, fill_arg, main_lines  # noqa: E402
 from remat_import_torch.mlir import (  # noqa: E402
     V, affine_map, broadcast_op, collapse_op, empty_op, expand_op, extract_slice_op,
     fill_op, float_text, generic_op, insert_slice_op, matmul_op, names, transpose_op,
@@ -75,6 +75,9 @@ class Func:
         self.saved = {}         # forward values read by the backward
         self.fwd_bytes = 0      # bytes of every forward op result
         self.args = []
+        self.batch_of = None    # dynamic batch: the argument it is read from
+        self.bound = None       # dynamic batch: its upper bound
+        self.scales = []        # dynamic batch: (ssa, c) of c / batch
 
     # -- names --------------------------------------------------------------
     def fresh(self, base):
@@ -103,7 +106,7 @@ class Func:
         values that an op then writes in place, views)."""
         self.nops += 1
         if self.phase_fwd:
-            if not init:
+            if not init and not self.batch_of:  # sizes at the bound: stats()
                 self.fwd_bytes += sum(r.nbytes for r in results)
         else:
             for t in reads:
@@ -123,8 +126,41 @@ class Func:
     # -- generic building blocks --------------------------------------------
     def empty(self, base, shape, elt="f32"):
         e = self.value(base + "_e", shape, elt)
-        self.op([e], empty_op(e.ty), init=True)
+        text = empty_op(e.ty)
+        if None in shape:  # the dynamic batch, from its argument
+            text = text.replace("()", "(%batch)", 1)
+        self.op([e], text, init=True)
         return e
+
+    def bounds_attr(self, a):
+        """remat.bounds of a dynamic argument: the static model's sizes."""
+        if None not in a.shape:
+            return ""
+        return " {remat.bounds = array<i64: %s>}" % ", ".join(
+            str(self.bound if d is None else d) for d in a.shape)
+
+    def batch_scale(self, c):
+        """An SSA f32 holding c / batch (dynamic batch only), defined where
+        it is first needed: a backward scale computed before the forward
+        would make the program interleave them."""
+        for ssa, old in self.scales:
+            if old == c:
+                return ssa
+        ssa = "%%batch_scale%d" % len(self.scales)
+        self.scales.append((ssa, c))
+        self.lines += ["  %s_c = arith.constant %s : f32" % (ssa, float_text(c)),
+                       "  %s = arith.divf %s_c, %%batch_f32 : f32" % (ssa, ssa)]
+        return ssa
+
+    def batch_lines(self):
+        """The batch (a tensor.dim of its argument) and every c / batch."""
+        x = self.batch_of
+        out = ["  %c0_batch = arith.constant 0 : index",
+               "  %%batch = tensor.dim %s, %%c0_batch : %s" % (x.ssa, x.ty)]
+        if self.scales:
+            out += ["  %batch_i64 = arith.index_cast %batch : index to i64",
+                    "  %batch_f32 = arith.sitofp %batch_i64 : i64 to f32"]
+        return out
 
     def filled(self, base, shape, what="zero"):
         elt = self.FILLS[what][1]
@@ -147,13 +183,15 @@ class Func:
         for alias, text in sorted(self.maps.items()):
             out.append("#%s = %s" % (alias, text))
         out.append("")
-        sig = ",\n    ".join("%s: %s" % (a.ssa, a.ty) for a in self.args)
+        sig = ",\n    ".join("%s: %s%s" % (a.ssa, a.ty, self.bounds_attr(a)) for a in self.args)
         out.append("func.func @%s(\n    %s)" % (self.name, sig))
         out.append("    -> (%s) {" % ",\n        ".join(self.result_sig))
         clash = self.body_names & self.used
         assert not clash, "model names shadow body names: %s" % sorted(clash)
         for what, ssa in sorted(self.consts.items(), key=lambda kv: kv[1]):
             out.append("  %s = arith.constant %s : %s" % ((ssa,) + self.FILLS[what]))
+        if self.batch_of:
+            out += self.batch_lines()
         out += self.lines
         out.append("}")
         return "\n".join(out) + "\n"
@@ -225,15 +263,21 @@ class Backend:
 class MlirOps(Backend):
     """Forward emitters; each pushes its backward emitter onto the tape."""
 
-    def __init__(self, name):
+    def __init__(self, name, dynamic_batch=False):
         super().__init__()
         self.f = Func(name)
+        self.dynamic_batch = dynamic_batch
         self.tape = []          # (kind, outputs, backward emitter)
         self.grads = {}         # ssa -> gradient tensor
         self.kinds = []
 
     def _arg(self, name, shape, init, grad):
+        if self.dynamic_batch and not grad:  # inputs lead with the batch
+            self.bound = shape[0]
+            shape = [None] + list(shape[1:])
         t = T("%" + name, shape, fwd=True, grad=grad)
+        if None in shape and not self.f.batch_of:
+            self.f.batch_of, self.f.bound = t, self.bound
         assert name not in self.f.used, name
         self.f.used.add(name)
         t.arg = True
@@ -346,14 +390,22 @@ class MlirOps(Backend):
         f.generic([r], ins, [e], [half] * len(ins) + [ident(f, 4)], ["parallel"] * 4, body)
         return r
 
-    def _scale(self, base, x, s, grad=False):
+    def _constant(self, value, per_sample=None):
+        """(body lines, name) of an f32 constant in a generic body: `value`,
+        or with a dynamic batch and `per_sample` given, per_sample / batch
+        (a value of the function: the batch is known at run time only)."""
+        if self.dynamic_batch and per_sample is not None:
+            return [], self.f.batch_scale(per_sample)
+        return [cst(value)], "%c"
+
+    def _scale(self, base, x, s, grad=False, per_sample=None):
         f = self.f
         e = f.empty(base, x.shape)
         r = f.value(base, x.shape, grad=grad)
         idm = ident(f, len(x.shape))
+        pre, c = self._constant(s, per_sample)
         f.generic([r], [x], [e], [idm, idm], ["parallel"] * len(x.shape),
-                  [cst(s),
-                   "%r = arith.mulf %in, %c : f32", "linalg.yield %r : f32"])
+                  pre + ["%%r = arith.mulf %%in, %s : f32" % c, "linalg.yield %r : f32"])
         return r
 
     # -- layers -------------------------------------------------------------
@@ -579,19 +631,19 @@ class MlirOps(Backend):
                   ["parallel", "parallel"],
                   ["%m = arith.subf %in, %in2 : f32", "%v = math.log %in3 : f32",
                    "%r = arith.subf %m, %v : f32", "linalg.yield %r : f32"])
-        inv = -1.0 / n
-        loss = self._scalar_sum(name, [logp, t], [
-            cst(inv), "%m = arith.mulf %in, %in2 : f32",
-            "%v = arith.mulf %m, %c : f32", "%r = arith.addf %out, %v : f32",
+        pre, c = self._constant(None if n is None else -1.0 / n, -1.0)
+        loss = self._scalar_sum(name, [logp, t], pre + [
+            "%m = arith.mulf %in, %in2 : f32",
+            "%%v = arith.mulf %%m, %s : f32" % c, "%r = arith.addf %out, %v : f32",
             "linalg.yield %r : f32"])
 
         def backward():
             de = f.empty(self._gname(z), z.shape)
             dz = f.value(self._gname(z), z.shape)
+            pre, c = self._constant(None if n is None else 1.0 / n, 1.0)
             f.generic([dz], [logp, t], [de], [ident(f, 2)] * 3, ["parallel", "parallel"],
-                      [cst(1.0 / n),
-                       "%v = math.exp %in : f32", "%m = arith.subf %v, %in2 : f32",
-                       "%r = arith.mulf %m, %c : f32", "linalg.yield %r : f32"])
+                      pre + ["%v = math.exp %in : f32", "%m = arith.subf %v, %in2 : f32",
+                             "%%r = arith.mulf %%m, %s : f32" % c, "linalg.yield %r : f32"])
             self._acc(z, dz)
         self._record("xent", [loss], backward)
         return loss
@@ -607,14 +659,17 @@ class MlirOps(Backend):
 
     def mse(self, name, y, t):
         d = self._diff(name + "_diff", y, t)
-        c = 1.0 / math.prod(y.shape)
-        loss = self._scalar_sum(name, [d], [
-            cst(c), "%m = arith.mulf %in, %in : f32",
-            "%v = arith.mulf %m, %c : f32", "%r = arith.addf %out, %v : f32",
+        per_sample = 1.0 / math.prod(y.shape[1:])  # mean over the batch too
+        c = None if y.shape[0] is None else 1.0 / math.prod(y.shape)
+        pre, cs = self._constant(c, per_sample)
+        loss = self._scalar_sum(name, [d], pre + [
+            "%m = arith.mulf %in, %in : f32",
+            "%%v = arith.mulf %%m, %s : f32" % cs, "%r = arith.addf %out, %v : f32",
             "linalg.yield %r : f32"])
 
         def backward():
-            self._acc(y, self._scale(self._gname(y), d, 2 * c))
+            self._acc(y, self._scale(self._gname(y), d, None if c is None else 2 * c,
+                                     per_sample=2 * per_sample))
         self._record("mse", [loss], backward)
         return loss
 
@@ -790,11 +845,21 @@ MODELS = {"mlp": mlp, "cnn": cnn, "resnet": resnet, "unet": unet,
 # --------------------------------------------------------------------------
 # Output files.
 # --------------------------------------------------------------------------
-def build(model):
+# Layers whose emitters take a dynamic batch (--dynamic-batch).
+DYNAMIC_KINDS = {"dense", "relu", "add", "xent", "mse", "sqdiff"}
+# The batch sizes the harness of a dynamic model calls it at (and its bound).
+DYNAMIC_SIZES = (1, 3)
+
+
+def build(model, dynamic_batch=False):
     """Runs the model on the MLIR back end; returns the MlirOps."""
-    m = MlirOps(model)
+    m = MlirOps(model, dynamic_batch)
     loss = MODELS[model](m)
     m.finish(loss)
+    if dynamic_batch and set(m.kinds) - DYNAMIC_KINDS:
+        sys.exit("gen_corpus.py: --dynamic-batch takes models of %s layers; %s has %s"
+                 % (", ".join(sorted(DYNAMIC_KINDS)), model,
+                    ", ".join(sorted(set(m.kinds) - DYNAMIC_KINDS))))
     return m
 
 
@@ -811,13 +876,18 @@ def stats(m):
             "saved": sum(t.nbytes for t in f.saved.values())}
 
 
-def model_text(model):
-    m = build(model)
-    s = stats(m)
+def model_text(model, dynamic_batch=False):
+    m = build(model, dynamic_batch)
+    s = stats(build(model))  # with a dynamic batch: at its bound
     doc = MODELS[model].__doc__
     hdr = ["// GENERATED by test/Corpus/gen_corpus.py; do not edit.",
-           "// Regenerate: python3 test/Corpus/gen_corpus.py", "//"]
+           "// Regenerate: python3 test/Corpus/gen_corpus.py" +
+           (" --model %s --dynamic-batch" % model if dynamic_batch else ""), "//"]
     hdr += ["// " + l.strip() for l in doc.strip().splitlines()]
+    if dynamic_batch:
+        hdr.append("// The batch is dynamic (?), bounded by remat.bounds at %d; the sizes"
+                   % m.f.bound)
+        hdr.append("// below are at the bound.")
     hdr.append("//")
     hdr.append("// Arguments (inputs, then parameters in order of use):")
     for a in m.f.args:
@@ -850,6 +920,43 @@ def harness_text(model):
     return "\n".join(lines) + "\n"
 
 
+def dynamic_harness_text(model):
+    """@main of a dynamic-batch model: calls it at batch 1, 3 and the bound
+    (parameters filled once, inputs per size with the same values as the
+    static harness's leading rows) and prints every result of every call."""
+    m = build(model, dynamic_batch=True)
+    f = m.f
+    sizes = DYNAMIC_SIZES + (f.bound,)
+    lines = ["// GENERATED by test/Corpus/gen_corpus.py; do not edit.",
+             "// Harness of @%s with a dynamic batch (gen_corpus.py --harness %s "
+             "--dynamic-batch):" % (model, model),
+             "// calls it at batch %s and prints the loss and every gradient of each call."
+             % ", ".join(str(n) for n in sizes),
+             "func.func private @printMemrefF32(tensor<*xf32>)", "", "func.func @main() {"]
+    for a, init in zip(f.args, m.inits):
+        if None not in a.shape:
+            lines += fill_arg(a, init)
+    rtypes = ["tensor<f32>"] + [p.ty for p in m.params]
+    for n in sizes:
+        operands = []
+        for a, init in zip(f.args, m.inits):
+            if None not in a.shape:
+                operands.append(a.ssa)
+                continue
+            v = V("%s_b%d" % (a.ssa, n), [n] + a.shape[1:], a.elt)
+            lines += fill_arg(v, init)
+            lines.append("  %s_d = tensor.cast %s : %s to %s" % (v.ssa, v.ssa, v.ty, a.ty))
+            operands.append(v.ssa + "_d")
+        res = ["%%res%d_b%d" % (i, n) for i in range(len(rtypes))]
+        lines.append("  %s = func.call @%s(%s)" % (", ".join(res), model, ", ".join(operands)))
+        lines.append("      : (%s) -> (%s)" % (types(f.args), ", ".join(rtypes)))
+        for r, ty in zip(res, rtypes):
+            lines.append("  %s_u = tensor.cast %s : %s to tensor<*xf32>" % (r, r, ty))
+            lines.append("  func.call @printMemrefF32(%s_u) : (tensor<*xf32>) -> ()" % r)
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def outputs():
     for model in MODELS:
         yield os.path.join(INPUTS, model + ".mlir"), model_text(model)
@@ -860,10 +967,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if files are stale")
     ap.add_argument("--harness", metavar="MODEL", help="print the harness of MODEL")
+    ap.add_argument("--model", metavar="MODEL", choices=sorted(MODELS),
+                    help="print MODEL (the checked-in files are written without it)")
+    ap.add_argument("--dynamic-batch", action="store_true",
+                    help="with --model or --harness: the inputs' batch is dynamic (?), "
+                         "bounded by remat.bounds at the model's batch; the harness calls "
+                         "the model at batch 1, 3 and the bound")
     ap.add_argument("--stats", action="store_true", help="print sizes per model")
     args = ap.parse_args()
     if args.harness:
-        sys.stdout.write(harness_text(args.harness))
+        sys.stdout.write(dynamic_harness_text(args.harness) if args.dynamic_batch
+                         else harness_text(args.harness))
+        return 0
+    if args.model:
+        sys.stdout.write(model_text(args.model, args.dynamic_batch))
         return 0
     if args.stats:
         print("%-8s %5s %12s %12s %12s %12s" % ("model", "ops", "params", "inputs",

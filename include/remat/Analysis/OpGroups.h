@@ -27,6 +27,12 @@
 namespace remat {
 
 /// Constants: values without inputs that cost no bytes at run time.
+bool isConstantValue(mlir::Operation *op);
+
+/// Values the planner treats as inputs (no node, no bytes): constants, and
+/// pure scalar ops computed only from constants and function arguments
+/// (sizes of dynamic arguments). Recomputations clone constants and take
+/// the others as operands.
 bool isFreeValue(mlir::Operation *op);
 
 /// Operands an op writes its result into (DPS inits, insert_slice dest,
