@@ -7,7 +7,8 @@
 # BUILD_DIR defaults to build-sanitize. With TARGETs (e.g.
 # RematArenaPackingTests), only those are built and the unit tests among
 # them run: a quick check of the set-up. FUZZ_INPUTS sets the mutants per
-# tool (default 200, as test/Fuzz/fuzz.test).
+# tool (default 200, as test/Fuzz/fuzz.test), FUZZ_TIMEOUT the seconds one
+# may run before it counts as a hang (default 600).
 #
 # vptr is off: the MLIR-linked libraries are built without RTTI and the
 # solver with it, so the vptr check reports false positives across them.
@@ -41,5 +42,9 @@ fi
 ninja -C "$BUILD" remat-unittests remat-opt remat-plan
 LIT=$(command -v lit || command -v llvm-lit || echo /usr/lib/llvm-22/bin/lit)
 "$LIT" -sv "$BUILD/unittests"
+# Sanitized binaries run several times slower: a refusal that searches the
+# smallest budget of a large mutant takes 9-11 s in a release build and
+# passed the fuzzer's 60 s limit under ASan on a loaded machine.
 python3 test/Fuzz/fuzz.py --bin "$BUILD/bin" --src . --seed 1 \
-  --inputs "${FUZZ_INPUTS:-200}" --crashes "$BUILD/fuzz-crashes"
+  --inputs "${FUZZ_INPUTS:-200}" --crashes "$BUILD/fuzz-crashes" \
+  --timeout "${FUZZ_TIMEOUT:-600}"
