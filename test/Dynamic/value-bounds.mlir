@@ -7,6 +7,11 @@
 //   x 65536 + w 16384 + loss 4 + 3 x 25600 = 158724 B,
 // where the argument's bound alone would give 278532 B.
 // CHECK: "bounds": "arg0:0<=256"
+// CHECK: "name": "chunked"
+// CHECK: "peak_before": 158724
+// A constant row count bounds them the same way (its slice of %x must fit).
+// CHECK: "bounds": "arg0:0<=256"
+// CHECK: "name": "constant_rows"
 // CHECK: "peak_before": 158724
 #id = affine_map<(i, j) -> (i, j)>
 #red = affine_map<(i, j) -> ()>
@@ -19,6 +24,54 @@ func.func @chunked(%x: tensor<?x64xf32> {remat.bounds = array<i64: 256, 64>}, %w
   %zero = arith.constant 0.0 : f32
   %n = tensor.dim %x, %c0 : tensor<?x64xf32>
   %m = affine.min affine_map<(d0) -> (d0, 100)>(%n)
+  %xs = tensor.extract_slice %x[0, 0] [%m, 64] [1, 1] : tensor<?x64xf32> to tensor<?x64xf32>
+  %h_e = tensor.empty(%m) : tensor<?x64xf32>
+  %h_z = linalg.fill ins(%zero : f32) outs(%h_e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %h = linalg.matmul ins(%xs, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%h_z : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %a_e = tensor.empty(%m) : tensor<?x64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<?x64xf32>) outs(%a_e : tensor<?x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<?x64xf32>
+  %l_e = tensor.empty() : tensor<f32>
+  %l_z = linalg.fill ins(%zero : f32) outs(%l_e : tensor<f32>) -> tensor<f32>
+  %l = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["reduction", "reduction"]}
+      ins(%a : tensor<?x64xf32>) outs(%l_z : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %s = arith.addf %out, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %d_e = tensor.empty(%m) : tensor<?x64xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %h : tensor<?x64xf32>, tensor<?x64xf32>) outs(%d_e : tensor<?x64xf32>) {
+  ^bb0(%av: f32, %hv: f32, %out: f32):
+    %two = arith.constant 2.0 : f32
+    %g = arith.mulf %av, %two : f32
+    %pos = arith.cmpf ogt, %hv, %zero : f32
+    %r = arith.select %pos, %g, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<?x64xf32>
+  %g_e = tensor.empty() : tensor<64x64xf32>
+  %g_z = linalg.fill ins(%zero : f32) outs(%g_e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %g = linalg.generic {indexing_maps = [#tn_a, #tn_b, #tn_o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xs, %d : tensor<?x64xf32>, tensor<?x64xf32>) outs(%g_z : tensor<64x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %mm = arith.mulf %p, %q : f32
+    %s = arith.addf %out, %mm : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %l, %g : tensor<f32>, tensor<64x64xf32>
+}
+
+func.func @constant_rows(%x: tensor<?x64xf32> {remat.bounds = array<i64: 256, 64>}, %w: tensor<64x64xf32>)
+    -> (tensor<f32> {remat.loss}, tensor<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %m = arith.constant 100 : index
   %xs = tensor.extract_slice %x[0, 0] [%m, 64] [1, 1] : tensor<?x64xf32> to tensor<?x64xf32>
   %h_e = tensor.empty(%m) : tensor<?x64xf32>
   %h_z = linalg.fill ins(%zero : f32) outs(%h_e : tensor<?x64xf32>) -> tensor<?x64xf32>
