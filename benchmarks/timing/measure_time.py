@@ -20,7 +20,12 @@ names, rounded up to a whole percent (shown as `50% -> 78%`). Outputs of
 both versions must be identical, else the row says so and the script exits
 non-zero at the end.
 
-Usage: measure_time.py [--build BUILD] [--runs N] [--warmup W] [ROW...]
+With --calibrate, each row is also planned with a cost table of measured
+node times (calibrate_costs.py, at the budget used above) and that plan is
+timed the same way: its predicted overhead (in measured ns) against the
+measured one.
+
+Usage: measure_time.py [--build BUILD] [--runs N] [--warmup W] [--calibrate] [ROW...]
   ROW: NAME=MODEL.mlir[:HARNESS.mlir]@BUDGET (default: the rows of
   docs/benchmarks.md, "Measured time"); HARNESS defaults to
   MODEL.harness.mlir. Paths relative to the source root.
@@ -66,12 +71,14 @@ def parse_row(text):
     return name, model, src(harness) if harness else model[:-len(".mlir")] + ".harness.mlir", budget
 
 
-def fit(model, budget, out, report, env):
+def fit(model, budget, out, report, env, table=None):
     """Runs remat-opt; returns the budget used (a smaller one than asked may
-    not fit: then the smallest remat-opt names, rounded up to a percent)."""
+    not fit: then the smallest remat-opt names, rounded up to a percent).
+    With `table`, the planner reads measured costs (--remat-cost-table)."""
+    extra = ["--remat-cost-table=" + table] if table else []
     def run(b):
         return subprocess.run(["remat-opt", model, "--remat-budget=" + b,
-                               "--remat-report=" + report, "-o", out],
+                               "--remat-report=" + report, "-o", out] + extra,
                               capture_output=True, text=True, env=env)
     p = run(budget)
     if p.returncode == 0:
@@ -125,15 +132,22 @@ def main():
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--calibrate", action="store_true",
+                    help="also plan each row with a cost table of measured node "
+                         "times (calibrate_costs.py) and time that plan")
     args = ap.parse_args()
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([os.path.join(os.path.abspath(args.build), "bin"),
                                    "/usr/lib/llvm-22/bin", env.get("PATH", "")])
 
+    calibrated = ("| calibrated: strategy | predicted | measured (median ± MAD) | outputs "
+                  if args.calibrate else "")
     print("| step | budget | strategy | predicted overhead | measured overhead "
           "(median ± MAD) | ratio p10 .. p90 | original, median | fitted, median "
-          "| peak predicted | peak measured | outputs |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          "| peak predicted | peak measured | outputs %s|" % calibrated)
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- %s|"
+          % ("| --- | ---: | ---: | --- " if args.calibrate else ""))
+    tables = {}
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         for row in args.rows:
@@ -145,13 +159,27 @@ def main():
             timers, ratio, identical = measure(model, remat, harness, args, env)
             peaks = [peak(model, harness, env), peak(remat, harness, env)]
             failed |= not identical
+            cal = ""
+            if args.calibrate:
+                if model not in tables:
+                    tables[model] = os.path.join(tmp, "table%d.json" % len(tables))
+                    subprocess.run([sys.executable, os.path.join(HERE, "calibrate_costs.py"),
+                                    model, "-o", tables[model], "--build", args.build],
+                                   check=True, capture_output=True, env=env)
+                fit(model, used.split(" -> ")[-1], remat, report, env, tables[model])
+                c = json.load(open(report))["functions"][0]
+                _, cratio, cidentical = measure(model, remat, harness, args, env)
+                failed |= not cidentical
+                cal = "| %s | %+.1f %% | %+.1f %% ± %.1f | %s " % (
+                    c["strategy"], c["overhead_percent"], 100 * (cratio["median"] - 1),
+                    100 * cratio["mad"], "identical" if cidentical else "DIFFERENT")
             print("| %s | %s | %s | %+.1f %% | %+.1f %% ± %.1f | %.3f .. %.3f | %s | %s "
-                  "| %d -> %d B | %d -> %d B | %s |" % (
+                  "| %d -> %d B | %d -> %d B | %s %s|" % (
                       name, used, f["strategy"], f["overhead_percent"],
                       100 * (ratio["median"] - 1), 100 * ratio["mad"],
                       ratio["p10"], ratio["p90"], ms(timers[0]["median_ns"]),
                       ms(timers[1]["median_ns"]), f["peak_before"], f["peak_after"],
-                      peaks[0], peaks[1], "identical" if identical else "DIFFERENT"))
+                      peaks[0], peaks[1], "identical" if identical else "DIFFERENT", cal))
             sys.stdout.flush()
     print("\n%d timed calls of each version per row after %d warm-up calls, "
           "alternating." % (args.runs, args.warmup))

@@ -136,6 +136,42 @@ def ExportGraphPass : Pass<"remat-export-graph", "mlir::ModuleOp"> {
 }
 
 
+def TimeNodesPass : Pass<"remat-time-nodes", "mlir::ModuleOp"> {
+  let summary = "Time every planner node of a training step, in the lowering";
+  let description = [{
+    Adds to the module one private function per planner node of the training
+    step (the node's ops, its initial values included, taking what the node
+    reads as arguments) and a `@main` that, for each node in program order,
+    builds arguments of its input types (filled with 0.5, integers with 0),
+    calls it `warmup` times, then `runs` times, each call timed alone with
+    libRematRuntime's timer 0, prints the timer (`timer id=0 ... median_ns=`
+    on stderr) and resets it. `keys=FILE` receives, as JSON, the cost-table
+    key of each node's ops in the same order, so that
+    `benchmarks/timing/calibrate_costs.py` can write a cost table of
+    measured times for `--remat-cost-table`. Lower the module as the step is
+    lowered (`-remat-lower-to-cpu`) and run `@main` with the runtime.
+
+    The step is the module's only training step, or `function=`. Nodes are
+    timed on their own, with every input in cache after the warm-up: a lower
+    bound on the time in the step where inputs come from memory.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The training step (default: the module's only one)">,
+    Option<"keys", "keys", "std::string", /*default=*/"\"\"",
+           "Write the nodes' cost-table keys, in timing order, as JSON (required)">,
+    Option<"runs", "runs", "int", /*default=*/"20",
+           "Timed calls of each node">,
+    Option<"warmup", "warmup", "int", /*default=*/"3",
+           "Untimed calls of each node first">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
   let summary = "Keep K checkpoints of a scan's carries instead of its stacks";
   let description = [{
