@@ -270,6 +270,12 @@ private:
       inPlace = true;
       inPlaceOf[r.getResultNumber()] = readsOf(target);
       cost->resultBytes[r.getResultNumber()] = 0;
+      // The destination's buffer now holds this result: a recomputed copy
+      // of the destination would be a buffer more, not this one restored.
+      for (TensorId t : inPlaceOf[r.getResultNumber()])
+        if (NodeId producer = result.graph.tensor(t).producer;
+            producer != kNone)
+          result.graph.node(producer).recomputable = false;
     }
 
     bool isForward = forward.contains(op);

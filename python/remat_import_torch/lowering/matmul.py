@@ -1,4 +1,4 @@
-"""Matrix products (mm, bmm, addmm): linalg.matmul / batch_matmul, or a
+"""Matrix products (mm, bmm, addmm, baddbmm): linalg.matmul / batch_matmul, or a
 generic reading a transposed operand through its indexing map."""
 
 from ..graph import meta_shape
@@ -61,3 +61,16 @@ def addmm(em, node, bias, a, b, beta=1, alpha=1):
     init = em.ewise(node.name + ".bias", node.name + "_init", [bv], lambda bb, x: x[0],
                     out_shape=shape)
     return matmul(em, node.name, node.name, a, b, init)
+
+
+@lowers("aten.baddbmm.default")
+def baddbmm(em, node, bias, a, b, beta=1, alpha=1):
+    """bias + a @ b, batched (attention with an additive mask): the bias,
+    broadcast, is the product's initial value."""
+    if beta != 1 or alpha != 1:
+        raise Unsupported("baddbmm with beta/alpha")
+    shape = meta_shape(node)[0]
+    bv = em.get(bias)
+    init = em.ewise(node.name + ".bias", node.name + "_init", [bv], lambda bb, x: x[0],
+                    out_shape=shape)
+    return matmul(em, node.name, node.name, a, b, init, batch=True)

@@ -129,3 +129,26 @@ class SqueezeHead(nn.Module):
 
     def forward(self, x):
         return self.fc2(torch.relu(self.fc1(x.flatten(1)))).squeeze()
+
+
+class TinyDecoder(nn.Module):
+    """A GPT-like decoder block: token ids made from the float input
+    (_to_copy to int64, remainder), token embeddings plus learned positions,
+    a causal self-attention encoder layer (the additive mask through
+    baddbmm), mean over positions, a linear head."""
+
+    def __init__(self, vocab=32, d=16, heads=2, seq=8, classes=10):
+        super().__init__()
+        self.vocab = vocab
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(1, seq, d) * 0.1)
+        self.block = nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.0,
+                                                batch_first=True)
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(seq))
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x):
+        ids = (x * 1000).long() % self.vocab
+        h = self.tok(ids) + self.pos
+        h = self.block(h, src_mask=self.mask)
+        return self.head(h.mean(dim=1))
