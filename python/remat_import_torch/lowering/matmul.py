@@ -52,25 +52,23 @@ def bmm(em, node, a, b):
     return matmul(em, node.name, node.name, a, b, z, batch=True)
 
 
-@lowers("aten.addmm.default")
-def addmm(em, node, bias, a, b, beta=1, alpha=1):
+def _into_bias(em, node, bias, a, b, beta, alpha, batch):
+    """bias (broadcast, the product's initial value) + a @ b."""
     if beta != 1 or alpha != 1:
-        raise Unsupported("addmm with beta/alpha")
+        raise Unsupported("%s with beta/alpha" % node.target)
     shape = meta_shape(node)[0]
     bv = em.get(bias)
     init = em.ewise(node.name + ".bias", node.name + "_init", [bv], lambda bb, x: x[0],
                     out_shape=shape)
-    return matmul(em, node.name, node.name, a, b, init)
+    return matmul(em, node.name, node.name, a, b, init, batch=batch)
+
+
+@lowers("aten.addmm.default")
+def addmm(em, node, bias, a, b, beta=1, alpha=1):
+    return _into_bias(em, node, bias, a, b, beta, alpha, batch=False)
 
 
 @lowers("aten.baddbmm.default")
 def baddbmm(em, node, bias, a, b, beta=1, alpha=1):
-    """bias + a @ b, batched (attention with an additive mask): the bias,
-    broadcast, is the product's initial value."""
-    if beta != 1 or alpha != 1:
-        raise Unsupported("baddbmm with beta/alpha")
-    shape = meta_shape(node)[0]
-    bv = em.get(bias)
-    init = em.ewise(node.name + ".bias", node.name + "_init", [bv], lambda bb, x: x[0],
-                    out_shape=shape)
-    return matmul(em, node.name, node.name, a, b, init, batch=True)
+    """Batched, as attention adds its mask."""
+    return _into_bias(em, node, bias, a, b, beta, alpha, batch=True)
