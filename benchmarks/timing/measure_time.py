@@ -121,6 +121,51 @@ def peak(step, harness, env):
     return int(m.group(1))
 
 
+def compare_strategies(args, env):
+    """auto against every strategy asked for, each planned with the row's
+    calibrated table at auto's budget and timed against the original."""
+    names = args.strategies.split(",")
+    print("| step | budget | auto chose | " + " | ".join(names) +
+          " | auto within 2 % of the fastest |")
+    print("| --- | ---: | --- | " + " | ".join("---:" for _ in names) + " | --- |")
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in args.rows:
+            name, model, harness, budget = parse_row(row)
+            table = os.path.join(tmp, "table.json")
+            p = subprocess.run([sys.executable, os.path.join(HERE, "calibrate_costs.py"),
+                                model, "-o", table, "--build", args.build],
+                               capture_output=True, text=True, env=env)
+            if p.returncode != 0:
+                print("| %s | | n/a (%s) |" % (name, p.stderr.strip().splitlines()[-1]))
+                continue
+            remat, report = os.path.join(tmp, "remat.mlir"), os.path.join(tmp, "r.json")
+            used = fit(model, budget, remat, report, env, table).split(" -> ")[-1]
+            chose = json.load(open(report))["functions"][0]["strategy"]
+            measured = {}
+            for s in ["auto"] + names:
+                p = subprocess.run(["remat-opt", model, "--remat-budget=" + used,
+                                    "--remat-strategy=" + s, "--remat-cost-table=" + table,
+                                    "-o", remat], capture_output=True, text=True, env=env)
+                if p.returncode != 0:
+                    measured[s] = None
+                    continue
+                _, ratio, identical = measure(model, remat, harness, args, env)
+                failed |= not identical
+                measured[s] = 100 * (ratio["median"] - 1)
+            done = [v for v in measured.values() if v is not None]
+            ok = measured["auto"] is not None and measured["auto"] <= min(done) + 2
+            failed |= not ok
+            print("| %s | %s | %s | %s | %s (auto %+.1f %%, fastest %+.1f %%) |" % (
+                name, used, chose,
+                " | ".join("misses" if measured[s] is None else "%+.1f %%" % measured[s]
+                           for s in names),
+                "yes" if ok else "NO", measured["auto"], min(done)))
+            sys.stdout.flush()
+    print("\nMeasured overhead over the original (median of %d paired calls)." % args.runs)
+    return 1 if failed else 0
+
+
 def ms(ns):
     return "%.2f ms" % (ns / 1e6)
 
@@ -132,6 +177,11 @@ def main():
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--strategies", metavar="NAME,...",
+                    help="instead of the table: plan each row with a calibrated cost "
+                         "table by auto and by each of these strategies at auto's "
+                         "budget, time every plan, and say whether auto's is within "
+                         "2 %% of the fastest measured")
     ap.add_argument("--calibrate", action="store_true",
                     help="also plan each row with a cost table of measured node "
                          "times (calibrate_costs.py) and time that plan")
@@ -140,6 +190,8 @@ def main():
     env["PATH"] = os.pathsep.join([os.path.join(os.path.abspath(args.build), "bin"),
                                    "/usr/lib/llvm-22/bin", env.get("PATH", "")])
 
+    if args.strategies:
+        sys.exit(compare_strategies(args, env))
     calibrated = ("| calibrated: strategy | predicted | measured (median ± MAD) | outputs "
                   if args.calibrate else "")
     print("| step | budget | strategy | predicted overhead | measured overhead "
