@@ -121,6 +121,18 @@ def peak(step, harness, env):
     return int(m.group(1))
 
 
+def calibrate(model, table, args, env):
+    """Writes the cost table of measured node times of `model`; returns why
+    it could not (a step with loops), else None."""
+    p = subprocess.run([sys.executable, os.path.join(HERE, "calibrate_costs.py"),
+                        model, "-o", table, "--build", args.build],
+                       capture_output=True, text=True, env=env)
+    if p.returncode == 0:
+        return None
+    lines = p.stderr.strip().splitlines()
+    return next((l for l in lines if "error:" in l), lines[-1] if lines else "failed")
+
+
 def compare_strategies(args, env):
     """auto against every strategy asked for, each planned with the row's
     calibrated table at auto's budget and timed against the original."""
@@ -133,11 +145,9 @@ def compare_strategies(args, env):
         for row in args.rows:
             name, model, harness, budget = parse_row(row)
             table = os.path.join(tmp, "table.json")
-            p = subprocess.run([sys.executable, os.path.join(HERE, "calibrate_costs.py"),
-                                model, "-o", table, "--build", args.build],
-                               capture_output=True, text=True, env=env)
-            if p.returncode != 0:
-                print("| %s | | n/a (%s) |" % (name, p.stderr.strip().splitlines()[-1]))
+            why = calibrate(model, table, args, env)
+            if why:
+                print("| %s | | n/a (%s) |" % (name, why))
                 continue
             remat, report = os.path.join(tmp, "remat.mlir"), os.path.join(tmp, "r.json")
             used = fit(model, budget, remat, report, env, table).split(" -> ")[-1]
@@ -215,11 +225,9 @@ def main():
             if args.calibrate:
                 if model not in tables:
                     tables[model] = os.path.join(tmp, "table%d.json" % len(tables))
-                    p = subprocess.run([sys.executable, os.path.join(HERE, "calibrate_costs.py"),
-                                        model, "-o", tables[model], "--build", args.build],
-                                       capture_output=True, text=True, env=env)
-                    if p.returncode != 0:  # Loops: their bodies are not timed.
-                        print(p.stderr.strip().splitlines()[-1], file=sys.stderr)
+                    why = calibrate(model, tables[model], args, env)
+                    if why:  # Loops: their bodies are not timed.
+                        print(why, file=sys.stderr)
                         tables[model] = None
             if args.calibrate and tables[model] is None:
                 cal = "| n/a | | | "

@@ -12,10 +12,20 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
 namespace remat {
+
+SmallVector<Value> valuesRead(Operation *op) {
+  llvm::SetVector<Value> read(op->getOperands().begin(),
+                              op->getOperands().end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, read);
+  return read.takeVector();
+}
 
 bool isConstantValue(Operation *op) {
   return op->getNumOperands() == 0 && op->getNumRegions() == 0 &&

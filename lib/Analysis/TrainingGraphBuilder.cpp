@@ -30,15 +30,6 @@ unsigned lossResultIndex(func::FuncOp func) {
 namespace {
 
 
-/// Values an op reads: its operands and the values its regions capture.
-SmallVector<Value> valuesRead(Operation *op) {
-  llvm::SetVector<Value> read(op->getOperands().begin(),
-                              op->getOperands().end());
-  for (Region &region : op->getRegions())
-    getUsedValuesDefinedAbove(region, read);
-  return read.takeVector();
-}
-
 /// Ops of `block` (and, through recompute regions, below) that the loss
 /// depends on.
 llvm::SmallPtrSet<Operation *, 32> forwardOps(Value loss) {

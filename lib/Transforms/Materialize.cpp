@@ -176,13 +176,7 @@ private:
       Operation *clone = nullptr;
       for (Operation *op : ig.nodeOps[n]) {
         // The original may read any copy of its inputs; map all of them.
-        SmallVector<Value> read(op->getOperands());
-        for (Region &region : op->getRegions()) {
-          llvm::SetVector<Value> captured;
-          getUsedValuesDefinedAbove(region, captured);
-          read.append(captured.begin(), captured.end());
-        }
-        for (Value v : read) {
+        for (Value v : valuesRead(op)) {
           TensorId t = tensorOf(v);
           if (t == kNone)
             continue;

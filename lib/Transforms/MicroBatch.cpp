@@ -12,10 +12,12 @@
 
 #include "remat/Transforms/MicroBatch.h"
 
+#include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Transforms/Prepare.h"
+#include "remat/Transforms/RematReport.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
@@ -32,9 +34,13 @@ using namespace remat;
 
 namespace {
 
-std::string percentOf(double part, double whole) {
-  return whole > 0 ? llvm::formatv("{0:F1}%", 100.0 * part / whole).str()
-                   : std::string("n/a");
+/// Clones `from`'s ops but its terminator at `b` (values mapped by `map`)
+/// and returns what the terminator passes on, mapped.
+SmallVector<Value> cloneBodyInto(Block &from, OpBuilder &b, IRMapping &map) {
+  for (Operation &op : from.without_terminator())
+    b.clone(op, map);
+  return llvm::map_to_vector(from.getTerminator()->getOperands(),
+                             [&](Value v) { return map.lookup(v); });
 }
 
 /// The loop body as a private function next to `parent`: arguments are the
@@ -48,8 +54,7 @@ func::FuncOp outlineBody(scf::ForOp loop, func::FuncOp parent,
   SmallVector<Operation *> constants;
   for (Value v : above) {
     Operation *def = v.getDefiningOp();
-    if (def && def->hasTrait<OpTrait::ConstantLike>() &&
-        def->getNumOperands() == 0)
+    if (def && isConstantValue(def))
       constants.push_back(def);
     else
       captured.push_back(v);
@@ -78,12 +83,8 @@ func::FuncOp outlineBody(scf::ForOp loop, func::FuncOp parent,
   b.setInsertionPointToStart(entry);
   for (Operation *c : constants)
     b.clone(*c, map);
-  for (Operation &op : body.without_terminator())
-    b.clone(op, map);
-  SmallVector<Value> yielded;
-  for (Value v : body.getTerminator()->getOperands())
-    yielded.push_back(map.lookup(v));
-  func::ReturnOp::create(b, body.getTerminator()->getLoc(), yielded);
+  func::ReturnOp::create(b, body.getTerminator()->getLoc(),
+                         cloneBodyInto(body, b, map));
   return func;
 }
 
@@ -100,12 +101,8 @@ void inlineBody(func::FuncOp func, scf::ForOp loop, ArrayRef<Value> captured) {
           body.getArguments());
   map.map(entry.getArguments().drop_front(body.getNumArguments()), captured);
   OpBuilder b = OpBuilder::atBlockEnd(&body);
-  for (Operation &op : entry.without_terminator())
-    b.clone(op, map);
-  SmallVector<Value> yielded;
-  for (Value v : entry.getTerminator()->getOperands())
-    yielded.push_back(map.lookup(v));
-  scf::YieldOp::create(b, entry.getTerminator()->getLoc(), yielded);
+  scf::YieldOp::create(b, entry.getTerminator()->getLoc(),
+                       cloneBodyInto(entry, b, map));
 }
 
 /// The function's program order, simulated with its timeline.

@@ -3,11 +3,17 @@
 #include "remat/Transforms/RematReport.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace remat {
+
+std::string percentOf(double part, double whole) {
+  return whole > 0 ? llvm::formatv("{0:F1}%", 100.0 * part / whole).str()
+                   : std::string("n/a");
+}
 
 FunctionReport &RematReport::add(llvm::StringRef name,
                                  llvm::StringRef strategy, int64_t budget) {

@@ -50,10 +50,6 @@ private:
 constexpr int kExactMinimumBudgetNodes = 1000;
 constexpr int kMinimumBudgetGranularityShift = 8;
 
-std::string percentOf(double part, double whole) {
-  return whole > 0 ? llvm::formatv("{0:F1}%", 100.0 * part / whole).str()
-                   : std::string("n/a");
-}
 
 remark::RemarkOpts remarkOpts(llvm::StringRef name, llvm::StringRef function) {
   return remark::RemarkOpts::name(name).category("remat").function(function);

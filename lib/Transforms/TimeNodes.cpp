@@ -19,7 +19,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,16 +49,9 @@ llvm::SetVector<Value> nodeInputs(ArrayRef<Operation *> ops,
     else
       inputs.insert(v);
   };
-  for (Operation *op : ops) {
-    for (Value v : op->getOperands())
+  for (Operation *op : ops)
+    for (Value v : valuesRead(op))
       add(v);
-    for (Region &region : op->getRegions()) {
-      llvm::SetVector<Value> captured;
-      getUsedValuesDefinedAbove(region, captured);
-      for (Value v : captured)
-        add(v);
-    }
-  }
   constants.assign(consts.begin(), consts.end());
   return inputs;
 }

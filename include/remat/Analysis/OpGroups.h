@@ -23,8 +23,12 @@
 #define REMAT_ANALYSIS_OPGROUPS_H
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace remat {
+
+/// Values an op reads: its operands and the values its regions capture.
+llvm::SmallVector<mlir::Value> valuesRead(mlir::Operation *op);
 
 /// Constants: values without inputs that cost no bytes at run time.
 bool isConstantValue(mlir::Operation *op);

@@ -56,6 +56,10 @@ struct FunctionReport {
   std::string bounds;
 };
 
+/// "42.0%" of `whole` (one decimal), "n/a" when `whole` is not positive: how
+/// remarks and errors state peaks, budgets and overheads.
+std::string percentOf(double part, double whole);
+
 class RematReport {
 public:
   FunctionReport &add(llvm::StringRef name, llvm::StringRef strategy,
