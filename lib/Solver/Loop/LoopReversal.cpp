@@ -1,6 +1,7 @@
 //===- LoopReversal.cpp - Binomial checkpointing of a loop of T steps ----===//
 
 #include "remat/Solver/Loop/LoopReversal.h"
+#include "ReversalWalk.h"
 
 #include <algorithm>
 #include <string>
@@ -10,38 +11,17 @@ namespace {
 
 constexpr int64_t kSaturated = int64_t(1) << 62;
 
-/// The actions of a reversal, in order, handed to a visitor:
-///   v.advance(from, count)  re-run `count` steps from the carry at `from`;
-///   v.store(position)       keep the carry reached in the next slot;
-///   v.reverse(step)         reverse step `step` (its input carry at hand).
 /// The forward loop's stores come first (store(0) included), then the
-/// peeled last step's reversal, then one interpreter action at a time.
+/// peeled last step's reversal, then the interpreter from the first sweep's
+/// slots.
 template <typename Visitor>
 void walkReversal(int64_t steps, int64_t slots, Visitor &v) {
   std::vector<int64_t> pos = firstSweepPositions(steps, slots);
   for (int64_t p : pos)
     v.store(p);
   v.forwardLoopDone();
-  int64_t done = steps - 1;
-  v.reverse(done); // From carry_{T-1}, the forward loop's result.
-  while (done > 0) {
-    const int64_t lo = pos.back();
-    const int64_t length = done - lo;
-    const int64_t free = slots - static_cast<int64_t>(pos.size());
-    const bool turn = length == 1 || free == 0;
-    v.action(turn);
-    if (turn) {
-      v.advance(lo, length - 1);
-      v.reverse(--done);
-      if (done == lo && pos.size() > 1)
-        pos.pop_back();
-      continue;
-    }
-    const int64_t m = optimalSplit(length, free + 1);
-    v.advance(lo, m);
-    pos.push_back(lo + m);
-    v.store(lo + m);
-  }
+  v.reverse(steps - 1); // From carry_{T-1}, the forward loop's result.
+  detail::walkInterpreter(std::move(pos), steps - 1, slots, v);
 }
 
 } // namespace
@@ -102,26 +82,7 @@ std::vector<int64_t> firstSweepPositions(int64_t steps, int64_t slots) {
 }
 
 LoopReversalCounts countLoopReversal(int64_t steps, int64_t slots) {
-  struct Counter {
-    LoopReversalCounts c;
-    bool inForward = true;
-    void store(int64_t) {
-      if (inForward)
-        ++c.firstSweepShots;
-    }
-    bool inTurn = false;
-    void forwardLoopDone() { inForward = false; }
-    void advance(int64_t, int64_t n) {
-      c.advances += n;
-      (inTurn ? c.turnAdvances : c.storeAdvances) += n;
-    }
-    void reverse(int64_t) {}
-    void action(bool turn) {
-      ++c.actions;
-      ++(turn ? c.turns : c.stores);
-      inTurn = turn;
-    }
-  } counter;
+  detail::ReversalCounter counter;
   walkReversal(steps, slots, counter);
   counter.c.forwardSteps = steps + counter.c.advances;
   return counter.c;
@@ -129,57 +90,9 @@ LoopReversalCounts countLoopReversal(int64_t steps, int64_t slots) {
 
 UnrolledReversal unrolledLoopReversal(int64_t steps, int64_t slots,
                                       int64_t carryBytes) {
-  UnrolledReversal u;
-  TrainingGraph &g = u.graph;
-  std::vector<TensorId> carry{g.addInput("carry0", carryBytes)};
-  std::vector<NodeId> fwd;
-  for (int64_t i = 1; i <= steps; ++i) {
-    const std::string n = std::to_string(i);
-    fwd.push_back(g.addNode("F" + n, NodeKind::Forward, 1, {carry.back()},
-                            {carryBytes}));
-    carry.push_back(g.node(fwd.back()).outputs[0]);
-  }
-  NodeId loss = g.addNode("loss", NodeKind::Forward, 0, {carry[steps]}, {4});
-  g.markRequired(g.node(loss).outputs[0]);
-  NodeId seed = g.addNode("dloss", NodeKind::Backward, 0,
-                          {g.node(loss).outputs[0]}, {carryBytes});
-  std::vector<NodeId> bwd(steps + 1, kNone);
-  TensorId d = g.node(seed).outputs[0];
-  for (int64_t i = steps; i >= 1; --i) {
-    bwd[i] = g.addNode("B" + std::to_string(i), NodeKind::Backward, 1,
-                       {carry[i - 1], d}, {carryBytes});
-    d = g.node(bwd[i]).outputs[0];
-  }
-  g.markRequired(d);
-
-  struct Emitter {
-    Schedule runs;
-    const std::vector<NodeId> &fwd, &bwd;
-    int64_t steps;
-    void store(int64_t) {}
-    void forwardLoopDone() {
-      for (NodeId n : fwd) // Steps 0..T-2, then the peeled step T-1.
-        runs.run(n);
-    }
-    void advance(int64_t from, int64_t n) {
-      for (int64_t i = 0; i < n; ++i)
-        runs.run(fwd[from + i]);
-    }
-    void reverse(int64_t step) { runs.run(bwd[step + 1]); }
-    void action(bool) {}
-  } emitter{Schedule(), fwd, bwd, steps};
-  // The loss and its seed run between the forward loop and the reversal.
-  struct Sequencer : Emitter {
-    NodeId loss, seed;
-    void forwardLoopDone() {
-      Emitter::forwardLoopDone();
-      runs.run(loss);
-      runs.run(seed);
-    }
-  } seq{emitter, loss, seed};
-  walkReversal(steps, slots, seq);
-  u.schedule = seq.runs.withEagerFrees(g);
-  return u;
+  detail::ChainEmitter emitter(steps, carryBytes);
+  walkReversal(steps, slots, emitter);
+  return emitter.finish();
 }
 
 } // namespace remat
