@@ -51,6 +51,15 @@ bool isFreeValue(Operation *op) {
   });
 }
 
+namespace {
+/// A while whose condition passes its arguments on unchanged: iteration k
+/// of every argument lives in one buffer, the init's (as in an scf.for).
+bool passesArgumentsOn(scf::WhileOp loop) {
+  return llvm::equal(loop.getConditionOp().getArgs(),
+                     loop.getBeforeArguments());
+}
+} // namespace
+
 SmallVector<OpOperand *> destinationOperands(Operation *op) {
   SmallVector<OpOperand *> dests;
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
@@ -61,6 +70,10 @@ SmallVector<OpOperand *> destinationOperands(Operation *op) {
   } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
     // The iterations write into the buffers of the inits.
     for (OpOperand &init : loop.getInitArgsMutable())
+      dests.push_back(&init);
+  } else if (auto loop = dyn_cast<scf::WhileOp>(op);
+             loop && passesArgumentsOn(loop)) {
+    for (OpOperand &init : loop.getInitsMutable())
       dests.push_back(&init);
   }
   return dests;
@@ -93,7 +106,10 @@ bool isLoopIterArg(Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
   if (!arg)
     return false;
-  auto loop = dyn_cast<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
+  Operation *parent = arg.getOwner()->getParentOp();
+  if (auto loop = dyn_cast<scf::WhileOp>(parent); loop && passesArgumentsOn(loop))
+    return true; // The before and the after block's arguments alike.
+  auto loop = dyn_cast<LoopLikeOpInterface>(parent);
   return loop && llvm::is_contained(loop.getRegionIterArgs(), arg);
 }
 
@@ -144,6 +160,10 @@ OpOperand *tiedInit(OpResult result) {
                                         : nullptr;
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return loop.getTiedLoopInit(result);
+  if (auto loop = dyn_cast<scf::WhileOp>(op))
+    return passesArgumentsOn(loop)
+               ? &loop.getInitsMutable()[result.getResultNumber()]
+               : nullptr;
   SmallVector<OpOperand *> dests = destinationOperands(op);
   return dests.size() == 1 && op->getNumResults() == 1 ? dests.front()
                                                         : nullptr;
@@ -196,7 +216,7 @@ Value inPlaceTarget(Value v) {
       continue;
     }
     OpOperand *init = tiedInit(result);
-    if (!init || isa<scf::ForOp>(result.getOwner()))
+    if (!init || isa<scf::ForOp, scf::WhileOp>(result.getOwner()))
       return v;
     v = init->get();
   }

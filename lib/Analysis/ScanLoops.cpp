@@ -29,10 +29,10 @@ std::optional<int64_t> unitTripCount(scf::ForOp loop) {
   return *ub;
 }
 
-bool isPureBody(scf::ForOp loop) {
+bool isPureBlock(Block *block) {
   bool pure = true;
-  loop.getBody()->walk([&](Operation *op) {
-    if (!isa<scf::YieldOp>(op) && !isMemoryEffectFree(op))
+  block->walk([&](Operation *op) {
+    if (!isa<scf::YieldOp, scf::ConditionOp>(op) && !isMemoryEffectFree(op))
       pure = false;
   });
   return pure;
@@ -60,23 +60,52 @@ bool isRowAccess(OffsetSizeAndStrideOpInterface slice, RankedTensorType stack,
   });
 }
 
-/// `v` is T-1-j for the backward loop's induction variable j.
-bool isReversedIndex(Value v, Value iv, int64_t steps) {
+/// `v` is last - j for the backward loop's induction variable j, where
+/// `last` is T-1: the constant steps - 1, or tripCount - 1 (online).
+bool isReversedIndex(Value v, Value iv, int64_t steps, Value tripCount) {
   auto sub = v.getDefiningOp<arith::SubIOp>();
-  return sub && sub.getRhs() == iv && constantIndex(sub.getLhs()) == steps - 1;
+  if (!sub || sub.getRhs() != iv)
+    return false;
+  if (!tripCount)
+    return constantIndex(sub.getLhs()) == steps - 1;
+  auto last = sub.getLhs().getDefiningOp<arith::SubIOp>();
+  return last && last.getLhs() == tripCount &&
+         constantIndex(last.getRhs()) == 1;
+}
+
+/// The after-block argument of `loop` that starts at 0 and is yielded
+/// incremented by 1, if any.
+std::optional<unsigned> counterOf(scf::WhileOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getAfterBody()->getTerminator());
+  for (auto [k, arg] : llvm::enumerate(loop.getAfterArguments())) {
+    if (!arg.getType().isIndex() || constantIndex(loop.getInits()[k]) != 0)
+      continue;
+    auto add = yield.getOperand(k).getDefiningOp<arith::AddIOp>();
+    if (add && ((add.getLhs() == arg && constantIndex(add.getRhs()) == 1) ||
+                (add.getRhs() == arg && constantIndex(add.getLhs()) == 1)))
+      return k;
+  }
+  return std::nullopt;
 }
 
 class Matcher {
 public:
-  explicit Matcher(scf::ForOp forward) : forward(forward) {}
+  explicit Matcher(Operation *forward) : forward(forward) {}
 
   std::variant<ScanPair, std::string> run() {
-    std::optional<int64_t> steps = unitTripCount(forward);
-    if (!steps)
-      return std::string("its bounds are not 0 to a constant with step 1");
     pair.forward = forward;
-    pair.steps = *steps;
-    if (!isPureBody(forward))
+    if (auto loop = dyn_cast<scf::ForOp>(forward)) {
+      std::optional<int64_t> steps = unitTripCount(loop);
+      if (!steps)
+        return std::string("its bounds are not 0 to a constant with step 1");
+      pair.steps = *steps;
+    } else if (auto loop = dyn_cast<scf::WhileOp>(forward)) {
+      if (std::optional<std::string> why = matchWhile(loop))
+        return *why;
+    } else {
+      return std::string("it is not an scf.for or scf.while");
+    }
+    if (!isPureBlock(pair.body()))
       return std::string("its body has side effects");
     if (std::optional<std::string> why = splitIterArgs())
       return *why;
@@ -89,19 +118,52 @@ public:
   }
 
 private:
+  /// An scf.while whose condition passes its arguments on unchanged, pure,
+  /// with a counter from 0 by 1 (the stacks' index) and rows enough for the
+  /// most steps (the stacks' leading size, checked in splitIterArgs).
+  std::optional<std::string> matchWhile(scf::WhileOp loop) {
+    auto cond = loop.getConditionOp();
+    if (!llvm::equal(cond.getArgs(), loop.getBeforeArguments()) ||
+        TypeRange(ValueRange(loop.getBeforeArguments())) !=
+            TypeRange(ValueRange(loop.getAfterArguments())))
+      return std::string("its condition does not pass its arguments on "
+                         "unchanged to the body");
+    if (!isPureBlock(loop.getBeforeBody()))
+      return std::string("its condition has side effects");
+    std::optional<unsigned> counter = counterOf(loop);
+    if (!counter)
+      return std::string("it has no counter from 0 by 1 (an index argument "
+                         "yielded as itself + 1) to stack its values at");
+    pair.counter = *counter;
+    return std::nullopt;
+  }
+
+private:
   /// Stacks: iter_args yielded as an insert of one row at %i into
-  /// themselves, and read nowhere else in the body.
+  /// themselves, and read nowhere else in the body (nor in a while's
+  /// condition); a while's stacks have one row per step it may take.
   std::optional<std::string> splitIterArgs() {
-    auto yield = cast<scf::YieldOp>(forward.getBody()->getTerminator());
-    for (auto [k, arg] : llvm::enumerate(forward.getRegionIterArgs())) {
+    scf::YieldOp yield = pair.yield();
+    const unsigned n = yield.getNumOperands();
+    auto loop = dyn_cast<scf::WhileOp>(forward);
+    for (unsigned k = 0; k < n; ++k) {
+      if (loop && k == pair.counter)
+        continue;
+      Value arg = pair.iterArg(k);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       if (!type || !type.hasStaticShape())
         return std::string("iter_arg #") + std::to_string(k) +
                " is not a statically shaped tensor";
       auto insert = yield.getOperand(k).getDefiningOp<tensor::InsertSliceOp>();
       if (insert && insert.getDest() == arg && arg.hasOneUse() &&
-          isRowAccess(insert, type, forward.getInductionVar()) &&
-          type.getDimSize(0) == pair.steps) {
+          isRowAccess(insert, type, pair.index()) &&
+          (loop ? llvm::all_of(loop.getBeforeArguments()[k].getUsers(),
+                               llvm::IsaPred<scf::ConditionOp>) &&
+                      (pair.stacks.empty() ||
+                       type.getDimSize(0) == pair.steps)
+                : type.getDimSize(0) == pair.steps)) {
+        if (loop)
+          pair.steps = type.getDimSize(0);
         pair.stacks.push_back(k);
         pair.inserts.push_back(insert);
         pair.stackBytes += typeBytes(type).value_or(0);
@@ -116,8 +178,10 @@ private:
   /// The one loop reading the stacks, each row at T-1-j.
   bool matchBackward() {
     pair.reads.resize(pair.stacks.size());
+    Value tripCount =
+        pair.online() ? forward->getResult(pair.counter) : Value();
     for (auto [s, k] : llvm::enumerate(pair.stacks)) {
-      Value stack = forward.getResult(k);
+      Value stack = forward->getResult(k);
       for (Operation *user : stack.getUsers()) {
         auto read = dyn_cast<tensor::ExtractSliceOp>(user);
         auto loop = read ? read->getParentOfType<scf::ForOp>() : nullptr;
@@ -135,7 +199,7 @@ private:
                          read.getOffsets().empty() ? Value()
                                                    : read.getOffsets()[0]) ||
             !isReversedIndex(read.getOffsets()[0], loop.getInductionVar(),
-                             pair.steps)) {
+                             pair.steps, tripCount)) {
           why = "its stack (result #" + std::to_string(k) +
                 ") is read at an index other than T-1-j of the backward "
                 "loop's j (rows read out of order)";
@@ -149,7 +213,12 @@ private:
       }
     }
     scf::ForOp bwd = pair.backward;
-    if (!bwd || unitTripCount(bwd) != pair.steps) {
+    const bool sameSteps =
+        bwd && (tripCount ? constantIndex(bwd.getLowerBound()) == 0 &&
+                                bwd.getUpperBound() == tripCount &&
+                                constantIndex(bwd.getStep()) == 1
+                          : unitTripCount(bwd) == pair.steps);
+    if (!sameSteps) {
       why = "the loop reading its stacks does not run from 0 to the same T "
             "with step 1";
       return false;
@@ -158,22 +227,52 @@ private:
       why = "the loop reading its stacks is in another block";
       return false;
     }
-    if (!isPureBody(bwd)) {
+    if (!isPureBlock(bwd.getBody())) {
       why = "the loop reading its stacks has side effects";
       return false;
     }
     return true;
   }
 
-  scf::ForOp forward;
+  Operation *forward;
   ScanPair pair;
   std::string why;
 };
 
 } // namespace
 
-std::variant<ScanPair, std::string> matchScan(scf::ForOp forward) {
+std::variant<ScanPair, std::string> matchScan(Operation *forward) {
   return Matcher(forward).run();
+}
+
+Block *ScanPair::body() const {
+  if (auto loop = dyn_cast<scf::ForOp>(forward))
+    return loop.getBody();
+  return cast<scf::WhileOp>(forward).getAfterBody();
+}
+
+Value ScanPair::index() const {
+  if (auto loop = dyn_cast<scf::ForOp>(forward))
+    return loop.getInductionVar();
+  return body()->getArgument(counter);
+}
+
+Value ScanPair::iterArg(unsigned k) const {
+  if (auto loop = dyn_cast<scf::ForOp>(forward))
+    return loop.getRegionIterArgs()[k];
+  return body()->getArgument(k);
+}
+
+Value ScanPair::init(unsigned k) const {
+  if (auto loop = dyn_cast<scf::ForOp>(forward))
+    return loop.getInitArgs()[k];
+  return cast<scf::WhileOp>(forward).getInits()[k];
+}
+
+Value ScanPair::result(unsigned k) const { return forward->getResult(k); }
+
+scf::YieldOp ScanPair::yield() const {
+  return cast<scf::YieldOp>(body()->getTerminator());
 }
 
 } // namespace remat

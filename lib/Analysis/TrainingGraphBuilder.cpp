@@ -1,6 +1,7 @@
 //===- TrainingGraphBuilder.cpp - IR to TrainingGraph ---------------------===//
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Analysis/ScanLoops.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Dialect/Remat/Remat.h"
@@ -308,10 +309,19 @@ private:
     return success();
   }
 
+  /// The most steps a while loop that stacks a row per step can run.
+  static std::optional<int64_t> mostStepsOfWhile(Operation *op) {
+    auto match = matchScan(op);
+    if (auto *scan = std::get_if<ScanPair>(&match))
+      return scan->steps;
+    return std::nullopt;
+  }
+
   /// The peak of one run of each region of `op` above what is live around
   /// it (its workspace: the largest over the regions), and its time: the
   /// regions' times, times the trip count of an scf.for with constant
-  /// bounds (the larger branch of an scf.if).
+  /// bounds (the larger branch of an scf.if); a stacking scf.while and the
+  /// loop reversing it count the most steps the while can run.
   FailureOr<OpCost> regionCost(Operation *op) {
     OpCost c;
     auto runs = op->getAttrOfType<ArrayAttr>(RematDialect::kRegionRunsAttrName);
@@ -334,9 +344,21 @@ private:
     }
     if (runs)
       return c;
+    // A while that stacks a row per step runs at most its stacks' rows:
+    // the time of the worst case, as its peak is (the stacks count whole).
+    if (isa<scf::WhileOp>(op))
+      if (std::optional<int64_t> most = mostStepsOfWhile(op))
+        c.time *= static_cast<double>(*most);
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
       std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+      // The backward loop of such a while: to its counter's result.
+      if (auto count = dyn_cast<OpResult>(loop.getUpperBound());
+          !ub && count && isa<scf::WhileOp>(count.getOwner()))
+        if (auto match = matchScan(count.getOwner());
+            std::holds_alternative<ScanPair>(match) &&
+            std::get<ScanPair>(match).counter == count.getResultNumber())
+          ub = std::get<ScanPair>(match).steps;
       std::optional<int64_t> step = getConstantIntValue(loop.getStep());
       if (lb && ub && step && *step > 0)
         c.time *= static_cast<double>(std::max<int64_t>(

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
 #include "remat/Transforms/CheckpointScans.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -23,7 +24,7 @@ OwningOpRef<func::FuncOp> rewrittenCopy(func::FuncOp func, unsigned index,
   OwningOpRef<func::FuncOp> copy(func.clone());
   auto it = copy->getBody().front().begin();
   std::advance(it, index);
-  checkpointScan(std::get<ScanPair>(matchScan(cast<scf::ForOp>(*it))), slots);
+  checkpointScan(std::get<ScanPair>(matchScan(&*it)), slots);
   return copy;
 }
 
@@ -52,15 +53,18 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
                                      FunctionPeak peakOf,
                                      int64_t fixedSlots) {
   // The loops as they are now: the rewrite's own loops are not candidates.
-  SmallVector<scf::ForOp> loops(func.getBody().front().getOps<scf::ForOp>());
+  SmallVector<Operation *> loops;
+  for (Operation &op : func.getBody().front())
+    if (isa<scf::ForOp, scf::WhileOp>(op))
+      loops.push_back(&op);
   llvm::SmallPtrSet<Operation *, 4> backwardLoops;
   int rewritten = 0;
-  for (scf::ForOp loop : loops) {
+  for (Operation *loop : loops) {
     if (backwardLoops.contains(loop))
       continue; // Erased with its forward loop.
     auto match = matchScan(loop);
     if (auto *why = std::get_if<std::string>(&match)) {
-      loop.emitRemark() << "loop not checkpointed: " << *why;
+      loop->emitRemark() << "loop not checkpointed: " << *why;
       continue;
     }
     const ScanPair &scan = std::get<ScanPair>(match);
@@ -73,13 +77,24 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
                                          peakOf);
     if (failed(slots))
       return failure();
-    LoopReversalCounts counts = countLoopReversal(scan.steps, *slots);
-    loop.emitRemark() << llvm::formatv(
-        "scan of {0} steps checkpointed with {1} slots of {2} B (stacks of "
-        "{3} B dropped): {4} forward steps (the minimum for {1} checkpoints "
-        "plus one), {5} reversal actions",
-        scan.steps, *slots, scan.carryBytes, scan.stackBytes,
-        counts.forwardSteps, counts.actions);
+    if (scan.online()) {
+      LoopReversalCounts counts = countOnlineReversal(scan.steps, *slots);
+      loop->emitRemark() << llvm::formatv(
+          "while loop of at most {0} steps checkpointed online with {1} slots "
+          "of {2} B (stacks of {3} B dropped): the fewest forward steps for "
+          "{1} checkpoints while it runs at most {4} steps; {5} forward "
+          "steps if it runs all {0}",
+          scan.steps, *slots, scan.carryBytes, scan.stackBytes,
+          binomialBeta(*slots, 2) - 1, counts.forwardSteps);
+    } else {
+      LoopReversalCounts counts = countLoopReversal(scan.steps, *slots);
+      loop->emitRemark() << llvm::formatv(
+          "scan of {0} steps checkpointed with {1} slots of {2} B (stacks of "
+          "{3} B dropped): {4} forward steps (the minimum for {1} checkpoints "
+          "plus one), {5} reversal actions",
+          scan.steps, *slots, scan.carryBytes, scan.stackBytes,
+          counts.forwardSteps, counts.actions);
+    }
     checkpointScan(scan, *slots);
     ++rewritten;
   }

@@ -21,16 +21,29 @@ struct LoopCarriesInPlacePass
     : public remat::impl::LoopCarriesInPlacePassBase<LoopCarriesInPlacePass> {
   void runOnOperation() override {
     getOperation()->walk([](scf::ForOp loop) {
-      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      OpBuilder b(yield);
-      for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
-        Value v = yield.getOperand(k);
-        if (!isa<RankedTensorType>(arg.getType()) || inPlaceTarget(v) == arg)
-          continue;
-        yield.setOperand(
-            k, linalg::CopyOp::create(b, yield.getLoc(), v, arg).getResult(0));
-      }
+      writeIntoIterArgs(cast<scf::YieldOp>(loop.getBody()->getTerminator()),
+                        loop.getRegionIterArgs());
     });
+    // A while whose condition passes its arguments on unchanged: the body's
+    // argument k is the iteration's buffer k.
+    getOperation()->walk([](scf::WhileOp loop) {
+      if (llvm::equal(loop.getConditionOp().getArgs(),
+                      loop.getBeforeArguments()))
+        writeIntoIterArgs(loop.getYieldOp(), loop.getAfterArguments());
+    });
+  }
+
+  /// Ends the iteration with a copy of each yielded tensor that is not
+  /// already written in place into its iteration argument.
+  static void writeIntoIterArgs(scf::YieldOp yield, ValueRange iterArgs) {
+    OpBuilder b(yield);
+    for (auto [k, arg] : llvm::enumerate(iterArgs)) {
+      Value v = yield.getOperand(k);
+      if (!isa<RankedTensorType>(arg.getType()) || inPlaceTarget(v) == arg)
+        continue;
+      yield.setOperand(
+          k, linalg::CopyOp::create(b, yield.getLoc(), v, arg).getResult(0));
+    }
   }
 };
 

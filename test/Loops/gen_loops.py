@@ -85,8 +85,10 @@ class Gen:
     """Text of one func.func whose ops may sit in scf.for bodies."""
 
     def __init__(self, name, form):
-        assert form in ("loop", "unrolled")
+        assert form in ("loop", "unrolled", "while")
         self.name, self.form = name, form
+        self.horizon = None     # %n: index, the while form's run-time steps
+        self.trip = None        # SSA of the forward while loop's trip count
         self.lines = []
         self.depth = 1
         self.used = set()
@@ -275,6 +277,10 @@ class Gen:
                 self.suffix = ""
             return cur, saved
         c0, c1, cT = self.const(0, "index"), self.const(1, "index"), self.const(T, "index")
+        if self.form == "while" and not reverse:
+            return self.while_loop(name, T, carries, body, stacks)
+        if self.form == "while":
+            cT = self.trip
         st0 = []
         for base, shape in stacks:
             st0.append(self.empty(base + "_stack", [T] + list(shape)))
@@ -290,7 +296,8 @@ class Gen:
         idx = ivar
         if reverse:
             idx = self.fresh("i")
-            self.emit("%s = arith.subi %s, %s : index" % (idx, self.const(T - 1, "index"), ivar))
+            last = self.trip_m1 if self.form == "while" else self.const(T - 1, "index")
+            self.emit("%s = arith.subi %s, %s : index" % (idx, last, ivar))
         cur_st = {b: a for (b, _), (a, _) in zip(stacks, blk[len(carries):])}
 
         def stack(base, v):
@@ -306,6 +313,53 @@ class Gen:
         results = [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
         return results[:len(carries)], {b: r for (b, _), r in zip(stacks, results[len(carries):])}
 
+    def while_loop(self, name, T, carries, body, stacks):
+        """The forward loop as an scf.while of at most T iterations that runs
+        while i < %n (a run-time argument): the stacks keep T rows, the
+        counter is an iteration argument, the trip count is its result."""
+        c0, c1, cT = self.const(0, "index"), self.const(1, "index"), self.const(T, "index")
+        if self.horizon is None:
+            self.horizon = self.fresh_top("n")
+        st0 = [self.empty(base + "_stack", [T] + list(shape)) for base, shape in stacks]
+        res = self.fresh(name)
+        tensors = [v for _, v in carries] + st0
+        types = ", ".join(["index"] + [v.ty for v in tensors])
+        before = [self.fresh("i_w")] + [self.fresh(b + "_w") for b, _ in carries] + [
+            self.fresh("st_" + b + "_w") for b, _ in stacks]
+        self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
+            res, len(tensors) + 1, ", ".join("%s = %s" % (a, v) for a, v in zip(
+                before, [c0] + [v.ssa for v in tensors])), types, types))
+        self.depth += 1
+        a, b, more = self.fresh("below_n"), self.fresh("below_T"), self.fresh("more")
+        self.emit("%s = arith.cmpi slt, %s, %s : index" % (a, before[0], self.horizon))
+        self.emit("%s = arith.cmpi slt, %s, %s : index" % (b, before[0], cT))
+        self.emit("%s = arith.andi %s, %s : i1" % (more, a, b))
+        self.emit("scf.condition(%s) %s : %s" % (more, ", ".join(before), types))
+        self.depth -= 1
+        ivar = self.fresh("i")
+        blk = [(self.value(bb, v.shape), v) for bb, v in carries]
+        blk += [(self.value("st_" + bb, sv.shape), sv) for (bb, _), sv in zip(stacks, st0)]
+        self.emit("} do {")
+        self.emit("^bb0(%s):" % ", ".join(["%s: index" % ivar] + [
+            "%s: %s" % (x.ssa, x.ty) for x, _ in blk]))
+        self.depth += 1
+        cur_st = {bb: x for (bb, _), (x, _) in zip(stacks, blk[len(carries):])}
+
+        def stack(base, v):
+            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], ivar)
+        new = body(ivar, [x for x, _ in blk[:len(carries)]], stack, None)
+        inext = self.fresh("i_next")
+        self.emit("%s = arith.addi %s, %s : index" % (inext, ivar, c1))
+        outs = [inext] + [v.ssa for v in new] + [cur_st[bb].ssa for bb, _ in stacks]
+        self.emit("scf.yield %s : %s" % (", ".join(outs), types))
+        self.depth -= 1
+        self.emit("}")
+        self.trip = "%s#0" % res
+        self.trip_m1 = self.fresh("trip_m1")
+        self.emit("%s = arith.subi %s, %s : index" % (self.trip_m1, self.trip, c1))
+        results = [V("%s#%d" % (res, k + 1), x.shape) for k, (x, _) in enumerate(blk)]
+        return results[:len(carries)], {bb: r for (bb, _), r in zip(stacks, results[len(carries):])}
+
     # -- the function -------------------------------------------------------
     def text(self, header, results):
         clash = self.body_names & self.used
@@ -313,8 +367,10 @@ class Gen:
         out = ["// " + l if l else "//" for l in header]
         out += ["#%s = %s" % (a, MAPS[a]) for a in sorted(self.maps)]
         out.append("")
-        out.append("func.func @%s(%s)" % (self.name, ", ".join(
-            "%s: %s" % (a.ssa, a.ty) for a in self.args)))
+        params = ["%s: %s" % (a.ssa, a.ty) for a in self.args]
+        if self.horizon:
+            params.append("%s: index" % self.horizon)
+        out.append("func.func @%s(%s)" % (self.name, ", ".join(params)))
         out.append("    -> (%s) {" % ", ".join(
             [results[0].ty + " {remat.loss}"] + [r.ty for r in results[1:]]))
         out += ["  %s = %s" % c for c in self.consts]
@@ -640,13 +696,17 @@ def model_text(model, o):
     hdr = ["GENERATED by test/Loops/gen_loops.py; do not edit.",
            "Regenerate: python3 test/Loops/gen_loops.py %s" % cmdline(model, o), ""]
     hdr += header
-    hdr.append("Form: %s." % ("loop (forward scf.for stacking per-iteration values, backward "
-                              "scf.for reading them in reverse)" if o.form == "loop"
-                              else "unrolled (straight-line twin of the loop form)")
+    forms = {"loop": "loop (forward scf.for stacking per-iteration values, backward "
+                     "scf.for reading them in reverse)",
+             "while": "while (forward scf.while of at most T steps, run while i < %n, "
+                      "stacking per-iteration values; backward scf.for over its trip count)",
+             "unrolled": "unrolled (straight-line twin of the loop form)"}
+    hdr.append("Form: %s." % forms[o.form]
                if model != "microbatch" else
                "Form: %s." % ("loop (one scf.for over the micro-batches)" if o.form == "loop"
                               else "unrolled (straight-line twin of the loop form)"))
-    hdr.append("Arguments: " + ", ".join("%s %s" % (a.ssa, a.ty) for a in g.args))
+    hdr.append("Arguments: " + ", ".join("%s %s" % (a.ssa, a.ty) for a in g.args)
+               + (", %s index (steps to run, at most T)" % g.horizon if g.horizon else ""))
     return g.text(hdr, results)
 
 
@@ -686,6 +746,12 @@ def harness_text(model, o, bits=False):
              "// Argument values: u(i) = hash(i, seed) in [-1, 1) of the row-major",
              "// linear index i (integer hash, exact), times a scale (see argfill.py)."]
     main = main_lines(model, g.args, g.inits, [r.ty for r in results])
+    if g.horizon:  # The run-time number of steps, after the tensors.
+        steps = o.run_steps if o.run_steps is not None else o.steps
+        k = next(i for i, line in enumerate(main) if "func.call @%s(" % model in line)
+        main[k] = main[k].replace(")", ", %n_run)", 1)
+        main[k + 1] = main[k + 1].replace(") ->", ", index) ->", 1)
+        main.insert(k, "  %%n_run = arith.constant %d : index" % steps)
     if bits:
         out = ["func.func private @printMemrefI32(tensor<*xi32>)"]
         k = 0
@@ -706,15 +772,18 @@ def cmdline(model, o, form=True):
         text += " --recompute-gates"
     if model == "microbatch" and o.layers != 2:
         text += " --layers %d" % o.layers
-    if form and o.form != "loop":
+    if (form or o.form == "while") and o.form != "loop":
         text += " --form " + o.form
+    if not form and o.form == "while" and o.run_steps is not None:
+        text += " --run-steps %d" % o.run_steps
     return text
 
 
 class Opts:
     def __init__(self, model, form="loop", steps=None, batch=None, width=None,
-                 recompute_gates=False, layers=2):
+                 recompute_gates=False, layers=2, run_steps=None):
         d = DEFAULTS[model]
+        self.run_steps = run_steps
         self.form = form
         self.steps = steps if steps is not None else d[0]
         self.batch = batch if batch is not None else d[1]
@@ -736,7 +805,21 @@ CHECKED_IN = [
 ]
 
 
+# The while form (the forward an scf.while of at most T steps, run for %n
+# steps): the model and its harness (at n = T).
+CHECKED_IN_WHILE = [
+    ("rnn_while", "rnn", {}),
+    ("gru_while", "gru", {}),
+    ("pde_while", "pde", {}),
+]
+
+
 def outputs():
+    for stem, model, kw in CHECKED_IN_WHILE:
+        yield (os.path.join(INPUTS, stem + ".mlir"),
+               model_text(model, Opts(model, form="while", **kw)))
+        yield (os.path.join(INPUTS, stem + ".harness.mlir"),
+               harness_text(model, Opts(model, form="while", **kw)))
     for stem, model, kw in CHECKED_IN:
         for form, suffix in (("loop", ""), ("unrolled", ".unrolled")):
             yield (os.path.join(INPUTS, stem + suffix + ".mlir"),
@@ -747,7 +830,12 @@ def outputs():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", choices=sorted(MODELS))
-    ap.add_argument("--form", choices=["loop", "unrolled"], default="loop")
+    ap.add_argument("--form", choices=["loop", "unrolled", "while"], default="loop",
+                    help="loop (scf.for pair, the default), while (the forward an scf.while "
+                         "of at most T steps run while i < %%n, an index argument) or unrolled")
+    ap.add_argument("--run-steps", type=int,
+                    help="with --form while --harness: the steps %%n the harness runs "
+                         "(default T)")
     ap.add_argument("--steps", "-T", type=int, help="T (rnn, gru, pde), L (scan_layers), "
                     "M (microbatch)")
     ap.add_argument("--batch", "-B", type=int, help="B (rows per micro-batch; pde: unused)")
@@ -782,8 +870,12 @@ def main():
         return 0
     if not a.model:
         ap.error("--model, --write or --check is required")
+    if a.form == "while" and a.model == "microbatch":
+        ap.error("--form while takes the scan models (rnn, gru, scan_layers, pde)")
     o = Opts(a.model, a.form, a.steps, a.batch, a.width, a.recompute_gates,
-             a.layers)
+             a.layers, a.run_steps)
+    if o.run_steps is not None and not 1 <= o.run_steps <= o.steps:
+        ap.error("--run-steps must be in [1, T]")
     if min(o.steps, o.batch, o.width, o.layers) < 1:
         ap.error("sizes must be positive")
     text = harness_text(a.model, o, a.bits) if a.harness else model_text(a.model, o)

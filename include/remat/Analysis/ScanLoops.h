@@ -11,6 +11,12 @@
 // function of the carries entering it, so the backward pass can get it back
 // from a checkpoint of the carries (ScanPair) instead of the stack.
 //
+// The forward loop may also be an `scf.while` whose condition is known only
+// at run time (a loop run until convergence, or for a number of steps given
+// as an argument): its iterations stack at a counter from 0 by 1, into
+// stacks of as many rows as it may run, and the backward loop runs from 0 to
+// the counter's result reading row (count-1)-j.
+//
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_ANALYSIS_SCANLOOPS_H
 #define REMAT_ANALYSIS_SCANLOOPS_H
@@ -25,21 +31,42 @@
 namespace remat {
 
 struct ScanPair {
-  mlir::scf::ForOp forward, backward;
-  int64_t steps = 0; ///< T.
-  /// Forward iter_arg indices: carried state, and stacks.
+  /// The forward loop: an scf.for from 0 to T, or an scf.while whose trip
+  /// count is known only when it ends (online(): a counter from 0 by 1
+  /// indexes the stacks, the backward loop runs to the counter's result).
+  mlir::Operation *forward = nullptr;
+  mlir::scf::ForOp backward;
+  /// T for an scf.for; for an scf.while, the stacks' rows (the most steps
+  /// it can take, the nominal T of the time model).
+  int64_t steps = 0;
+  /// Forward iteration-argument indices (of the for's iter_args, of the
+  /// while's operands = after-block arguments = results): carried state,
+  /// and stacks. The while's counter is in neither.
   llvm::SmallVector<unsigned> carries, stacks;
+  unsigned counter = 0; ///< The while's counter (online() only).
   /// Per stack (same order): the insert into it in the forward body.
   llvm::SmallVector<mlir::tensor::InsertSliceOp> inserts;
   /// Per stack: its reads in the backward body.
   llvm::SmallVector<llvm::SmallVector<mlir::tensor::ExtractSliceOp, 1>> reads;
   /// Bytes of one iteration's carried state, and of the stacks in all.
   int64_t carryBytes = 0, stackBytes = 0;
+
+  bool online() const { return mlir::isa<mlir::scf::WhileOp>(forward); }
+  /// The block of one forward iteration (the for's body, the while's after
+  /// region), its index i, its k-th iteration argument, initial value and
+  /// result, and its terminator.
+  mlir::Block *body() const;
+  mlir::Value index() const;
+  mlir::Value iterArg(unsigned k) const;
+  mlir::Value init(unsigned k) const;
+  mlir::Value result(unsigned k) const;
+  mlir::scf::YieldOp yield() const;
 };
 
-/// The scan `forward` begins, or why it is not one (a sentence naming what
-/// the pass needs: "its stack %s is read at an index other than T-1-j").
-std::variant<ScanPair, std::string> matchScan(mlir::scf::ForOp forward);
+/// The scan `forward` (an scf.for or scf.while) begins, or why it is not
+/// one (a sentence naming what the pass needs: "its stack %s is read at an
+/// index other than T-1-j").
+std::variant<ScanPair, std::string> matchScan(mlir::Operation *forward);
 
 } // namespace remat
 
