@@ -3,7 +3,8 @@
 
   * fitted by remat-opt --remat-budget=B, run on the CPU: outputs identical,
     measured peak (libRematRuntime, exact bytes) vs predicted and budget,
-    forward steps vs t(T, K) + 1 (the remark of -remat-rematerialize);
+    forward steps vs t(T, K) + 1 (the remark of -remat-rematerialize); the
+    while forms (scf.while run for all T steps) checkpointed online;
   * the smallest budget of the loop form and of its unrolled twin;
   * the pass's wall time and output size at T = 64 and T = 100,000.
 
@@ -28,7 +29,8 @@ def sh(args, env=None):
 
 
 def gen(tmp, model, steps, harness=False, form="loop"):
-    path = os.path.join(tmp, "%s%d%s.%s" % (model, steps, "" if form == "loop" else "u",
+    suffix = {"loop": "", "unrolled": "u", "while": "w"}[form]
+    path = os.path.join(tmp, "%s%d%s.%s" % (model, steps, suffix,
                                            "harness.mlir" if harness else "mlir"))
     args = [sys.executable, GEN, "--model", model, "--steps", str(steps), "--form", form,
             "-o", path] + (["--harness"] if harness else [])
@@ -40,13 +42,13 @@ def fitted_runs(opt_env, tmp, rows):
     print("| model | T | budget | slots | forward steps | measured peak | predicted | "
           "outputs | predicted overhead |")
     print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
-    for model, steps, budgets in rows:
-        mlir = gen(tmp, model, steps)
-        gen(tmp, model, steps, harness=True)
+    for model, steps, budgets, form in rows:
+        mlir = gen(tmp, model, steps, form=form)
+        gen(tmp, model, steps, harness=True, form=form)
         for b in budgets:
             remark = sh(["remat-opt", mlir, "--remat-budget=" + b, "-o", os.devnull],
                         env=opt_env).stderr
-            m = re.search(r"with (\d+) slots .*?: (\d+) forward steps", remark)
+            m = re.search(r"with (\d+) slots .*?[:;] (\d+) forward steps", remark)
             slots, fwd = (m.group(1), m.group(2)) if m else ("-", "-")
             out = sh([sys.executable, CHECK, mlir, "--budgets", b], env=opt_env)
             line = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr
@@ -54,7 +56,7 @@ def fitted_runs(opt_env, tmp, rows):
                           line)
             if r:
                 print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
-                    model, steps, b, slots, fwd, r.group(1), r.group(2),
+                    model + ("" if form == "loop" else " (while)"), steps, b, slots, fwd, r.group(1), r.group(2),
                     "identical" if r.group(4) == "ok" else r.group(4), r.group(3)))
             else:
                 print("| %s | %d | %s | %s | %s | failed: %s |" % (model, steps, b, slots, fwd,
@@ -78,10 +80,10 @@ def twins(opt_env, tmp):
 
 
 def scale(opt_env, tmp):
-    print("\n| T | pass wall time (median of 3) | output lines | output bytes |")
-    print("|---:|---:|---:|---:|")
-    for steps in (64, 100000):
-        mlir = gen(tmp, "rnn", steps)
+    print("\n| form | T | pass wall time (median of 3) | output lines | output bytes |")
+    print("|---|---:|---:|---:|---:|")
+    for form, steps in (("loop", 64), ("loop", 100000), ("while", 64), ("while", 100000)):
+        mlir = gen(tmp, "rnn", steps, form=form)
         out = os.path.join(tmp, "fit%d.mlir" % steps)
         times = []
         for _ in range(3):
@@ -89,16 +91,20 @@ def scale(opt_env, tmp):
             sh(["remat-opt", mlir, "--remat-budget=20%", "-o", out], env=opt_env)
             times.append(time.monotonic() - t0)
         text = open(out).read()
-        print("| %d | %.2f s | %d | %d |" % (steps, sorted(times)[1], text.count("\n"),
-                                             len(text)))
+        print("| %s | %d | %.2f s | %d | %d |" % (form, steps, sorted(times)[1],
+                                                  text.count("\n"), len(text)))
 
 
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(SRC, "build"))
     env = dict(os.environ, PATH=os.path.join(build, "bin") + os.pathsep + os.environ["PATH"])
     with tempfile.TemporaryDirectory() as tmp:
-        fitted_runs(env, tmp, [("rnn", 64, ["50%", "20%", "17%"]), ("rnn", 1024, ["10%"]),
-                               ("gru", 16, ["50%"]), ("pde", 16, ["50%"])])
+        fitted_runs(env, tmp, [("rnn", 64, ["50%", "20%", "17%"], "loop"),
+                               ("rnn", 1024, ["10%"], "loop"),
+                               ("gru", 16, ["50%"], "loop"), ("pde", 16, ["50%"], "loop"),
+                               ("rnn", 64, ["50%", "20%", "17%"], "while"),
+                               ("rnn", 1024, ["10%"], "while"),
+                               ("gru", 16, ["50%"], "while"), ("pde", 16, ["50%"], "while")])
         twins(env, tmp)
         scale(env, tmp)
 

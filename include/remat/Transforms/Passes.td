@@ -180,8 +180,12 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
     `scf.for` reading every stack at T-1-j; docs/loops.md) and rewrites each
     into loops that keep `slots` checkpoints of the carried state and
     re-run forward segments from the nearest one (binomial checkpointing:
-    the fewest forward steps for that many checkpoints). The IR does not
-    grow with T. With `budget` instead of `slots`, the number of slots is
+    the fewest forward steps for that many checkpoints). A forward
+    `scf.while` (its trip count known only when it ends, stacking at a
+    counter from 0) is checkpointed online: which carries to keep is decided
+    step by step at run time, optimally while it runs at most
+    (K+1)(K+2)/2 - 1 steps. The IR does not grow with T.
+    With `budget` instead of `slots`, the number of slots is
     the largest whose estimated peak fits. Loops it cannot checkpoint are
     left as they are, with a remark naming the reason.
 
@@ -190,7 +194,8 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"slots", "slots", "int64_t", /*default=*/"0",
-           "Checkpoints of the carries to keep (1 to T; 0: from the budget)">,
+           "Checkpoints of the carries to keep (1 to T, the stacks' rows for "
+           "a while loop; 0: from the budget)">,
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Peak bytes allowed (units as --remat-budget; percentages of the "
            "estimated peak without checkpointing)">,
@@ -203,7 +208,7 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
 
 
 def LoopCarriesInPlacePass : Pass<"remat-loop-carries-in-place"> {
-  let summary = "Make every scf.for yield write into its iteration argument";
+  let summary = "Make every loop's yield write into its iteration argument";
   let description = [{
     One-Shot Bufferize needs the value an `scf.for` yields for a tensor
     iteration argument to bufferize to that argument's buffer; a value
@@ -214,7 +219,9 @@ def LoopCarriesInPlacePass : Pass<"remat-loop-carries-in-place"> {
     has one buffer for the whole loop and every buffer allocated in an
     iteration dies in it (the early-free planner then frees it there).
     Yields already written in place (the argument itself, or an insert or
-    destination-passing op into it) are left alone. Run by the CPU and GPU
+    destination-passing op into it) are left alone. An `scf.while` whose
+    condition passes its arguments on unchanged is treated the same way
+    (its body's arguments are the iteration's buffers). Run by the CPU and GPU
     lowerings before bufferization.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
