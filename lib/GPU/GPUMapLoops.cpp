@@ -87,13 +87,26 @@ bool isMapped(scf::ParallelOp loop) {
 /// What an op outside any parallel loop needs.
 enum class Where { Host, Device, HostRegion, Unknown };
 
+/// A while whose condition passes its arguments on: argument k of either
+/// block, and result k, are the buffer of init k.
+bool passesArgumentsOn(scf::WhileOp loop) {
+  return llvm::equal(loop.getConditionOp().getArgs(),
+                     loop.getBeforeArguments());
+}
+
 /// Whether `v` is a buffer the host allocated (memref.alloc: what
 /// -remat-gpu-host-device leaves on the host, the bookkeeping of a reversed
 /// scan), seen through views and the iteration arguments of loops.
 bool isHostBuffer(Value v) {
   for (int depth = 0; depth < 64; ++depth) {
     if (auto arg = dyn_cast<BlockArgument>(v)) {
-      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      Operation *parent = arg.getOwner()->getParentOp();
+      if (auto loop = dyn_cast<scf::WhileOp>(parent);
+          loop && passesArgumentsOn(loop)) {
+        v = loop.getInits()[arg.getArgNumber()];
+        continue;
+      }
+      auto loop = dyn_cast<scf::ForOp>(parent);
       if (!loop || arg.getArgNumber() == 0)
         return false;
       v = loop.getInitArgs()[arg.getArgNumber() - 1];
@@ -104,6 +117,10 @@ bool isHostBuffer(Value v) {
       return true;
     if (auto loop = dyn_cast<scf::ForOp>(def)) { // Its init's buffer.
       v = loop.getInitArgs()[cast<OpResult>(v).getResultNumber()];
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::WhileOp>(def); loop && passesArgumentsOn(loop)) {
+      v = loop.getInits()[cast<OpResult>(v).getResultNumber()];
       continue;
     }
     if (auto branch = dyn_cast<scf::IfOp>(def)) { // Both yield one buffer.

@@ -246,21 +246,20 @@ private:
   }
 
   /// A slot stack per carry, slot 0 holding its initial value.
-  SmallVector<Value> initialSlots(OpBuilder &b, ValueRange inits) {
+  SmallVector<Value> initialSlots(OpBuilder &b, ValueRange inits, Value zero) {
     SmallVector<Value> slotStacks;
     for (auto [c, init] : llvm::enumerate(inits)) {
       auto row = cast<RankedTensorType>(carryType(c));
       SmallVector<int64_t> shape{slots};
       llvm::append_range(shape, row.getShape());
       Value empty = tensor::EmptyOp::create(b, loc, shape, row.getElementType());
-      slotStacks.push_back(writeRow(b, init, empty, index(b, 0)));
+      slotStacks.push_back(writeRow(b, init, empty, zero));
     }
     return slotStacks;
   }
 
   /// The slots' positions, slot 0 at position 0.
-  Value initialPositions(OpBuilder &b) {
-    Value zero = index(b, 0);
+  Value initialPositions(OpBuilder &b, Value zero) {
     return tensor::InsertOp::create(
         b, loc, zero,
         tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{slots},
@@ -296,10 +295,11 @@ private:
     auto original = cast<scf::WhileOp>(scan.forward);
     SmallVector<Value> inits = carryInits();
     const size_t n = inits.size();
-    SmallVector<Value> loopInits{index(b, 0)};
+    Value zero = index(b, 0);
+    SmallVector<Value> loopInits{zero};
     llvm::append_range(loopInits, inits);
-    llvm::append_range(loopInits, initialSlots(b, inits));
-    loopInits.push_back(initialPositions(b));
+    llvm::append_range(loopInits, initialSlots(b, inits, zero));
+    loopInits.push_back(initialPositions(b, zero));
     // slotOf starts as the identity (filled by a loop: the IR does not grow
     // with the slots).
     auto identity = scf::ForOp::create(
@@ -523,8 +523,8 @@ private:
   LoopResults emitForwardLoop(OpBuilder &b) {
     SmallVector<Value> inits = carryInits();
     Value zero = index(b, 0);
-    SmallVector<Value> slotStacks = initialSlots(b, inits);
-    Value positions = initialPositions(b);
+    SmallVector<Value> slotStacks = initialSlots(b, inits, zero);
+    Value positions = initialPositions(b, zero);
     const size_t n = inits.size();
     SmallVector<Value> loopInits(inits);
     llvm::append_range(loopInits, slotStacks);
