@@ -124,7 +124,7 @@ def main():
         "examples/rotor-toy-chain.json")]
     steps = [os.path.join(args.src, p) for p in (
         "test/Corpus/Inputs/mlp.mlir", "test/Transforms/Inputs/tiny-unet.mlir",
-        "examples/resnet-train-step.mlir")]
+        "examples/resnet-train-step.mlir", "test/Loops/Inputs/rnn_while.mlir")]
     seeds = {p: open(p, encoding="utf-8").read() for p in graphs + steps}
     bad = []
     work = tempfile.mkdtemp(prefix="remat-fuzz-")
