@@ -1,0 +1,206 @@
+//===- ScanRewriter.h - The IR emitter of checkpointed scans ---*- C++ -*-===//
+//
+// Internal to lib/Transforms: one reversal of a scan (ScanLoops.h) emitted
+// as loops. CheckpointScans.cpp emits the offline form (T known: binomial
+// checkpointing) and what both forms share (the steps, the slots, the
+// interpreter); CheckpointScansOnline.cpp the forward loop of the online
+// form (an scf.while whose trip count is known only when it ends).
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_TRANSFORMS_SCANREWRITER_H
+#define REMAT_LIB_TRANSFORMS_SCANREWRITER_H
+
+#include "remat/Analysis/ScanLoops.h"
+#include "remat/Dialect/Remat/Remat.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+namespace remat::detail {
+
+using namespace mlir;
+
+/// Emits the IR of one reversal; `b` moves along as code is emitted.
+class ScanRewriter {
+public:
+  ScanRewriter(const ScanPair &scan, int64_t slots)
+      : scan(scan), bwd(scan.backward), slots(slots),
+        counts(scan.online() ? countOnlineReversal(scan.steps, slots)
+                             : countLoopReversal(scan.steps, slots)),
+        loc(scan.forward->getLoc()) {}
+
+  void rewrite();
+
+private:
+  struct StepValues {
+    SmallVector<Value> next; ///< Carries after the step.
+    SmallVector<Value> rows; ///< What the step stacks, per stack.
+  };
+  struct LoopResults {
+    SmallVector<Value> carries, slotStacks;
+    Value positions, top;
+    /// Online only: the physical slot of each position (a permutation; the
+    /// entries above the top are the free slots), and the trip count.
+    Value slotOf, trip;
+  };
+
+  Value index(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+
+  /// The forward body at `iv` from `carries`, without the stacking.
+  StepValues cloneStep(OpBuilder &b, Value iv, ValueRange carries);
+
+  /// The backward body at `j` from `state`, its stack reads replaced by
+  /// `rows`; `trip` stands for the loop's bound (the forward's trip count,
+  /// which the online form's body may read).
+  SmallVector<Value> cloneBackwardStep(OpBuilder &b, Value j, Value trip,
+                                       ValueRange state, ValueRange rows);
+
+  /// `values` written into the buffers of `into` (the iteration arguments),
+  /// so that the yield is in place.
+  SmallVector<Value> copiedInto(OpBuilder &b, ValueRange values,
+                                ValueRange into);
+
+  /// Row `at` of a slot stack as the carry's type, and the stack with `row`
+  /// stored there.
+  Value readRow(OpBuilder &b, Value stack, Value at, Type rowType);
+  Value writeRow(OpBuilder &b, Value row, Value stack, Value at);
+  std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
+             SmallVector<OpFoldResult>>
+  rowAccess(OpBuilder &b, RankedTensorType stack, Value at);
+
+  Type carryType(unsigned c) { return scan.iterArg(scan.carries[c]).getType(); }
+
+  /// m for `length` steps and c checkpoints (optimalSplit), at run time:
+  /// r, beta(c, r), beta(c, r-1), beta(c, r-2) by the recurrence
+  /// beta(c, r) = beta(c, r-1) (c + r) / r, then the closed form.
+  Value emitSplit(OpBuilder &b, Value length, Value c);
+
+  /// Runs `count` steps from position `from` and returns the carries.
+  SmallVector<Value> emitAdvance(OpBuilder &b, Value from, Value count,
+                                 ValueRange carries, double averageSteps);
+
+  SmallVector<Value> carryInits() {
+    SmallVector<Value> inits;
+    for (unsigned k : scan.carries)
+      inits.push_back(scan.init(k));
+    return inits;
+  }
+
+  /// A slot stack per carry, slot 0 holding its initial value.
+  SmallVector<Value> initialSlots(OpBuilder &b, ValueRange inits, Value zero);
+
+  /// The slots' positions, slot 0 at position 0.
+  Value initialPositions(OpBuilder &b, Value zero);
+
+  /// beta(c, m) = C(c + m, m) at run time, saturating at 2^40 (a segment
+  /// is never that long; OnlineCheckpoints saturates later, at 2^62, and
+  /// compares the same below it).
+  Value emitBeta(OpBuilder &b, Value c, Value m);
+
+  /// The forward scf.while of the online form: the original condition on
+  /// the counter and carries; at each step, the store OnlineCheckpoints
+  /// decides, then the body minus its stacking. Iteration arguments: the
+  /// counter, the carries, the slot stacks, positions, slotOf, the slots in
+  /// use and the repetitions r.
+  LoopResults emitOnlineForwardLoop(OpBuilder &b);
+
+  /// OnlineCheckpoints::offer at run time, for i > 0. `state`: the slot
+  /// stacks, positions, slotOf, the slots in use, r; returns them updated.
+  SmallVector<Value> emitOnlineStore(OpBuilder &b, Value i, ValueRange carries,
+                                     ValueRange state);
+
+  /// The carries stored into physical slot slotOf[at], at position i: the
+  /// slot stacks, positions and `slotOf` (n + 2 values).
+  SmallVector<Value> storedAt(OpBuilder &b, Value i, ValueRange carries,
+                              ValueRange state, Value at, Value slotOf);
+
+  /// All slots in use: the lowest j whose two segments fit beta(K-j+1, r-1)
+  /// together, r raised while none does and the top segment outgrows r;
+  /// then position j dropped (those above move down, slotOf with them) and
+  /// carry_i stored on top in j's physical slot.
+  SmallVector<Value> emitOnlineReplace(OpBuilder &b, Value i,
+                                       ValueRange carries, ValueRange state);
+
+  Value trueValue(OpBuilder &b);
+
+  LoopResults emitForwardLoop(OpBuilder &b);
+
+  /// At i == next: the carries go to slot top+1 and next moves on by the
+  /// split of the steps left with the slots left (never again once the
+  /// slots are full: the split of one slot is the last step, T-1, beyond
+  /// the loop). `state`: slot stacks, positions, top, next.
+  SmallVector<Value> emitFirstSweepStore(OpBuilder &b, Value i,
+                                         ValueRange carries, ValueRange state);
+
+  /// The loop over the interpreter's actions, from `done` steps still to
+  /// reverse and the backward loop's iteration state `state`; returns the
+  /// backward loop's results. Offline: an scf.for over the actions, counted
+  /// at compile time; online: an scf.while until done is 0.
+  SmallVector<Value> emitInterpreter(OpBuilder &b, const LoopResults &fwdOut,
+                                     Value done, ValueRange state);
+
+  /// The physical slot of logical slot `at` (online: through slotOf).
+  Value physicalSlot(OpBuilder &b, const LoopResults &fwdOut, Value at) {
+    if (!fwdOut.slotOf)
+      return at;
+    return tensor::ExtractOp::create(b, loc, fwdOut.slotOf, ValueRange{at});
+  }
+
+  /// One interpreter action; `args`: done, top, slot stacks, positions,
+  /// the backward loop's state.
+  SmallVector<Value> interpreterStep(OpBuilder &nb, ValueRange args, size_t n,
+                                     size_t nState, const LoopResults &fwdOut,
+                                     Value last);
+
+  /// The ops the rewrite creates: clones of whole bodies leave some dead
+  /// (the next carry of a step run only for its stacked values), and the
+  /// peak must not count them.
+  struct CreatedOps : OpBuilder::Listener {
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      ops.push_back(op);
+    }
+    void eraseDead() {
+      llvm::DenseSet<Operation *> erased;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (Operation *op : llvm::reverse(ops)) {
+          if (erased.contains(op) || !isOpTriviallyDead(op))
+            continue;
+          op->walk([&](Operation *nested) { erased.insert(nested); });
+          op->erase();
+          changed = true;
+        }
+      }
+    }
+    std::vector<Operation *> ops;
+  } created;
+
+  /// How often each region of `op` runs per execution, on average (the
+  /// cost model's time; remat.region_runs).
+  void setRegionRuns(Operation *op, ArrayRef<double> runs) {
+    Builder b(op->getContext());
+    SmallVector<Attribute> attrs;
+    for (double r : runs)
+      attrs.push_back(b.getF64FloatAttr(r));
+    op->setAttr(RematDialect::kRegionRunsAttrName, b.getArrayAttr(attrs));
+  }
+  static double ratio(int64_t part, int64_t whole) {
+    return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole)
+                     : 0.0;
+  }
+
+  const ScanPair &scan;
+  scf::ForOp bwd;
+  int64_t slots;
+  LoopReversalCounts counts;
+  Location loc;
+};
+
+} // namespace remat::detail
+
+#endif // REMAT_LIB_TRANSFORMS_SCANREWRITER_H
