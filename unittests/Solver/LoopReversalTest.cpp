@@ -3,7 +3,7 @@
 // Oracles: a dynamic program over every split (the recursion the closed form
 // solves), Griewank's bound t(T, K), and the Simulator on the unrolled chain.
 
-#include "remat/Solver/Core/Simulator.h"
+#include "UnrolledReversalCheck.h"
 #include "remat/Solver/Loop/LoopReversal.h"
 
 #include <gtest/gtest.h>
@@ -68,24 +68,15 @@ TEST(LoopReversal, ForwardStepsAreTheBinomialOptimumPlusTheLossStep) {
 }
 
 TEST(LoopReversal, UnrolledScheduleIsValidAndHoldsAtMostTheSlots) {
+  // The slots include carry_0, an input; each Run of an F node after the
+  // first T is an advance.
   const int64_t carry = 1000;
   for (int64_t steps : {1, 2, 5, 13, 30})
     for (int64_t slots : {1, 2, 3, 6}) {
-      UnrolledReversal u = unrolledLoopReversal(steps, slots, carry);
-      SimulationResult sim = simulate(u.graph, u.schedule);
-      ASSERT_TRUE(sim.valid) << steps << "/" << slots << ": " << sim.error;
-      // Forward nodes run T times in the forward sweep, then the advances.
-      int64_t forwardRuns = 0;
-      std::vector<int> runs = u.schedule.runCounts(u.graph);
-      for (NodeId n = 0; n < u.graph.numNodes(); ++n)
-        if (u.graph.node(n).name[0] == 'F')
-          forwardRuns += runs[n];
-      EXPECT_EQ(forwardRuns, countLoopReversal(steps, slots).forwardSteps);
-      // Held at once: the slots (carry_0, an input, among them), the
-      // working carry and its successor or the two gradients of a
-      // backward step, and the loss.
-      EXPECT_LE(sim.peak, (slots + 2) * carry + 4 + carry)
-          << steps << "/" << slots;
+      SCOPED_TRACE(std::to_string(steps) + " steps, " + std::to_string(slots) +
+                   " slots");
+      checkUnrolledReversal(unrolledLoopReversal(steps, slots, carry), slots,
+                            carry, countLoopReversal(steps, slots).forwardSteps);
     }
 }
 

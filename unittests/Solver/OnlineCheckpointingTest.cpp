@@ -5,7 +5,7 @@
 // reversed from the slots with no carry at hand), and the Simulator on the
 // unrolled chain.
 
-#include "remat/Solver/Core/Simulator.h"
+#include "UnrolledReversalCheck.h"
 #include "remat/Solver/Loop/OnlineCheckpointing.h"
 
 #include <gtest/gtest.h>
@@ -98,19 +98,11 @@ TEST(OnlineCheckpointing, UnrolledScheduleIsValidAndHoldsAtMostTheSlots) {
   const int64_t carry = 1000;
   for (int64_t steps : {1, 2, 5, 13, 30, 70})
     for (int64_t slots : {1, 2, 3, 6}) {
-      UnrolledReversal u = unrolledOnlineReversal(steps, slots, carry);
-      SimulationResult sim = simulate(u.graph, u.schedule);
-      ASSERT_TRUE(sim.valid) << steps << "/" << slots << ": " << sim.error;
-      int64_t forwardRuns = 0;
-      std::vector<int> runs = u.schedule.runCounts(u.graph);
-      for (NodeId n = 0; n < u.graph.numNodes(); ++n)
-        if (u.graph.node(n).name[0] == 'F')
-          forwardRuns += runs[n];
-      EXPECT_EQ(forwardRuns, countOnlineReversal(steps, slots).forwardSteps);
-      // The slots, the working carry and its successor or a backward
-      // step's two gradients, and the loss.
-      EXPECT_LE(sim.peak, (slots + 2) * carry + 4 + carry)
-          << steps << "/" << slots;
+      SCOPED_TRACE(std::to_string(steps) + " steps, " + std::to_string(slots) +
+                   " slots");
+      checkUnrolledReversal(unrolledOnlineReversal(steps, slots, carry), slots,
+                            carry,
+                            countOnlineReversal(steps, slots).forwardSteps);
     }
 }
 
