@@ -29,7 +29,7 @@ def sh(args, env=None):
 
 
 def gen(tmp, model, steps, harness=False, form="loop"):
-    suffix = {"loop": "", "unrolled": "u", "while": "w"}[form]
+    suffix = {"loop": "", "unrolled": "u", "while": "w", "dynamic": "d"}[form]
     path = os.path.join(tmp, "%s%d%s.%s" % (model, steps, suffix,
                                            "harness.mlir" if harness else "mlir"))
     args = [sys.executable, GEN, "--model", model, "--steps", str(steps), "--form", form,
@@ -56,7 +56,7 @@ def fitted_runs(opt_env, tmp, rows):
                           line)
             if r:
                 print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
-                    model + ("" if form == "loop" else " (while)"), steps, b, slots, fwd, r.group(1), r.group(2),
+                    model + ("" if form == "loop" else " (%s)" % form), steps, b, slots, fwd, r.group(1), r.group(2),
                     "identical" if r.group(4) == "ok" else r.group(4), r.group(3)))
             else:
                 print("| %s | %d | %s | %s | %s | failed: %s |" % (model, steps, b, slots, fwd,
@@ -104,7 +104,8 @@ def main():
                                ("gru", 16, ["50%"], "loop"), ("pde", 16, ["50%"], "loop"),
                                ("rnn", 64, ["50%", "20%", "17%"], "while"),
                                ("rnn", 1024, ["10%"], "while"),
-                               ("gru", 16, ["50%"], "while"), ("pde", 16, ["50%"], "while")])
+                               ("gru", 16, ["50%"], "while"), ("pde", 16, ["50%"], "while"),
+                               ("rnn", 64, ["50%", "20%"], "dynamic")])
         twins(env, tmp)
         scale(env, tmp)
 

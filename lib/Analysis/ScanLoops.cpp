@@ -96,10 +96,17 @@ public:
     pair.forward = forward;
     if (auto loop = dyn_cast<scf::ForOp>(forward)) {
       std::optional<int64_t> steps = unitTripCount(loop);
-      if (!steps)
-        return std::string("its bounds are not 0 to a constant with step 1");
-      pair.steps = *steps;
+      // From 0 by 1 to a value known at run time: as many steps as the
+      // stacks have rows at most, checkpointed online.
+      pair.runTimeSteps = !steps &&
+                          constantIndex(loop.getLowerBound()) == 0 &&
+                          constantIndex(loop.getStep()) == 1 &&
+                          !constantIndex(loop.getUpperBound());
+      if (!steps && !pair.runTimeSteps)
+        return std::string("its bounds are not 0 to T with step 1");
+      pair.steps = steps.value_or(0);
     } else if (auto loop = dyn_cast<scf::WhileOp>(forward)) {
+      pair.runTimeSteps = true;
       if (std::optional<std::string> why = matchWhile(loop))
         return *why;
     } else {
@@ -157,12 +164,12 @@ private:
       auto insert = yield.getOperand(k).getDefiningOp<tensor::InsertSliceOp>();
       if (insert && insert.getDest() == arg && arg.hasOneUse() &&
           isRowAccess(insert, type, pair.index()) &&
-          (loop ? llvm::all_of(loop.getBeforeArguments()[k].getUsers(),
-                               llvm::IsaPred<scf::ConditionOp>) &&
-                      (pair.stacks.empty() ||
-                       type.getDimSize(0) == pair.steps)
-                : type.getDimSize(0) == pair.steps)) {
-        if (loop)
+          (!loop || llvm::all_of(loop.getBeforeArguments()[k].getUsers(),
+                                 llvm::IsaPred<scf::ConditionOp>)) &&
+          (pair.online() && pair.stacks.empty()
+               ? type.getDimSize(0) >= 1
+               : type.getDimSize(0) == pair.steps)) {
+        if (pair.online())
           pair.steps = type.getDimSize(0);
         pair.stacks.push_back(k);
         pair.inserts.push_back(insert);
@@ -178,8 +185,7 @@ private:
   /// The one loop reading the stacks, each row at T-1-j.
   bool matchBackward() {
     pair.reads.resize(pair.stacks.size());
-    Value tripCount =
-        pair.online() ? forward->getResult(pair.counter) : Value();
+    Value tripCount = pair.online() ? pair.tripCount() : Value();
     for (auto [s, k] : llvm::enumerate(pair.stacks)) {
       Value stack = forward->getResult(k);
       for (Operation *user : stack.getUsers()) {
@@ -270,6 +276,12 @@ Value ScanPair::init(unsigned k) const {
 }
 
 Value ScanPair::result(unsigned k) const { return forward->getResult(k); }
+
+Value ScanPair::tripCount() const {
+  if (auto loop = dyn_cast<scf::ForOp>(forward))
+    return loop.getUpperBound();
+  return forward->getResult(counter);
+}
 
 scf::YieldOp ScanPair::yield() const {
   return cast<scf::YieldOp>(body()->getTerminator());

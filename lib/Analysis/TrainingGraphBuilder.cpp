@@ -309,11 +309,35 @@ private:
     return success();
   }
 
-  /// The most steps a while loop that stacks a row per step can run.
-  static std::optional<int64_t> mostStepsOfWhile(Operation *op) {
-    auto match = matchScan(op);
-    if (auto *scan = std::get_if<ScanPair>(&match))
+  /// The most steps a loop whose trip count is known only at run time can
+  /// run: an online scan's forward loop runs at most its stacks' rows, and
+  /// so does the loop that reverses it.
+  static std::optional<int64_t> mostStepsAtRunTime(Operation *op) {
+    auto online = [](Operation *forward) -> std::optional<ScanPair> {
+      auto match = matchScan(forward);
+      auto *scan = std::get_if<ScanPair>(&match);
+      return scan && scan->online() ? std::optional<ScanPair>(*scan)
+                                    : std::nullopt;
+    };
+    if (std::optional<ScanPair> scan = online(op))
       return scan->steps;
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      return std::nullopt;
+    // The forward loop of the scan this one reverses: the while whose
+    // counter is its bound, or a loop to the same bound.
+    Value bound = loop.getUpperBound();
+    SmallVector<Operation *> forwards;
+    if (auto count = dyn_cast<OpResult>(bound);
+        count && isa<scf::WhileOp>(count.getOwner()))
+      forwards.push_back(count.getOwner());
+    for (Operation *user : bound.getUsers())
+      if (user != op && isa<scf::ForOp>(user))
+        forwards.push_back(user);
+    for (Operation *forward : forwards)
+      if (std::optional<ScanPair> scan = online(forward);
+          scan && scan->backward == loop)
+        return scan->steps;
     return std::nullopt;
   }
 
@@ -344,22 +368,18 @@ private:
     }
     if (runs)
       return c;
-    // A while that stacks a row per step runs at most its stacks' rows:
-    // the time of the worst case, as its peak is (the stacks count whole).
+    // A loop whose trip count is known only at run time, reversed or
+    // reversing by a scan, counts the most steps it can run: the time of
+    // the worst case, as its peak is (the stacks count whole).
     if (isa<scf::WhileOp>(op))
-      if (std::optional<int64_t> most = mostStepsOfWhile(op))
+      if (std::optional<int64_t> most = mostStepsAtRunTime(op))
         c.time *= static_cast<double>(*most);
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
       std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-      // The backward loop of such a while: to its counter's result.
-      if (auto count = dyn_cast<OpResult>(loop.getUpperBound());
-          !ub && count && isa<scf::WhileOp>(count.getOwner()))
-        if (auto match = matchScan(count.getOwner());
-            std::holds_alternative<ScanPair>(match) &&
-            std::get<ScanPair>(match).counter == count.getResultNumber())
-          ub = std::get<ScanPair>(match).steps;
       std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      if (!ub)
+        ub = mostStepsAtRunTime(op);
       if (lb && ub && step && *step > 0)
         c.time *= static_cast<double>(std::max<int64_t>(
             0, (*ub - *lb + *step - 1) / *step));

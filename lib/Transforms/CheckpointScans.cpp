@@ -42,7 +42,8 @@ void ScanRewriter::rewrite() {
     LoopResults forward = emitOnlineForwardLoop(b);
     for (auto [k, v] : llvm::zip(scan.carries, forward.carries))
       scan.result(k).replaceAllUsesWith(v);
-    scan.result(scan.counter).replaceAllUsesWith(forward.trip);
+    if (isa<scf::WhileOp>(scan.forward))
+      scan.result(scan.counter).replaceAllUsesWith(forward.trip);
     b.setInsertionPoint(bwd);
     // Nothing at hand: the interpreter reverses all T steps.
     results = emitInterpreter(b, forward, forward.trip, bwd.getInitArgs());

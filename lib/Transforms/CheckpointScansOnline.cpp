@@ -34,7 +34,7 @@ Value ScanRewriter::emitBeta(OpBuilder &b, Value c, Value m) {
 }
 
 ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
-  auto original = cast<scf::WhileOp>(scan.forward);
+  auto original = dyn_cast<scf::WhileOp>(scan.forward);
   SmallVector<Value> inits = carryInits();
   const size_t n = inits.size();
   Value zero = index(b, 0);
@@ -60,6 +60,12 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
   auto loop = scf::WhileOp::create(
       b, loc, TypeRange(ValueRange(loopInits)), loopInits,
       [&](OpBuilder &nb, Location, ValueRange args) {
+        if (!original) { // An scf.for to a run-time bound: i < bound.
+          Value more = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt,
+                                             args[0], scan.tripCount());
+          scf::ConditionOp::create(nb, loc, more, args);
+          return;
+        }
         IRMapping map;
         Block *before = original.getBeforeBody();
         map.map(before->getArgument(scan.counter), args[0]);

@@ -80,12 +80,14 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
     if (scan.online()) {
       LoopReversalCounts counts = countOnlineReversal(scan.steps, *slots);
       loop->emitRemark() << llvm::formatv(
-          "while loop of at most {0} steps checkpointed online with {1} slots "
+          "{5} of at most {0} steps checkpointed online with {1} slots "
           "of {2} B (stacks of {3} B dropped): the fewest forward steps for "
-          "{1} checkpoints while it runs at most {4} steps; {5} forward "
+          "{1} checkpoints while it runs at most {4} steps; {6} forward "
           "steps if it runs all {0}",
           scan.steps, *slots, scan.carryBytes, scan.stackBytes,
-          binomialBeta(*slots, 2) - 1, counts.forwardSteps);
+          binomialBeta(*slots, 2) - 1,
+          isa<scf::WhileOp>(loop) ? "while loop" : "loop to a run-time bound",
+          counts.forwardSteps);
     } else {
       LoopReversalCounts counts = countLoopReversal(scan.steps, *slots);
       loop->emitRemark() << llvm::formatv(

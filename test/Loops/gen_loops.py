@@ -85,7 +85,7 @@ class Gen:
     """Text of one func.func whose ops may sit in scf.for bodies."""
 
     def __init__(self, name, form):
-        assert form in ("loop", "unrolled", "while")
+        assert form in ("loop", "unrolled", "while", "dynamic")
         self.name, self.form = name, form
         self.horizon = None     # %n: index, the while form's run-time steps
         self.trip = None        # SSA of the forward while loop's trip count
@@ -279,7 +279,14 @@ class Gen:
         c0, c1, cT = self.const(0, "index"), self.const(1, "index"), self.const(T, "index")
         if self.form == "while" and not reverse:
             return self.while_loop(name, T, carries, body, stacks)
-        if self.form == "while":
+        if self.form == "dynamic" and self.trip is None:
+            # Both loops run to min(%n, T), a bound known at run time.
+            self.horizon = self.fresh_top("n")
+            self.trip = self.fresh("trip")
+            self.emit("%s = arith.minsi %s, %s : index" % (self.trip, self.horizon, cT))
+            self.trip_m1 = self.fresh("trip_m1")
+            self.emit("%s = arith.subi %s, %s : index" % (self.trip_m1, self.trip, c1))
+        if self.form in ("while", "dynamic"):
             cT = self.trip
         st0 = []
         for base, shape in stacks:
@@ -296,7 +303,8 @@ class Gen:
         idx = ivar
         if reverse:
             idx = self.fresh("i")
-            last = self.trip_m1 if self.form == "while" else self.const(T - 1, "index")
+            last = (self.trip_m1 if self.form in ("while", "dynamic")
+                    else self.const(T - 1, "index"))
             self.emit("%s = arith.subi %s, %s : index" % (idx, last, ivar))
         cur_st = {b: a for (b, _), (a, _) in zip(stacks, blk[len(carries):])}
 
@@ -700,6 +708,8 @@ def model_text(model, o):
                      "scf.for reading them in reverse)",
              "while": "while (forward scf.while of at most T steps, run while i < %n, "
                       "stacking per-iteration values; backward scf.for over its trip count)",
+             "dynamic": "dynamic (forward and backward scf.for to min(%n, T), a bound "
+                        "known at run time, the stacks of T rows)",
              "unrolled": "unrolled (straight-line twin of the loop form)"}
     hdr.append("Form: %s." % forms[o.form]
                if model != "microbatch" else
@@ -772,9 +782,9 @@ def cmdline(model, o, form=True):
         text += " --recompute-gates"
     if model == "microbatch" and o.layers != 2:
         text += " --layers %d" % o.layers
-    if (form or o.form == "while") and o.form != "loop":
+    if (form or o.form in ("while", "dynamic")) and o.form != "loop":
         text += " --form " + o.form
-    if not form and o.form == "while" and o.run_steps is not None:
+    if not form and o.form in ("while", "dynamic") and o.run_steps is not None:
         text += " --run-steps %d" % o.run_steps
     return text
 
@@ -812,14 +822,17 @@ CHECKED_IN_WHILE = [
     ("gru_while", "gru", {}),
     ("pde_while", "pde", {}),
 ]
+# The dynamic form (both loops scf.for to min(%n, T)).
+CHECKED_IN_DYNAMIC = [("rnn_dynamic", "rnn", {})]
 
 
 def outputs():
-    for stem, model, kw in CHECKED_IN_WHILE:
-        yield (os.path.join(INPUTS, stem + ".mlir"),
-               model_text(model, Opts(model, form="while", **kw)))
-        yield (os.path.join(INPUTS, stem + ".harness.mlir"),
-               harness_text(model, Opts(model, form="while", **kw)))
+    for form, rows in (("while", CHECKED_IN_WHILE), ("dynamic", CHECKED_IN_DYNAMIC)):
+        for stem, model, kw in rows:
+            yield (os.path.join(INPUTS, stem + ".mlir"),
+                   model_text(model, Opts(model, form=form, **kw)))
+            yield (os.path.join(INPUTS, stem + ".harness.mlir"),
+                   harness_text(model, Opts(model, form=form, **kw)))
     for stem, model, kw in CHECKED_IN:
         for form, suffix in (("loop", ""), ("unrolled", ".unrolled")):
             yield (os.path.join(INPUTS, stem + suffix + ".mlir"),
@@ -830,11 +843,12 @@ def outputs():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", choices=sorted(MODELS))
-    ap.add_argument("--form", choices=["loop", "unrolled", "while"], default="loop",
+    ap.add_argument("--form", choices=["loop", "unrolled", "while", "dynamic"], default="loop",
                     help="loop (scf.for pair, the default), while (the forward an scf.while "
-                         "of at most T steps run while i < %%n, an index argument) or unrolled")
+                         "of at most T steps run while i < %%n, an index argument), dynamic "
+                         "(both loops scf.for to min(%%n, T)) or unrolled")
     ap.add_argument("--run-steps", type=int,
-                    help="with --form while --harness: the steps %%n the harness runs "
+                    help="with --form while or dynamic --harness: the steps %%n the harness runs "
                          "(default T)")
     ap.add_argument("--steps", "-T", type=int, help="T (rnn, gru, pde), L (scan_layers), "
                     "M (microbatch)")
@@ -870,8 +884,8 @@ def main():
         return 0
     if not a.model:
         ap.error("--model, --write or --check is required")
-    if a.form == "while" and a.model == "microbatch":
-        ap.error("--form while takes the scan models (rnn, gru, scan_layers, pde)")
+    if a.form in ("while", "dynamic") and a.model == "microbatch":
+        ap.error("--form %s takes the scan models (rnn, gru, scan_layers, pde)" % a.form)
     o = Opts(a.model, a.form, a.steps, a.batch, a.width, a.recompute_gates,
              a.layers, a.run_steps)
     if o.run_steps is not None and not 1 <= o.run_steps <= o.steps:

@@ -95,6 +95,40 @@ func.func @until_small(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
 
 // -----
 
+// An scf.for to a bound known only at run time (at most 4 steps: the
+// stacks' rows): checkpointed online too, the forward loop becoming an
+// scf.while on i < %n.
+// CHECK-LABEL: func.func @for_to_n
+// CHECK-NOT: tensor<4x2xf32>
+// CHECK: scf.while
+// CHECK: arith.cmpi slt, %{{.*}}, %arg1
+// CHECK: scf.condition
+// CHECK: math.sin
+// CHECK: scf.while
+// CHECK: math.cos
+func.func @for_to_n(%h0: tensor<2xf32>, %n: index) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{loop to a run-time bound of at most 4 steps checkpointed online with 2 slots of 8 B (stacks of 32 B dropped)}}
+  %f:2 = scf.for %i = %c0 to %n step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  %last = arith.subi %n, %c1 : index
+  %b = scf.for %j = %c0 to %n step %c1 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %i = arith.subi %last, %j : index
+    %hi = tensor.extract_slice %f#1[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %c = math.cos %hi : tensor<2xf32>
+    %dn = arith.mulf %d, %c : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %f#0, %b : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
 // No counter from 0 by 1 (it starts at 1): refused.
 func.func @no_counter(%h0: tensor<2xf32>, %n: index) -> tensor<2xf32> {
   %c0 = arith.constant 0 : index

@@ -31,9 +31,10 @@
 namespace remat {
 
 struct ScanPair {
-  /// The forward loop: an scf.for from 0 to T, or an scf.while whose trip
-  /// count is known only when it ends (online(): a counter from 0 by 1
-  /// indexes the stacks, the backward loop runs to the counter's result).
+  /// The forward loop: an scf.for from 0 to T, or (online()) one whose trip
+  /// count is known only at run time: an scf.for from 0 to a value, or an
+  /// scf.while (a counter from 0 by 1 indexes the stacks, the backward loop
+  /// runs to the counter's result).
   mlir::Operation *forward = nullptr;
   mlir::scf::ForOp backward;
   /// T for an scf.for; for an scf.while, the stacks' rows (the most steps
@@ -51,7 +52,11 @@ struct ScanPair {
   /// Bytes of one iteration's carried state, and of the stacks in all.
   int64_t carryBytes = 0, stackBytes = 0;
 
-  bool online() const { return mlir::isa<mlir::scf::WhileOp>(forward); }
+  bool online() const { return runTimeSteps; }
+  bool runTimeSteps = false;
+  /// The trip count as a value (online() only): the for's upper bound, or
+  /// the while counter's result.
+  mlir::Value tripCount() const;
   /// The block of one forward iteration (the for's body, the while's after
   /// region), its index i, its k-th iteration argument, initial value and
   /// result, and its terminator.

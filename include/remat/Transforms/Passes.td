@@ -180,11 +180,11 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
     `scf.for` reading every stack at T-1-j; docs/loops.md) and rewrites each
     into loops that keep `slots` checkpoints of the carried state and
     re-run forward segments from the nearest one (binomial checkpointing:
-    the fewest forward steps for that many checkpoints). A forward
-    `scf.while` (its trip count known only when it ends, stacking at a
-    counter from 0) is checkpointed online: which carries to keep is decided
-    step by step at run time, optimally while it runs at most
-    (K+1)(K+2)/2 - 1 steps. The IR does not grow with T.
+    the fewest forward steps for that many checkpoints). A forward loop
+    whose trip count is known only at run time (an `scf.while` stacking at a
+    counter from 0, or an `scf.for` to a value) is checkpointed online: which
+    carries to keep is decided step by step at run time, optimally while it
+    runs at most (K+1)(K+2)/2 - 1 steps. The IR does not grow with T.
     With `budget` instead of `slots`, the number of slots is
     the largest whose estimated peak fits. Loops it cannot checkpoint are
     left as they are, with a remark naming the reason.
