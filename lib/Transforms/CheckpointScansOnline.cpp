@@ -1,8 +1,8 @@
 //===- CheckpointScansOnline.cpp - The forward loop of an online reversal -===//
 //
-// The forward scf.while of a scan whose trip count is known only when it
-// ends: it keeps the original condition and, at each step, decides at run
-// time which carries to keep, as OnlineCheckpoints (the solver's mirror,
+// The forward scf.while of a scan whose trip count is known only at run
+// time (an scf.while's condition, kept as it is, or i < n for an scf.for to
+// n): at each step it decides at run time which carries to keep, as OnlineCheckpoints (the solver's mirror,
 // lib/Solver/Loop/OnlineCheckpointing.cpp) does. Positions and slotOf (the
 // physical slot of each position) are index tensors; a drop moves indices,
 // never carries.

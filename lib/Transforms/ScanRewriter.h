@@ -4,7 +4,7 @@
 // as loops. CheckpointScans.cpp emits the offline form (T known: binomial
 // checkpointing) and what both forms share (the steps, the slots, the
 // interpreter); CheckpointScansOnline.cpp the forward loop of the online
-// form (an scf.while whose trip count is known only when it ends).
+// form (a loop whose trip count is known only at run time).
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LIB_TRANSFORMS_SCANREWRITER_H
