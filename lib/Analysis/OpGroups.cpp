@@ -51,14 +51,10 @@ bool isFreeValue(Operation *op) {
   });
 }
 
-namespace {
-/// A while whose condition passes its arguments on unchanged: iteration k
-/// of every argument lives in one buffer, the init's (as in an scf.for).
 bool passesArgumentsOn(scf::WhileOp loop) {
   return llvm::equal(loop.getConditionOp().getArgs(),
                      loop.getBeforeArguments());
 }
-} // namespace
 
 SmallVector<OpOperand *> destinationOperands(Operation *op) {
   SmallVector<OpOperand *> dests;

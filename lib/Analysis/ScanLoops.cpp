@@ -2,6 +2,7 @@
 
 #include "remat/Analysis/ScanLoops.h"
 #include "remat/Analysis/CostModel.h"
+#include "remat/Analysis/OpGroups.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -129,8 +130,7 @@ private:
   /// with a counter from 0 by 1 (the stacks' index) and rows enough for the
   /// most steps (the stacks' leading size, checked in splitIterArgs).
   std::optional<std::string> matchWhile(scf::WhileOp loop) {
-    auto cond = loop.getConditionOp();
-    if (!llvm::equal(cond.getArgs(), loop.getBeforeArguments()) ||
+    if (!passesArgumentsOn(loop) ||
         TypeRange(ValueRange(loop.getBeforeArguments())) !=
             TypeRange(ValueRange(loop.getAfterArguments())))
       return std::string("its condition does not pass its arguments on "

@@ -88,7 +88,8 @@ bool isMapped(scf::ParallelOp loop) {
 enum class Where { Host, Device, HostRegion, Unknown };
 
 /// A while whose condition passes its arguments on: argument k of either
-/// block, and result k, are the buffer of init k.
+/// block, and result k, are the buffer of init k. (OpGroups.h has the same
+/// test; RematGPU depends on MLIR alone, not on remat's analyses.)
 bool passesArgumentsOn(scf::WhileOp loop) {
   return llvm::equal(loop.getConditionOp().getArgs(),
                      loop.getBeforeArguments());

@@ -42,6 +42,7 @@ void ScanRewriter::rewrite() {
     LoopResults forward = emitOnlineForwardLoop(b);
     for (auto [k, v] : llvm::zip(scan.carries, forward.carries))
       scan.result(k).replaceAllUsesWith(v);
+    // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward))
       scan.result(scan.counter).replaceAllUsesWith(forward.trip);
     b.setInsertionPoint(bwd);
@@ -55,9 +56,8 @@ void ScanRewriter::rewrite() {
       scan.result(k).replaceAllUsesWith(v);
     // The first backward step reads the rows step T-1 made.
     b.setInsertionPoint(bwd);
-    forward.trip = index(b, scan.steps);
-    SmallVector<Value> state = cloneBackwardStep(b, index(b, 0), forward.trip,
-                                                 bwd.getInitArgs(), last.rows);
+    SmallVector<Value> state =
+        cloneBackwardStep(b, index(b, 0), bwd.getInitArgs(), last.rows);
     results = emitInterpreter(b, forward, index(b, scan.steps - 1), state);
   }
   bwd.replaceAllUsesWith(results);
@@ -91,12 +91,10 @@ ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value iv,
 }
 
 SmallVector<Value> ScanRewriter::cloneBackwardStep(OpBuilder &b, Value j,
-                                                   Value trip, ValueRange state,
+                                                   ValueRange state,
                                                    ValueRange rows) {
   IRMapping map;
   map.map(bwd.getInductionVar(), j);
-  if (scan.online())
-    map.map(bwd.getUpperBound(), trip);
   map.map(bwd.getRegionIterArgs(), state);
   llvm::SmallPtrSet<Operation *, 4> reads;
   for (auto [s, stackReads] : llvm::enumerate(scan.reads))
@@ -359,7 +357,7 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
             tb, loc, last ? last : index(tb, scan.steps - 1), i);
         StepValues s = cloneStep(tb, i, x);
         SmallVector<Value> after = copiedInto(
-            tb, cloneBackwardStep(tb, j, fwdOut.trip, st, s.rows), st);
+            tb, cloneBackwardStep(tb, j, st, s.rows), st);
         Value pop = arith::AndIOp::create(
             tb, loc,
             arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq, i, lo),

@@ -24,11 +24,9 @@ struct LoopCarriesInPlacePass
       writeIntoIterArgs(cast<scf::YieldOp>(loop.getBody()->getTerminator()),
                         loop.getRegionIterArgs());
     });
-    // A while whose condition passes its arguments on unchanged: the body's
-    // argument k is the iteration's buffer k.
+    // The body's argument k of such a while is the iteration's buffer k.
     getOperation()->walk([](scf::WhileOp loop) {
-      if (llvm::equal(loop.getConditionOp().getArgs(),
-                      loop.getBeforeArguments()))
+      if (passesArgumentsOn(loop))
         writeIntoIterArgs(loop.getYieldOp(), loop.getAfterArguments());
     });
   }

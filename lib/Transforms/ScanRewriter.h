@@ -54,10 +54,9 @@ private:
   StepValues cloneStep(OpBuilder &b, Value iv, ValueRange carries);
 
   /// The backward body at `j` from `state`, its stack reads replaced by
-  /// `rows`; `trip` stands for the loop's bound (the forward's trip count,
-  /// which the online form's body may read).
-  SmallVector<Value> cloneBackwardStep(OpBuilder &b, Value j, Value trip,
-                                       ValueRange state, ValueRange rows);
+  /// `rows`.
+  SmallVector<Value> cloneBackwardStep(OpBuilder &b, Value j, ValueRange state,
+                                       ValueRange rows);
 
   /// `values` written into the buffers of `into` (the iteration arguments),
   /// so that the yield is in place.

@@ -22,6 +22,7 @@
 #ifndef REMAT_ANALYSIS_OPGROUPS_H
 #define REMAT_ANALYSIS_OPGROUPS_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -72,6 +73,11 @@ mlir::Value branchesWriteInto(mlir::OpResult r);
 
 /// Whether `use` is a destination operand (the owner writes into it).
 bool isDestinationUse(mlir::OpOperand &use);
+
+/// A while whose condition passes its arguments on unchanged, in order:
+/// argument k of either block, and result k, are iteration k's value of
+/// init k, in one buffer (as an scf.for's iter_args are).
+bool passesArgumentsOn(mlir::scf::WhileOp loop);
 
 } // namespace remat
 

@@ -82,17 +82,14 @@ std::vector<int64_t> firstSweepPositions(int64_t steps, int64_t slots) {
 }
 
 LoopReversalCounts countLoopReversal(int64_t steps, int64_t slots) {
-  detail::ReversalCounter counter;
-  walkReversal(steps, slots, counter);
-  counter.c.forwardSteps = steps + counter.c.advances;
-  return counter.c;
+  return detail::countWalk(
+      steps, [&](auto &v) { walkReversal(steps, slots, v); });
 }
 
 UnrolledReversal unrolledLoopReversal(int64_t steps, int64_t slots,
                                       int64_t carryBytes) {
-  detail::ChainEmitter emitter(steps, carryBytes);
-  walkReversal(steps, slots, emitter);
-  return emitter.finish();
+  return detail::unrolledWalk(
+      steps, carryBytes, [&](auto &v) { walkReversal(steps, slots, v); });
 }
 
 } // namespace remat

@@ -65,17 +65,14 @@ void walkOnline(int64_t steps, int64_t slots, Visitor &v) {
 } // namespace
 
 LoopReversalCounts countOnlineReversal(int64_t steps, int64_t slots) {
-  detail::ReversalCounter counter;
-  walkOnline(steps, slots, counter);
-  counter.c.forwardSteps = steps + counter.c.advances;
-  return counter.c;
+  return detail::countWalk(steps,
+                           [&](auto &v) { walkOnline(steps, slots, v); });
 }
 
 UnrolledReversal unrolledOnlineReversal(int64_t steps, int64_t slots,
                                         int64_t carryBytes) {
-  detail::ChainEmitter emitter(steps, carryBytes);
-  walkOnline(steps, slots, emitter);
-  return emitter.finish();
+  return detail::unrolledWalk(
+      steps, carryBytes, [&](auto &v) { walkOnline(steps, slots, v); });
 }
 
 } // namespace remat

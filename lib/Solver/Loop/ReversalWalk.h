@@ -123,6 +123,24 @@ private:
   NodeId loss = kNone, seed = kNone;
 };
 
+/// The counts of a walk (`walk(visitor)`) of a loop of `steps` steps: the
+/// forward loop's steps plus the advances.
+template <typename Walk>
+LoopReversalCounts countWalk(int64_t steps, Walk walk) {
+  ReversalCounter counter;
+  walk(counter);
+  counter.c.forwardSteps = steps + counter.c.advances;
+  return counter.c;
+}
+
+/// The unrolled equivalent of a walk, for the Simulator.
+template <typename Walk>
+UnrolledReversal unrolledWalk(int64_t steps, int64_t carryBytes, Walk walk) {
+  ChainEmitter emitter(steps, carryBytes);
+  walk(emitter);
+  return emitter.finish();
+}
+
 } // namespace remat::detail
 
 #endif // REMAT_LIB_SOLVER_LOOP_REVERSALWALK_H
