@@ -5,6 +5,7 @@
 
 #include "remat/Analysis/CostModel.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -109,6 +110,21 @@ bool isLoopIterArg(Value v) {
   return loop && llvm::is_contained(loop.getRegionIterArgs(), arg);
 }
 
+/// A function argument marked `bufferization.writable = true` (One-Shot
+/// Bufferize's own attribute): a loop body outlined to be planned alone
+/// marks its carries so, as they are the loop's buffers.
+bool isWritableArgument(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto func = arg ? dyn_cast_or_null<FunctionOpInterface>(
+                        arg.getOwner()->getParentOp())
+                  : FunctionOpInterface();
+  if (!func || !arg.getOwner()->isEntryBlock())
+    return false;
+  auto writable = func.getArgAttrOfType<BoolAttr>(arg.getArgNumber(),
+                                                  "bufferization.writable");
+  return writable && writable.getValue();
+}
+
 /// Whether `a` and `b` lie in different regions of one scf.if: never both
 /// run in an iteration.
 bool inExclusiveBranches(Operation *a, Operation *b) {
@@ -123,12 +139,24 @@ bool inExclusiveBranches(Operation *a, Operation *b) {
   return false;
 }
 
+/// Whether the owner of `read` and `write` reads the one where it writes
+/// the other, element by element: every loop parallel, both maps the
+/// identity. One-Shot Bufferize writes such an op in place into a buffer it
+/// also reads (`ins(%acc, %g) outs(%acc)`).
+bool readsWhereItWrites(OpOperand &read, OpOperand &write) {
+  auto op = dyn_cast<linalg::LinalgOp>(read.getOwner());
+  return op && op == write.getOwner() &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         op.getMatchingIndexingMap(&read).isIdentity() &&
+         op.getMatchingIndexingMap(&write).isIdentity();
+}
+
 /// No use of `dest` but `write` runs after `write` does (in the same
 /// iteration: loop-carried values start each iteration anew).
 bool noUseAfter(Value dest, OpOperand &write) {
   Operation *writer = write.getOwner();
   for (OpOperand &use : dest.getUses()) {
-    if (&use == &write)
+    if (&use == &write || readsWhereItWrites(use, write))
       continue;
     Operation *other = use.getOwner();
     if (Operation *o = writer->getBlock()->findAncestorOpInBlock(*other)) {
@@ -175,13 +203,25 @@ OpOperand *updatedInPlace(OpResult result) {
   Value dest = init->get();
   // An enclosing loop's iteration argument: its buffer, unless the old
   // value is still read after the write.
-  if (isLoopIterArg(dest))
+  if (isLoopIterArg(dest) || isWritableArgument(dest))
     return noUseAfter(dest, *init) ? init : nullptr;
   Operation *def = dest.getDefiningOp();
-  // A function argument is not writable (One-Shot Bufferize copies it); a
-  // value read elsewhere too is copied before the write.
-  if (!def || def->getBlock() != op->getBlock() || !dest.hasOneUse() ||
-      isFreeValue(def) || absorbingUser(def) == op || isViewLike(def))
+  // A loop whose init is a function argument read nowhere after it carries
+  // the argument's buffer: the lowering bufferizes function boundaries, and
+  // One-Shot Bufferize writes into such an argument.
+  if (!def && isa<scf::ForOp, scf::WhileOp>(op) && isa<BlockArgument>(dest) &&
+      isa<FunctionOpInterface>(dest.getParentBlock()->getParentOp()) &&
+      noUseAfter(dest, *init))
+    return init;
+  // Another function argument is not writable (One-Shot Bufferize copies
+  // it); a value read elsewhere too is copied before the write (the
+  // writer's own element-wise reads are no other reader).
+  auto onlyThisWriter = [&](OpOperand &use) {
+    return &use == init || readsWhereItWrites(use, *init);
+  };
+  if (!def || def->getBlock() != op->getBlock() ||
+      !llvm::all_of(dest.getUses(), onlyThisWriter) || isFreeValue(def) ||
+      absorbingUser(def) == op || isViewLike(def))
     return nullptr;
   return init;
 }

@@ -263,11 +263,18 @@ private:
       inPlaceOf[r.getResultNumber()] = readsOf(target);
       cost->resultBytes[r.getResultNumber()] = 0;
       // The destination's buffer now holds this result: a recomputed copy
-      // of the destination would be a buffer more, not this one restored.
+      // of the destination would be a buffer more, not this one restored;
+      // a reader of the old value re-run later would read the new one.
       for (TensorId t : inPlaceOf[r.getResultNumber()])
         if (NodeId producer = result.graph.tensor(t).producer;
             producer != kNone)
           result.graph.node(producer).recomputable = false;
+      for (Operation *reader : target.getUsers())
+        for (Operation *p = reader; p && p != op; p = p->getParentOp())
+          if (auto it = result.opNodes.find(p); it != result.opNodes.end()) {
+            result.graph.node(it->second).recomputable = false;
+            break;
+          }
     }
 
     bool isForward = forward.contains(op);

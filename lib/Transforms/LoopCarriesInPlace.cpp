@@ -1,10 +1,12 @@
 //===- LoopCarriesInPlace.cpp - Yields that bufferize in place ------------===//
 
+#include "remat/Transforms/LoopCarriesInPlace.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
 namespace remat {
@@ -13,31 +15,152 @@ namespace remat {
 } // namespace remat
 
 using namespace mlir;
-using namespace remat;
+
+namespace remat {
+
+namespace {
+
+/// Calls `fn(yield, iterArgs)` for every loop under `root` whose iteration
+/// arguments are the buffers of its carries.
+template <typename Fn> void forEachLoopBody(Operation *root, Fn fn) {
+  root->walk([&](scf::ForOp loop) {
+    fn(cast<scf::YieldOp>(loop.getBody()->getTerminator()),
+       ValueRange(loop.getRegionIterArgs()));
+  });
+  // The body's argument k of such a while is the iteration's buffer k.
+  root->walk([&](scf::WhileOp loop) {
+    if (passesArgumentsOn(loop))
+      fn(loop.getYieldOp(), ValueRange(loop.getAfterArguments()));
+  });
+}
+
+/// Erases `op` and the initial values it wrote into, when nothing uses them.
+void eraseDeadInit(Operation *op) {
+  while (op && op->use_empty() && isParameterOnly(op)) {
+    Operation *next = nullptr;
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      next = fill.getOutputs()[0].getDefiningOp();
+    op->erase();
+    op = next;
+  }
+}
+
+/// Whether `op` runs once per iteration of the loop body holding `arg`: in
+/// that body, or in branches (scf.if) of it.
+bool inBodyOrBranches(Operation *op, Value arg) {
+  Operation *loop = arg.getParentBlock()->getParentOp();
+  if (!loop) // A loop still being built.
+    return false;
+  for (Operation *p = op->getParentOp(); p != loop; p = p->getParentOp())
+    if (!p || !isa<scf::IfOp>(p))
+      return false;
+  return true;
+}
+
+/// Makes the value `yielded` passes on (an operand of a loop body's
+/// terminator, or of a branch's within it) be written into `arg`: through
+/// both branches of an scf.if, instead of a copy at the end, or by the op
+/// computing it.
+void writeYieldedInPlace(OpOperand &yielded, Value arg) {
+  Value v = yielded.get();
+  if (auto branch = v.getDefiningOp<scf::IfOp>();
+      branch && inBodyOrBranches(branch, arg)) {
+    unsigned k = cast<OpResult>(v).getResultNumber();
+    for (Region &region : branch->getRegions())
+      if (!region.empty())
+        writeYieldedInPlace(region.front().getTerminator()->getOpOperand(k),
+                            arg);
+    return;
+  }
+  // A copy into the argument at the end (LoopCarriesInPlacePass's, or the
+  // scan rewriter's) goes when the value itself can be written there.
+  auto copy = v.getDefiningOp<linalg::CopyOp>();
+  if (copy && copy.getOutputs()[0] == arg && v.hasOneUse() &&
+      copy.getInputs()[0].hasOneUse()) {
+    Value copied = copy.getInputs()[0];
+    OpOperand &into = copy.getDpsInitsMutable()[0];
+    yielded.set(copied);
+    into.set(copied); // The copy is no use of `arg` while it is decided.
+    if (writeInPlaceIntoCarry(copied, arg)) {
+      copy->erase();
+      return;
+    }
+    into.set(arg);
+    yielded.set(v);
+    return;
+  }
+  if (inPlaceTarget(v) != arg)
+    writeInPlaceIntoCarry(v, arg);
+}
+
+} // namespace
+
+bool writeInPlaceIntoCarry(Value v, Value arg) {
+  auto result = dyn_cast<OpResult>(v);
+  auto op = result ? dyn_cast<linalg::LinalgOp>(result.getOwner())
+                   : linalg::LinalgOp();
+  if (!op || v.getType() != arg.getType() || !op.hasPureTensorSemantics() ||
+      !inBodyOrBranches(op, arg))
+    return false;
+  OpOperand *init = op.getDpsInitOperand(result.getResultNumber());
+  Value old = init->get();
+  Operation *def = old.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<tensor::EmptyOp>(def)) {
+    // The op writes every element without reading its init.
+    init->set(arg);
+    if (inPlaceTarget(v) == arg && updatedInPlace(result)) {
+      eraseDeadInit(def);
+      return true;
+    }
+    init->set(old);
+    return false;
+  }
+  auto fill = dyn_cast<linalg::FillOp>(def);
+  if (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return false;
+  // The same fill, into the argument, right before the op: the old value
+  // must be dead there (the op reads the fill, not the argument).
+  OpBuilder b(op);
+  auto inArg = linalg::FillOp::create(b, fill.getLoc(), fill.getInputs(),
+                                      ValueRange{arg});
+  inArg->setDiscardableAttrs(fill->getDiscardableAttrDictionary());
+  init->set(inArg.getResult(0));
+  if (inPlaceTarget(v) == arg &&
+      updatedInPlace(cast<OpResult>(inArg.getResult(0)))) {
+    eraseDeadInit(fill);
+    return true;
+  }
+  init->set(old);
+  inArg->erase();
+  return false;
+}
+
+void writeLoopCarriesInPlace(Operation *root) {
+  forEachLoopBody(root, [](scf::YieldOp yield, ValueRange iterArgs) {
+    for (auto [k, arg] : llvm::enumerate(iterArgs))
+      if (isa<RankedTensorType>(arg.getType()))
+        writeYieldedInPlace(yield->getOpOperand(k), arg);
+  });
+}
 
 namespace {
 
 struct LoopCarriesInPlacePass
     : public remat::impl::LoopCarriesInPlacePassBase<LoopCarriesInPlacePass> {
   void runOnOperation() override {
-    getOperation()->walk([](scf::ForOp loop) {
-      writeIntoIterArgs(cast<scf::YieldOp>(loop.getBody()->getTerminator()),
-                        loop.getRegionIterArgs());
-    });
-    // The body's argument k of such a while is the iteration's buffer k.
-    getOperation()->walk([](scf::WhileOp loop) {
-      if (passesArgumentsOn(loop))
-        writeIntoIterArgs(loop.getYieldOp(), loop.getAfterArguments());
-    });
+    forEachLoopBody(getOperation(), writeIntoIterArgs);
   }
 
   /// Ends the iteration with a copy of each yielded tensor that is not
-  /// already written in place into its iteration argument.
+  /// written in place into its iteration argument, and cannot be.
   static void writeIntoIterArgs(scf::YieldOp yield, ValueRange iterArgs) {
     OpBuilder b(yield);
     for (auto [k, arg] : llvm::enumerate(iterArgs)) {
       Value v = yield.getOperand(k);
-      if (!isa<RankedTensorType>(arg.getType()) || inPlaceTarget(v) == arg)
+      if (!isa<RankedTensorType>(arg.getType()) || inPlaceTarget(v) == arg ||
+          writeInPlaceIntoCarry(v, arg))
         continue;
       yield.setOperand(
           k, linalg::CopyOp::create(b, yield.getLoc(), v, arg).getResult(0));
@@ -46,3 +169,4 @@ struct LoopCarriesInPlacePass
 };
 
 } // namespace
+} // namespace remat

@@ -70,6 +70,10 @@ func::FuncOp outlineBody(scf::ForOp loop, func::FuncOp parent,
       b.getFunctionType(argTypes, loop.getResultTypes()));
   func.setPrivate();
   func.setResultAttr(lossIndex, RematDialect::kLossAttrName, b.getUnitAttr());
+  // The carries are the loop's buffers: the body may write its new values
+  // into them once the old ones are dead, as in the loop (OpGroups.h).
+  for (unsigned k = 1; k < body.getNumArguments(); ++k)
+    func.setArgAttr(k, "bufferization.writable", b.getBoolAttr(true));
   // In the module, so that callees resolve; renamed if the name is taken.
   SymbolTable(parent->getParentOp())
       .insert(func, std::next(Block::iterator(parent)));

@@ -3,6 +3,7 @@
 #include "remat/Transforms/Prepare.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
+#include "remat/Transforms/LoopCarriesInPlace.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -117,6 +118,9 @@ void prepareForRemat(func::FuncOp func) {
   });
   privatizeInits(block);
   sinkAbsorbed(block);
+  // Then each carry's new value is computed into its iteration argument
+  // where the old one is dead by then, as an unrolled step would free it.
+  writeLoopCarriesInPlace(func);
   tagInits(block);
 }
 

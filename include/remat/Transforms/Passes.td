@@ -60,8 +60,14 @@ def PreparePass : Pass<"remat-prepare", "mlir::func::FuncOp"> {
     Bufferize will allocate): an initial value (`tensor.empty`, a
     `linalg.fill`, a broadcast of a parameter) that several ops write into
     is duplicated per use, and each initial value used by one op is moved
-    right before it. `-remat-rematerialize` does this itself; the pass exists
-    to inspect and test it.
+    right before it. In a loop body (`scf.for`, an `scf.while` that passes
+    its arguments on), the op that computes a carry's next value writes it
+    into the iteration argument instead of a fresh initial value when the
+    old value is no longer read by then (`outs(%h)`; an elementwise update
+    such as `%g + %dg` may read it too): the old and the new value are not
+    both live until the iteration ends, as in the unrolled step.
+    `-remat-rematerialize` does this itself; the pass exists to inspect and
+    test it.
 
     Runs on each `func.func` (nested implicitly by `remat-opt -remat-prepare`;
     in a textual pipeline: `builtin.module(func.func(remat-prepare))`).
