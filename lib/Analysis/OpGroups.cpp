@@ -9,6 +9,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -195,7 +196,23 @@ OpOperand *tiedInit(OpResult result) {
 
 } // namespace
 
-OpOperand *updatedInPlace(OpResult result) {
+namespace {
+
+/// A read of `dest` that ends before `writer` runs: in an op before it in
+/// its block, neither writing into `dest` nor passing it on (views, yields,
+/// calls may alias their results to it).
+bool readBefore(OpOperand &use, Operation *writer) {
+  Operation *user = use.getOwner();
+  if (isDestinationUse(use) || isViewLike(user) ||
+      user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user))
+    return false;
+  Operation *o = writer->getBlock()->findAncestorOpInBlock(*user);
+  return o && o != writer && o->isBeforeInBlock(writer);
+}
+
+} // namespace
+
+OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   Operation *op = result.getOwner();
   OpOperand *init = tiedInit(result);
   if (!init)
@@ -217,7 +234,8 @@ OpOperand *updatedInPlace(OpResult result) {
   // it); a value read elsewhere too is copied before the write (the
   // writer's own element-wise reads are no other reader).
   auto onlyThisWriter = [&](OpOperand &use) {
-    return &use == init || readsWhereItWrites(use, *init);
+    return &use == init || readsWhereItWrites(use, *init) ||
+           (order == OpOrder::Final && readBefore(use, op));
   };
   if (!def || def->getBlock() != op->getBlock() ||
       !llvm::all_of(dest.getUses(), onlyThisWriter) || isFreeValue(def) ||
@@ -251,8 +269,12 @@ Value inPlaceTarget(Value v) {
       v = target;
       continue;
     }
-    OpOperand *init = tiedInit(result);
-    if (!init || isa<scf::ForOp, scf::WhileOp>(result.getOwner()))
+    // A loop's result is its init's buffer only when the loop updates the
+    // init in place.
+    OpOperand *init = isa<scf::ForOp, scf::WhileOp>(result.getOwner())
+                          ? updatedInPlace(result)
+                          : tiedInit(result);
+    if (!init)
       return v;
     v = init->get();
   }

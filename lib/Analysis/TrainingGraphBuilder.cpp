@@ -253,7 +253,9 @@ private:
     bool inPlace = false;
     for (OpResult r : op->getResults()) {
       Value target;
-      if (OpOperand *dest = updatedInPlace(r))
+      if (OpOperand *dest = updatedInPlace(
+              r, mode == RecomputeRegions::Flatten ? OpOrder::Final
+                                                   : OpOrder::MayChange))
         target = dest->get();
       else
         target = branchesWriteInto(r);

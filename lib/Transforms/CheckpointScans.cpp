@@ -12,7 +12,12 @@
 //   reverse:  scf.for over the interpreter's actions: either advance from
 //             the top slot to done-1 and run one backward step (the body's
 //             stacked values recomputed from the carries), or advance by the
-//             optimal split and fill the next slot.
+//             optimal split and fill the next slot. An advance starts from
+//             a copy of the slot in a working buffer the loop carries.
+//
+// Slot 0 is the carries' inits where they are: they are read again at the
+// end, so the forward loop no longer writes into them, but the slot stacks
+// lose a row (an unrolled program, too, reads the step's input where it is).
 //
 // Values carried by the emitted loops are copied into their iteration
 // argument before the yield, so One-Shot Bufferize keeps one buffer per
@@ -202,12 +207,44 @@ SmallVector<Value> ScanRewriter::initialSlots(OpBuilder &b, ValueRange inits,
   SmallVector<Value> slotStacks;
   for (auto [c, init] : llvm::enumerate(inits)) {
     auto row = cast<RankedTensorType>(carryType(c));
-    SmallVector<int64_t> shape{slots};
+    SmallVector<int64_t> shape{stackRows()};
     llvm::append_range(shape, row.getShape());
     Value empty = tensor::EmptyOp::create(b, loc, shape, row.getElementType());
-    slotStacks.push_back(writeRow(b, init, empty, zero));
+    slotStacks.push_back(initsAreSlot0() ? empty
+                                         : writeRow(b, init, empty, zero));
   }
   return slotStacks;
+}
+
+Value ScanRewriter::rowOf(OpBuilder &b, Value slot) {
+  return initsAreSlot0()
+             ? arith::SubIOp::create(b, loc, slot, index(b, 1)).getResult()
+             : slot;
+}
+
+SmallVector<Value> ScanRewriter::restoreSlot(OpBuilder &b,
+                                             ValueRange slotStacks, Value slot,
+                                             ValueRange work) {
+  auto fromRows = [&](OpBuilder &rb) {
+    Value row = rowOf(rb, slot);
+    SmallVector<Value> carries;
+    for (auto [c, stack] : llvm::enumerate(slotStacks))
+      carries.push_back(readRow(rb, stack, row, carryType(c)));
+    return copiedInto(rb, carries, work);
+  };
+  if (!initsAreSlot0())
+    return fromRows(b);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
+                                        index(b, 0));
+  auto branch = scf::IfOp::create(
+      b, loc, isFirst,
+      [&](OpBuilder &tb, Location) {
+        scf::YieldOp::create(tb, loc, copiedInto(tb, carryInits(), work));
+      },
+      [&](OpBuilder &eb, Location) {
+        scf::YieldOp::create(eb, loc, fromRows(eb));
+      });
+  return SmallVector<Value>(branch.getResults());
 }
 
 Value ScanRewriter::initialPositions(OpBuilder &b, Value zero) {
@@ -261,8 +298,9 @@ SmallVector<Value> ScanRewriter::emitFirstSweepStore(OpBuilder &b, Value i,
       [&](OpBuilder &tb, Location) {
         Value top1 = arith::AddIOp::create(tb, loc, top, index(tb, 1));
         SmallVector<Value> out;
+        Value row = rowOf(tb, top1);
         for (size_t c = 0; c < n; ++c)
-          out.push_back(writeRow(tb, carries[c], state[c], top1));
+          out.push_back(writeRow(tb, carries[c], state[c], row));
         out.push_back(
             tensor::InsertOp::create(tb, loc, i, state[n], ValueRange{top1}));
         out.push_back(top1);
@@ -288,6 +326,11 @@ SmallVector<Value> ScanRewriter::emitInterpreter(OpBuilder &b,
   SmallVector<Value> inits{done, fwdOut.top};
   llvm::append_range(inits, fwdOut.slotStacks);
   inits.push_back(fwdOut.positions);
+  for (size_t c = 0; c < n; ++c) { // The working buffers.
+    auto type = cast<RankedTensorType>(carryType(c));
+    inits.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
+                                            type.getElementType()));
+  }
   llvm::append_range(inits, state);
   // The last step's index, T-1, from which j = T-1-i.
   Value last =
@@ -326,6 +369,7 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
   Value done = args[0], top = args[1];
   ValueRange slotStacks = args.slice(2, n);
   Value positions = args[2 + n];
+  ValueRange work = args.slice(3 + n, n);
   ValueRange st = args.take_back(nState);
   Value lo = tensor::ExtractOp::create(nb, loc, positions, ValueRange{top});
   Value length = arith::SubIOp::create(nb, loc, done, lo);
@@ -336,14 +380,8 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
                             index(nb, 1)),
       arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, free,
                             index(nb, 0)));
-  // Each branch reads the top slot itself: the working copy the advance
-  // makes of it then dies inside the branch.
   auto topCarries = [&](OpBuilder &bb) {
-    Value slot = physicalSlot(bb, fwdOut, top);
-    SmallVector<Value> carries;
-    for (size_t c = 0; c < n; ++c)
-      carries.push_back(readRow(bb, slotStacks[c], slot, carryType(c)));
-    return carries;
+    return restoreSlot(bb, slotStacks, physicalSlot(bb, fwdOut, top), work);
   };
   auto branch = scf::IfOp::create(
       nb, loc, isTurn,
@@ -369,6 +407,7 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
         SmallVector<Value> out{i, top1};
         llvm::append_range(out, slotStacks);
         out.push_back(positions);
+        llvm::append_range(out, x);
         llvm::append_range(out, after);
         scf::YieldOp::create(tb, loc, out);
       },
@@ -379,13 +418,14 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
             emitAdvance(eb, lo, m, topCarries(eb),
                         ratio(counts.storeAdvances, counts.stores));
         Value top1 = arith::AddIOp::create(eb, loc, top, index(eb, 1));
-        Value slot = physicalSlot(eb, fwdOut, top1);
+        Value slot = rowOf(eb, physicalSlot(eb, fwdOut, top1));
         SmallVector<Value> out{done, top1};
         for (size_t k = 0; k < n; ++k)
           out.push_back(writeRow(eb, x[k], slotStacks[k], slot));
         out.push_back(tensor::InsertOp::create(
             eb, loc, arith::AddIOp::create(eb, loc, lo, m), positions,
             ValueRange{top1}));
+        llvm::append_range(out, x);
         llvm::append_range(out, st);
         scf::YieldOp::create(eb, loc, out);
       });

@@ -89,8 +89,26 @@ private:
     return inits;
   }
 
-  /// A slot stack per carry, slot 0 holding its initial value.
+  /// Offline, slot 0 is the carries' initial values where they are: they
+  /// stay unchanged and, being read at the end, alive; the stacks hold
+  /// slots 1..K-1 (a copy of a function's argument, say, would be a carry
+  /// more than the unrolled program keeps). Online, the stacks hold all K.
+  bool initsAreSlot0() const { return !scan.online(); }
+  int64_t stackRows() const { return slots - (initsAreSlot0() ? 1 : 0); }
+
+  /// A slot stack per carry (holding slot 0's initial value where the
+  /// inits are not slot 0 themselves).
   SmallVector<Value> initialSlots(OpBuilder &b, ValueRange inits, Value zero);
+
+  /// The stacks' row of physical slot `slot` (never slot 0 when the inits
+  /// are slot 0).
+  Value rowOf(OpBuilder &b, Value slot);
+
+  /// The carries kept in physical slot `slot` (the stacks' row, or the
+  /// inits for slot 0 where they are slot 0) copied into `work`, the
+  /// interpreter's working buffers, which the advance then updates in place.
+  SmallVector<Value> restoreSlot(OpBuilder &b, ValueRange slotStacks,
+                                 Value slot, ValueRange work);
 
   /// The slots' positions, slot 0 at position 0.
   Value initialPositions(OpBuilder &b, Value zero);
@@ -150,7 +168,7 @@ private:
   }
 
   /// One interpreter action; `args`: done, top, slot stacks, positions,
-  /// the backward loop's state.
+  /// working buffers, the backward loop's state.
   SmallVector<Value> interpreterStep(OpBuilder &nb, ValueRange args, size_t n,
                                      size_t nState, const LoopResults &fwdOut,
                                      Value last);

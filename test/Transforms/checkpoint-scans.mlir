@@ -5,10 +5,12 @@
 // loop reads row 3 - j. With 2 slots the carry (8 B) is kept at position 0
 // and at the first split; t(4, 2) = r T - beta(3, r - 1) with r = 2
 // (beta(2, 1) = 3 < 4 <= beta(2, 2) = 6) is 8 - 4 = 4 advances, plus the
-// step from carry_3 to carry_4: 5 forward steps.
+// step from carry_3 to carry_4: 5 forward steps. Slot 0 is %h0 itself (it
+// stays unchanged), so the slot stack has one row, for the other slot.
 // CHECK-LABEL: func.func @scan
+// CHECK-SAME: (%[[H0:.*]]: tensor<2xf32>)
 // CHECK-NOT: tensor<4x2xf32>
-// CHECK: tensor.empty() : tensor<2x2xf32>
+// CHECK: tensor.empty() : tensor<1x2xf32>
 // CHECK: tensor.empty() : tensor<2xindex>
 // The forward loop stops before the last step, which follows it.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step
@@ -16,10 +18,18 @@
 // CHECK: math.sin
 // CHECK: linalg.copy
 // CHECK: math.sin
-// The first backward step, then the interpreter over the other actions.
+// The first backward step, then the interpreter over the other actions,
+// which carries a working buffer: each action copies the top slot into it
+// (slot 0 from %h0, the others from the stack) and advances it in place.
 // CHECK: math.cos
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c{{[0-9]+}}{{.*}} step
+// CHECK: %[[WORK:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c{{[0-9]+}}{{.*}} step {{.*}} iter_args({{.*}}%[[W:.*]] = %[[WORK]],
 // CHECK: scf.if
+// CHECK: scf.if
+// CHECK-NEXT: linalg.copy ins(%[[H0]] : tensor<2xf32>) outs(%[[W]] : tensor<2xf32>)
+// CHECK: } else {
+// CHECK: tensor.extract_slice
+// CHECK-NEXT: linalg.copy ins(%{{.*}} : tensor<2xf32>) outs(%[[W]] : tensor<2xf32>)
 // CHECK: scf.for
 // CHECK: math.sin
 // CHECK: math.cos

@@ -54,17 +54,25 @@ mlir::Operation *absorbingUser(mlir::Operation *op);
 /// transposes of parameters). Such values may be duplicated per use.
 bool isParameterOnly(mlir::Operation *op);
 
+/// Whether the order of the ops is the one that will run (the timeline of
+/// the IR as it is) or one a planner may still change.
+enum class OpOrder { MayChange, Final };
+
 /// The destination operand `result` is written into in place (One-Shot
 /// Bufferize reuses its buffer, so the result owns no bytes of its own):
 /// a value computed by its own node in the same block and read nowhere else
 /// (an accumulation `outs(%acc)`, a loop's init), or an enclosing loop's
-/// iteration argument whose old value is not read after the write.
+/// iteration argument whose old value is not read after the write. With
+/// the order final, a computed value may also have plain readers before
+/// the writer (One-Shot Bufferize's rule: no read of the old value after
+/// the write); a planner could move them after it, so it never assumes so.
 /// nullptr otherwise.
-mlir::OpOperand *updatedInPlace(mlir::OpResult result);
+mlir::OpOperand *updatedInPlace(mlir::OpResult result,
+                                OpOrder order = OpOrder::MayChange);
 
 /// The value whose buffer `v` was written into through a chain of
 /// destinations (inserts, linalg inits, scf.if branches that all write into
-/// it); `v` itself when it owns one.
+/// it, loops updating their init in place); `v` itself when it owns one.
 mlir::Value inPlaceTarget(mlir::Value v);
 
 /// The buffer every branch of an scf.if yields `r` in (a value from outside
