@@ -18,6 +18,7 @@
 // Slot 0 is the carries' inits where they are: they are read again at the
 // end, so the forward loop no longer writes into them, but the slot stacks
 // lose a row (an unrolled program, too, reads the step's input where it is).
+// The online form (CheckpointScansOnline.cpp) never drops position 0 either.
 //
 // Values carried by the emitted loops are copied into their iteration
 // argument before the yield, so One-Shot Bufferize keeps one buffer per
@@ -202,24 +203,20 @@ SmallVector<Value> ScanRewriter::emitAdvance(OpBuilder &b, Value from,
   return SmallVector<Value>(loop.getResults());
 }
 
-SmallVector<Value> ScanRewriter::initialSlots(OpBuilder &b, ValueRange inits,
-                                              Value zero) {
+SmallVector<Value> ScanRewriter::initialSlots(OpBuilder &b) {
   SmallVector<Value> slotStacks;
-  for (auto [c, init] : llvm::enumerate(inits)) {
+  for (unsigned c = 0; c < scan.carries.size(); ++c) {
     auto row = cast<RankedTensorType>(carryType(c));
-    SmallVector<int64_t> shape{stackRows()};
+    SmallVector<int64_t> shape{slots - 1};
     llvm::append_range(shape, row.getShape());
-    Value empty = tensor::EmptyOp::create(b, loc, shape, row.getElementType());
-    slotStacks.push_back(initsAreSlot0() ? empty
-                                         : writeRow(b, init, empty, zero));
+    slotStacks.push_back(
+        tensor::EmptyOp::create(b, loc, shape, row.getElementType()));
   }
   return slotStacks;
 }
 
 Value ScanRewriter::rowOf(OpBuilder &b, Value slot) {
-  return initsAreSlot0()
-             ? arith::SubIOp::create(b, loc, slot, index(b, 1)).getResult()
-             : slot;
+  return arith::SubIOp::create(b, loc, slot, index(b, 1));
 }
 
 SmallVector<Value> ScanRewriter::restoreSlot(OpBuilder &b,
@@ -232,8 +229,6 @@ SmallVector<Value> ScanRewriter::restoreSlot(OpBuilder &b,
       carries.push_back(readRow(rb, stack, row, carryType(c)));
     return copiedInto(rb, carries, work);
   };
-  if (!initsAreSlot0())
-    return fromRows(b);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
                                         index(b, 0));
   auto branch = scf::IfOp::create(
@@ -258,7 +253,7 @@ Value ScanRewriter::initialPositions(OpBuilder &b, Value zero) {
 ScanRewriter::LoopResults ScanRewriter::emitForwardLoop(OpBuilder &b) {
   SmallVector<Value> inits = carryInits();
   Value zero = index(b, 0);
-  SmallVector<Value> slotStacks = initialSlots(b, inits, zero);
+  SmallVector<Value> slotStacks = initialSlots(b);
   Value positions = initialPositions(b, zero);
   const size_t n = inits.size();
   SmallVector<Value> loopInits(inits);

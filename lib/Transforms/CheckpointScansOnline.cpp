@@ -40,7 +40,7 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
   Value zero = index(b, 0);
   SmallVector<Value> loopInits{zero};
   llvm::append_range(loopInits, inits);
-  llvm::append_range(loopInits, initialSlots(b, inits, zero));
+  llvm::append_range(loopInits, initialSlots(b));
   loopInits.push_back(initialPositions(b, zero));
   // slotOf starts as the identity (filled by a loop: the IR does not grow
   // with the slots).
@@ -140,10 +140,11 @@ SmallVector<Value> ScanRewriter::storedAt(OpBuilder &b, Value i,
                                           ValueRange carries, ValueRange state,
                                           Value at, Value slotOf) {
   const size_t n = carries.size();
-  Value slot = tensor::ExtractOp::create(b, loc, slotOf, ValueRange{at});
+  Value row = rowOf(
+      b, tensor::ExtractOp::create(b, loc, slotOf, ValueRange{at}));
   SmallVector<Value> out;
   for (size_t c = 0; c < n; ++c)
-    out.push_back(writeRow(b, carries[c], state[c], slot));
+    out.push_back(writeRow(b, carries[c], state[c], row));
   out.push_back(tensor::InsertOp::create(b, loc, i, state[n], ValueRange{at}));
   out.push_back(slotOf);
   return out;

@@ -89,23 +89,18 @@ private:
     return inits;
   }
 
-  /// Offline, slot 0 is the carries' initial values where they are: they
-  /// stay unchanged and, being read at the end, alive; the stacks hold
-  /// slots 1..K-1 (a copy of a function's argument, say, would be a carry
-  /// more than the unrolled program keeps). Online, the stacks hold all K.
-  bool initsAreSlot0() const { return !scan.online(); }
-  int64_t stackRows() const { return slots - (initsAreSlot0() ? 1 : 0); }
+  /// Slot 0 is the carries' initial values where they are: they stay
+  /// unchanged and, being read at the end, alive; the stacks hold slots
+  /// 1..K-1 (a copy of a function's argument, say, would be a carry more
+  /// than the unrolled program keeps). Online too, position 0 is never
+  /// dropped, so physical slot 0 keeps the inits.
+  SmallVector<Value> initialSlots(OpBuilder &b);
 
-  /// A slot stack per carry (holding slot 0's initial value where the
-  /// inits are not slot 0 themselves).
-  SmallVector<Value> initialSlots(OpBuilder &b, ValueRange inits, Value zero);
-
-  /// The stacks' row of physical slot `slot` (never slot 0 when the inits
-  /// are slot 0).
+  /// The stacks' row of physical slot `slot` >= 1.
   Value rowOf(OpBuilder &b, Value slot);
 
   /// The carries kept in physical slot `slot` (the stacks' row, or the
-  /// inits for slot 0 where they are slot 0) copied into `work`, the
+  /// inits for slot 0) copied into `work`, the
   /// interpreter's working buffers, which the advance then updates in place.
   SmallVector<Value> restoreSlot(OpBuilder &b, ValueRange slotStacks,
                                  Value slot, ValueRange work);

@@ -6,10 +6,11 @@
 // the counter, the backward loop runs to the counter's result reading row
 // (count-1)-j. With 2 slots the online rule is optimal up to
 // beta(2, 2) - 1 = 5 steps (each step past the two slots costs one
-// advance); for all 4 steps: 4 + (4 - 2) = 6 forward steps.
+// advance); for all 4 steps: 4 + (4 - 2) = 6 forward steps. Position 0 is
+// never dropped, so slot 0 is the init itself and the stack has one row.
 // CHECK-LABEL: func.func @while_scan
 // CHECK-NOT: tensor<4x2xf32>
-// CHECK: tensor.empty() : tensor<2x2xf32>
+// CHECK: tensor.empty() : tensor<1x2xf32>
 // CHECK: tensor.empty() : tensor<2xindex>
 // The forward loop keeps the original condition and decides each store.
 // CHECK: scf.while
