@@ -14,8 +14,10 @@ strategy, and `auto`'s choice, then plan with measured times (ns) instead of
 the FLOP model. Ops are keyed by location (file:line:col or a name), so
 the table applies to this step and to what the fit pipeline makes of it.
 
-Nodes are timed with their inputs in cache; a loop node is timed whole (its
-body's ops stay costed by the FLOP model inside the planner's loop model).
+Nodes are timed with their inputs in cache. A loop's body is outlined and
+its nodes are timed (the planner costs a loop from its body's ops); the
+copies a checkpointed scan's rewrite adds are not in the step and keep the
+FLOP model's cost.
 """
 import argparse
 import json

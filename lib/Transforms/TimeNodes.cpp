@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/JSON.h"
@@ -102,11 +103,6 @@ struct TimeNodesPass : public remat::impl::TimeNodesPassBase<TimeNodesPass> {
 
     OwningOpRef<func::FuncOp> copy(step.clone());
     prepareForRemat(*copy);
-    CostModel costs;
-    FailureOr<IRTrainingGraph> ig =
-        buildTrainingGraph(*copy, costs, RecomputeRegions::Atomic, module);
-    if (failed(ig))
-      return signalPassFailure();
 
     MLIRContext *ctx = &getContext();
     OpBuilder b(ctx);
@@ -121,63 +117,14 @@ struct TimeNodesPass : public remat::impl::TimeNodesPassBase<TimeNodesPass> {
     auto main = func::FuncOp::create(b, loc, "main", b.getFunctionType({}, {}));
     Block *mainBody = main.addEntryBlock();
     OpBuilder m = OpBuilder::atBlockEnd(mainBody);
-    Value timer = arith::ConstantIntOp::create(m, loc, i64, 0);
-    Value c0 = arith::ConstantIndexOp::create(m, loc, 0);
-    Value c1 = arith::ConstantIndexOp::create(m, loc, 1);
-    Value warmupCount = arith::ConstantIndexOp::create(m, loc, warmup);
-    Value runCount = arith::ConstantIndexOp::create(m, loc, runs);
-
-    llvm::json::Array keyList;
-    for (NodeId n = 0; n < ig->graph.numNodes(); ++n) {
-      ArrayRef<Operation *> ops = ig->nodeOps[n];
-      // The planner costs a loop from its body's ops: a table with the loop
-      // measured whole and its body by the FLOP model would mix units.
-      if (isa<RegionBranchOpInterface>(ops.back())) {
-        ops.back()->emitError()
-            << "-remat-time-nodes calibrates straight-line steps: the planner "
-               "costs this loop from its body's ops, which are not timed";
-        return signalPassFailure();
-      }
-      SmallVector<Operation *> constants;
-      llvm::SetVector<Value> inputs = nodeInputs(ops, constants);
-      std::string name = "__remat_time_node" + std::to_string(n);
-      func::FuncOp fn = outline(b, name, ops, constants, inputs);
-      // Its arguments, made once.
-      SmallVector<Value> args;
-      for (Value in : inputs) {
-        FailureOr<Value> v = makeInput(m, loc, in.getType());
-        if (failed(v)) {
-          ops.back()->emitError()
-              << "-remat-time-nodes cannot make an input of type "
-              << in.getType() << " for this op";
-          return signalPassFailure();
-        }
-        args.push_back(*v);
-      }
-      auto callLoop = [&](Value count, bool timed) {
-        auto loop = scf::ForOp::create(m, loc, c0, count, c1);
-        OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
-        if (timed)
-          func::CallOp::create(body, loc, "remat_timer_start", TypeRange{},
-                               ValueRange{timer});
-        func::CallOp::create(body, loc, fn, args);
-        if (timed)
-          func::CallOp::create(body, loc, "remat_timer_stop", TypeRange{},
-                               ValueRange{timer});
-      };
-      callLoop(warmupCount, false);
-      callLoop(runCount, true);
-      func::CallOp::create(m, loc, "remat_timer_print", TypeRange{},
-                           ValueRange{timer});
-      func::CallOp::create(m, loc, "remat_timer_reset", TypeRange{},
-                           ValueRange{});
-
-      llvm::json::Array opKeys;
-      for (Operation *op : ops)
-        opKeys.push_back(llvm::json::Object{
-            {"op", op->getName().getStringRef()}, {"key", costTableKey(op)}});
-      keyList.push_back(llvm::json::Object{{"node", n}, {"ops", std::move(opKeys)}});
-    }
+    Timing t{b, m, arith::ConstantIntOp::create(m, loc, i64, 0),
+             arith::ConstantIndexOp::create(m, loc, 0),
+             arith::ConstantIndexOp::create(m, loc, 1),
+             arith::ConstantIndexOp::create(m, loc, warmup),
+             arith::ConstantIndexOp::create(m, loc, runs), {}, 0, 0};
+    if (failed(timeNodesOf(*copy, t)))
+      return signalPassFailure();
+    llvm::json::Array &keyList = t.keyList;
     func::ReturnOp::create(m, loc);
 
     std::string error;
@@ -196,6 +143,131 @@ struct TimeNodesPass : public remat::impl::TimeNodesPassBase<TimeNodesPass> {
   }
 
 private:
+  /// What timing the nodes builds: the module's functions (b), @main's
+  /// calls (m) and the keys file's entries, one per timed node.
+  struct Timing {
+    OpBuilder &b, &m;
+    Value timer, c0, c1, warmupCount, runCount;
+    llvm::json::Array keyList;
+    unsigned timed, bodies;
+  };
+
+  /// Times every node of `fn`'s graph, in program order. A node with
+  /// regions (a loop, a branch) is costed by the planner from its bodies'
+  /// ops, so each body is outlined into a function of its own whose nodes
+  /// are timed instead.
+  LogicalResult timeNodesOf(func::FuncOp fn, Timing &t) {
+    ModuleOp module = getOperation();
+    FailureOr<IRTrainingGraph> ig =
+        buildTrainingGraph(fn, CostModel(), RecomputeRegions::Atomic, module);
+    if (failed(ig))
+      return failure();
+    Location loc = fn.getLoc();
+    for (NodeId n = 0; n < ig->graph.numNodes(); ++n) {
+      ArrayRef<Operation *> ops = ig->nodeOps[n];
+      if (isa<RegionBranchOpInterface>(ops.back())) {
+        for (Region &region : ops.back()->getRegions()) {
+          if (region.empty())
+            continue;
+          FailureOr<func::FuncOp> body = outlineBody(t.b, region, t.bodies++);
+          if (failed(body))
+            return failure();
+          LogicalResult timedBody = timeNodesOf(*body, t);
+          body->erase();
+          if (failed(timedBody))
+            return failure();
+        }
+        continue;
+      }
+      SmallVector<Operation *> constants;
+      llvm::SetVector<Value> inputs = nodeInputs(ops, constants);
+      std::string name = "__remat_time_node" + std::to_string(t.timed++);
+      func::FuncOp nodeFn = outline(t.b, name, ops, constants, inputs);
+      // Its arguments, made once.
+      SmallVector<Value> args;
+      for (Value in : inputs) {
+        FailureOr<Value> v = makeInput(t.m, loc, in.getType());
+        if (failed(v))
+          return ops.back()->emitError()
+                 << "-remat-time-nodes cannot make an input of type "
+                 << in.getType() << " for this op";
+        args.push_back(*v);
+      }
+      auto callLoop = [&](Value count, bool timed) {
+        auto loop = scf::ForOp::create(t.m, loc, t.c0, count, t.c1);
+        OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+        if (timed)
+          func::CallOp::create(body, loc, "remat_timer_start", TypeRange{},
+                               ValueRange{t.timer});
+        func::CallOp::create(body, loc, nodeFn, args);
+        if (timed)
+          func::CallOp::create(body, loc, "remat_timer_stop", TypeRange{},
+                               ValueRange{t.timer});
+      };
+      callLoop(t.warmupCount, false);
+      callLoop(t.runCount, true);
+      func::CallOp::create(t.m, loc, "remat_timer_print", TypeRange{},
+                           ValueRange{t.timer});
+      func::CallOp::create(t.m, loc, "remat_timer_reset", TypeRange{},
+                           ValueRange{});
+
+      llvm::json::Array opKeys;
+      for (Operation *op : ops)
+        opKeys.push_back(llvm::json::Object{
+            {"op", op->getName().getStringRef()}, {"key", costTableKey(op)}});
+      t.keyList.push_back(llvm::json::Object{{"node", int64_t(t.keyList.size())},
+                                             {"ops", std::move(opKeys)}});
+    }
+    return success();
+  }
+
+  /// A region's block as a function of its arguments and of the values it
+  /// reads from above (constants cloned in: a loop bound stays the bound),
+  /// returning what its terminator passes on.
+  static FailureOr<func::FuncOp> outlineBody(OpBuilder &b, Region &region,
+                                             unsigned index) {
+    Operation *parent = region.getParentOp();
+    if (!region.hasOneBlock())
+      return parent->emitError() << "remat supports regions of one block";
+    Block &block = region.front();
+    Operation *terminator = block.getTerminator();
+    if (terminator->getNumOperands() == 0)
+      return parent->emitError()
+             << "-remat-time-nodes: a region that passes on no value has no "
+                "planner nodes to time";
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
+    SmallVector<Type> argTypes(block.getArgumentTypes());
+    SmallVector<Value> captured;
+    for (Value v : above)
+      if (Operation *def = v.getDefiningOp(); !def || !isConstantValue(def)) {
+        captured.push_back(v);
+        argTypes.push_back(v.getType());
+      }
+    auto fn = func::FuncOp::create(
+        b, parent->getLoc(), "__remat_time_body" + std::to_string(index),
+        b.getFunctionType(argTypes, terminator->getOperandTypes()));
+    fn.setPrivate();
+    Block *entry = fn.addEntryBlock();
+    IRMapping map;
+    map.map(block.getArguments(),
+            entry->getArguments().take_front(block.getNumArguments()));
+    map.map(captured,
+            entry->getArguments().drop_front(block.getNumArguments()));
+    OpBuilder body = OpBuilder::atBlockEnd(entry);
+    for (Value v : above)
+      if (!map.contains(v))
+        map.map(v, body.clone(*v.getDefiningOp())->getResult(
+                       cast<OpResult>(v).getResultNumber()));
+    for (Operation &op : block.without_terminator())
+      body.clone(op, map);
+    SmallVector<Value> results;
+    for (Value v : terminator->getOperands())
+      results.push_back(map.lookupOrDefault(v));
+    func::ReturnOp::create(body, terminator->getLoc(), results);
+    return fn;
+  }
+
   func::FuncOp findStep() {
     ModuleOp module = getOperation();
     if (!function.empty()) {

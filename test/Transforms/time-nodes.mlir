@@ -83,30 +83,3 @@ module {
     return
   }
 }
-
-// -----
-
-// A loop is costed from its body's ops: timing it whole would mix units.
-func.func @loop(%x: tensor<4xf32>) -> (tensor<f32> {remat.loss}, tensor<4xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %e = tensor.empty() : tensor<f32>
-  // expected-error @+1 {{-remat-time-nodes calibrates straight-line steps: the planner costs this loop from its body's ops, which are not timed}}
-  %l = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %e) -> tensor<f32> {
-    %v = tensor.extract %x[%i] : tensor<4xf32>
-    %a = tensor.extract %acc[] : tensor<f32>
-    %s = arith.addf %a, %v : f32
-    %n = tensor.insert %s into %acc[] : tensor<f32>
-    scf.yield %n : tensor<f32>
-  }
-  %g = math.exp %x : tensor<4xf32>
-  %h = tensor.empty() : tensor<4xf32>
-  %d = linalg.generic {indexing_maps = [affine_map<(i) -> ()>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
-      ins(%l, %g : tensor<f32>, tensor<4xf32>) outs(%h : tensor<4xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %m = arith.mulf %a, %b : f32
-    linalg.yield %m : f32
-  } -> tensor<4xf32>
-  return %l, %d : tensor<f32>, tensor<4xf32>
-}

@@ -160,6 +160,14 @@ def TimeNodesPass : Pass<"remat-time-nodes", "mlir::ModuleOp"> {
     The step is the module's only training step, or `function=`. Nodes are
     timed on their own, with every input in cache after the warm-up: a lower
     bound on the time in the step where inputs come from memory.
+
+    A node with regions (a loop, a branch) is not timed whole: the planner
+    costs it from its bodies' ops (a body's time, times the trip count), so
+    each body becomes a function of the iteration's arguments and of what it
+    reads from above (constants cloned in), and that function's nodes are
+    timed in its place, recursively. Ops a checkpointed scan's rewrite adds
+    (the copies into its slots and working buffer) are not in the step and
+    keep the FLOP model's cost.
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"\"",
