@@ -15,9 +15,10 @@ the FLOP model. Ops are keyed by location (file:line:col or a name), so
 the table applies to this step and to what the fit pipeline makes of it.
 
 Nodes are timed with their inputs in cache. A loop's body is outlined and
-its nodes are timed (the planner costs a loop from its body's ops); the
-copies a checkpointed scan's rewrite adds are not in the step and keep the
-FLOP model's cost.
+its nodes are timed (the planner costs a loop from its body's ops), and so
+are the copies and row stores a checkpointed scan's rewrite adds, one per
+kind and carry type (keys `remat.scan.copy <type>`, `remat.scan.store
+<type>`).
 """
 import argparse
 import json

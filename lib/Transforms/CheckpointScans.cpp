@@ -121,9 +121,13 @@ SmallVector<Value> ScanRewriter::copiedInto(OpBuilder &b, ValueRange values,
                                             ValueRange into) {
   SmallVector<Value> out;
   for (auto [v, arg] : llvm::zip(values, into))
-    out.push_back(inPlaceTarget(v) == arg
-                      ? v
-                      : linalg::CopyOp::create(b, loc, v, arg).getResult(0));
+    out.push_back(
+        inPlaceTarget(v) == arg
+            ? v
+            : linalg::CopyOp::create(
+                  b, bookkeepingLoc(ScanBookkeeping::Copy, v.getType()), v,
+                  arg)
+                  .getResult(0));
   return out;
 }
 
@@ -137,8 +141,9 @@ Value ScanRewriter::readRow(OpBuilder &b, Value stack, Value at, Type rowType) {
 Value ScanRewriter::writeRow(OpBuilder &b, Value row, Value stack, Value at) {
   auto type = cast<RankedTensorType>(stack.getType());
   auto [offsets, sizes, strides] = rowAccess(b, type, at);
-  return tensor::InsertSliceOp::create(b, loc, row, stack, offsets, sizes,
-                                       strides);
+  return tensor::InsertSliceOp::create(
+      b, bookkeepingLoc(ScanBookkeeping::Store, row.getType()), row, stack,
+      offsets, sizes, strides);
 }
 
 std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
@@ -430,6 +435,14 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
 }
 
 } // namespace detail
+
+std::string scanBookkeepingKey(ScanBookkeeping kind, Type carry) {
+  std::string key = kind == ScanBookkeeping::Copy ? "remat.scan.copy "
+                                                  : "remat.scan.store ";
+  llvm::raw_string_ostream os(key);
+  carry.print(os);
+  return key;
+}
 
 void checkpointScan(const ScanPair &scan, int64_t slots) {
   detail::ScanRewriter(scan, slots).rewrite();

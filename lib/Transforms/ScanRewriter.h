@@ -11,6 +11,7 @@
 #define REMAT_LIB_TRANSFORMS_SCANREWRITER_H
 
 #include "remat/Analysis/ScanLoops.h"
+#include "remat/Transforms/CheckpointScans.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Loop/LoopReversal.h"
 #include "remat/Solver/Loop/OnlineCheckpointing.h"
@@ -45,6 +46,14 @@ private:
     /// entries above the top are the free slots), and the trip count.
     Value slotOf, trip;
   };
+
+  /// The location of a copy or store the rewrite adds: the scan's, named
+  /// by its cost-table key.
+  Location bookkeepingLoc(ScanBookkeeping kind, Type carry) {
+    return NameLoc::get(
+        StringAttr::get(loc.getContext(), scanBookkeepingKey(kind, carry)),
+        loc);
+  }
 
   Value index(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);

@@ -8,6 +8,8 @@
 
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Analysis/ScanLoops.h"
+#include "remat/Transforms/CheckpointScans.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"
 
@@ -21,6 +23,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -150,6 +153,7 @@ private:
     Value timer, c0, c1, warmupCount, runCount;
     llvm::json::Array keyList;
     unsigned timed, bodies;
+    llvm::StringSet<> bookkept; ///< The scans' bookkeeping keys timed.
   };
 
   /// Times every node of `fn`'s graph, in program order. A node with
@@ -179,46 +183,142 @@ private:
         }
         continue;
       }
-      SmallVector<Operation *> constants;
-      llvm::SetVector<Value> inputs = nodeInputs(ops, constants);
-      std::string name = "__remat_time_node" + std::to_string(t.timed++);
-      func::FuncOp nodeFn = outline(t.b, name, ops, constants, inputs);
-      // Its arguments, made once.
-      SmallVector<Value> args;
-      for (Value in : inputs) {
-        FailureOr<Value> v = makeInput(t.m, loc, in.getType());
-        if (failed(v))
-          return ops.back()->emitError()
-                 << "-remat-time-nodes cannot make an input of type "
-                 << in.getType() << " for this op";
-        args.push_back(*v);
-      }
-      auto callLoop = [&](Value count, bool timed) {
-        auto loop = scf::ForOp::create(t.m, loc, t.c0, count, t.c1);
-        OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
-        if (timed)
-          func::CallOp::create(body, loc, "remat_timer_start", TypeRange{},
-                               ValueRange{t.timer});
-        func::CallOp::create(body, loc, nodeFn, args);
-        if (timed)
-          func::CallOp::create(body, loc, "remat_timer_stop", TypeRange{},
-                               ValueRange{t.timer});
-      };
-      callLoop(t.warmupCount, false);
-      callLoop(t.runCount, true);
-      func::CallOp::create(t.m, loc, "remat_timer_print", TypeRange{},
-                           ValueRange{t.timer});
-      func::CallOp::create(t.m, loc, "remat_timer_reset", TypeRange{},
-                           ValueRange{});
+      if (failed(timeNode(ops, loc, t)))
+        return failure();
+    }
+    if (failed(timeScanBookkeeping(fn, t)))
+      return failure();
+    return success();
+  }
 
-      llvm::json::Array opKeys;
-      for (Operation *op : ops)
-        opKeys.push_back(llvm::json::Object{
-            {"op", op->getName().getStringRef()}, {"key", costTableKey(op)}});
-      t.keyList.push_back(llvm::json::Object{{"node", int64_t(t.keyList.size())},
-                                             {"ops", std::move(opKeys)}});
+  /// Times the node made of `ops` (its results: the last op's): a function
+  /// of what they read, called by @main, and its keys.
+  LogicalResult timeNode(ArrayRef<Operation *> ops, Location loc, Timing &t) {
+    SmallVector<Operation *> constants;
+    llvm::SetVector<Value> inputs = nodeInputs(ops, constants);
+    std::string name = "__remat_time_node" + std::to_string(t.timed++);
+    func::FuncOp nodeFn = outline(t.b, name, ops, constants, inputs);
+    // Its arguments, made once.
+    SmallVector<Value> args;
+    for (Value in : inputs) {
+      FailureOr<Value> v = makeInput(t.m, loc, in.getType());
+      if (failed(v))
+        return ops.back()->emitError()
+               << "-remat-time-nodes cannot make an input of type "
+               << in.getType() << " for this op";
+      args.push_back(*v);
+    }
+    // An input the node writes into (an accumulation, a stack's row) gets a
+    // fresh copy before each call, outside the timed window: the one input
+    // written in place by every call would make bufferization copy it at the
+    // call, inside the window (for a stack, all of it), where the step
+    // writes in place.
+    llvm::SmallPtrSet<Value, 4> written;
+    for (Operation *op : ops)
+      for (OpOperand *dest : destinationOperands(op))
+        if (inputs.contains(dest->get()))
+          written.insert(dest->get());
+    auto callLoop = [&](Value count, bool timed) {
+      auto loop = scf::ForOp::create(t.m, loc, t.c0, count, t.c1);
+      OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+      SmallVector<Value> callArgs;
+      for (auto [in, arg] : llvm::zip(inputs, args)) {
+        auto type = dyn_cast<RankedTensorType>(arg.getType());
+        if (!written.contains(in) || !type) {
+          callArgs.push_back(arg);
+          continue;
+        }
+        Value empty = tensor::EmptyOp::create(body, loc, type.getShape(),
+                                              type.getElementType());
+        callArgs.push_back(
+            linalg::CopyOp::create(body, loc, arg, empty).getResult(0));
+      }
+      if (timed)
+        func::CallOp::create(body, loc, "remat_timer_start", TypeRange{},
+                             ValueRange{t.timer});
+      func::CallOp::create(body, loc, nodeFn, callArgs);
+      if (timed)
+        func::CallOp::create(body, loc, "remat_timer_stop", TypeRange{},
+                             ValueRange{t.timer});
+    };
+    callLoop(t.warmupCount, false);
+    callLoop(t.runCount, true);
+    func::CallOp::create(t.m, loc, "remat_timer_print", TypeRange{},
+                         ValueRange{t.timer});
+    func::CallOp::create(t.m, loc, "remat_timer_reset", TypeRange{},
+                         ValueRange{});
+
+    llvm::json::Array opKeys;
+    for (Operation *op : ops)
+      opKeys.push_back(llvm::json::Object{
+          {"op", op->getName().getStringRef()}, {"key", costTableKey(op)}});
+    t.keyList.push_back(llvm::json::Object{{"node", int64_t(t.keyList.size())},
+                                           {"ops", std::move(opKeys)}});
+    return success();
+  }
+
+  /// The copies and stores a checkpointed scan's rewrite adds (their keys:
+  /// scanBookkeepingKey) for the scans of `fn`, each kind and type once:
+  /// copies of the carries and of the backward loop's state, stores of the
+  /// carries into a row.
+  LogicalResult timeScanBookkeeping(func::FuncOp fn, Timing &t) {
+    for (Operation &loop : fn.getBody().front()) {
+      auto match = matchScan(&loop);
+      auto *scan = std::get_if<ScanPair>(&match);
+      if (!scan)
+        continue;
+      SmallVector<std::pair<ScanBookkeeping, Type>> kinds;
+      for (unsigned k : scan->carries) {
+        kinds.push_back({ScanBookkeeping::Copy, scan->iterArg(k).getType()});
+        kinds.push_back({ScanBookkeeping::Store, scan->iterArg(k).getType()});
+      }
+      for (Value state : scan->backward.getRegionIterArgs())
+        kinds.push_back({ScanBookkeeping::Copy, state.getType()});
+      for (auto [kind, type] : kinds) {
+        auto carry = dyn_cast<RankedTensorType>(type);
+        if (!carry || !carry.hasStaticShape() ||
+            !t.bookkept.insert(scanBookkeepingKey(kind, carry)).second)
+          continue;
+        if (failed(timeBookkeeping(kind, carry, loop.getLoc(), t)))
+          return failure();
+      }
     }
     return success();
+  }
+
+  /// Times one copy of a `carry` (kind Copy) or one store of it into row 1
+  /// of a two-row stack (Store), from a scratch function.
+  LogicalResult timeBookkeeping(ScanBookkeeping kind, RankedTensorType carry,
+                                Location loc, Timing &t) {
+    OpBuilder &b = t.b;
+    SmallVector<int64_t> rows{2};
+    llvm::append_range(rows, carry.getShape());
+    auto stack = RankedTensorType::get(rows, carry.getElementType());
+    auto scratch = func::FuncOp::create(
+        b, loc, "__remat_time_bookkeeping",
+        b.getFunctionType({carry, carry, stack, b.getIndexType()}, {}));
+    OpBuilder body = OpBuilder::atBlockEnd(scratch.addEntryBlock());
+    ValueRange args = scratch.getArguments();
+    Location named =
+        NameLoc::get(b.getStringAttr(scanBookkeepingKey(kind, carry)), loc);
+    Operation *op;
+    if (kind == ScanBookkeeping::Copy) {
+      op = linalg::CopyOp::create(body, named, args[0], args[1]);
+    } else {
+      SmallVector<OpFoldResult> offsets{args[3]},
+          sizes{body.getIndexAttr(1)},
+          strides(stack.getRank(), body.getIndexAttr(1));
+      for (int64_t d : carry.getShape()) {
+        offsets.push_back(body.getIndexAttr(0));
+        sizes.push_back(body.getIndexAttr(d));
+      }
+      op = tensor::InsertSliceOp::create(body, named, args[0], args[2],
+                                         offsets, sizes, strides);
+    }
+    func::ReturnOp::create(body, loc);
+    LogicalResult timed = timeNode({op}, loc, t);
+    scratch.erase();
+    return timed;
   }
 
   /// A region's block as a function of its arguments and of the values it

@@ -9,9 +9,22 @@
 // extracts and the add are scalars, which are no planner nodes); then the
 // step's exp and the gradient. The body function itself is gone: only the
 // nodes' functions remain.
+// The insert writes into the accumulator, an input of its node: each call
+// gets a fresh copy of it, made before the timer starts (a call writing
+// into the one input every call reads would be copied inside the window,
+// by bufferization, where the step writes in place). The exp writes into
+// nothing it reads: its input is passed as it is.
 // CHECK-LABEL: func.func @main()
-// CHECK: call @__remat_time_node0
-// CHECK: call @__remat_time_node1
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<f32>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c7
+// CHECK-NEXT: tensor.empty() : tensor<f32>
+// CHECK-NEXT: %[[FRESH:.*]] = linalg.copy ins(%[[ACC]] : tensor<f32>)
+// CHECK-NEXT: call @remat_timer_start
+// CHECK-NEXT: call @__remat_time_node0(%{{.*}}, %[[FRESH]])
+// CHECK: %[[X:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c7
+// CHECK-NEXT: call @remat_timer_start
+// CHECK-NEXT: call @__remat_time_node1(%[[X]])
 // CHECK: call @__remat_time_node2
 // CHECK-NOT: __remat_time_body
 // CHECK: func.func private @__remat_time_node0(%{{.*}}: f32, %{{.*}}: tensor<f32>) -> tensor<f32>

@@ -8,6 +8,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
+#include <string>
 
 namespace remat {
 
@@ -15,6 +16,17 @@ namespace remat {
 /// carries instead of its stacks (see CheckpointScans.cpp); the forward and
 /// backward loops are replaced.
 void checkpointScan(const ScanPair &scan, int64_t slots);
+
+/// What the rewrite adds beside the scan's own ops: copies of a carry
+/// (into a slot's working buffer, into an iteration argument) and stores of
+/// a carry into a slot stack's row.
+enum class ScanBookkeeping { Copy, Store };
+
+/// The cost-table key of such an op on a carry of type `carry`: its cost
+/// depends on the type alone, so `-remat-time-nodes` times one of each per
+/// carry type of the step's scans, and the rewrite names its ops so
+/// (`loc(<key>(<the scan's location>))`).
+std::string scanBookkeepingKey(ScanBookkeeping kind, mlir::Type carry);
 
 /// The peak of a function as the caller's analysis computes it (nullopt:
 /// it cannot).

@@ -165,9 +165,14 @@ def TimeNodesPass : Pass<"remat-time-nodes", "mlir::ModuleOp"> {
     costs it from its bodies' ops (a body's time, times the trip count), so
     each body becomes a function of the iteration's arguments and of what it
     reads from above (constants cloned in), and that function's nodes are
-    timed in its place, recursively. Ops a checkpointed scan's rewrite adds
-    (the copies into its slots and working buffer) are not in the step and
-    keep the FLOP model's cost.
+    timed in its place, recursively. For each scan (a forward loop stacking
+    per-iteration values, reversed by a backward loop) it also times one copy
+    and one store into a stack's row per carry type, and a copy of each
+    backward state type: the ops a checkpointed scan's rewrite adds, keyed
+    `remat.scan.copy <type>` and `remat.scan.store <type>` as the rewrite
+    names them. A node that writes into one of its inputs (an accumulator, a
+    stack) is called on a fresh copy of it, made before the timer starts, as
+    the step writes it in place.
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"\"",
