@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Transforms/MicroBatch.h"
+#include "remat/Transforms/OutlineRegion.h"
 
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
@@ -34,61 +35,24 @@ using namespace remat;
 
 namespace {
 
-/// Clones `from`'s ops but its terminator at `b` (values mapped by `map`)
-/// and returns what the terminator passes on, mapped.
-SmallVector<Value> cloneBodyInto(Block &from, OpBuilder &b, IRMapping &map) {
-  for (Operation &op : from.without_terminator())
-    b.clone(op, map);
-  return llvm::map_to_vector(from.getTerminator()->getOperands(),
-                             [&](Value v) { return map.lookup(v); });
-}
-
 /// The loop body as a private function next to `parent`: arguments are the
 /// induction variable, the carries, then `captured` (the values from above
 /// that are not constants); it returns what the body yields, the loss
 /// marked.
 func::FuncOp outlineBody(scf::ForOp loop, func::FuncOp parent,
                          unsigned lossIndex, SmallVectorImpl<Value> &captured) {
-  llvm::SetVector<Value> above;
-  getUsedValuesDefinedAbove(loop.getRegion(), above);
-  SmallVector<Operation *> constants;
-  for (Value v : above) {
-    Operation *def = v.getDefiningOp();
-    if (def && isConstantValue(def))
-      constants.push_back(def);
-    else
-      captured.push_back(v);
-  }
-  Block &body = *loop.getBody();
-  SmallVector<Type> argTypes(body.getArgumentTypes());
-  for (Value v : captured)
-    argTypes.push_back(v.getType());
-
-  OpBuilder b(parent);
-  auto func = func::FuncOp::create(
-      loop.getLoc(), (parent.getSymName() + ".body").str(),
-      b.getFunctionType(argTypes, loop.getResultTypes()));
-  func.setPrivate();
+  func::FuncOp func = outlineRegion(loop.getRegion(),
+                                    (parent.getSymName() + ".body").str(),
+                                    captured);
+  Builder b(loop.getContext());
   func.setResultAttr(lossIndex, RematDialect::kLossAttrName, b.getUnitAttr());
   // The carries are the loop's buffers: the body may write its new values
   // into them once the old ones are dead, as in the loop (OpGroups.h).
-  for (unsigned k = 1; k < body.getNumArguments(); ++k)
+  for (unsigned k = 1; k < loop.getBody()->getNumArguments(); ++k)
     func.setArgAttr(k, "bufferization.writable", b.getBoolAttr(true));
   // In the module, so that callees resolve; renamed if the name is taken.
   SymbolTable(parent->getParentOp())
       .insert(func, std::next(Block::iterator(parent)));
-
-  Block *entry = func.addEntryBlock();
-  IRMapping map;
-  map.map(body.getArguments(),
-          entry->getArguments().take_front(body.getNumArguments()));
-  map.map(captured,
-          entry->getArguments().drop_front(body.getNumArguments()));
-  b.setInsertionPointToStart(entry);
-  for (Operation *c : constants)
-    b.clone(*c, map);
-  func::ReturnOp::create(b, body.getTerminator()->getLoc(),
-                         cloneBodyInto(body, b, map));
   return func;
 }
 

@@ -10,6 +10,7 @@
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Analysis/ScanLoops.h"
 #include "remat/Transforms/CheckpointScans.h"
+#include "remat/Transforms/OutlineRegion.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"
 
@@ -173,7 +174,7 @@ private:
         for (Region &region : ops.back()->getRegions()) {
           if (region.empty())
             continue;
-          FailureOr<func::FuncOp> body = outlineBody(t.b, region, t.bodies++);
+          FailureOr<func::FuncOp> body = outlineBody(region, t.bodies++);
           if (failed(body))
             return failure();
           LogicalResult timedBody = timeNodesOf(*body, t);
@@ -321,50 +322,21 @@ private:
     return timed;
   }
 
-  /// A region's block as a function of its arguments and of the values it
-  /// reads from above (constants cloned in: a loop bound stays the bound),
-  /// returning what its terminator passes on.
-  static FailureOr<func::FuncOp> outlineBody(OpBuilder &b, Region &region,
-                                             unsigned index) {
+  /// A region's block as a function of its arguments and of what it reads
+  /// from above (constants cloned in: a loop bound stays the bound),
+  /// returning what its terminator passes on; in the module, for its calls.
+  FailureOr<func::FuncOp> outlineBody(Region &region, unsigned index) {
     Operation *parent = region.getParentOp();
     if (!region.hasOneBlock())
       return parent->emitError() << "remat supports regions of one block";
-    Block &block = region.front();
-    Operation *terminator = block.getTerminator();
-    if (terminator->getNumOperands() == 0)
+    if (region.front().getTerminator()->getNumOperands() == 0)
       return parent->emitError()
              << "-remat-time-nodes: a region that passes on no value has no "
                 "planner nodes to time";
-    llvm::SetVector<Value> above;
-    getUsedValuesDefinedAbove(region, above);
-    SmallVector<Type> argTypes(block.getArgumentTypes());
     SmallVector<Value> captured;
-    for (Value v : above)
-      if (Operation *def = v.getDefiningOp(); !def || !isConstantValue(def)) {
-        captured.push_back(v);
-        argTypes.push_back(v.getType());
-      }
-    auto fn = func::FuncOp::create(
-        b, parent->getLoc(), "__remat_time_body" + std::to_string(index),
-        b.getFunctionType(argTypes, terminator->getOperandTypes()));
-    fn.setPrivate();
-    Block *entry = fn.addEntryBlock();
-    IRMapping map;
-    map.map(block.getArguments(),
-            entry->getArguments().take_front(block.getNumArguments()));
-    map.map(captured,
-            entry->getArguments().drop_front(block.getNumArguments()));
-    OpBuilder body = OpBuilder::atBlockEnd(entry);
-    for (Value v : above)
-      if (!map.contains(v))
-        map.map(v, body.clone(*v.getDefiningOp())->getResult(
-                       cast<OpResult>(v).getResultNumber()));
-    for (Operation &op : block.without_terminator())
-      body.clone(op, map);
-    SmallVector<Value> results;
-    for (Value v : terminator->getOperands())
-      results.push_back(map.lookupOrDefault(v));
-    func::ReturnOp::create(body, terminator->getLoc(), results);
+    func::FuncOp fn = outlineRegion(
+        region, "__remat_time_body" + std::to_string(index), captured);
+    getOperation().push_back(fn);
     return fn;
   }
 
