@@ -111,9 +111,10 @@ bool isLoopIterArg(Value v) {
   return loop && llvm::is_contained(loop.getRegionIterArgs(), arg);
 }
 
-/// A function argument marked `bufferization.writable = true` (One-Shot
-/// Bufferize's own attribute): a loop body outlined to be planned alone
-/// marks its carries so, as they are the loop's buffers.
+/// A function argument One-Shot Bufferize may write into: the lowering
+/// bufferizes function boundaries, where an argument is writable unless
+/// marked `bufferization.writable = false` (the outlined micro-batch body's
+/// carries, the loop's buffers, are marked true for a pipeline that differs).
 bool isWritableArgument(Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
   auto func = arg ? dyn_cast_or_null<FunctionOpInterface>(
@@ -123,7 +124,7 @@ bool isWritableArgument(Value v) {
     return false;
   auto writable = func.getArgAttrOfType<BoolAttr>(arg.getArgNumber(),
                                                   "bufferization.writable");
-  return writable && writable.getValue();
+  return !writable || writable.getValue();
 }
 
 /// Whether `a` and `b` lie in different regions of one scf.if: never both
@@ -218,21 +219,14 @@ OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   if (!init)
     return nullptr;
   Value dest = init->get();
-  // An enclosing loop's iteration argument: its buffer, unless the old
-  // value is still read after the write.
+  // An enclosing loop's iteration argument or a writable function
+  // argument: its buffer, unless the old value is still read after the
+  // write.
   if (isLoopIterArg(dest) || isWritableArgument(dest))
     return noUseAfter(dest, *init) ? init : nullptr;
   Operation *def = dest.getDefiningOp();
-  // A loop whose init is a function argument read nowhere after it carries
-  // the argument's buffer: the lowering bufferizes function boundaries, and
-  // One-Shot Bufferize writes into such an argument.
-  if (!def && isa<scf::ForOp, scf::WhileOp>(op) && isa<BlockArgument>(dest) &&
-      isa<FunctionOpInterface>(dest.getParentBlock()->getParentOp()) &&
-      noUseAfter(dest, *init))
-    return init;
-  // Another function argument is not writable (One-Shot Bufferize copies
-  // it); a value read elsewhere too is copied before the write (the
-  // writer's own element-wise reads are no other reader).
+  // A value read elsewhere too is copied before the write (the writer's own
+  // element-wise reads are no other reader).
   auto onlyThisWriter = [&](OpOperand &use) {
     return &use == init || readsWhereItWrites(use, *init) ||
            (order == OpOrder::Final && readBefore(use, op));
