@@ -113,8 +113,7 @@ bool isLoopIterArg(Value v) {
 
 /// A function argument One-Shot Bufferize may write into: the lowering
 /// bufferizes function boundaries, where an argument is writable unless
-/// marked `bufferization.writable = false` (the outlined micro-batch body's
-/// carries, the loop's buffers, are marked true for a pipeline that differs).
+/// marked `bufferization.writable = false`.
 bool isWritableArgument(Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
   auto func = arg ? dyn_cast_or_null<FunctionOpInterface>(

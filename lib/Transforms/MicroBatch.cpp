@@ -46,10 +46,9 @@ func::FuncOp outlineBody(scf::ForOp loop, func::FuncOp parent,
                                     captured);
   Builder b(loop.getContext());
   func.setResultAttr(lossIndex, RematDialect::kLossAttrName, b.getUnitAttr());
-  // The carries are the loop's buffers: the body may write its new values
-  // into them once the old ones are dead, as in the loop (OpGroups.h).
-  for (unsigned k = 1; k < loop.getBody()->getNumArguments(); ++k)
-    func.setArgAttr(k, "bufferization.writable", b.getBoolAttr(true));
+  // Its arguments are writable (OpGroups.h): the carries are the loop's
+  // buffers, which the body writes its new values into once the old ones
+  // are dead, as in the loop.
   // In the module, so that callees resolve; renamed if the name is taken.
   SymbolTable(parent->getParentOp())
       .insert(func, std::next(Block::iterator(parent)));
