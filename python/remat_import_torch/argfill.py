@@ -6,8 +6,10 @@ Element i (row-major linear index) of an argument is offset + scale * u(i),
 u in [-1, 1) from a 32-bit integer hash of i and a per-argument seed.
 Integer arithmetic and exact f32 steps make the values bit-identical in
 MLIR, plain Python (`hash_values`) and PyTorch (harness.py), so a lowered
-step and its reference see the same numbers.  Shared by the importer's
-harness and test/Corpus/gen_corpus.py, hence standard library only.
+step and its reference see the same numbers.  A model's registered buffer
+(a causal mask) keeps its own values instead (Init 'values').  Shared by
+the importer's harness and test/Corpus/gen_corpus.py, hence standard
+library only.
 """
 
 import math
@@ -40,14 +42,18 @@ def hash_values(numel, seed, scale):
 
 class Init:
     """How one argument is filled: 'uniform' (offset + scale * u(i)),
-    'labels' (class indices t[n] = (3n + 1) mod classes) or 'onehot'
-    (rows t[n, (3n + 1) mod K] = 1, K the second dim)."""
+    'labels' (class indices t[n] = (3n + 1) mod classes), 'onehot'
+    (rows t[n, (3n + 1) mod K] = 1, K the second dim) or 'values' (given
+    values, row-major: a model's registered buffer)."""
 
-    def __init__(self, kind, seed=0, scale=1.0, offset=0.0, classes=0):
+    def __init__(self, kind, seed=0, scale=1.0, offset=0.0, classes=0, values=None):
         self.kind, self.seed = kind, seed
         self.scale, self.offset, self.classes = f32(scale), f32(offset), classes
+        self.values = values
 
     def describe(self, shape):
+        if self.kind == "values":
+            return "the model's values (a registered buffer)"
         if self.kind == "labels":
             return "labels t[n] = (3n + 1) mod %d" % self.classes
         if self.kind == "onehot":
@@ -100,18 +106,46 @@ def _class_body(v, init):
                    "%v = arith.select %hot, %one, %zero : f32"]
 
 
+def element_text(x, elt):
+    """One element of a dense<...> literal."""
+    if elt == "i1":
+        return "true" if x else "false"
+    if elt.startswith("i"):
+        return str(int(x))
+    return float_text(x) if elt == "f32" else repr(float(x))
+
+
+def dense_text(values, shape, elt):
+    """dense<...> of row-major `values`, nested by dimension."""
+    text = [element_text(x, elt) for x in values]
+    for d in reversed(shape):
+        text = ["[%s]" % ", ".join(text[i:i + d]) for i in range(0, len(text), d)]
+    return "dense<%s>" % text[0]
+
+
+def _values_body(v, init):
+    """Body lines reading element (i0, i1, ...) of the constant %<v>_c."""
+    index = ", ".join("%%i%d" % i for i in range(len(v.shape)))
+    return ["%%v = tensor.extract %s_c[%s] : %s" % (v.ssa, index, v.ty)]
+
+
 def fill_arg(v, init):
     """MLIR lines computing argument `v` (.ssa, .ty, .shape, .elt) from its
-    linear index."""
+    linear index (or, for 'values', copying them from a constant into a
+    fresh tensor, as every other argument is one)."""
     rank = len(v.shape)
     d = ", ".join("d%d" % i for i in range(rank))
-    out = ["  // %s: %s" % (v.ssa, init.describe(v.shape)),
-           "  %s_e = tensor.empty() : %s" % (v.ssa, v.ty),
-           "  %s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
-           % (v.ssa, affine_map(d, d), ", ".join(['"parallel"'] * rank)),
-           "      outs(%s_e : %s) {" % (v.ssa, v.ty), "  ^bb0(%%out: %s):" % v.elt]
+    out = ["  // %s: %s" % (v.ssa, init.describe(v.shape))]
+    if init.kind == "values":
+        out.append("  %s_c = arith.constant %s : %s"
+                   % (v.ssa, dense_text(init.values, v.shape, v.elt), v.ty))
+    out += ["  %s_e = tensor.empty() : %s" % (v.ssa, v.ty),
+            "  %s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
+            % (v.ssa, affine_map(d, d), ", ".join(['"parallel"'] * rank)),
+            "      outs(%s_e : %s) {" % (v.ssa, v.ty), "  ^bb0(%%out: %s):" % v.elt]
     body = ["%%i%d = linalg.index %d : index" % (i, i) for i in range(rank)]
-    body += _uniform_body(v, init) if init.kind == "uniform" else _class_body(v, init)
+    body += {"uniform": _uniform_body, "values": _values_body}.get(
+        init.kind, _class_body)(v, init)
     body.append("linalg.yield %%v : %s" % v.elt)
     out += ["    " + line for line in body]
     out.append("  } -> %s" % v.ty)

@@ -13,6 +13,7 @@ this module picks each argument's Init and computes the PyTorch side.
   weights      He-uniform: scale sqrt(6 / fan_in), fan_in = numel / shape[0]
   1-D weights  (normalization scales) 1 + 0.1 u
   biases       0.1 u
+  buffers      the model's own values (a causal mask stays causal)
 """
 
 import math
@@ -26,6 +27,8 @@ from .argfill import HASH_A, HASH_C, HASH_MASK, Init, arg_seed, main_lines
 def init_for(primal, k, num_classes):
     """The Init of the k-th argument."""
     seed = arg_seed(k)
+    if primal.kind == "buffer":
+        return Init("values", values=primal.value.reshape(-1).tolist())
     if primal.kind == "input":
         if primal.dtype == torch.int64:
             return Init("labels", classes=num_classes)
@@ -34,13 +37,16 @@ def init_for(primal, k, num_classes):
     if len(shape) >= 2:
         fan_in = math.prod(shape) // shape[0]
         return Init("uniform", seed, math.sqrt(6.0 / fan_in))
-    if primal.kind == "buffer" or primal.name.endswith("weight"):
+    if primal.name.endswith("weight"):
         return Init("uniform", seed, 0.1, 1.0)
     return Init("uniform", seed, 0.1)
 
 
 def torch_value(init, shape, dtype):
-    """The argument's values in PyTorch (float32 or int64)."""
+    """The argument's values in PyTorch (float32 or int64; a buffer's in
+    its dtype)."""
+    if init.kind == "values":
+        return torch.tensor(init.values, dtype=dtype).reshape(shape)
     if init.kind == "labels":
         n = torch.arange(shape[0], dtype=torch.int64)
         return (3 * n + 1) % init.classes

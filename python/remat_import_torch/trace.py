@@ -99,6 +99,7 @@ class Primal:
     shape: List[int]
     dtype: torch.dtype
     requires_grad: bool
+    value: Optional[torch.Tensor] = None   # a buffer's registered value
 
 
 @dataclass
@@ -184,7 +185,8 @@ def trace_joint(model: nn.Module, batch: int, input_shape, loss: str = "sum",
                            "parameters, buffers and inputs; %d tangents"
                            % (len(prim), len(names), len(tang)))
     primals = [Primal(node, kind, name, list(t.shape), t.dtype,
-                      kind == "param" and t.requires_grad)
+                      kind == "param" and t.requires_grad,
+                      t.detach().clone() if kind == "buffer" else None)
                for node, (kind, name, t) in zip(prim, names)]
     out = [n for n in gm.graph.nodes if n.op == "output"][0]
     results = list(out.args[0])

@@ -152,3 +152,26 @@ class TinyDecoder(nn.Module):
         h = self.tok(ids) + self.pos
         h = self.block(h, src_mask=self.mask)
         return self.head(h.mean(dim=1))
+
+
+class CausalAttention(nn.Module):
+    """Single-head self-attention over x (batch x seq x dim) with learned
+    positions and a causal mask registered as a buffer (0 on and below the
+    diagonal, -inf above); the head reads position 0 only.  With the mask
+    applied, position 0 attends to itself alone (exp(-inf) = 0), so the
+    gradient of the positions after it (rows 1.. of pos) is exactly 0."""
+
+    def __init__(self, seq=4, d=4):
+        super().__init__()
+        self.pos = nn.Parameter(torch.zeros(seq, d))
+        self.qkv = nn.Linear(d, 3 * d)
+        self.head = nn.Linear(d, 3)
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), float("-inf")), 1))
+
+    def scores(self, q, k):
+        return q @ k.transpose(1, 2) / 2.0 + self.mask
+
+    def forward(self, x):
+        q, k, v = self.qkv(x + self.pos).chunk(3, dim=-1)
+        return self.head((torch.softmax(self.scores(q, k), dim=-1) @ v)[:, 0])
+
