@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from .cli import Parser, add_model_args, describe, fail, header, import_model
+from .cli import HOW_TO_RUN, Parser, add_model_args, describe, fail, header, import_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -255,6 +255,7 @@ def main(argv):
     args.quiet = True
 
     import torch
+    from .emit import NotExecutable
     from .harness import init_for, reference
 
     torch.set_num_threads(1)
@@ -267,6 +268,9 @@ def main(argv):
     args.probes = [p for p in args.probe.split(",") if p]
     try:
         joint, em = import_model(args)
+    except NotExecutable as e:
+        return fail("%s: %s; check runs the step, so %s; remat-import-torch without "
+                    "check imports the model to plan only" % (args.model, e, HOW_TO_RUN))
     except KeyboardInterrupt:
         raise
     except Exception as e:  # The model's code, or torch refusing it.

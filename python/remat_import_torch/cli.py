@@ -18,6 +18,8 @@ import time
 import warnings
 
 USAGE_EXIT = 2
+# What to do about ops without an executable lowering.
+HOW_TO_RUN = "avoid these ops or give them a lowering (docs/importer.md, \"Module layout\")"
 
 
 def parse_shape(text):
@@ -179,9 +181,12 @@ def main(argv=None):
     warnings.filterwarnings("ignore")
     args = build_parser().parse_args(argv)
     from .trace import ImportError_
-    from .emit import Unsupported
+    from .emit import NotExecutable, Unsupported
     try:
         joint, em = import_model(args)
+    except NotExecutable as e:
+        return fail("%s; without --strict they become remat.op (the step plans but does "
+                    "not run); to run it, %s" % (e, HOW_TO_RUN))
     except (ImportError_, Unsupported) as e:
         return fail(e)
     except KeyboardInterrupt:
@@ -189,8 +194,9 @@ def main(argv=None):
     except Exception as e:  # The model's own code, or torch refusing it.
         return fail("%s: %s" % (args.model, describe(e)))
     if em.unsupported:
-        sys.stderr.write("remat-import-torch: %d op(s) emitted as remat.op (planning only, "
-                         "not executable):\n" % sum(em.unsupported.values()))
+        sys.stderr.write("remat-import-torch: %d ATen op(s) without an executable lowering "
+                         "became remat.op: the step plans but cannot be lowered or run; "
+                         "to run it, %s:\n" % (sum(em.unsupported.values()), HOW_TO_RUN))
         for name, count in sorted(em.unsupported.items()):
             sys.stderr.write("  %s x%d\n" % (name, count))
     text = em.f.text(header(args, joint, em))

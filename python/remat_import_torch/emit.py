@@ -10,7 +10,8 @@ reshapes are tensor views.
 
 Supported ops are executable (supported_ops(), docs/importer.md); every
 other op becomes `remat.op "aten.xxx"` with its shapes and an estimated
-cost (opaque.py), so the function still plans but cannot be lowered.  In
+cost (opaque.py), so the function still plans but cannot be lowered
+(--strict: an error naming every such op, NotExecutable).  In
 planning-only mode every op is a remat.op (one planner node per ATen op,
 views aliasing their input).
 """
@@ -22,6 +23,16 @@ from .lowering import HANDLERS, Builder, Unsupported
 from .mlir import V
 from .opaque import opaque, opaque_node, planning_value
 from .values import LazyEmpty, Perm
+
+
+class NotExecutable(Unsupported):
+    """--strict: the ops without an executable lowering, every one of them
+    (`ops`: a Counter of overload names, with the reason for a variant)."""
+
+    def __init__(self, ops):
+        self.ops = ops
+        super().__init__("%d ATen op(s) without an executable lowering: %s" % (
+            sum(ops.values()), ", ".join("%s x%d" % kv for kv in sorted(ops.items()))))
 
 
 class Emitter(Builder):
@@ -52,6 +63,8 @@ class Emitter(Builder):
             if not self._needed(node):
                 continue
             self._emit(node)
+        if self.strict and self.unsupported:
+            raise NotExecutable(self.unsupported)
         self._results()
         return self
 
@@ -182,12 +195,8 @@ class Emitter(Builder):
                 self.vals[node] = fn(self, node, *node.args, **node.kwargs)
                 return
             except Unsupported as e:
-                if self.strict:
-                    raise
                 self._note_unsupported(name, str(e))
         else:
-            if self.strict:
-                raise Unsupported("unsupported ATen op %s (node %s)" % (name, node.name))
             self._note_unsupported(name, None)
         self.vals[node] = opaque_node(self, node, name)
 

@@ -175,3 +175,14 @@ class CausalAttention(nn.Module):
         q, k, v = self.qkv(x + self.pos).chunk(3, dim=-1)
         return self.head((torch.softmax(self.scores(q, k), dim=-1) @ v)[:, 0])
 
+
+class CausalMaskedFill(CausalAttention):
+    """The same mask as a boolean buffer applied by masked_fill (which has
+    no executable lowering)."""
+
+    def __init__(self, seq=4, d=4):
+        super().__init__(seq, d)
+        self.register_buffer("future", torch.ones(seq, seq, dtype=torch.bool).triu(1))
+
+    def scores(self, q, k):
+        return (q @ k.transpose(1, 2) / 2.0).masked_fill(self.future, float("-inf"))
