@@ -24,11 +24,12 @@ def result_specs(node):
 def tensor_inputs(em, node):
     """The distinct tensor values a node reads (its data dependencies)."""
     ins = []
+    batch_norm = "batch_norm" in str(node.target)
     for a in node.args + tuple(node.kwargs.values()):
         for x in (a if isinstance(a, (list, tuple)) else [a]):
             if hasattr(x, "op"):
                 p = em.primal_of.get(x)
-                if p is not None and p.kind == "buffer":
+                if batch_norm and p is not None and p.kind == "buffer":
                     continue  # running statistics: not a data dependency
                 v = em.get(x)
                 if isinstance(v, V) and v not in ins:
