@@ -1,5 +1,7 @@
 //===- AutoBench.cpp - auto on function-sized graphs ----------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Issue 4's target: -remat-rematerialize on a 10,000-op function in under
 // 2 s, analysis and rewriting included, so `auto` must stay well below.
 // `benchmarks/pass/gen_deep_resnet.py --ops 10000` exported with

@@ -1,5 +1,7 @@
 //===- ChainRotorBench.cpp - Rotor's DPs on a ResNet-1001-like chain -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The rotor paper's worst case: ResNet-1001 as a chain of 339 stages, for
 // which its C solver (Alg. 3, S = 500 slots) needed up to 20 s. The chain
 // here has ResNet-1001's shape (He et al. 2016, CIFAR: a stem, 3 groups of

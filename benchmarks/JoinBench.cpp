@@ -1,5 +1,7 @@
 //===- JoinBench.cpp - join DP and chain-precise timings ------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // join: the paper's Siamese (2L, 2L, 2L) and cross-modal (L, 5L) joins at
 // L = 15 (its largest), unit sizes in the Simulator's model, at c_min + 2,
 // half the no-remat peak and the no-remat peak; plus a heterogeneous

@@ -1,5 +1,7 @@
 //===- LowerSetBench.cpp - lower-set and Chen strategies on model graphs --===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Kusumoto et al. report that their exact DP needed more than 80 s on
 // GoogLeNet (134 forward functions, ~27,000 lower sets); googlenetLike(268)
 // is that size, googlenetLike(500) about twice as many forward nodes and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Helpers shared by the project's CMake files.
 
 # remat_export_library(name [MLIR]): makes `name` part of find_package(Remat):

@@ -1,4 +1,6 @@
 //===- InitRemat.cpp - Registration entry points --------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/InitRemat.h"
 #include "remat/Analysis/CostModel.h"

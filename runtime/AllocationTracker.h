@@ -1,5 +1,7 @@
 //===- AllocationTracker.h - Live and peak bytes of one allocator -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Shared by libRematRuntime (host allocations of lowered code) and the GPU
 // runtimes (device allocations): the size of every live pointer is kept so
 // frees can be counted too. One mutex guards the table and the counters:

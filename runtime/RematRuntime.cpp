@@ -1,5 +1,7 @@
 //===- RematRuntime.cpp - Allocation tracking for lowered remat code ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Every allocation the lowered code makes goes through the functions below
 // and is counted by an AllocationTracker. The remat_timer_* functions keep
 // time samples of calls (TimerSamples.h summarizes them).

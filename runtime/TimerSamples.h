@@ -1,5 +1,7 @@
 //===- TimerSamples.h - Per-call time samples and their statistics -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // libRematRuntime's timers (remat_timer_*): a few numbered series of
 // nanosecond samples, summarized by order statistics. The median and the
 // median absolute deviation rather than mean and standard deviation: on a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what remat needs from Debian 12 (bookworm) packages; does nothing
 # when everything is present. Uses sudo when not run as root.
 set -euo pipefail

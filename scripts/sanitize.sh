@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A separate AddressSanitizer + UndefinedBehaviorSanitizer build that runs
 # the unit tests and the mutation fuzzer (test/Fuzz, as CI runs it).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # lit configuration of the remat tests (see lit.site.cfg.py.in for the
 # values CMake fills in).
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs every GoogleTest binary of build/unittests through lit.
 import os
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Loop-form training steps (test/Loops) against the goals of docs/loops.md:
 
   * fitted by remat-opt --remat-budget=B, run on the CPU: outputs identical,

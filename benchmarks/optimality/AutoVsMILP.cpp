@@ -1,5 +1,7 @@
 //===- AutoVsMILP.cpp - How far auto is from the proven optimum -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The table of docs/benchmarks.md ("auto vs the MILP's proven optimum"):
 // random training steps (randomTrainingDag with 60 % skips), each at a few
 // budgets (percent of the no-remat peak), planned by checkmate-milp alone

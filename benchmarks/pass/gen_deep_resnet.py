@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Emits a deep ResNet-like training step (linalg on tensors) with about
 --ops top-level ops, for timing -remat-rematerialize on large functions.
 

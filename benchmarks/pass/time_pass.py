@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Times `remat-opt --remat-budget` on a deep ResNet-like step of about
 --ops top-level ops (gen_deep_resnet.py) and prints, per budget, the median
 over --repeat runs of the wall time of the whole tool and of each phase of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes a cost table of measured times for a training step.
 
   calibrate_costs.py STEP.mlir -o TABLE.json [--build BUILD] [--runs N] [--warmup W]

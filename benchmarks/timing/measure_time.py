@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Measured time of rematerialized steps against the predicted overhead.
 
 For each row (a step, its harness, a budget): fit the step with

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Plots and tables of the zoo benchmark (results/<model>.json from zoo.py).
 
   benchmarks/zoo/plot.py [--results benchmarks/zoo/results]

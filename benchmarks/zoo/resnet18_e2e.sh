@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # ResNet-18 end to end: import (remat-import-torch), rematerialize within a
 # budget, lower to the CPU, run with libRematRuntime, compare the loss and
 # all 62 gradients with PyTorch's backward() (float64, rtol 1e-4) and the

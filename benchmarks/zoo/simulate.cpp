@@ -1,5 +1,7 @@
 //===- simulate.cpp - Replay a given schedule with the project's Simulator ===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // remat-zoo-simulate GRAPH.json SCHEDULE.json [--timeline]
 //
 // GRAPH.json: a training graph (docs/graph-format.md), e.g. from

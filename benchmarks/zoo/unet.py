@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The U-Net of the zoo benchmark (Ronneberger et al. 2015, with padding
 and batch norm): 4 down levels of two conv3x3-BN-ReLU at 64..512 channels
 with 2x2 max pooling, a 1024-channel bottleneck, 4 up levels (nearest 2x

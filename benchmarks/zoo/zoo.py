@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Model-zoo benchmark: remat strategies versus PyTorch's min-cut partition.
 
 For every model (torchvision's resnet18/50/152, vgg19, densenet121,

@@ -1,5 +1,7 @@
 //===- InitRemat.h - Register remat with an MLIR context --------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The two entry points for compilers that embed remat: one registers the
 // dialect (and the external models it attaches to upstream ops), the other
 // registers every remat pass and pipeline with the global pass registry.

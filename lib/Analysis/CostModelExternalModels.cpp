@@ -1,5 +1,7 @@
 //===- CostModelExternalModels.cpp - Analytic costs of upstream ops -------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // FLOP estimates: a linalg structured op costs its iteration domain times the
 // arithmetic in its body (matmul: 2*M*N*K); elementwise arith/math ops on
 // tensors cost one (arith) or four (math: transcendentals) operations per

@@ -1,5 +1,7 @@
 //===- CostTable.cpp - Measured per-op costs from JSON --------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Format (docs/cost-table.md):
 //   {"units": {"time": "us", "memory": "B"},
 //    "ops": {"conv1": {"time": 812.5, "bytes": 65536, "workspace": 0},

@@ -1,4 +1,6 @@
 //===- OpGroups.cpp - Which ops form one planner node ---------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"

@@ -1,4 +1,6 @@
 //===- ScanLoops.cpp - Forward/reverse loop pairs that stack values -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/ScanLoops.h"
 #include "remat/Analysis/CostModel.h"

@@ -1,4 +1,6 @@
 //===- ShapeBounds.cpp - Plan dynamic shapes at their upper bounds --------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Dialect/Remat/Remat.h"

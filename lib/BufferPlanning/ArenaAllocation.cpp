@@ -1,4 +1,6 @@
 //===- ArenaAllocation.cpp - One arena per function -----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/BufferPlanning/ArenaAllocation.h"
 

@@ -1,4 +1,6 @@
 //===- ArenaPacking.cpp - Static offsets for buffers with lifetimes -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/BufferPlanning/ArenaPacking.h"
 

@@ -1,4 +1,6 @@
 //===- BufferLiveness.cpp - Lifetimes and escapes of buffers --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/BufferPlanning/BufferLiveness.h"
 

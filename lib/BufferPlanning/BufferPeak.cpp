@@ -1,5 +1,7 @@
 //===- BufferPeak.cpp - Peak bytes of the buffers a function holds --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The static counterpart of libRematRuntime's measurement: after planning,
 // the order of allocs and deallocs fixes the peak, so it can be computed
 // before anything runs and compared with the runtime and with the

@@ -1,5 +1,7 @@
 //===- InPlaceReuse.cpp - When an op may write over its input -------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The MXNet note's in-place rule, made safe for loops over buffers: the
 // output may take the input's storage only if every iteration reads the
 // input element it then overwrites and no other iteration reads it again.

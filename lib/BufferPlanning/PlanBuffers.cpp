@@ -1,4 +1,6 @@
 //===- PlanBuffers.cpp - Free buffers after their last use, or pack them --===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/BufferPlanning/ArenaAllocation.h"
 #include "remat/BufferPlanning/BufferLiveness.h"

@@ -1,5 +1,7 @@
 //===- GPUEmulateOnCPU.cpp - Mapped GPU IR on the CPU, for testing --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-gpu-emulate-on-cpu`: the mapped loops lose their mapping and
 // thread ids become 0, so what -remat-lower-to-gpu made of a function before
 // kernel outlining runs sequentially on the host; device buffers and copies

@@ -1,5 +1,7 @@
 //===- GPUHostDevice.cpp - Device buffers, host function boundaries -------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-gpu-host-device`: after bufferization and buffer planning, every
 // buffer a function computes moves to device memory and values cross
 // function boundaries (arguments, results, calls) in host memory with

@@ -1,5 +1,7 @@
 //===- GPUMapLoops.cpp - Parallel loops to blocks and threads -------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-gpu-map-loops`: tiles each outermost scf.parallel so a block of
 // threads covers its innermost dimensions, maps both levels to the GPU
 // (innermost dimension to x for coalescing), and puts device work left on the

@@ -1,5 +1,7 @@
 //===- GPUMergeModules.cpp - One gpu.module for all kernels ---------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-gpu-merge-modules`: gpu-kernel-outlining makes one gpu.module per
 // kernel; a training step then loads hundreds of binaries. Moving all kernels
 // into one module makes it one PTX/cubin and one module load.

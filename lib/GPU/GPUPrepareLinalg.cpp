@@ -1,5 +1,7 @@
 //===- GPUPrepareLinalg.cpp - Give every linalg op parallel GPU work ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-gpu-prepare-linalg`: parallel loops first (so no host loop wraps a
 // kernel), and full sum reductions as one block-wide parallel reduction
 // instead of one thread walking the whole iteration space.

@@ -1,5 +1,7 @@
 //===- GPURewrite.cpp - Upstream GPU rewrite patterns as a pass -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-gpu-rewrite`: gpu.all_reduce (from block reductions) becomes warp
 // shuffles and a workgroup buffer before convert-gpu-to-nvvm. Runs before
 // scf-to-cf, while a reduction every thread reaches is visibly so.

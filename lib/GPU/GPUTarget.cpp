@@ -1,5 +1,7 @@
 //===- GPUTarget.cpp - Check the GPU target, dump its binaries ------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-gpu-check-target`: a chip that LLVM's NVPTX back end or the CUDA
 // toolkit cannot target is an error naming the option, before any lowering.
 // `-remat-gpu-dump-binary`: the objects of gpu.binary ops to files (PTX for

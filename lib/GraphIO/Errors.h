@@ -1,4 +1,6 @@
 //===- Errors.h - Error helper of the graph readers (private) -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_LIB_GRAPHIO_ERRORS_H
 #define REMAT_LIB_GRAPHIO_ERRORS_H
 

@@ -1,4 +1,6 @@
 //===- GraphFile.cpp - Format detection and file loading ------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/GraphIO/GraphFile.h"
 

@@ -1,4 +1,6 @@
 //===- GraphWriter.cpp - TrainingGraph to the JSON graph format -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/GraphIO/GraphWriter.h"
 

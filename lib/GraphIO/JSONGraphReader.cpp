@@ -1,5 +1,7 @@
 //===- JSONGraphReader.cpp - The project's JSON graph format --------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // {"kind":"graph"} lists tensors (name, size), nodes (name, kind, time,
 // workspace, inputs/outputs by tensor name, recomputable, type) and required
 // tensors; {"kind":"chain"} lists rotor-style stages. Every error names the

@@ -1,4 +1,6 @@
 //===- ResultWriter.cpp ---------------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/GraphIO/ResultWriter.h"
 

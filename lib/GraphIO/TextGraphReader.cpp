@@ -1,5 +1,7 @@
 //===- TextGraphReader.cpp - The lower-set paper's text format ------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The format written by scripts/dump.py of github.com/pfnet-research/recompute
 // (Kusumoto et al. 2019) from a Chainer graph:
 //   N M                      variables, function blocks

@@ -1,5 +1,7 @@
 //===- CPUPipeline.cpp - Tensor IR after remat to the LLVM dialect --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-lower-to-cpu`: the lowering that makes a rematerialization saving
 // real and measurable. Buffers are freed after their last use (or packed in
 // an arena) instead of at the end of the block, and every allocation goes

@@ -1,4 +1,6 @@
 //===- DefaultPipeline.cpp - `-remat-fit`: what --remat-budget runs -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/Passes.h"

@@ -1,5 +1,7 @@
 //===- GPUPipeline.cpp - Tensor IR after remat to NVVM kernels ------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // `-remat-lower-to-gpu`: the CPU pipeline's bufferization and buffer plan,
 // with every buffer in device memory, linalg as parallel loops mapped to
 // blocks x threads, kernels outlined into one gpu.module, NVVM, and a

@@ -1,4 +1,6 @@
 //===- LoweringStages.cpp - Stages shared by the CPU and GPU lowerings ---===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "LoweringStages.h"
 

@@ -1,5 +1,7 @@
 //===- LoweringStages.h - Stages shared by the CPU and GPU lowerings -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Internal to lib/Pipelines: both lowerings start from the same tensor IR
 // and end in the same host LLVM dialect; only the middle differs.
 //

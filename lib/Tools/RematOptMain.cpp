@@ -1,5 +1,7 @@
 //===- RematOptMain.cpp - The remat-opt driver ----------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Upstream's MlirOptMain (stream overload) with remat's flags and an atomic
 // output. The `MlirOptMain(argc, argv, ...)` overload is not used because it
 // writes through a ToolOutputFile, which replaces the output file even when

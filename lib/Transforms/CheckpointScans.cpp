@@ -1,5 +1,7 @@
 //===- CheckpointScans.cpp - Binomial checkpointing of scan loop pairs ---===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Rewrites a scan (ScanLoops.h) so that it keeps K checkpoints of the
 // carried state instead of T stacked rows, as loops whose size does not
 // depend on T (LoopReversal.h describes the schedule and its cost):

@@ -1,5 +1,7 @@
 //===- CheckpointScansOnline.cpp - The forward loop of an online reversal -===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The forward scf.while of a scan whose trip count is known only at run
 // time (an scf.while's condition, kept as it is, or i < n for an scf.for to
 // n): at each step it decides at run time which carries to keep, as OnlineCheckpoints (the solver's mirror,

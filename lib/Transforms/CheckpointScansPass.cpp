@@ -1,5 +1,7 @@
 //===- CheckpointScansPass.cpp - -remat-checkpoint-scans ------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Chooses the number of checkpoints of each scan (the option, or the largest
 // whose estimated peak fits the budget) and rewrites it; every loop that is
 // not checkpointed gets a remark naming the reason.

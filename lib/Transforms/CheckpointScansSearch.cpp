@@ -1,5 +1,7 @@
 //===- CheckpointScansSearch.cpp - How many checkpoints fit a budget ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The peak of a function grows with the checkpoints its scans keep, so the
 // most slots within a budget is found by binary search over rewritten
 // copies, measured by the caller's own analysis (the one whose guarantee it

@@ -1,4 +1,6 @@
 //===- InlineRecompute.cpp - Dissolve remat.recompute regions -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Transforms/Passes.h"

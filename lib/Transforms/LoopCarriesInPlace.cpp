@@ -1,4 +1,6 @@
 //===- LoopCarriesInPlace.cpp - Yields that bufferize in place ------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/LoopCarriesInPlace.h"
 #include "remat/Analysis/OpGroups.h"

@@ -1,4 +1,6 @@
 //===- Materialize.cpp - Turn a Schedule into IR --------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/Materialize.h"
 #include "remat/Analysis/OpGroups.h"

@@ -1,4 +1,6 @@
 //===- OutlineRegion.cpp - A region's block as a function of its own ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/OutlineRegion.h"
 

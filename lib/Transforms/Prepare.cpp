@@ -1,4 +1,6 @@
 //===- Prepare.cpp - Make the IR match the planner's memory model ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/Prepare.h"
 #include "remat/Analysis/OpGroups.h"

@@ -1,4 +1,6 @@
 //===- RecomputeHints.cpp - Enforce #remat.policy<recompute> --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/RecomputeHints.h"
 

@@ -1,5 +1,7 @@
 //===- ScanRewriter.h - The IR emitter of checkpointed scans ---*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Internal to lib/Transforms: one reversal of a scan (ScanLoops.h) emitted
 // as loops. CheckpointScans.cpp emits the offline form (T known: binomial
 // checkpointing) and what both forms share (the steps, the slots, the

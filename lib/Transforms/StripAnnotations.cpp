@@ -1,4 +1,6 @@
 //===- StripAnnotations.cpp - Drop remat.* attributes after planning ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Transforms/Passes.h"

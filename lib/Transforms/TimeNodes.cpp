@@ -1,5 +1,7 @@
 //===- TimeNodes.cpp - Time every planner node of a step ------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Calibration of the cost model: each node of the planner's graph becomes a
 // function of its own, and @main times them one after the other with
 // libRematRuntime's timer 0, in the same lowering as the step.

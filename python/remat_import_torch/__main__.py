@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """python3 -m remat_import_torch: `check ...` runs check.py (end-to-end
 against PyTorch), anything else cli.py (the importer)."""
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Deterministic argument values in MLIR: the hash, how each argument is
 filled (`Init`) and the @main that fills the arguments, calls a function
 and prints its results.

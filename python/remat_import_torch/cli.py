@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """remat-import-torch: a PyTorch model's training step as MLIR.
 
   remat-import-torch MODEL [--batch N] [--input-shape C,H,W] [--loss sum|xent]

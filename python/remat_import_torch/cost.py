@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Analytic cost (FLOPs) of an ATen node, for ops emitted as remat.op.
 
 Same unit as the project's analytic model of linalg ops (iterations times

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """ATen joint graph -> one func.func on tensors (linalg/tensor/arith/math).
 
 The Emitter walks the FX joint graph (trace.py) and binds every node to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What the importer reads off the FX joint graph: the ATen ops it treats
 specially, each node's result shapes (AOTAutograd's metadata), ATen's
 int-or-list arguments, and which nodes the training step needs."""

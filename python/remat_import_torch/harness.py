@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Deterministic argument values, the @main harness and the PyTorch reference.
 
 Values follow test/Corpus (README, "Argument values"): element i (row-major

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A small textual MLIR builder for one func.func on tensors.
 
 Follows the conventions of test/Corpus (see its README): one op per tensor

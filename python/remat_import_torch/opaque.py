@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """remat.op: an ATen node as one opaque op with its result types and an
 analytic cost.  Every node in planning-only mode; otherwise the fallback
 for ops without an executable lowering (the function plans but does not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """--profile: measured CPU time of every node, as a cost table.
 
 Runs the joint graph on real tensors (the model's own initial weights,

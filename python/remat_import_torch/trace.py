@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Loading a model and tracing its joint forward+backward graph.
 
 The model is wrapped with its loss (`LossWrapper`) so that the traced

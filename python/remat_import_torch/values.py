@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Values bound to FX nodes that are not SSA values yet: they become one
 (an mlir.V) only when something reads them (Emitter.get)."""
 

@@ -1,5 +1,7 @@
 //===- DeviceTracking.cpp - Live and peak device bytes --------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Device allocations counted by an AllocationTracker. At exit, with
 // REMAT_REPORT_PEAK=1, the peak is printed on stderr.
 //

@@ -1,5 +1,7 @@
 //===- DeviceTracking.h - Live and peak device bytes ------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Shared by libRematCudaRuntime (CUDA) and libRematCudaEmulation (host
 // memory): mgpuMemAlloc/mgpuMemFree report here; the remat_device_* API of
 // RematCudaRuntime.h reads it.

@@ -1,5 +1,7 @@
 //===- RematCudaEmulation.cpp - The mgpu* memory functions on the host ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // libRematCudaEmulation: what `-remat-lower-to-gpu{emulate=true}` code
 // calls. "Device" buffers are host memory counted exactly like
 // libRematCudaRuntime counts device memory (same DeviceTracking.cpp), so a

@@ -1,5 +1,7 @@
 //===- RematCudaRuntime.cpp - mgpu* functions over the CUDA driver API ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What code lowered by `-remat-lower-to-gpu` calls: the ABI of MLIR 22's
 // gpu-to-llvm lowering and of the gpu.binary translation (SelectObjectAttr),
 // implemented from scratch over the driver API. Device allocations are

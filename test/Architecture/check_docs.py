@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks that the README and docs/ stay true to the repository.
 
 - Every relative link of README.md and docs/**/*.md (markdown links, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks the layering of docs/architecture.md on the source tree.
 
 Each layer (a folder of include/remat and lib) may include only the layers

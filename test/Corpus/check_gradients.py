@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks a corpus model's loss and gradients against PyTorch.
 
 Runs the model description of gen_corpus.py through PyTorch (float64, with

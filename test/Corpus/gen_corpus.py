@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generates the remat test corpus: training steps in linalg on tensors.
 
 Each model is written once, against a small "ops" interface (dense, conv,

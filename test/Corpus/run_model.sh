@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs one corpus model on the CPU and prints its loss and gradients.
 #
 # Usage: run_model.sh MODEL.mlir [HARNESS.mlir]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A deterministic mutation fuzzer for remat's user-facing inputs.
 
 Mutates seed files (graph files for remat-plan, training steps for

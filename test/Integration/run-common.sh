@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Shared by the scripts that run a model function with its harness under
 # mlir-runner (test/Corpus/run_model.sh, test/Integration/{CPU,GPU}/run.sh).
 # Source it; it defines functions only.

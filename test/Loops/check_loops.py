@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks a gen_loops.py model's loss and gradients against PyTorch.
 
 Generates the model (loop or unrolled form, any size) and its harness with

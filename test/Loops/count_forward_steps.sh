@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Counts the forward steps a loop program executes on the CPU: every
 # math.sin (the step of test/Loops/Inputs/sin_while.mlir) gets a call of
 # printComma after it, and each of the harness's calls prints one line

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generates loop-form training steps, their unrolled twins and harnesses.
 
 Loop-form steps are written as scan-based frontends emit them (JAX lax.scan,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs a loop-form (or unrolled) model of gen_loops.py on the CPU with
 # upstream MLIR 22 and prints its loss and gradients (printMemrefF32).
 #

@@ -1,5 +1,7 @@
 //===- TestCheckArena.cpp - Arena views live together never overlap -------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Re-derives the lifetimes of the views of an arena from the IR and hands
 // them, with the offsets found in the IR, to the packer's own checker. Only
 // the offsets come from the planner's output, so a wrong offset, a wrong

@@ -1,4 +1,6 @@
 //===- TestPasses.h - Test-only passes of remat-opt -------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_TEST_TESTPASSES_H
 #define REMAT_TEST_TESTPASSES_H
 

@@ -1,5 +1,7 @@
 //===- remat-opt.cpp - The remat optimizer driver -------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // mlir-opt with every upstream dialect and pass, the remat dialect, passes
 // and pipelines, and the test passes. The flags of the default pipeline
 // (--remat-budget=...) and the atomic output are remat::rematOptMain's.

@@ -1,4 +1,6 @@
 //===- StrategyFlags.cpp - Command-line flags from the strategies' options ===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "StrategyFlags.h"
 

@@ -1,5 +1,7 @@
 //===- StrategyFlags.h - Command-line flags from the strategies' options --===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One --<name> flag per option the registered strategies declare
 // (allStrategyOptions()): name, help, default and range come from the
 // declaration, so remat-plan lists and checks exactly what the solver reads,

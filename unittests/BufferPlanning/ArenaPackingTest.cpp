@@ -1,4 +1,6 @@
 //===- ArenaPackingTest.cpp - The arena packing of the buffer planner -----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/BufferPlanning/ArenaPacking.h"
 

@@ -1,5 +1,7 @@
 //===- RuntimeTest.cpp - Allocation tracking of libRematRuntime -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The tracker is process-wide, so every test measures differences from the
 // state it starts in.
 //

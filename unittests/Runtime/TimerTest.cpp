@@ -1,5 +1,7 @@
 //===- TimerTest.cpp - The timers of libRematRuntime ----------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Statistics are checked on recorded samples with known values; the clock
 // only for being monotonic and for start/stop adding one sample each (no
 // assertion on how long anything takes: the machine is shared).

@@ -1,4 +1,6 @@
 //===- BruteForceTest.cpp - The exhaustive oracle against reasoning -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Chain/Chain.h"

@@ -1,4 +1,6 @@
 //===- ChainPreciseTest.cpp - Butt's precise checkpointing DP --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Chain/ChainSolvers.h"

@@ -1,4 +1,6 @@
 //===- ChainViewTest.cpp - Chain extraction and expansion -----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Chain/ChainView.h"
 #include "remat/Solver/Chain/ChainSolvers.h"

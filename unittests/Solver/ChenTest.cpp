@@ -1,4 +1,6 @@
 //===- ChenTest.cpp - chen-sqrt and chen-greedy ---------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Testing/ModelGraphs.h"

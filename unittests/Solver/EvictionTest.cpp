@@ -1,4 +1,6 @@
 //===- EvictionTest.cpp - evict-greedy against the Simulator and oracles --===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"

@@ -1,5 +1,7 @@
 //===- JoinTest.cpp - Join graphs (Beaumont et al. 2019) ------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Two memory models are checked (docs/solver.md, "join"):
 //  - the paper's pebble model (unit slots, in-place turn and steps, x_0 may
 //    be freed), against Theorem 2, the paper's simulation anchors and an

@@ -1,5 +1,7 @@
 //===- LoopReversalTest.cpp - Loop reversal against the binomial optimum --===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Oracles: a dynamic program over every split (the recursion the closed form
 // solves), Griewank's bound t(T, K), and the Simulator on the unrolled chain.
 

@@ -1,5 +1,7 @@
 //===- LowerSetTest.cpp - Lower-set DPs against an exhaustive oracle ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The oracle is the paper's naive search (Kusumoto et al. 2019, Sec. 4.1):
 // every increasing sequence of lower sets, each evaluated from the model's
 // definitions (LowerSet.h) with plain sets, independently of LowerSetModel.

@@ -1,4 +1,6 @@
 //===- MILPTest.cpp - checkmate-milp against the brute-force oracle -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"

@@ -1,5 +1,7 @@
 //===- MinimumBudgetTest.cpp - The smallest-budget search against a scan --===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // minimumBudget() for auto searches each of auto's runs' smallest budget
 // (autoPortfolio) instead of bisecting auto itself. The oracle is a scan of
 // every budget from the proven floor to the no-remat peak with auto itself:

@@ -1,4 +1,6 @@
 //===- ModelGraphsTest.cpp - Generators shaped like real networks ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Testing/ModelGraphs.h"
 #include "remat/Solver/Core/Simulator.h"

@@ -1,5 +1,7 @@
 //===- OnlineCheckpointingTest.cpp - Online checkpoints against the offline optimum ===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Oracle: a dynamic program over every placement of the checkpoints when T
 // is known in advance (the forward loop's own advances free, the steps
 // reversed from the slots with no carry at hand), and the Simulator on the

@@ -1,5 +1,7 @@
 //===- OpLevelTest.cpp - Strategies on graphs shaped like exported IR -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Graphs exported from real IR differ from the papers' chains: a backward op
 // may read its forward op's output only (exp, relu), parameter gradients
 // pile up while the backward pass runs, weight transposes sit between the

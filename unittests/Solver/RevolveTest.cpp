@@ -1,4 +1,6 @@
 //===- RevolveTest.cpp - Binomial checkpointing against Griewank's bound --===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Chain/ChainSolvers.h"

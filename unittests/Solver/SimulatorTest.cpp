@@ -1,4 +1,6 @@
 //===- SimulatorTest.cpp - The Simulator's validity and accounting --------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Chain/Chain.h"
 #include "remat/Solver/Core/Simulator.h"

@@ -1,5 +1,7 @@
 //===- StrategyRegistryTest.cpp - A strategy added from outside the solver -===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // docs/architecture.md, "How to add a strategy": a descriptor registered by
 // its own code, here the test's, is found by solve() and run by auto when
 // it is affordable and the fastest, with no change to Core or Portfolio.

@@ -1,5 +1,7 @@
 //===- UnrolledReversalCheck.h - The Simulator on an unrolled loop reversal ===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Shared by the offline (LoopReversalTest) and online
 // (OnlineCheckpointingTest) reversals: the unrolled equivalent of a
 // reversal is a valid schedule, runs as many forward steps as counted, and

@@ -1,4 +1,6 @@
 //===- CostInterface.td - Analytic cost of an op -----------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef REMAT_ANALYSIS_COSTINTERFACE_TD
 #define REMAT_ANALYSIS_COSTINTERFACE_TD

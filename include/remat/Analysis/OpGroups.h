@@ -1,5 +1,7 @@
 //===- OpGroups.h - Which ops form one planner node -------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The planner's nodes follow what bufferization will allocate:
 //  - a destination-passing op (linalg, tensor.insert_slice) writes into the
 //    buffer of its destination operand; when that destination is produced by

@@ -1,5 +1,7 @@
 //===- ScanLoops.h - Forward/reverse loop pairs that stack values -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A scan, as scan-based frontends emit it (JAX lax.scan, StableHLO while
 // lowered to scf): a forward `scf.for %i = 0 to T step 1` whose iterations
 // store per-iteration values into stacked tensors

@@ -1,5 +1,7 @@
 //===- ShapeBounds.h - Plan dynamic shapes at their upper bounds -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // For a fixed schedule the peak and the time only grow with every dimension,
 // so a plan computed with every dynamic dimension at its upper bound meets
 // the budget for every smaller size. The bounds: `remat.bounds` on function

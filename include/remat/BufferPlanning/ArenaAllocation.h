@@ -1,5 +1,7 @@
 //===- ArenaAllocation.h - One arena per function ---------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The IR half of arena planning: turns the liveness of a function's buffers
 // into a packing problem (lifetimes at the granularity of the entry block,
 // in-place candidates), and rewrites the allocations into views of one

@@ -1,6 +1,8 @@
 //===- ArenaPacking.h - Static offsets for buffers with lifetimes -*- C++
 //-*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The packing half of the buffer planner, free of MLIR so it can be tested on
 // its own: given buffers with byte sizes and lifetimes (inclusive intervals of
 // op positions), choose an offset for each inside one arena such that two

@@ -1,6 +1,8 @@
 //===- BufferLiveness.h - Lifetimes and escapes of buffers -------*- C++
 //-*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What the buffer planner knows about one buffer after bufferization: every
 // value that may alias it (views, casts, reshapes, values carried through
 // regions and calls; upstream's BufferViewFlowAnalysis refined by what the

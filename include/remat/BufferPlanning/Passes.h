@@ -1,4 +1,6 @@
 //===- Passes.h - Buffer planning passes ------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_BUFFERPLANNING_PASSES_H
 #define REMAT_BUFFERPLANNING_PASSES_H
 

@@ -1,4 +1,6 @@
 //===- Passes.td - Buffer planning passes ------------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef REMAT_BUFFERPLANNING_PASSES_TD
 #define REMAT_BUFFERPLANNING_PASSES_TD

@@ -1,4 +1,6 @@
 //===- Passes.h - Passes of the GPU lowering --------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_GPU_PASSES_H
 #define REMAT_GPU_PASSES_H
 

@@ -1,5 +1,7 @@
 //===- Passes.td - Passes of the GPU lowering --------------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The remat-specific steps of `-remat-lower-to-gpu`; everything else in that
 // pipeline is upstream MLIR.
 //

@@ -1,5 +1,7 @@
 //===- GraphFile.h - Reading training graphs from files -------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Two input formats (docs/graph-format.md):
 //  - the project's JSON format: {"kind":"graph",...} for any training graph,
 //    {"kind":"chain",...} for a chain in the rotor paper's notation;

@@ -1,5 +1,7 @@
 //===- GraphWriter.h - TrainingGraph to the JSON graph format ---*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Writes a TrainingGraph in the project's JSON graph format (docs/
 // graph-format.md, "kind": "graph", sizes in bytes), the inverse of
 // parseJSONGraph: remat-plan can read what `-remat-export-graph` writes.

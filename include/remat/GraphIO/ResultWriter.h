@@ -1,5 +1,7 @@
 //===- ResultWriter.h - JSON output of remat-plan --------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One JSON object per result, sizes in the graph file's memory unit and times
 // in its time unit:
 //   {"feasible":true,"strategy":"none","budget":90,"peak":86.77,"time":47.42,

@@ -1,5 +1,7 @@
 /*===- RematCudaRuntime.h - CUDA runtime for remat's GPU lowering -*- C -*-===//
  *
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
  * libRematCudaRuntime implements the `mgpu*` functions that MLIR 22's
  * `gpu-to-llvm` lowering and the `gpu.binary` translation call (module
  * load/unload, function lookup, kernel launch, streams, events, device memory

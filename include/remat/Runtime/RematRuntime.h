@@ -1,6 +1,8 @@
 /*===- RematRuntime.h - Allocation tracking for lowered remat code -*- C
  *-*-===//
  *
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
  * libRematRuntime implements the allocation functions that
  * `finalize-memref-to-llvm{use-generic-functions=true}` calls, and counts the
  * bytes the program holds: live bytes now and the peak since the start (or

@@ -1,5 +1,7 @@
 //===- CheckedArithmetic.h - Byte and time arithmetic that cannot wrap ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Byte counts, budgets and peaks are int64; a sum or product that does not
 // fit must be an error naming the value, never a wrapped number. Plain C++
 // (no LLVM), so the solver library can use it too.

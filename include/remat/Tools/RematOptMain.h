@@ -1,5 +1,7 @@
 //===- RematOptMain.h - The remat-opt driver --------------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What remat-opt does beyond upstream's MlirOptMain, as a library function
 // so that the tool is registration plus one call (as mlir-opt is).
 //

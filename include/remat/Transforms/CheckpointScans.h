@@ -1,4 +1,6 @@
 //===- CheckpointScans.h - Binomial checkpointing of scan loops -*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_TRANSFORMS_CHECKPOINTSCANS_H
 #define REMAT_TRANSFORMS_CHECKPOINTSCANS_H
 

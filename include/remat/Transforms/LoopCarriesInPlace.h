@@ -1,5 +1,7 @@
 //===- LoopCarriesInPlace.h - Loop bodies that update their carries -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One buffer per carried tensor, for the whole loop: what One-Shot Bufferize
 // needs, and what keeps a loop's peak at one copy of each carry. The value a
 // body yields for a carry is written into the iteration argument either by

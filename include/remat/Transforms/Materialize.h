@@ -1,5 +1,7 @@
 //===- Materialize.h - Turn a Schedule into IR ------------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The one materializer every strategy goes through. Given the graph of a
 // function (built with RecomputeRegions::Atomic) and a valid Schedule of it,
 // reorders the body so that

@@ -1,5 +1,7 @@
 //===- MicroBatch.h - Fit the body of a micro-batch loop --------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A step that accumulates gradients over micro-batches has its whole forward
 // and backward in the body of one scf.for (microBatchLoop(),
 // TrainingGraphBuilder.h). rematerializeFunction plans such a step inside

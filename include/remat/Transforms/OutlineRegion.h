@@ -1,5 +1,7 @@
 //===- OutlineRegion.h - A region's block as a function of its own -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Planning a micro-batch loop's body alone and timing a loop body's nodes
 // both need the body as a function: its block's arguments, then what it
 // reads from above, its constants cloned in.

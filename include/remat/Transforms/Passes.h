@@ -1,4 +1,6 @@
 //===- Passes.h - remat passes ----------------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_TRANSFORMS_PASSES_H
 #define REMAT_TRANSFORMS_PASSES_H
 

@@ -1,5 +1,7 @@
 //===- Prepare.h - Make the IR match the planner's memory model -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Bufferization writes an op's result into the buffer of its destination
 // operand when nothing else reads that operand, and copies otherwise. The
 // planner models one buffer per node (an op with the initial values it

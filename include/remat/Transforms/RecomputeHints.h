@@ -1,5 +1,7 @@
 //===- RecomputeHints.h - Enforce #remat.policy<recompute> ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A value marked #remat.policy<recompute> must not stay live from the forward
 // into the backward pass. Enforced on the graph, so every strategy honours
 // it: the backward readers of the value read a copy of its op instead (a

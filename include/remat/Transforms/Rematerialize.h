@@ -1,5 +1,7 @@
 //===- Rematerialize.h - Fit one function into a memory budget --*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The entry point for compilers that embed remat without a pass pipeline:
 // "fit this function into B bytes". It plans on a copy of the function,
 // rewrites the body only when the copy meets the budget (checked on the

@@ -1,4 +1,6 @@
 //===- RematDialect.cpp - Dialect registration and attribute checks ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Dialect/Remat/Remat.h"
 

@@ -1,4 +1,6 @@
 //===- RematOps.cpp - remat operations ------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Dialect/Remat/Remat.h"
 

@@ -1,4 +1,6 @@
 //===- BaselineStrategies.cpp - Descriptors of none and Chen's strategies -===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Baselines/BaselineStrategies.h"
 

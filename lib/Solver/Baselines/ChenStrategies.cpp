@@ -1,5 +1,7 @@
 //===- ChenStrategies.cpp - chen-sqrt and chen-greedy --------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Chen et al. 2016, "Training deep nets with sublinear memory cost": cut the
 // forward graph into segments at articulation points, keep only the values
 // at the cuts, and recompute each segment once, right before its backward.

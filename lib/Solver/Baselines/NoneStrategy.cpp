@@ -1,4 +1,6 @@
 //===- NoneStrategy.cpp - Keep every forward value ------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Baselines/BaselineStrategies.h"
 

@@ -1,4 +1,6 @@
 //===- Chain.cpp - Stage-level graph of a chain ---------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Chain/Chain.h"
 

@@ -1,5 +1,7 @@
 //===- ChainRotorStrategy.cpp - Rotor's persistent chain DP (Alg. 3) -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Beaumont et al. 2024, Theorem 4.8: C(s, t, m) is the fastest memory
 // persistent way to go from {a^{s-1}, delta^t} to delta^{s-1} within m
 // slots (a^{s-1} not counted):

@@ -1,5 +1,7 @@
 //===- ChainRotorWeakStrategy.cpp - Rotor's floating DP (Alg. 1) ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Beaumont et al. 2024, Theorem 4.7: C(s, t, l, m) is the fastest weakly
 // persistent way to go from {a^{s-1}, delta^l} to delta^{t-1}, s <= t <= l,
 // within m slots (a^{s-1} not counted); when t > s the floating activation

@@ -1,4 +1,6 @@
 //===- ChainSolve.cpp - Memory slots and the chain-strategy glue ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Chain/ChainSolvers.h"
 

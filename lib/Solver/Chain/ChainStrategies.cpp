@@ -1,5 +1,7 @@
 //===- ChainStrategies.cpp - Descriptors of the chain-view strategies -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Run-time estimates: fitted on ResNet/U-Net/GoogLeNet-like graphs of 300 to
 // 10,000 nodes (docs/solver.md, "auto"); each chain budget tried is one DP
 // over the (coarsened) chain, on two views (solveViaChain).

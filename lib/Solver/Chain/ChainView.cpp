@@ -1,4 +1,6 @@
 //===- ChainView.cpp - Chain view of a training graph ---------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Chain/ChainView.h"
 #include "remat/Solver/Core/Simulator.h"

@@ -1,5 +1,7 @@
 //===- PreciseChain.cpp - Butt's precise checkpointing DP ------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Subproblems are solved in the thesis's "subproblem order" (Sec. 3.1.2,
 // Fig. 3.2): i from the end leftwards, j rightwards from i + 1, so (k, j)
 // and (i, k) are known when (i, j) is reached. Departures from Alg. 3.4 that

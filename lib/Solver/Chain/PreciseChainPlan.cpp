@@ -1,5 +1,7 @@
 //===- PreciseChainPlan.cpp - Butt's precise DP on rotor chains ------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The thesis's PyTorch mapping of a rotor chain onto the precise DP
 // (PreciseChain.h): thesis index l = rotor stage l, memory in slots like
 // rotor. The strategy chain-precise (Join/ChainPreciseStrategy.cpp) uses it

@@ -1,5 +1,7 @@
 //===- RevolveStrategy.cpp - Binomial checkpointing (Griewank-Walther) ---===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Revolve reverses l steps with c checkpoints of the state a (the first one
 // holds a^0) and a working state, advancing at most r times per step where
 // beta(c, r) = C(c+r, c) >= l; its total number of advances

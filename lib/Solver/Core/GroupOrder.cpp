@@ -1,5 +1,7 @@
 //===- GroupOrder.cpp - Low-memory order of a group of backward nodes -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Autodiff emits a layer's backward ops in an order that is valid but not
 // frugal: on the corpus MLP the weight transposes of a layer run before the
 // input-gradient matmul, so three 32 KB tensors are live where two would do

@@ -1,4 +1,6 @@
 //===- Schedule.cpp -------------------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/Schedule.h"
 

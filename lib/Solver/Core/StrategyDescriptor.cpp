@@ -1,4 +1,6 @@
 //===- StrategyDescriptor.cpp - Option declarations, graph measures -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/StrategyDescriptor.h"
 

@@ -1,4 +1,6 @@
 //===- StrategyRegistry.cpp - The strategies solve() knows ----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/StrategyRegistry.h"
 

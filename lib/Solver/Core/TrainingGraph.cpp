@@ -1,4 +1,6 @@
 //===- TrainingGraph.cpp --------------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/TrainingGraph.h"
 #include "remat/Support/CheckedArithmetic.h"

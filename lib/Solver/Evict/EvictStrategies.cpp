@@ -1,4 +1,6 @@
 //===- EvictStrategies.cpp - The descriptor of evict-greedy ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Evict/EvictStrategies.h"
 

@@ -1,5 +1,7 @@
 //===- EvictStrategy.cpp - evict-greedy: the best of a few replays --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The replay's choice of what to free is a heuristic, and no single weighting
 // of size against distance wins everywhere (large early activations of a
 // U-Net vs. many small ones of a ResNet), so the strategy replays the program

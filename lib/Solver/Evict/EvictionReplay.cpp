@@ -1,5 +1,7 @@
 //===- EvictionReplay.cpp - Replay a program, freeing what costs least ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // planByEviction(): see Eviction.h. The replay keeps, per value, whether it
 // is stored, how many pending runs need it (pinned values are never freed),
 // and the positions of the targets that read it. Values whose producer may

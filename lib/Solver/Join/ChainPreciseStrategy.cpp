@@ -1,5 +1,7 @@
 //===- ChainPreciseStrategy.cpp - Butt's precise DP on chains --------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Two kinds of chains reach the thesis's DP (PreciseChain.h):
 //  - the thesis's own model (Sec. 3.1.1): L'_i reads f_i and b_{i+1} only.
 //    As a TrainingGraph this is a join with one branch (Join.h), the turn

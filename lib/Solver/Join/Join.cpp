@@ -1,4 +1,6 @@
 //===- Join.cpp - Join graphs: builder, recogniser, minimum memory --------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Join/Join.h"
 

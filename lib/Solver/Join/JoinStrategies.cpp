@@ -1,4 +1,6 @@
 //===- JoinStrategies.cpp - Descriptors of chain-precise and join ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Join/JoinStrategies.h"
 #include "remat/Solver/Chain/ChainStrategies.h"

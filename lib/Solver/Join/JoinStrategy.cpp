@@ -1,5 +1,7 @@
 //===- JoinStrategy.cpp - Join graphs (Beaumont et al. 2019, Theorem 3) ---===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Canonical schedules (Theorem 1): from the current heads x_{p_j} (one
 // stored value per branch), advance one branch b from x_{p_b} to x_q without
 // storing the values in between, store x_q, solve the smaller join (heads

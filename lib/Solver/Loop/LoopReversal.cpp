@@ -1,4 +1,6 @@
 //===- LoopReversal.cpp - Binomial checkpointing of a loop of T steps ----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Loop/LoopReversal.h"
 #include "ReversalWalk.h"

@@ -1,4 +1,6 @@
 //===- OnlineCheckpointing.cpp - Checkpoints for loops of unknown length --===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Loop/OnlineCheckpointing.h"
 #include "ReversalWalk.h"

@@ -1,5 +1,7 @@
 //===- ReversalWalk.h - The interpreter of a loop reversal, and its visitors ===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Internal to lib/Solver/Loop: the offline (LoopReversal.cpp) and the online
 // (OnlineCheckpointing.cpp) reversals differ only in how the forward loop
 // fills the slots; the interpreter that reverses the steps from those slots,

@@ -1,4 +1,6 @@
 //===- LowerSetCheapening.cpp - How auto makes lowerset-approx affordable -===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/LowerSet/LowerSetStrategies.h"
 

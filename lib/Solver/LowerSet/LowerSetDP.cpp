@@ -1,5 +1,7 @@
 //===- LowerSetDP.cpp - The DP over lower-set sequences (Sec. 4.2) --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // State: a lower set L with the Pareto front of (c, m) over the sequences
 // ending at L that fit the budget, c the objective so far (the overhead, or
 // minus it) and m = M(U), the cache: the paper's table opt[L, t], kept

@@ -1,4 +1,6 @@
 //===- LowerSetFamilies.cpp - All lower sets, or the pruned family L_v ----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/LowerSet/LowerSet.h"
 

@@ -1,4 +1,6 @@
 //===- LowerSetModel.cpp - V, Eq. (1)/(2) and the canonical strategy ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/LowerSet/LowerSet.h"
 #include "remat/Solver/Core/Simulator.h"

@@ -1,5 +1,7 @@
 //===- LowerSetStrategies.cpp - Descriptors of the lower-set strategies ---===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One lower-set DP over the L_v family costs about 2.5e-10 nf^3 s; with
 // segments of at most `step` forward nodes its transitions are about
 // nf * step, each walking a front (measured ~2e-5 s per pair on the

@@ -1,5 +1,7 @@
 //===- LowerSetStrategy.cpp - lowerset-{exact,approx}[-mc] ---------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Time-centric (Sec. 4.2/4.3): the fastest canonical strategy whose model
 // peak fits the budget. The model bounds the simulated peak from above
 // (LowerSet.h), so the DP's plan always fits. The bound is loose (like the

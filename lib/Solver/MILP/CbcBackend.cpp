@@ -1,5 +1,7 @@
 //===- CbcBackend.cpp - The MILP backend over COIN-OR CBC -----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // CbcModel over OsiClpSolverInterface with the usual cut generators and
 // heuristics, quiet, with a wall-clock limit and a warm start. The only file
 // of the project that includes CBC headers.

@@ -1,5 +1,7 @@
 //===- CheckmateMILP.cpp - Rematerialization as a MILP --------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Variables (t: stage, i/k: positions in the order, x: a computed tensor):
 //   R[t][i]     node i runs in stage t (1 on the diagonal, 0 above it and
 //               for nodes that run once, off the diagonal);

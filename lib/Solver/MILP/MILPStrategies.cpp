@@ -1,4 +1,6 @@
 //===- MILPStrategies.cpp - The descriptor of checkmate-milp --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/MILP/MILPStrategies.h"
 

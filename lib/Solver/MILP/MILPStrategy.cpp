@@ -1,5 +1,7 @@
 //===- MILPStrategy.cpp - The checkmate-milp strategy ---------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Solves the Checkmate MILP (CheckmateMILP.h) with CBC, warm-started from
 // the best lower-set plan (or the caller's SolveOptions::warmStart), in that
 // plan's first-computation order so that the plan is the solver's first

@@ -1,5 +1,7 @@
 //===- AutoPlanner.cpp - Cheapest schedule over the affordable strategies -===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Runs the registered strategies with an auto role through solve() (so each
 // schedule is checked by the Simulator against the budget) and keeps the
 // fastest one; ties go to the lower peak, then to the earlier strategy in

@@ -1,5 +1,7 @@
 //===- BuiltinStrategies.cpp - Every family's strategies, and auto --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The one place that lists the families. Their ranks, not this order, fix
 // the order of listings and auto's tie-break.
 //

@@ -1,4 +1,6 @@
 //===- GraphMeasures.cpp - What auto measures on a graph once -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Chain/ChainView.h"
 #include "remat/Solver/Join/Join.h"

@@ -1,4 +1,6 @@
 //===- MinimumBudget.cpp - The smallest budget a strategy meets -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Solver/Portfolio/Auto.h"

@@ -1,5 +1,7 @@
 //===- BruteForce.cpp - Exhaustive optimum of tiny instances --------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Dijkstra over schedule states. A state is the set of stored non-input
 // tensors plus the set of nodes that have run at least once (which also tells
 // whether a run-once node is spent). Edges are the Simulator's steps: Run a

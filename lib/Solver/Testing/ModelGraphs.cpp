@@ -1,4 +1,6 @@
 //===- ModelGraphs.cpp ----------------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Testing/ModelGraphs.h"
 

@@ -1,4 +1,6 @@
 //===- RandomGraphs.cpp - Seeded random small instances --------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Testing/RandomGraphs.h"
 

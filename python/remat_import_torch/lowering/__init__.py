@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Executable lowerings of ATen ops to linalg/tensor/arith/math, one module
 per op family.  A handler is registered by its module's import
 (registry.lowers) and called as handler(em, node, *node.args,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Activation functions and their backward ops (elementwise generics)."""
 
 from .registry import Unsupported, lowers

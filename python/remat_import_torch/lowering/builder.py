@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """linalg building blocks on one mlir.Func, shared by every op family:
 broadcasting elementwise ops, reductions, reshapes, transposes, padding
 and slices.  Each records its analytic work per location, by which

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """2-D convolutions (NCHW, groups 1 or depthwise) and their backward."""
 
 from ..graph import meta_shape, pair

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Dropout's ops: empty_like and the bernoulli_ that fills it."""
 
 import math

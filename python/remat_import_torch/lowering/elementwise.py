@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Arithmetic on tensors and scalars, with numpy broadcasting."""
 
 from ..graph import meta_shape

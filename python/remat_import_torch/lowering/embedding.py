@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Token embeddings (a gather of weight rows by integer ids) and the
 integer ops that make ids: dtype conversion (_to_copy) and remainder."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The negative log-likelihood loss (cross-entropy is log-softmax + NLL)."""
 
 from ..mlir import amap, float_text

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Matrix products (mm, bmm, addmm, baddbmm): linalg.matmul / batch_matmul, or a
 generic reading a transposed operand through its indexing map."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Batch normalization (training mode) and layer normalization, forward and
 backward: statistics as reductions, then elementwise generics."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Window ops on NCHW tensors: max / average / adaptive pooling, nearest
 upsampling, and their backward ops (gathers over the windows that contain
 each input pixel: no scatter, no atomics)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The table from ATen overload names to their executable lowerings."""
 
 # "aten.add.Tensor" -> handler(em, node, *node.args, **node.kwargs), which

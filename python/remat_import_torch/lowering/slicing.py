@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Slices, selections, splits and concatenation (tensor.extract_slice /
 insert_slice), and the backward ops that scatter a slice's gradient into
 zeros."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Softmax and log-softmax along one dim, and their backward ops."""
 
 from ..mlir import amap, identity_map

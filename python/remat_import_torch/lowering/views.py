@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Reshapes (tensor.collapse_shape / expand_shape), lazy permutations and
 broadcasts."""
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Measures, for every corpus model, the peak bytes libRematRuntime sees while
 # the model function runs (its arguments included), lowered with upstream's
 # deallocation, with -remat-plan-buffers, and with the arena; and the arena

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs a corpus model (or what remat-opt made of it) on the CPU through
 # `remat-opt --remat-lower-to-cpu` and libRematRuntime, and reports the
 # memory the runtime measured.

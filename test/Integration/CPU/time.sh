@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Times a step against its rematerialized version on the CPU, in one process:
 # both are lowered together (-remat-lower-to-cpu) with a @main that builds
 # the arguments once, warms up, then times RUNS calls of each, alternating

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes one program that times two versions of a step against each other.
 
   timing_main.py ORIGINAL.mlir REMAT.mlir HARNESS.mlir --runs N --warmup W

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Compares two runs of a corpus harness (printMemrefF32 output) tensor by
 tensor within a floating-point tolerance.
 

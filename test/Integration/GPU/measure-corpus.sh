@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Measures, for every corpus model lowered by -remat-lower-to-gpu, the device
 # bytes live while the model function runs (libRematCudaRuntime's window,
 # its device copies of the arguments included) with each buffer freed after

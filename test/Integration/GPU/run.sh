@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs a corpus model (or what remat-opt made of it) on an NVIDIA GPU through
 # `remat-opt --remat-lower-to-gpu`, libRematCudaRuntime and libRematRuntime,
 # and reports the device memory the runtime measured. The GPU counterpart of

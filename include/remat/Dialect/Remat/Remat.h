@@ -1,4 +1,6 @@
 //===- Remat.h - The remat dialect ------------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_DIALECT_REMAT_REMAT_H
 #define REMAT_DIALECT_REMAT_REMAT_H
 

@@ -1,4 +1,6 @@
 //===- RematAttrs.td - remat attributes --------------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef REMAT_ATTRS_TD
 #define REMAT_ATTRS_TD

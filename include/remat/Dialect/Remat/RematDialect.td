@@ -1,4 +1,6 @@
 //===- RematDialect.td - The remat dialect -----------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef REMAT_DIALECT_TD
 #define REMAT_DIALECT_TD

@@ -1,4 +1,6 @@
 //===- RematOps.td - remat operations ----------------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef REMAT_OPS_TD
 #define REMAT_OPS_TD

@@ -1,4 +1,6 @@
 //===- BaselineStrategies.h - none, chen-sqrt, chen-greedy ----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_SOLVER_BASELINES_BASELINESTRATEGIES_H
 #define REMAT_SOLVER_BASELINES_BASELINESTRATEGIES_H
 

@@ -1,5 +1,7 @@
 //===- Chain.h - The chain view of a training graph (rotor notation) -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A chain of L stages (Beaumont et al., "Optimal re-materialization
 // strategies for heterogeneous chains", Sec. 3.1). Stage l (1-based) has a
 // forward F^l: a^{l-1} -> a^l storing abar^l (its autograd history, which

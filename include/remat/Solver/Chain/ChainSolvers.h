@@ -1,5 +1,7 @@
 //===- ChainSolvers.h - Chain-level planners (rotor, revolve) -------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The planners behind the chain strategies, callable on a ChainSpec directly
 // (tests, benchmarks, other chain strategies) and the glue that applies a
 // planner to any TrainingGraph through its chain view. A chain-level budget is

@@ -1,4 +1,6 @@
 //===- ChainStrategies.h - revolve, chain-rotor, chain-rotor-weak ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_SOLVER_CHAIN_CHAINSTRATEGIES_H
 #define REMAT_SOLVER_CHAIN_CHAINSTRATEGIES_H
 

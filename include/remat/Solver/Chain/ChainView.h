@@ -1,5 +1,7 @@
 //===- ChainView.h - Any training graph seen as a chain of stages --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The chain strategies (revolve, chain-rotor, chain-precise) plan on a
 // ChainSpec (rotor notation, Beaumont et al. 2024, Sec. 3.1) and speak in
 // chain-level operations F_all / F_ck / F_none / B. This header connects them

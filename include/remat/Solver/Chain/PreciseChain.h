@@ -1,5 +1,7 @@
 //===- PreciseChain.h - Butt's precise checkpointing DP (thesis Alg. 3.4) -===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // S. Butt, "Precise Optimal Checkpointing for Memory-Efficient Deep
 // Learning" (MEng thesis, Imperial College 2019), Sec. 3.1: Gruslys et al.'s
 // BPTT dynamic program generalised to per-layer compute and memory costs.

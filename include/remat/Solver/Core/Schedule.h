@@ -1,5 +1,7 @@
 //===- Schedule.h - An execution order with explicit frees ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The single result type of every strategy: an ordered list of steps. A Run
 // step executes a node (a forward node may run several times: that is a
 // recomputation); a Free step releases a tensor. Run steps may discard some

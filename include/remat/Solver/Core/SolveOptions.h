@@ -1,5 +1,7 @@
 //===- SolveOptions.h - What a strategy is given and what it returns -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The options every strategy reads (each field serves the strategies whose
 // descriptors declare it, StrategyDescriptor.h) and the result a strategy
 // returns; solve() (Strategy.h) checks the result with the Simulator.

@@ -1,5 +1,7 @@
 //===- Strategy.h - Common interface of all rematerialization strategies -===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A strategy turns (graph, budget) into a Schedule. Strategies are looked up
 // by name; nothing outside lib/Solver knows how one works. Every returned
 // schedule is checked with the Simulator by the caller (solve() does it), so a

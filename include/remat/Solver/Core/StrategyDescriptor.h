@@ -1,5 +1,7 @@
 //===- StrategyDescriptor.h - What a strategy says about itself -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Everything the rest of the project needs to know about a strategy, filled
 // in by its own family (lib/Solver/<Family>/<Family>Strategies.cpp) and
 // read by the portfolio (auto, the smallest-budget search) and the tools:

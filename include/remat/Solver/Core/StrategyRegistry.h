@@ -1,5 +1,7 @@
 //===- StrategyRegistry.h - The strategies solve() knows ------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Each family registers its descriptors through its own function
 // (registerChainStrategies, ... in <Family>/<Family>Strategies.h), called
 // from registerBuiltinStrategies; an embedder or a test may add more. The

@@ -1,5 +1,7 @@
 //===- TrainingGraph.h - Forward/backward graph of one training step -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The planning model every strategy works on. Nodes are computations (a
 // forward op, a backward op, or a whole chain stage); tensors are the values
 // they produce, each with a size in bytes. A node reads its input tensors and

@@ -1,4 +1,6 @@
 //===- EvictStrategies.h - evict-greedy -----------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_SOLVER_EVICT_EVICTSTRATEGIES_H
 #define REMAT_SOLVER_EVICT_EVICTSTRATEGIES_H
 

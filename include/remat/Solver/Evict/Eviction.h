@@ -1,5 +1,7 @@
 //===- Eviction.h - Plans made by replaying the program under a budget ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The scalable planner that recomputes anywhere: it replays a sequence of
 // target nodes (the program's own order), running each with the inputs it
 // needs and, whenever the next run would take memory above the budget,

@@ -1,5 +1,7 @@
 //===- Join.h - Join graphs: k chains meeting at the loss -----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Beaumont, Herrmann, Pallez, Shilova, "Optimal Memory-aware Backpropagation
 // of Deep Join Networks" (2019), Definition 2. Branch j (1..k) of length
 // l_j has forward steps F_i: x_i -> x_{i+1} and backward steps

@@ -1,5 +1,7 @@
 //===- JoinStrategies.h - join and chain-precise --------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // chain-precise is registered here, not in Chain/: its thesis model is a
 // one-branch join (Join.h), while on rotor chains it uses Chain's DP. Join
 // builds on Chain (Opt_0 is Butt's chain DP), never the other way round.

@@ -1,5 +1,7 @@
 //===- LoopReversal.h - Binomial checkpointing of a loop of T steps ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Reverses a loop of T identical steps (a scan: carry_{i+1} = f(carry_i))
 // with K checkpoint slots, the way -remat-checkpoint-scans emits it as loops:
 //

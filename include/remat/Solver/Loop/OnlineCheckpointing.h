@@ -1,5 +1,7 @@
 //===- OnlineCheckpointing.h - Checkpoints for loops of unknown length ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A loop whose trip count is known only when it ends (`scf.while`): the
 // forward loop must decide at each step, without knowing T, whether to keep
 // the carry it has reached, and which older checkpoint to give up for it.

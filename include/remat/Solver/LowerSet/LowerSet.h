@@ -1,5 +1,7 @@
 //===- LowerSet.h - Lower sets, the canonical strategy and its DP ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Kusumoto et al. 2019, "A Graph Theoretic Framework of Recomputation
 // Algorithms for Memory-Efficient Backpropagation" (papers/lower-sets-*).
 //

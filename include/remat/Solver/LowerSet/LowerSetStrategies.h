@@ -1,4 +1,6 @@
 //===- LowerSetStrategies.h - Kusumoto et al.'s lower-set strategies ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_SOLVER_LOWERSET_LOWERSETSTRATEGIES_H
 #define REMAT_SOLVER_LOWERSET_LOWERSETSTRATEGIES_H
 

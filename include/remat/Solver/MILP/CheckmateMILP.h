@@ -1,5 +1,7 @@
 //===- CheckmateMILP.h - Exact rematerialization as a MILP ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Checkmate's formulation (Jain et al., MLSys 2020) over the project's
 // TrainingGraph and the Simulator's memory model. The nodes are put in one
 // topological order; stage t runs node t for the first time and may first

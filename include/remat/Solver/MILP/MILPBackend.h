@@ -1,5 +1,7 @@
 //===- MILPBackend.h - A small interface to a MILP solver -------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The exact planner states its problem as a plain mixed-integer linear
 // program (columns with bounds, costs and an integer flag; sparse rows with
 // bounds) and hands it to a Backend. COIN-OR CBC is the one implementation

@@ -1,4 +1,6 @@
 //===- MILPStrategies.h - checkmate-milp ----------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_SOLVER_MILP_MILPSTRATEGIES_H
 #define REMAT_SOLVER_MILP_MILPSTRATEGIES_H
 

@@ -1,5 +1,7 @@
 //===- Auto.h - auto: the fastest plan of the affordable strategies -------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // auto runs the registered strategies that declare an auto role
 // (StrategyDescriptor::autoRole), in their priority order, each only while
 // their estimated run times fit SolveOptions::timeBudget, keeps the fastest

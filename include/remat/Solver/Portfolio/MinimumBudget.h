@@ -1,4 +1,6 @@
 //===- MinimumBudget.h - The smallest budget a strategy meets -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_SOLVER_PORTFOLIO_MINIMUMBUDGET_H
 #define REMAT_SOLVER_PORTFOLIO_MINIMUMBUDGET_H
 

@@ -1,5 +1,7 @@
 //===- BruteForce.h - Exhaustive optimum of tiny instances (test oracle) --===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Searches every schedule of a small TrainingGraph (every order of runs,
 // recomputations, frees and, optionally, discarded outputs) for the minimum
 // total time whose Simulator peak is <= budget. Exponential: a test oracle

@@ -1,5 +1,7 @@
 //===- ModelGraphs.h - Deterministic graphs shaped like real networks ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Op-level training graphs for benchmarks and tests: a forward description
 // turned into forward + backward nodes the way reverse-mode autodiff does it,
 // and generators shaped like GoogLeNet (inception modules: four parallel

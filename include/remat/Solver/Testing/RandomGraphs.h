@@ -1,5 +1,7 @@
 //===- RandomGraphs.h - Seeded random small instances ----------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Deterministic generators of small training graphs with integer sizes and
 // times, shared by the unit tests (strategy vs. brute-force oracle) and the
 // benchmarks. The same seed gives the same instance on every platform (the
