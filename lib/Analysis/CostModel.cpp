@@ -1,4 +1,6 @@
 //===- CostModel.cpp - Time and bytes of ops for the planner --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Support/CheckedArithmetic.h"
@@ -40,6 +42,12 @@ std::optional<int64_t> typeBytes(Type type) {
   return bytes.value_or(kTooManyBytes);
 }
 
+std::optional<int64_t> CostModel::bufferBytes(Type type) const {
+  std::optional<int64_t> bytes = typeBytes(type);
+  if (!bytes)
+    return std::nullopt;
+  return roundUpToAlignment(*bytes, alignment);
+}
 
 bool isViewLike(Operation *op) {
   return isa<ViewLikeOpInterface, tensor::ExtractSliceOp,
@@ -66,7 +74,7 @@ FailureOr<OpCost> CostModel::cost(Operation *op) const {
   // Result sizes from types; views and tensor.empty own no bytes.
   bool noData = isViewLike(op) || isa<tensor::EmptyOp>(op);
   for (Value r : op->getResults()) {
-    std::optional<int64_t> bytes = noData ? 0 : typeBytes(r.getType());
+    std::optional<int64_t> bytes = noData ? 0 : bufferBytes(r.getType());
     if (bytes == kTooManyBytes)
       return op->emitError() << "result #" << c.resultBytes.size() << " ("
                              << r.getType()
@@ -100,8 +108,8 @@ FailureOr<OpCost> CostModel::cost(Operation *op) const {
                           : *total / static_cast<int64_t>(e);
       if (i + 1 == e)
         share = remaining;
-      c.resultBytes[i] = share;
       remaining -= share;
+      c.resultBytes[i] = roundUpToAlignment(share, alignment);
     }
   }
   for (auto [i, b] : llvm::enumerate(c.resultBytes))

@@ -1,4 +1,6 @@
 //===- AnnotateCosts.cpp - Make the planner's costs visible ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/ShapeBounds.h"
@@ -26,7 +28,9 @@ struct AnnotateCostsPass
         CostTable::loadOption(costTable, getOperation());
     if (failed(table))
       return signalPassFailure();
-    CostModel costs(*table ? &**table : nullptr);
+    // The attribute records tensor bytes, not allocations: the planner
+    // rounds them to the target's alignment when it reads them.
+    CostModel costs(*table ? &**table : nullptr, /*alignment=*/1);
     WalkResult result = getOperation().walk([&](func::FuncOp func) {
       // Dynamic sizes are costed at their bounds when planning
       // (ShapeBounds.h): an attribute here would fix one size.

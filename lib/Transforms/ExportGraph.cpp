@@ -1,4 +1,6 @@
 //===- ExportGraph.cpp - The planner's graph as JSON ----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/GraphIO/GraphWriter.h"
@@ -26,7 +28,13 @@ struct ExportGraphPass : public remat::impl::ExportGraphPassBase<ExportGraphPass
         CostTable::loadOption(costTable, getOperation());
     if (failed(table))
       return signalPassFailure();
-    CostModel costs(*table ? &**table : nullptr);
+    if (!isValidAllocAlignment(alignment)) {
+      getOperation().emitError()
+          << "-remat-export-graph: alignment must be a power of two, got "
+          << static_cast<int64_t>(alignment);
+      return signalPassFailure();
+    }
+    CostModel costs(*table ? &**table : nullptr, alignment);
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;

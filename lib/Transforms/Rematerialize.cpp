@@ -1,5 +1,7 @@
 //===- Rematerialize.cpp - Fit training steps into a memory budget --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A thin wrapper over rematerializeFunction (remat/Transforms/Rematerialize.h):
 // reads the options, runs it on every function and writes the report.
 //
@@ -33,8 +35,8 @@ using namespace remat;
 std::optional<std::string>
 remat::checkRematSettings(const RematSettings &settings) {
   if (settings.budget.empty())
-    return std::string("needs a budget (budget=2GiB, budget=60%)");
-  llvm::Expected<SizeSpec> size = parseSize(settings.budget, Units{});
+    return std::string("needs a budget (budget=2GiB, budget=60%, budget=min)");
+  llvm::Expected<SizeSpec> size = parseBudget(settings.budget, Units{});
   if (!size)
     return "invalid budget '" + settings.budget +
            "': " + llvm::toString(size.takeError());
@@ -46,6 +48,9 @@ remat::checkRematSettings(const RematSettings &settings) {
   }
   if (std::string wrong = checkStrategyOptions(settings.solve); !wrong.empty())
     return wrong;
+  if (!isValidAllocAlignment(settings.alignment))
+    return "alignment must be a power of two, got " +
+           std::to_string(settings.alignment);
   for (const std::string &bound : settings.dimBounds)
     if (std::optional<std::string> wrong = checkDimBound(bound))
       return wrong;
@@ -70,12 +75,12 @@ struct RematerializePass
       getOperation().emitError() << "-remat-rematerialize: " << *wrong;
       return signalPassFailure();
     }
-    SizeSpec size = cantFail(parseSize(settings.budget, Units{}));
+    SizeSpec size = cantFail(parseBudget(settings.budget, Units{}));
     FailureOr<std::optional<CostTable>> table =
         CostTable::loadOption(settings.costTable, getOperation());
     if (failed(table))
       return signalPassFailure();
-    CostModel costs(*table ? &**table : nullptr);
+    CostModel costs(*table ? &**table : nullptr, settings.alignment);
 
     RematOptions fit;
     fit.budget = size;

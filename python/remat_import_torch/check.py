@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """remat-import-torch check: import, rematerialize, lower, run, compare.
 
   remat-import-torch check MODEL [--batch N] [--input-shape C,H,W] [--loss L]
@@ -9,8 +10,9 @@
 2. `remat-opt --remat-budget=BUDGET --remat-report=...` (no budget: the
    step as imported);
 3. lowers with `remat-opt --remat-lower-to-cpu` and runs it with mlir-runner
-   and libRematRuntime (test/Integration/CPU/run.sh, exact byte counts:
-   ALIGNMENT=1), which measures the peak bytes while the step runs;
+   and libRematRuntime (test/Integration/CPU/run.sh, with the default
+   alignment the planner counts too), which measures the peak bytes while
+   the step runs;
 4. runs PyTorch's own backward() on the same weights and inputs (float64),
    and requires, for the loss and every gradient,
    max |mlir - torch| <= rtol * max |torch|, and measured peak <= budget.
@@ -282,7 +284,8 @@ def main(argv):
     if model_file is None:
         return 1
 
-    env = dict(os.environ, REMAT_OPT=opt, ALIGNMENT="1")
+    env = dict(os.environ, REMAT_OPT=opt)
+    env.pop("ALIGNMENT", None)  # run.sh's default, the planner's too.
     t0 = time.time()
     peak, printed = run_step(model_file, harness, env)
     times.append(("lower+run", time.time() - t0))

@@ -3,7 +3,7 @@
 // callee's time, and as workspace its peak above its arguments less the
 // results the node already owns. It is recomputable when nothing in the
 // callee has effects. A callee with no body is opaque: its results only.
-// RUN: remat-opt %s -remat-test-training-graph -verify-diagnostics
+// RUN: remat-opt %s -remat-test-training-graph=alignment=1 -verify-diagnostics
 
 // @layer: two exps of 64 f32 (256 B, time 256 each). Its peak above %x is
 // %y + %z = 512 B, while it runs; %z is the call's result (256 B), so the

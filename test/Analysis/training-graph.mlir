@@ -1,5 +1,5 @@
 // The forward/backward split, sizes and recomputability the planner sees.
-// RUN: remat-opt %s -remat-test-training-graph -split-input-file -verify-diagnostics
+// RUN: remat-opt %s -remat-test-training-graph=alignment=1 -split-input-file -verify-diagnostics
 
 // x: 64 f32 = 256 B. The loss is the first result. Forward = what the loss
 // depends on; the rest (the gradient) is backward. The tensor.empty the sum

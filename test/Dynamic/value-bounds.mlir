@@ -1,4 +1,4 @@
-// RUN: remat-opt %s -remat-rematerialize="budget=100% report=-" -o /dev/null | FileCheck %s
+// RUN: remat-opt %s -remat-rematerialize="budget=100% report=- alignment=1" -o /dev/null | FileCheck %s
 //
 // Sizes inside the function come from upstream's value-bounds analysis: the
 // rows of %xs are min(rows of %x, 100), so every intermediate has at most

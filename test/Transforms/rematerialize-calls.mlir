@@ -2,7 +2,7 @@
 // call with a body is planned with its callee's peak and recomputed like
 // any pure op; a call of a declaration gets a remark that what it
 // allocates inside is not counted.
-// RUN: remat-opt %s -remat-rematerialize=budget=1100 --remarks-filter=remat -o %t.mlir 2>&1 | FileCheck %s
+// RUN: remat-opt %s -remat-rematerialize="budget=1100 alignment=1" --remarks-filter=remat -o %t.mlir 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=IR < %t.mlir
 
 // Peak without remat: %x + %a + %b + %c + the loss = 4 x 256 + 4 = 1028 B,

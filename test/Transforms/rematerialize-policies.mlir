@@ -1,7 +1,7 @@
 // User hints and safety rules of -remat-rematerialize, on the exp chain of
 // rematerialize-chain.mlir (1024 B per activation, floor 4100 B).
-// RUN: remat-opt %s -split-input-file -remat-rematerialize="budget=100%" | FileCheck %s
-// RUN: remat-opt %s -split-input-file -remat-rematerialize="budget=6148" --remarks-filter=remat -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARKS
+// RUN: remat-opt %s -split-input-file -remat-rematerialize="budget=100% alignment=1" | FileCheck %s
+// RUN: remat-opt %s -split-input-file -remat-rematerialize="budget=6148 alignment=1" --remarks-filter=remat -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARKS
 
 // #remat.policy<recompute> holds even when the budget needs no saving: a2
 // is not kept across the forward/backward boundary but recomputed from a1

@@ -4,7 +4,7 @@
 // they were. Uses the exp chain of rematerialize-chain.mlir.
 //
 // Same budget twice: the second run finds the function within budget.
-// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=5124" -remat-rematerialize="budget=5124" --remarks-filter=remat 2>&1 -o /dev/null | FileCheck %s --check-prefix=FITS
+// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=5124 alignment=1" -remat-rematerialize="budget=5124 alignment=1" --remarks-filter=remat 2>&1 -o /dev/null | FileCheck %s --check-prefix=FITS
 // FITS: Rematerialized
 // FITS: peak 5124 B already within the budget of 5124 B; nothing to do
 //
@@ -13,17 +13,17 @@
 // a1, kept) is pinned, so 4100 B (which needs a1 dropped) is out of reach
 // for the lower-set strategies (they name 5124 B); auto's exact MILP
 // recomputes around the pinned region (a1 more than once) and meets it.
-// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148" -remat-rematerialize="budget=5124" | FileCheck %s --check-prefix=NESTED --strict-whitespace
+// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148 alignment=1" -remat-rematerialize="budget=5124 alignment=1" | FileCheck %s --check-prefix=NESTED --strict-whitespace
 // NESTED-NOT: {{^     +}}%{{.*}} = remat.recompute
 // NESTED:     return
-// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148" -remat-rematerialize="budget=5124" | remat-opt -remat-test-timeline="quiet max-peak=5124"
-// RUN: not remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148" -remat-rematerialize="budget=4100 strategy=lowerset-exact" 2>&1 | FileCheck %s --check-prefix=PINNED
+// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148 alignment=1" -remat-rematerialize="budget=5124 alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=5124 alignment=1"
+// RUN: not remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148 alignment=1" -remat-rematerialize="budget=4100 strategy=lowerset-exact alignment=1" 2>&1 | FileCheck %s --check-prefix=PINNED
 // PINNED: error: cannot fit @chain into 4100 B {{.*}}; the smallest budget it can meet is 5124 B
-// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148" -remat-rematerialize="budget=4100" | remat-opt -remat-test-timeline="quiet max-peak=4100"
+// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=6148 alignment=1" -remat-rematerialize="budget=4100 alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=4100 alignment=1"
 //
 // CSE and canonicalization after the pass: as many recomputations, same
 // peak.
-// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=4100" | FileCheck %s --check-prefix=COUNT
-// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=4100" -cse -canonicalize -cse | FileCheck %s --check-prefix=COUNT
+// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=4100 alignment=1" | FileCheck %s --check-prefix=COUNT
+// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=4100 alignment=1" -cse -canonicalize -cse | FileCheck %s --check-prefix=COUNT
 // COUNT-COUNT-3: remat.recompute
-// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=4100" -cse -canonicalize | remat-opt -remat-prepare -remat-test-timeline="quiet max-peak=4100"
+// RUN: remat-opt %S/Inputs/named-chain.mlir -remat-rematerialize="budget=4100 alignment=1" -cse -canonicalize | remat-opt -remat-prepare -remat-test-timeline="quiet max-peak=4100 alignment=1"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks that docs/Options.md, remat-plan --help and remat-opt --help
 declare the same options.
 
@@ -14,9 +15,10 @@ import sys
 ROW = re.compile(r"^\| `([a-z-]+)=<([^>]*)>` \| (.*) \|$")
 FLAG = re.compile(r"^\s+--([a-z-]+)=<([^>]*)>\s+- (.*)$")
 
-# remat-plan's own flags and the settings it words for graph files.
+# remat-plan's own flags and the settings it words for graph files
+# (alignment: its default is 1 for graph files).
 PLAN_ONLY = {"min-budget"}
-PLAN_REWORDED = {"budget", "strategy"}
+PLAN_REWORDED = {"budget", "strategy", "alignment"}
 # Only the MLIR passes have these (they name files, functions and arguments).
 PASS_ONLY = {"report", "cost-table", "functions", "dim-bounds"}
 

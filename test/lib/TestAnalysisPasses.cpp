@@ -1,4 +1,6 @@
 //===- TestAnalysisPasses.cpp - Analyses printed as remarks (tests) -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Solver/LowerSet/LowerSet.h"
@@ -23,8 +25,9 @@ namespace {
 /// Runs `fn` on the graph of every function with a body; fails when a graph
 /// cannot be built.
 template <typename Fn>
-LogicalResult forEachGraph(ModuleOp module, RecomputeRegions regions, Fn fn) {
-  CostModel costs;
+LogicalResult forEachGraph(ModuleOp module, RecomputeRegions regions,
+                           int64_t alignment, Fn fn) {
+  CostModel costs(/*table=*/nullptr, alignment);
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
@@ -38,9 +41,10 @@ LogicalResult forEachGraph(ModuleOp module, RecomputeRegions regions, Fn fn) {
 
 struct TestTrainingGraphPass
     : public remat::impl::TestTrainingGraphPassBase<TestTrainingGraphPass> {
+  using TestTrainingGraphPassBase::TestTrainingGraphPassBase;
   void runOnOperation() override {
     if (failed(forEachGraph(
-        getOperation(), RecomputeRegions::Atomic,
+        getOperation(), RecomputeRegions::Atomic, alignment,
         [](func::FuncOp func, const IRTrainingGraph &ig) {
           const TrainingGraph &g = ig.graph;
           int forward = 0;
@@ -78,7 +82,7 @@ struct TestTimelinePass
   void runOnOperation() override {
     bool overBudget = false;
     if (failed(forEachGraph(
-        getOperation(), RecomputeRegions::Flatten,
+        getOperation(), RecomputeRegions::Flatten, alignment,
         [&](func::FuncOp func, const IRTrainingGraph &ig) {
           SimulatorOptions opts;
           opts.recordTimeline = true;
@@ -122,8 +126,9 @@ struct TestLowerSetsPass
   using TestLowerSetsPassBase::TestLowerSetsPassBase;
   void runOnOperation() override {
     int64_t limit = cap;
+    // Lower sets are a property of the graph: exact tensor bytes.
     if (failed(forEachGraph(
-        getOperation(), RecomputeRegions::Atomic,
+        getOperation(), RecomputeRegions::Atomic, /*alignment=*/1,
         [limit](func::FuncOp func, const IRTrainingGraph &ig) {
           LowerSetModel model(ig.graph);
           for (int v = 0; v < model.size(); ++v) {

@@ -1,5 +1,7 @@
 //===- TestPasses.td - Test-only passes of remat-opt ------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Passes that print analyses as remarks or check pass outputs, for FileCheck
 // and -verify-diagnostics. Linked into remat-opt only: no product library
 // carries them.
@@ -19,6 +21,11 @@ def TestTrainingGraphPass : Pass<"remat-test-training-graph", "mlir::ModuleOp"> 
     it may be recomputed, its result bytes and time; and on the function the
     number of forward and backward ops and the loss.
   }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Allocation alignment of the memory model (bytes; 1 counts exact "
+           "tensor bytes), as -remat-rematerialize's `alignment`">,
+  ];
 }
 
 def TestTimelinePass : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
@@ -35,6 +42,9 @@ def TestTimelinePass : Pass<"remat-test-timeline", "mlir::ModuleOp"> {
            "Fail when a function's peak exceeds this many bytes">,
     Option<"quiet", "quiet", "bool", /*default=*/"false",
            "Only the per-function peak, no per-op remarks">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Allocation alignment of the memory model (bytes; 1 counts exact "
+           "tensor bytes), as -remat-rematerialize's `alignment`">,
   ];
 }
 

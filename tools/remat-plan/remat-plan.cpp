@@ -1,5 +1,7 @@
 //===- remat-plan.cpp - Plan rematerialization for a graph file -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Reads a training graph (JSON or the lower-set paper's text format), runs a
 // strategy under a memory budget and prints one JSON object. Exit codes:
 // 0 feasible, 1 infeasible budget (JSON still printed, reason on stderr),
@@ -12,12 +14,15 @@
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Portfolio/MinimumBudget.h"
+#include "remat/Support/AllocAlignment.h"
 
 #include "StrategyFlags.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace remat;
 namespace cl = llvm::cl;
@@ -41,6 +46,17 @@ cl::opt<bool> minBudget(
     cl::desc("Print the smallest budget the strategy can meet (binary "
              "search), as {\"strategy\":...,\"min_budget\":...}, instead of "
              "a schedule"),
+    cl::cat(category));
+
+cl::opt<int64_t> alignment(
+    "alignment", cl::value_desc("bytes"), cl::init(1),
+    cl::desc("How the target rounds allocations: every buffer counts its "
+             "size rounded up to this power of two, as "
+             "-remat-lower-to-cpu/-gpu allocate it with the same `alignment` "
+             "(default here 1, not the pass's 64: a graph file states sizes "
+             "as its producer counted them, and -remat-export-graph writes "
+             "them rounded already; sizes in a larger unit than the byte "
+             "are rounded in that unit)"),
     cl::cat(category));
 
 int usageError(const llvm::Twine &msg) {
@@ -96,9 +112,25 @@ int main(int argc, char **argv) {
   if (std::string bad = checkStrategyOptions(opts); !bad.empty())
     return usageError("--" + bad);
 
+  if (!isValidAllocAlignment(alignment))
+    return usageError("--alignment must be a power of two, got " +
+                      llvm::Twine(static_cast<int64_t>(alignment)));
   llvm::Expected<GraphFile> file = loadGraphFile(inputFile);
   if (!file)
     return usageError(llvm::toString(file.takeError()));
+  if (alignment > 1) {
+    // Sizes are in the file's unit: round to the alignment in that unit.
+    double perUnit = file->units.bytesPerUnit;
+    double units = static_cast<double>(alignment) / perUnit;
+    if (perUnit > static_cast<double>(alignment))
+      units = 1; // A unit already spans an aligned block.
+    else if (units != std::floor(units))
+      return usageError("--alignment=" + llvm::Twine(alignment) +
+                        " is not a whole number of the file's memory unit");
+    for (int t = 0; t < file->graph.numTensors(); ++t)
+      file->graph.tensor(t).bytes = roundUpToAlignment(
+          file->graph.tensor(t).bytes, static_cast<int64_t>(units));
+  }
   const TrainingGraph &g = file->graph;
 
   opts.note = [](const std::string &n) {
@@ -107,9 +139,22 @@ int main(int argc, char **argv) {
 
   std::optional<int64_t> budget;
   if (budgetText.getNumOccurrences()) {
-    llvm::Expected<SizeSpec> size = parseSize(budgetText, file->units);
+    llvm::Expected<SizeSpec> size = parseBudget(budgetText, file->units);
     if (!size)
       return usageError("--budget: " + llvm::toString(size.takeError()));
+    if (size->minimum) {
+      if (minBudget)
+        return usageError("--budget=min and --min-budget: give one");
+      // Plan at the smallest budget the strategy meets.
+      int64_t b = minimumBudget(g, strategyName, opts);
+      if (b < 0) {
+        llvm::errs() << "remat-plan: infeasible: strategy '" << strategyName
+                     << "' fails even without a memory limit\n";
+        return 1;
+      }
+      size->minimum = false;
+      size->value = static_cast<double>(b);
+    }
     llvm::Expected<int64_t> bytes = resolveBudget(
         *size, size->percent ? simulate(g, keepEverythingSchedule(g)).peak
                              : 0);

@@ -1,5 +1,7 @@
 //===- CostModel.h - Time and bytes of ops for the planner ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What one execution of an op costs, from (in order of precedence):
 //  1. a `#remat.cost` attribute on the op (`remat.cost`, or `cost` of
 //     remat.op);
@@ -9,7 +11,8 @@
 //  3. the RematCostOpInterface (external models for upstream ops);
 //  4. a fallback: one FLOP per result element.
 // Result sizes come from result types unless the attribute or table gives
-// them. Values that are not data of their own are 0 bytes: tensor.empty
+// them, each rounded up to the allocation alignment (what the lowering's
+// allocator hands out for a buffer of that size). Values that are not data of their own are 0 bytes: tensor.empty
 // (bufferization allocates in its consumer), views (extract_slice,
 // expand/collapse_shape, cast: aliases of their source) and scalars.
 //
@@ -26,6 +29,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+
+#include "remat/Support/AllocAlignment.h"
 
 #include "remat/Analysis/CostInterface.h.inc"
 
@@ -84,14 +89,23 @@ bool isViewLike(mlir::Operation *op);
 
 class CostModel {
 public:
-  CostModel() = default;
-  explicit CostModel(const CostTable *table) : table(table) {}
+  explicit CostModel(const CostTable *table = nullptr,
+                     int64_t alignment = kDefaultAllocAlignment)
+      : table(table), alignment(alignment) {}
 
   /// Fails (with a diagnostic on the op) when a result's size is unknown.
   mlir::FailureOr<OpCost> cost(mlir::Operation *op) const;
 
+  /// The bytes a buffer of `type` takes once allocated: typeBytes() rounded
+  /// up to the alignment. Same std::nullopt and kTooManyBytes as typeBytes.
+  std::optional<int64_t> bufferBytes(mlir::Type type) const;
+
+  /// How the target rounds allocations (bytes, >= 1).
+  int64_t allocAlignment() const { return alignment; }
+
 private:
   const CostTable *table = nullptr;
+  int64_t alignment = kDefaultAllocAlignment;
 };
 
 /// The key under which the cost table looks an op up: its location's name

@@ -1,4 +1,6 @@
 //===- Pipelines.h - remat pass pipelines -----------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_PIPELINES_PIPELINES_H
 #define REMAT_PIPELINES_PIPELINES_H
 
@@ -59,10 +61,12 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "upstream buffer-deallocation-pipeline (frees at the "
                      "end of the block; for comparison)"))};
   Option<int64_t> alignment{
-      *this, "alignment", llvm::cl::init(64),
+      *this, "alignment", llvm::cl::init(remat::kDefaultAllocAlignment),
       llvm::cl::desc("Alignment of every buffer in bytes (a power of two); "
-                     "allocations request their size rounded up to it, so "
-                     "1 makes the runtime count exact tensor bytes")};
+                     "allocations request their size rounded up to it, as "
+                     "the planner counts them with the same `alignment` "
+                     "(default 64 in both); 1 makes the runtime count exact "
+                     "tensor bytes")};
 };
 
 /// Adds `-remat-lower-to-cpu` to `pm` (on builtin.module): tensor IR after

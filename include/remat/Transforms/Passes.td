@@ -1,4 +1,6 @@
 //===- Passes.td - remat passes ----------------------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef REMAT_TRANSFORMS_PASSES_TD
 #define REMAT_TRANSFORMS_PASSES_TD
@@ -138,6 +140,9 @@ def ExportGraphPass : Pass<"remat-export-graph", "mlir::ModuleOp"> {
            "Output file ('-' for stdout; '{name}' = function name)">,
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
            "Measured per-op costs (JSON, keyed by location name or op name)">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Allocation alignment: tensor bytes are rounded up to it, as "
+           "-remat-rematerialize counts them (1: exact tensor bytes)">,
   ];
 }
 

@@ -1,9 +1,11 @@
 //===- RematOptionDecls.h - The options of -remat-rematerialize, once -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // -remat-rematerialize, the -remat-fit pipeline and remat-opt's
 // --remat-<option> flags declare their options here and nowhere else: the
 // global settings (budget, strategy, report, cost-table, functions,
-// dim-bounds) and one
+// dim-bounds, alignment) and one
 // option per strategy option the registered strategies declare
 // (allStrategyOptions(), typed like its SolveOptions field), with the help,
 // default and range remat-plan prints for the same option.
@@ -61,6 +63,14 @@ public:
                       "Sizes of other values follow by value-bounds analysis; "
                       "a remat.bounds attribute on an argument does the "
                       "same")),
+        alignment(owner, "alignment", llvm::cl::value_desc("bytes"),
+                  llvm::cl::init(kDefaultAllocAlignment),
+                  llvm::cl::desc(
+                      "How the target rounds allocations: every buffer "
+                      "counts its size rounded up to this power of two, as "
+                      "-remat-lower-to-cpu/-gpu allocate it with the same "
+                      "`alignment` (default 64, theirs; 1 counts exact "
+                      "tensor bytes; give the lowering the same value)")),
         strategyDecls(allStrategyOptions()) {
     // cl keeps references to the names and help texts: both live in this
     // object, filled before any option refers to them.
@@ -84,6 +94,7 @@ public:
     s.costTable = costTable;
     s.functions.assign(functions.begin(), functions.end());
     s.dimBounds.assign(dimBounds.begin(), dimBounds.end());
+    s.alignment = alignment;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](const auto &opt) {
@@ -102,6 +113,7 @@ public:
     list.push_back(&costTable);
     list.push_back(std::addressof(functions)); // cl::list overloads &.
     list.push_back(std::addressof(dimBounds));
+    list.push_back(&alignment);
     for (const auto &opt : strategyOptions)
       std::visit([&](const auto &o) { list.push_back(o.get()); }, opt);
     return list;
@@ -115,6 +127,7 @@ public:
     costTable = s.costTable;
     functions = llvm::ArrayRef<std::string>(s.functions);
     dimBounds = llvm::ArrayRef<std::string>(s.dimBounds);
+    alignment = s.alignment;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](auto &opt) { assignOne(*opt, s.solve, strategyDecls[i].field); },
@@ -149,6 +162,7 @@ public:
   Opt<std::string> costTable;
   ListOpt<std::string> functions;
   ListOpt<std::string> dimBounds;
+  Opt<int64_t> alignment;
 
 private:
   std::vector<StrategyOption> strategyDecls;

@@ -1,5 +1,7 @@
 //===- RematSettings.h - What -remat-rematerialize is told to do ----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The settings of -remat-rematerialize and -remat-fit as plain values, and
 // their check. RematOptionDecls.h declares them as options; this header
 // keeps MLIR's option machinery out of the code that only passes them on.
@@ -9,6 +11,7 @@
 #define REMAT_TRANSFORMS_REMATSETTINGS_H
 
 #include "remat/Solver/Core/SolveOptions.h"
+#include "remat/Support/AllocAlignment.h"
 
 #include <optional>
 #include <string>
@@ -24,6 +27,9 @@ struct RematSettings {
   std::vector<std::string> functions; ///< Empty: every training step.
   /// "argK:D=N": bounds of dynamic argument dimensions (ShapeBounds.h).
   std::vector<std::string> dimBounds;
+  /// How the target rounds allocations (bytes, a power of two): every
+  /// buffer counts its size rounded up to it (AllocAlignment.h).
+  int64_t alignment = kDefaultAllocAlignment;
   /// The strategies' options (allStrategyOptions()); the per-function
   /// fields (budget, cache, note) are set by the pass.
   SolveOptions solve;
