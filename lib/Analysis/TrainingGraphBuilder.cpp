@@ -1,4 +1,6 @@
 //===- TrainingGraphBuilder.cpp - IR to TrainingGraph ---------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Analysis/ScanLoops.h"
@@ -16,6 +18,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -47,14 +50,14 @@ llvm::SmallPtrSet<Operation *, 32> forwardOps(Value loss) {
   return forward;
 }
 
-bool isRecomputable(Operation *op) {
-  if (auto policy =
-          op->getAttrOfType<PolicyAttr>(RematDialect::kPolicyAttrName))
-    if (policy.getValue() == Policy::Keep)
-      return false;
-  if (auto generic = dyn_cast<GenericOp>(op))
-    return !generic.getRandom();
-  return isMemoryEffectFree(op);
+bool isRecomputable(Operation *op) { return !whyNotRecomputable(op); }
+
+/// The reason a node stays, for a node made of `chain`, or "".
+std::string chainKeptBecause(ArrayRef<Operation *> chain) {
+  for (Operation *member : llvm::reverse(chain))
+    if (std::optional<std::string> why = whyNotRecomputable(member))
+      return *why;
+  return "";
 }
 
 bool hasRecomputeHint(Operation *op) {
@@ -91,7 +94,7 @@ public:
     forward = forwardOps(lossValue);
 
     for (BlockArgument arg : block.getArguments()) {
-      std::optional<int64_t> bytes = typeBytes(arg.getType());
+      std::optional<int64_t> bytes = costs.bufferBytes(arg.getType());
       if (bytes == kTooManyBytes)
         return func.emitError() << "argument #" << arg.getArgNumber() << " ("
                                 << arg.getType()
@@ -114,6 +117,7 @@ public:
           result.graph.markRequired(t);
     result.loss = result.valueTensors.lookup(lossValue);
     result.copyOf.assign(result.graph.numNodes(), kNone);
+    result.keptBecause.resize(result.graph.numNodes());
 
     Schedule runs;
     for (NodeId n = 0; n < result.graph.numNodes(); ++n)
@@ -123,6 +127,16 @@ public:
   }
 
 private:
+  /// Marks node `n` as one no plan may recompute, for `why`.
+  void keep(NodeId n, const char *why) {
+    Node &node = result.graph.node(n);
+    if (node.recomputable && node.kind == NodeKind::Forward) {
+      result.keptBecause.resize(result.graph.numNodes());
+      result.keptBecause[n] = why;
+    }
+    node.recomputable = false;
+  }
+
   void bindValue(Value v, TensorId t) {
     result.valueTensors[v] = t;
     if (static_cast<size_t>(t) >= result.tensorValues.size())
@@ -218,7 +232,7 @@ private:
       // while the op runs.
       if (!isDestinationUse(*absorbed->getResult(0).getUses().begin()))
         cost->workspace +=
-            typeBytes(absorbed->getResult(0).getType()).value_or(0);
+            costs.bufferBytes(absorbed->getResult(0).getType()).value_or(0);
     }
 
     SmallVector<TensorId> inputs;
@@ -270,11 +284,13 @@ private:
       for (TensorId t : inPlaceOf[r.getResultNumber()])
         if (NodeId producer = result.graph.tensor(t).producer;
             producer != kNone)
-          result.graph.node(producer).recomputable = false;
+          keep(producer, "a later op updates its result in place (a "
+                         "recomputed copy would not be the buffer it writes)");
       for (Operation *reader : target.getUsers())
         for (Operation *p = reader; p && p != op; p = p->getParentOp())
           if (auto it = result.opNodes.find(p); it != result.opNodes.end()) {
-            result.graph.node(it->second).recomputable = false;
+            keep(it->second, "it reads a value a later op overwrites in "
+                             "place (re-run later it would read the new one)");
             break;
           }
     }
@@ -292,6 +308,18 @@ private:
     // Re-running an in-place update would read the value it overwrote.
     node.recomputable = isForward && !recompute && pure && !inPlace &&
                         (isRecomputable(op) || pureCall);
+    result.keptBecause.resize(n + 1);
+    if (isForward && !node.recomputable) {
+      auto call = dyn_cast<func::CallOp>(op);
+      result.keptBecause[n] =
+          recompute ? std::string("a recomputation already in the IR")
+          : inPlace ? std::string("it updates a value in place (re-running "
+                                  "it would read what it overwrote)")
+          : call && !pureCall
+              ? "it calls @" + call.getCallee().str() +
+                    ", which has side effects or no body here"
+              : chainKeptBecause(chain);
+    }
     node.type = op->getName().getStringRef().str();
     result.nodeOps.emplace_back(chain.begin(), chain.end());
     for (Operation *member : chain)
@@ -482,7 +510,7 @@ private:
     });
     int64_t out = 0;
     for (Value r : op.getResults()) {
-      int64_t b = typeBytes(r.getType()).value_or(0);
+      int64_t b = costs.bufferBytes(r.getType()).value_or(0);
       c.resultBytes.push_back(b);
       out += b;
     }
@@ -563,6 +591,27 @@ scf::ForOp microBatchLoop(func::FuncOp func) {
   return loop;
 }
 
+std::optional<std::string> whyNotRecomputable(Operation *op) {
+  if (auto policy =
+          op->getAttrOfType<PolicyAttr>(RematDialect::kPolicyAttrName))
+    if (policy.getValue() == Policy::Keep)
+      return std::string("marked #remat.policy<keep>");
+  if (auto generic = dyn_cast<GenericOp>(op)) {
+    if (generic.getRandom())
+      return "'" + generic.getName().str() +
+             "' draws random numbers (a re-run would draw new ones)";
+    return std::nullopt;
+  }
+  if (isMemoryEffectFree(op))
+    return std::nullopt;
+  if (!op->isRegistered())
+    return "unknown op '" + op->getName().getStringRef().str() +
+           "' (unregistered: its side effects are unknown; a remat.op with a "
+           "remat.cost declares a pure framework op)";
+  return "'" + op->getName().getStringRef().str() +
+         "' has side effects (reads or writes memory)";
+}
+
 std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
   if (func.isExternal())
     return std::string("it is a declaration");
@@ -574,6 +623,19 @@ std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
   auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
   if (!ret)
     return std::nullopt;
+  // A loss is a scalar (or a vector of per-example losses): without
+  // remat.loss, a first result of rank 2 or more (an inference function's
+  // batch x classes output) says this is not a training step.
+  unsigned lossIndex = lossResultIndex(func);
+  if (!func.getResultAttr(lossIndex, RematDialect::kLossAttrName)) {
+    Type first = func.getResultTypes()[0];
+    auto shaped = dyn_cast<ShapedType>(first);
+    if (shaped && shaped.hasRank() && shaped.getRank() >= 2)
+      return "its loss cannot be told: the first result (" +
+             llvm::formatv("{0}", first).str() +
+             ") is not a scalar or a vector; mark the loss with "
+             "{remat.loss} on its result";
+  }
   std::optional<std::string> why = whyNoGradient(
       func.getBody().front(), ret.getOperands(), lossResultIndex(func));
   if (why && microBatchLoop(func))

@@ -1,4 +1,6 @@
 //===- Units.cpp ----------------------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Support/Units.h"
 #include "remat/Support/CheckedArithmetic.h"
@@ -88,8 +90,21 @@ llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
   return spec;
 }
 
+llvm::Expected<SizeSpec> parseBudget(llvm::StringRef text,
+                                     const Units &fileUnits) {
+  if (text.trim().equals_insensitive("min")) {
+    SizeSpec spec;
+    spec.minimum = true;
+    return spec;
+  }
+  return parseSize(text, fileUnits);
+}
+
 llvm::Expected<int64_t> resolveBudget(const SizeSpec &size,
                                       int64_t peakBytes) {
+  if (size.minimum)
+    return fail("the budget 'min' is the smallest one a strategy meets: "
+                "search it (minimumBudget) instead of resolving it");
   double bytes = size.percent ? std::floor(size.value / 100.0 *
                                            static_cast<double>(peakBytes))
                               : size.value;

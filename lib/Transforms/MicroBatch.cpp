@@ -1,5 +1,7 @@
 //===- MicroBatch.cpp - Fit the body of a micro-batch loop ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The lifetime analysis models a loop as one node whose workspace is the
 // peak of one run of its body, so the function's peak during the loop is
 // what it holds around the loop plus the body's peak. The body, outlined
@@ -132,15 +134,26 @@ public:
     FailureOr<Timeline> before = timeline(*work, costs, scope);
     if (failed(before))
       return failure();
+    if (options.budget.minimum)
+      return original.emitError()
+             << "@" << original.getSymName()
+             << " is a micro-batch step, planned inside its loop's body: "
+                "budget=min is not supported for it; give a size or a "
+                "percentage";
+    // Percentages are of the peak of the program as it runs: the timeline
+    // of the prepared copy (as the lowering prepares it too).
+    int64_t peakBefore =
+        functionPeak(*work, costs, RecomputeRegions::Flatten, scope)
+            .value_or(before->sim.peak);
     llvm::Expected<int64_t> budget =
-        resolveBudget(options.budget, before->sim.peak);
+        resolveBudget(options.budget, peakBefore);
     if (!budget)
       return original.emitError() << llvm::toString(budget.takeError());
     FunctionReport &fr = result.report;
     fr.name = original.getSymName().str();
     fr.strategy = options.strategy;
     fr.budget = *budget;
-    fr.peakBefore = before->sim.peak;
+    fr.peakBefore = peakBefore;
     fr.timeBefore = before->sim.time;
     if (std::optional<int64_t> asIs = functionPeak(
             original, costs, RecomputeRegions::Flatten, scope);
@@ -228,7 +241,8 @@ private:
              << fr.budget << " B: around its micro-batch loop it holds "
              << around << " B";
     RematOptions inner = options;
-    inner.budget = SizeSpec{/*percent=*/false, static_cast<double>(bodyBudget)};
+    inner.budget = SizeSpec();
+    inner.budget.value = static_cast<double>(bodyBudget);
     RematResult bodyResult;
     std::vector<std::string> errors;
     LogicalResult fitted = success();

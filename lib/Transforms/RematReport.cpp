@@ -1,4 +1,6 @@
 //===- RematReport.cpp - What -remat-rematerialize decided, as JSON -------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/RematReport.h"
 
@@ -64,6 +66,23 @@ std::string RematReport::str() const {
                                        {"rewrite", f.seconds.rewrite},
                                        {"check", f.seconds.check}}},
         {"values", std::move(values)}});
+    if (!f.floor.empty()) {
+      llvm::json::Array parts;
+      for (const FloorEntry &e : f.floor) {
+        llvm::json::Object o{{"kind", e.kind}, {"bytes", e.bytes}};
+        if (!e.op.empty())
+          o["op"] = e.op;
+        if (!e.loc.empty())
+          o["loc"] = e.loc;
+        if (!e.why.empty())
+          o["why"] = e.why;
+        parts.push_back(std::move(o));
+      }
+      (*funcs.back().getAsObject())["floor"] = std::move(parts);
+    }
+    // --remat-budget=min: "budget" is the smallest the strategy meets.
+    if (f.budgetIsMinimum)
+      (*funcs.back().getAsObject())["budget_requested"] = "min";
     // Dynamic shapes: the peaks are at these bounds and hold below them.
     if (!f.bounds.empty())
       (*funcs.back().getAsObject())["bounds"] = f.bounds;

@@ -1,5 +1,7 @@
 //===- RematerializeFunction.cpp - Fit one function into a budget ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The phases, each a function a reader can name: analyse (IR -> graph and
 // the peak without rematerialization), plan (solve; when that misses, search
 // the smallest budget), materialize and check the guarantee on the rewritten
@@ -15,6 +17,7 @@
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Transforms/CheckpointScans.h"
+#include "remat/Transforms/FloorBreakdown.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/MicroBatch.h"
 #include "remat/Transforms/Prepare.h"
@@ -73,7 +76,7 @@ public:
     func = *work;
     if (failed(analyse()))
       return failure();
-    if (ig->recomputeHints.empty()) {
+    if (ig->recomputeHints.empty() && !options.budget.minimum) {
       if (std::optional<int64_t> peak = peakAsIs(original);
           peak && *peak <= fr.budget)
         return keepAsIs(*peak, /*usePrepared=*/false);
@@ -84,7 +87,7 @@ public:
     FailureOr<bool> checkpointed = checkpointScans();
     if (failed(checkpointed))
       return failure();
-    if (*checkpointed && ig->recomputeHints.empty())
+    if (*checkpointed && ig->recomputeHints.empty() && !options.budget.minimum)
       if (std::optional<int64_t> peak = peakAsIs(func);
           peak && *peak <= fr.budget)
         return keepAsIs(*peak, /*usePrepared=*/true);
@@ -122,17 +125,28 @@ private:
       return func.emitError() << "internal error: the program order is not "
                                  "a valid schedule: "
                               << before.error;
-    llvm::Expected<int64_t> budget =
-        resolveBudget(options.budget, before.peak);
-    if (!budget)
-      return original.emitError() << llvm::toString(budget.takeError());
+    // The peak of the program as it runs: the lifetime timeline of the
+    // prepared copy (each op with its own initial value, as the lowering
+    // prepares it too). The planner's graph never assumes an in-place
+    // update a plan could break, so it may count more. Percent budgets and
+    // the report use this one.
+    peakBefore = peakAsIs(func).value_or(before.peak);
+    if (options.budget.minimum) {
+      fr.budget = -1; // Found by plan().
+    } else {
+      llvm::Expected<int64_t> budget =
+          resolveBudget(options.budget, peakBefore);
+      if (!budget)
+        return original.emitError() << llvm::toString(budget.takeError());
+      fr.budget = *budget;
+    }
     fr.name = func.getSymName().str();
     fr.bounds = describeBounds(original);
     fr.strategy = options.strategy;
-    fr.budget = *budget;
+    fr.budgetIsMinimum = options.budget.minimum;
     fr.ops = ig->graph.numNodes();
     fr.seconds.analysis = clock.lap();
-    fr.peakBefore = before.peak;
+    fr.peakBefore = peakBefore;
     fr.timeBefore = before.time;
     timeAsIs = before.time;
     return success();
@@ -146,7 +160,9 @@ private:
       prepareForRemat(copy);
       return functionPeak(copy, costs, RecomputeRegions::Atomic, scope());
     };
-    FailureOr<int> rewritten = checkpointScansWithin(func, fr.budget, peakOf);
+    // At the smallest budget, the fewest slots (no slot count fits 0 B).
+    FailureOr<int> rewritten = checkpointScansWithin(
+        func, options.budget.minimum ? 0 : fr.budget, peakOf);
     if (failed(rewritten))
       return failure();
     if (*rewritten == 0)
@@ -180,7 +196,7 @@ private:
                      remarkOpts("Rematerialized", func.getSymName()))
           << llvm::formatv("{0} scan(s) checkpointed: peak {1} B -> {2} B "
                            "(budget {3} B), time +{4}; nothing else to do",
-                           checkpointedScans, before.peak, peak, fr.budget,
+                           checkpointedScans, peakBefore, peak, fr.budget,
                            percentOf(timeAsIs - before.time, before.time))
                  .str();
     else
@@ -214,6 +230,8 @@ private:
       remark::analysis(func.getLoc(), remarkOpts("Note", func.getSymName()))
           << msg;
     };
+    if (options.budget.minimum)
+      return planAtMinimum(opts);
     Solution sol = solve(ig->graph, options.strategy, opts);
     if (sol.feasible) {
       fr.seconds.solve = clock.lap();
@@ -224,9 +242,7 @@ private:
     // A schedule for that smaller budget fits this one too.
     SolveOptions quiet = opts;
     quiet.note = nullptr;
-    const int shift = ig->graph.numNodes() > kExactMinimumBudgetNodes
-                          ? kMinimumBudgetGranularityShift
-                          : 0;
+    const int shift = minimumBudgetShift();
     int64_t minimum = minimumBudget(ig->graph, options.strategy, quiet, shift);
     if (minimum >= 0 && minimum <= fr.budget) {
       quiet.budget = minimum;
@@ -236,21 +252,64 @@ private:
     if (sol.feasible)
       return sol;
     fr.minimumBudget = minimum;
+    if (minimum > fr.budget) {
+      // What the smallest budget is made of: the plan at it, at its peak.
+      quiet.budget = minimum;
+      Solution atMinimum = solve(ig->graph, options.strategy, quiet);
+      if (atMinimum.feasible) {
+        floor = explainPeak(*ig, atMinimum.schedule);
+        fr.floor.assign(floor.parts.begin(), floor.parts.end());
+      }
+    }
     reportMiss(minimum, shift, sol.reason);
     return std::nullopt;
+  }
+
+  /// --remat-budget=min: the smallest budget the strategy meets, then the
+  /// plan at it.
+  std::optional<Solution> planAtMinimum(SolveOptions opts) {
+    opts.note = nullptr;
+    const int shift = minimumBudgetShift();
+    int64_t minimum = minimumBudget(ig->graph, options.strategy, opts, shift);
+    std::optional<Solution> sol;
+    if (minimum >= 0) {
+      opts.budget = minimum;
+      sol = solve(ig->graph, options.strategy, opts);
+    }
+    fr.seconds.solve = clock.lap();
+    if (!sol || !sol->feasible) {
+      original.emitError() << "cannot fit @" << func.getSymName()
+                           << " with strategy '" << options.strategy
+                           << "' at any budget"
+                           << (sol ? ": " + sol->reason : std::string());
+      return std::nullopt;
+    }
+    fr.budget = minimum;
+    floor = explainPeak(*ig, sol->schedule);
+    fr.floor.assign(floor.parts.begin(), floor.parts.end());
+    return sol;
+  }
+
+  int minimumBudgetShift() const {
+    return ig->graph.numNodes() > kExactMinimumBudgetNodes
+               ? kMinimumBudgetGranularityShift
+               : 0;
   }
 
   void reportMiss(int64_t minimum, int shift, const std::string &reason) {
     InFlightDiagnostic diag = original.emitError();
     diag << "cannot fit @" << func.getSymName() << " into " << fr.budget
-         << " B (" << percentOf(fr.budget, before.peak)
-         << " of its peak without rematerialization, " << before.peak
+         << " B (" << percentOf(fr.budget, peakBefore)
+         << " of its peak without rematerialization, " << peakBefore
          << " B) with strategy '" << options.strategy << "'";
     if (minimum > fr.budget) {
       diag << "; the smallest budget it can meet is " << minimum << " B ("
-           << percentOf(minimum, before.peak) << ")";
+           << percentOf(minimum, peakBefore) << ")";
       if (shift)
         diag << ", found to within 1/" << (1 << shift);
+      if (!floor.parts.empty())
+        diag << "; at its peak (notes):";
+      attachFloorNotes(diag, floor);
     } else {
       diag << "; " << reason;
     }
@@ -299,7 +358,7 @@ private:
                          sol.strategy == sol.chosen
                              ? sol.chosen
                              : sol.strategy + " (" + sol.chosen + ")",
-                         before.peak, fr.peakAfter, fr.budget,
+                         peakBefore, fr.peakAfter, fr.budget,
                          result.clonedOps, result.recomputeOps,
                          percentOf(sol.sim.time - before.time, before.time),
                          fr.ops, fr.seconds.total(), fr.seconds.analysis,
@@ -343,6 +402,12 @@ private:
         remark::passed(op->getLoc(), opts)
             << llvm::formatv("recomputed {0}x ({1} B)", recomputations, bytes)
                    .str();
+      else if (static_cast<size_t>(n) < ig->keptBecause.size() &&
+               !ig->keptBecause[n].empty())
+        remark::analysis(op->getLoc(), opts)
+            << llvm::formatv("kept ({0} B), never recomputed: {1}", bytes,
+                             ig->keptBecause[n])
+                   .str();
       else
         remark::analysis(op->getLoc(), opts)
             << llvm::formatv("kept ({0} B)", bytes).str();
@@ -360,6 +425,10 @@ private:
   PhaseClock clock;
   std::optional<IRTrainingGraph> ig;
   SimulationResult before; ///< The program without rematerialization.
+  /// Its peak as written (the lifetime timeline of the original IR).
+  int64_t peakBefore = 0;
+  /// What the smallest budget is made of, when it was searched.
+  FloorBreakdown floor;
   /// The time of the copy as it stands (scans checkpointed, nothing else).
   double timeAsIs = 0;
   /// Scans checkpointed in the copy (checkpointScans()).

@@ -4,15 +4,15 @@
 // g4 and g3. Any schedule that computes the loss during the forward pass
 // holds x, g4, a4, g3 and the loss at %g3: 4100 B is the floor.
 //
-// RUN: remat-opt %s -remat-test-timeline=quiet 2>&1 | FileCheck %s --check-prefix=BEFORE
+// RUN: remat-opt %s -remat-test-timeline="quiet alignment=1" 2>&1 | FileCheck %s --check-prefix=BEFORE
 // BEFORE: remark: peak 7172 B
 //
 // At the floor the optimum (the brute-force oracle's: 6 recomputed exps)
 // keeps a4 from the forward pass for %g3, then recomputes each earlier
 // activation from x right before the backward op that reads it, one region
 // each (nothing else fits next to the gradient being propagated).
-// RUN: remat-opt %s -remat-rematerialize="budget=4100 strategy=revolve" | FileCheck %s --check-prefix=FLOOR
-// RUN: remat-opt %s -remat-rematerialize="budget=4100" | FileCheck %s --check-prefix=FLOOR
+// RUN: remat-opt %s -remat-rematerialize="budget=4100 strategy=revolve alignment=1" | FileCheck %s --check-prefix=FLOOR
+// RUN: remat-opt %s -remat-rematerialize="budget=4100 alignment=1" | FileCheck %s --check-prefix=FLOOR
 // FLOOR-LABEL: func.func @chain
 // FLOOR-COUNT-4: math.exp
 // FLOOR:       %[[LOSS:.*]] = linalg.reduce ins(%[[A4:[^ ]*]] :
@@ -40,26 +40,29 @@
 //
 // The guarantee, checked by the lifetime analysis on the output, for every
 // strategy that reaches the budget, at several budgets.
-// RUN: remat-opt %s -remat-rematerialize="budget=4100 strategy=revolve" | remat-opt -remat-test-timeline="quiet max-peak=4100" 2>&1 | FileCheck %s --check-prefix=PEAK4100
-// RUN: remat-opt %s -remat-rematerialize="budget=4100" | remat-opt -remat-test-timeline="quiet max-peak=4100" 2>&1 | FileCheck %s --check-prefix=PEAK4100
+// RUN: remat-opt %s -remat-rematerialize="budget=4100 strategy=revolve alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=4100 alignment=1" 2>&1 | FileCheck %s --check-prefix=PEAK4100
+// RUN: remat-opt %s -remat-rematerialize="budget=4100 alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=4100 alignment=1" 2>&1 | FileCheck %s --check-prefix=PEAK4100
 // PEAK4100: remark: peak 4100 B
-// RUN: remat-opt %s -remat-rematerialize="budget=6148" | remat-opt -remat-test-timeline="quiet max-peak=6148"
-// RUN: remat-opt %s -remat-rematerialize="budget=5124" | remat-opt -remat-test-timeline="quiet max-peak=5124"
-// RUN: remat-opt %s -remat-rematerialize="budget=5124 strategy=revolve" | remat-opt -remat-test-timeline="quiet max-peak=5124"
-// RUN: remat-opt %s -remat-rematerialize="budget=6148 strategy=chen-sqrt" | remat-opt -remat-test-timeline="quiet max-peak=6148"
-// RUN: remat-opt %s -remat-rematerialize="budget=6148 strategy=lowerset-exact" | remat-opt -remat-test-timeline="quiet max-peak=6148"
-// RUN: remat-opt %s -remat-rematerialize="budget=6148 strategy=lowerset-approx" | remat-opt -remat-test-timeline="quiet max-peak=6148"
+// RUN: remat-opt %s -remat-rematerialize="budget=6148 alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=6148 alignment=1"
+// RUN: remat-opt %s -remat-rematerialize="budget=5124 alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=5124 alignment=1"
+// RUN: remat-opt %s -remat-rematerialize="budget=5124 strategy=revolve alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=5124 alignment=1"
+// RUN: remat-opt %s -remat-rematerialize="budget=6148 strategy=chen-sqrt alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=6148 alignment=1"
+// RUN: remat-opt %s -remat-rematerialize="budget=6148 strategy=lowerset-exact alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=6148 alignment=1"
+// RUN: remat-opt %s -remat-rematerialize="budget=6148 strategy=lowerset-approx alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=6148 alignment=1"
 // Percentages are of the peak without rematerialization: 60% = 4303 B.
-// RUN: remat-opt %s -remat-rematerialize="budget=60%" | remat-opt -remat-test-timeline="quiet max-peak=4303"
+// RUN: remat-opt %s -remat-rematerialize="budget=60% alignment=1" | remat-opt -remat-test-timeline="quiet max-peak=4303 alignment=1"
 //
 // A budget that already fits changes nothing.
-// RUN: remat-opt %s -remat-rematerialize="budget=8KiB" | FileCheck %s --check-prefix=FITS
+// RUN: remat-opt %s -remat-rematerialize="budget=8KiB alignment=1" | FileCheck %s --check-prefix=FITS
 // FITS-NOT: remat.recompute
 //
 // Below the floor: an error naming the smallest budget (the pass returns
 // before touching the IR).
-// RUN: remat-opt %s -remat-rematerialize="budget=4099" -verify-diagnostics
+// RUN: remat-opt %s -remat-rematerialize="budget=4099 alignment=1" -verify-diagnostics
 
+// expected-note @+4 {{1024 B: the arguments (live throughout)}}
+// expected-note @+3 {{4 B: results and gradients already produced}}
+// expected-note @+17 {{3072 B: the inputs, outputs and workspace of the op running at the peak ('arith.mulf')}}
 // expected-error @+1 {{cannot fit @chain into 4099 B (57.2% of its peak without rematerialization, 7172 B) with strategy 'auto'; the smallest budget it can meet is 4100 B (57.2%)}}
 func.func @chain(%x: tensor<256xf32>) -> (tensor<f32>, tensor<256xf32>) {
   %a1 = math.exp %x : tensor<256xf32>

@@ -1,6 +1,6 @@
 // Hints that cannot hold, and budgets that pinned values make impossible,
 // are errors that say what to do.
-// RUN: remat-opt %s -split-input-file -remat-rematerialize="budget=4100" -verify-diagnostics
+// RUN: remat-opt %s -split-input-file -remat-rematerialize="budget=4100 alignment=1" -verify-diagnostics
 
 func.func @random_recompute(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
   // expected-error @+1 {{#remat.policy<recompute> cannot hold: this op has side effects or randomness and is never recomputed; remove the hint}}
@@ -23,6 +23,12 @@ func.func @returned_recompute(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<2
 // -----
 
 // With every activation pinned, the floor is the program as written.
+// expected-note @+7 {{1024 B: the arguments (live throughout)}}
+// expected-note @+6 {{4 B: results and gradients already produced}}
+// expected-note @+19 {{3072 B: the inputs, outputs and workspace of the op running at the peak ('arith.mulf')}}
+// expected-note @+5 {{1024 B: kept, never recomputed: marked #remat.policy<keep>}}
+// expected-note @+5 {{1024 B: kept, never recomputed: marked #remat.policy<keep>}}
+// expected-note @+5 {{1024 B: kept, never recomputed: marked #remat.policy<keep>}}
 // expected-error @+1 {{cannot fit @all_kept into 4100 B (57.2% of its peak without rematerialization, 7172 B) with strategy 'auto'; the smallest budget it can meet is 7172 B (100.0%)}}
 func.func @all_kept(%x: tensor<256xf32>) -> (tensor<f32>, tensor<256xf32>) {
   %a1 = math.exp %x {remat.policy = #remat.policy<keep>} : tensor<256xf32>

@@ -1,5 +1,7 @@
 //===- TrainingGraphBuilder.h - IR to TrainingGraph -------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Builds the solver's TrainingGraph from a func.func on tensors: one node per
 // op of the (single-block) body, together with the initial values it writes
 // into (see OpGroups.h), one tensor per SSA result, the function arguments
@@ -63,6 +65,9 @@ struct IRTrainingGraph {
   /// Calls whose callee could not be analysed (no body, recursion): their
   /// nodes count the results only, not what the callee allocates inside.
   std::vector<mlir::Operation *> opaqueCalls;
+  /// Forward node -> why no plan may recompute it ("" when it may): an
+  /// unknown op, a side effect, randomness, an in-place update...
+  std::vector<std::string> keptBecause;
 
   mlir::Operation *primaryOp(NodeId n) const { return nodeOps[n].back(); }
   bool isCopy(NodeId n) const {
@@ -77,6 +82,10 @@ struct IRTrainingGraph {
     return jt == it->second.end() ? t : jt->second;
   }
 };
+
+/// Why `op` may not be recomputed (a side effect, randomness, an unknown
+/// op, remat.policy = keep), or std::nullopt when it may.
+std::optional<std::string> whyNotRecomputable(mlir::Operation *op);
 
 /// Fails with diagnostics (multi-block bodies, dynamic shapes without a
 /// cost, a function without results).

@@ -1,5 +1,7 @@
 //===- Units.h - Memory units, sizes and number formatting ---------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Graph files state their units ({"time":"ms","memory":"MB"}); internally
 // every size is an int64 number of bytes. Decimal units are powers of 1000
 // (KB, MB, GB), binary ones powers of 1024 (KiB, MiB, GiB). Times are never
@@ -37,6 +39,8 @@ llvm::Expected<int64_t> toBytes(double value, double bytesPerUnit,
 /// no-remat peak.
 struct SizeSpec {
   bool percent = false;
+  /// The budget "min": the smallest one the strategy meets (parseBudget).
+  bool minimum = false;
   double value = 0; ///< Percent when `percent`, else bytes.
 };
 
@@ -45,8 +49,14 @@ struct SizeSpec {
 llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
                                    const Units &fileUnits);
 
+/// A budget: a size as parseSize() reads it, or "min" (the smallest budget
+/// the strategy meets, which the planner searches).
+llvm::Expected<SizeSpec> parseBudget(llvm::StringRef text,
+                                     const Units &fileUnits);
+
 /// The budget in bytes: the size itself, or its percentage of `peakBytes`
-/// (rounded down). Fails, naming the value, when it does not fit in int64.
+/// (rounded down). Fails, naming the value, when it does not fit in int64,
+/// and for "min", which only a planner can resolve.
 llvm::Expected<int64_t> resolveBudget(const SizeSpec &size,
                                       int64_t peakBytes);
 

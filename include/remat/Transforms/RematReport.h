@@ -1,5 +1,7 @@
 //===- RematReport.h - What -remat-rematerialize decided, as JSON -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // {"functions": [{"name", "strategy" (the one that produced the schedule;
 //   for auto, the winner), "budget", "peak_before", "peak_after",
 //   "time_before", "time_after", "overhead", "overhead_percent",
@@ -30,6 +32,17 @@ struct ValueDecision {
   int recomputations = 0;
 };
 
+/// One part of a smallest budget (FloorBreakdown.h).
+struct FloorEntry {
+  /// "arguments", "results", "peak-op", "not-recomputable", "backward",
+  /// "kept".
+  std::string kind;
+  int64_t bytes = 0;
+  std::string op;  ///< For peak-op and not-recomputable: the op's name.
+  std::string loc; ///< Its location key (costTableKey).
+  std::string why; ///< For not-recomputable: the reason.
+};
+
 /// Wall-clock seconds of each phase of the pass on one function.
 struct PhaseSeconds {
   double analysis = 0, solve = 0, rewrite = 0, check = 0;
@@ -46,11 +59,16 @@ struct FunctionReport {
   int64_t minimumBudget = -1;
   PhaseSeconds seconds;
   int64_t budget = 0, peakBefore = 0, peakAfter = 0;
+  /// The budget was "min": `budget` is the smallest the strategy meets.
+  bool budgetIsMinimum = false;
   double timeBefore = 0, timeAfter = 0;
   /// A proven lower bound on timeAfter's model and the optimality gap
   /// (checkmate-milp, or auto when it won); -1: unknown.
   double bound = -1, gap = -1;
   std::vector<ValueDecision> values;
+  /// What the smallest budget is made of, when it was searched (a refusal,
+  /// or budget=min); empty otherwise.
+  std::vector<FloorEntry> floor;
   /// Dynamic shapes: the argument bounds the peaks are computed at
   /// ("arg0:0<=256"); the plan holds for every size up to them.
   std::string bounds;

@@ -1,4 +1,6 @@
 //===- Simulator.cpp ------------------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/Simulator.h"
 
@@ -49,6 +51,15 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
       liveBytes += g.tensor(t).bytes;
     }
   r.peak = liveBytes;
+  auto recordLive = [&] {
+    if (!opts.recordLiveAtPeak)
+      return;
+    r.liveAtPeak.clear();
+    for (TensorId t = 0; t < g.numTensors(); ++t)
+      if (live[t])
+        r.liveAtPeak.push_back(t);
+  };
+  recordLive();
 
   auto fail = [&](long step, std::string msg) {
     r.valid = false;
@@ -112,6 +123,7 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
     if (during > r.peak) {
       r.peak = during;
       r.peakStep = i;
+      recordLive();
     }
     liveBytes += stored;
     ++runs[n];

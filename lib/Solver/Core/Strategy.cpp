@@ -1,4 +1,6 @@
 //===- Strategy.cpp - Registry look-up and the checked solve --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Core/StrategyRegistry.h"
@@ -36,8 +38,9 @@ std::string checkStrategyOptions(const SolveOptions &o) {
 
 std::string budgetHelp() {
   return "Peak-memory budget: bytes with a unit (B, KB, KiB, MB, MiB, GB, "
-         "GiB; KB = 1000 B, KiB = 1024 B) or a percentage of the peak "
-         "without rematerialization (e.g. 60%)";
+         "GiB; KB = 1000 B, KiB = 1024 B), a percentage of the peak "
+         "without rematerialization (e.g. 60%), or 'min': the smallest "
+         "budget the strategy meets";
 }
 
 std::string strategyHelp() {

@@ -1,5 +1,7 @@
 //===- Simulator.h - The one judge of schedules ---------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Replays a Schedule on a TrainingGraph, rejects invalid ones and measures
 // peak memory and total time. Memory model (the rotor paper's, Sec. 3.1):
 // while a node runs, memory holds every stored tensor, its stored outputs and
@@ -33,10 +35,14 @@ struct SimulationResult {
   std::vector<int64_t> liveAfterStep;
   /// Bytes held during each step (workspace included), when requested.
   std::vector<int64_t> usageDuringStep;
+  /// The tensors live while the peak step runs (its outputs included),
+  /// when requested: what the peak is made of.
+  std::vector<TensorId> liveAtPeak;
 };
 
 struct SimulatorOptions {
   bool recordTimeline = false;
+  bool recordLiveAtPeak = false;
 };
 
 SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
