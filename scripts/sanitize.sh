@@ -29,8 +29,11 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 
 # A report aborts the process, which both lit and the fuzzer count as a
 # failure (a UBSan report would otherwise only print). Leak checking is off:
-# MLIR's tools keep their registries alive until exit.
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+# MLIR's tools keep their registries alive until exit. User poisoning is
+# off: LLVM's BumpPtrAllocator, inlined into our instrumented code, poisons
+# slabs that the uninstrumented libMLIR then fills (StringAttr::get from
+# -remat-prepare), a use-after-poison that is not one.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allow_user_poisoning=0
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 
 if [ $# -gt 0 ]; then
