@@ -88,6 +88,10 @@ Operation *absorbingUser(Operation *op) {
   if (user->getBlock() != op->getBlock() ||
       user->hasTrait<OpTrait::IsTerminator>() || isa<RecomputeOp>(user))
     return nullptr;
+  // A view's buffer is its source's, live as long as the view's readers:
+  // absorbed into the view's node it would be freed when the view is made.
+  if (isViewLike(user))
+    return nullptr;
   if (isParameterOnly(op))
     return user;
   // A computed value a linalg op updates in place (`outs(%acc)`) stays a
