@@ -72,6 +72,35 @@ gpu::AllocOp deviceAlloc(OpBuilder &b, Location loc, MemRefType type,
                               /*symbolOperands=*/ValueRange());
 }
 
+/// A device buffer of `type`. Allocators round: as aligned_alloc does on
+/// the CPU, a static buffer whose size is not a multiple of `alignment` is
+/// requested rounded up to it (an i8 buffer viewed at offset 0), so the
+/// device peak counts what the planner counts. `view` is the value of
+/// `type` to use; the returned op is the allocation (the root to free).
+gpu::AllocOp roundedDeviceAlloc(OpBuilder &b, Location loc, MemRefType type,
+                                ValueRange sizes, int64_t alignment,
+                                Value &view) {
+  Type elem = type.getElementType();
+  int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 0;
+  int64_t bytes = type.hasStaticShape() && bits % 8 == 0
+                      ? type.getNumElements() * (bits / 8)
+                      : 0;
+  if (bytes == 0 || alignment <= 1 || bytes % alignment == 0 ||
+      !type.getLayout().isIdentity()) {
+    gpu::AllocOp dev = deviceAlloc(b, loc, type, sizes);
+    view = dev.getMemref();
+    return dev;
+  }
+  auto raw = MemRefType::get({(bytes + alignment - 1) / alignment * alignment},
+                             b.getI8Type(), MemRefLayoutAttrInterface(),
+                             type.getMemorySpace());
+  gpu::AllocOp dev = deviceAlloc(b, loc, raw, {});
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  view = memref::ViewOp::create(b, loc, type, dev.getMemref(), zero,
+                                ValueRange());
+  return dev;
+}
+
 gpu::MemcpyOp memcpy(OpBuilder &b, Location loc, Value dst, Value src) {
   return gpu::MemcpyOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(),
                                dst, src);
@@ -109,9 +138,10 @@ FailureOr<Value> toHost(OpBuilder &b, Location loc, Value device,
 /// collected unless something already does.
 class FunctionRewriter {
 public:
-  FunctionRewriter(func::FuncOp func, SymbolTableCollection &symbols)
+  FunctionRewriter(func::FuncOp func, SymbolTableCollection &symbols,
+                   int64_t alignment)
       : func(func), symbols(symbols), b(func.getContext()),
-        entry(func.getBody().front()) {}
+        entry(func.getBody().front()), alignment(alignment) {}
 
   LogicalResult run() {
     if (failed(moveBuffersToDevice()) || failed(copyArgumentsToDevice()))
@@ -140,6 +170,7 @@ private:
   /// Device allocations that are roots of buffers (freed at the returns if
   /// nothing frees them), in the entry block only.
   SmallVector<Value> deviceRoots;
+  int64_t alignment; ///< Device buffers are requested rounded up to it.
 };
 
 /// memref.alloc/alloca/dealloc become gpu.alloc/dealloc; constants
@@ -151,13 +182,14 @@ LogicalResult FunctionRewriter::moveBuffersToDevice() {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       if (isHostBookkeeping(alloc))
         return WalkResult::advance();
-      auto dev = deviceAlloc(b, op->getLoc(), alloc.getType(),
-                             alloc.getDynamicSizes());
+      Value buffer;
+      auto dev = roundedDeviceAlloc(b, op->getLoc(), alloc.getType(),
+                                    alloc.getDynamicSizes(), alignment, buffer);
       dev->setAttrs(DictionaryAttr::get(ctx)); // Drops `alignment`.
-      alloc.replaceAllUsesWith(dev.getMemref());
+      alloc.replaceAllUsesWith(buffer);
       alloc.erase();
       if (dev->getBlock() == &entry)
-        deviceRoots.push_back(dev.getMemref());
+        deviceRoots.push_back(dev.getMemref()); // What rootBuffer() finds.
       return WalkResult::advance();
     }
     if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
@@ -186,10 +218,11 @@ LogicalResult FunctionRewriter::moveBuffersToDevice() {
         return op->emitError("tensor constants are copied to the device in "
                              "the entry block only");
       b.setInsertionPointAfter(op);
-      auto dev = deviceAlloc(b, op->getLoc(), global.getType(), {});
-      memcpy(b, op->getLoc(), dev.getMemref(), global.getResult());
-      global.getResult().replaceAllUsesExcept(dev.getMemref(),
-                                              dev->getNextNode());
+      Value buffer;
+      auto dev = roundedDeviceAlloc(b, op->getLoc(), global.getType(), {},
+                                    alignment, buffer);
+      auto copy = memcpy(b, op->getLoc(), buffer, global.getResult());
+      global.getResult().replaceAllUsesExcept(buffer, copy);
       deviceRoots.push_back(dev.getMemref());
       return WalkResult::advance();
     }
@@ -215,12 +248,13 @@ LogicalResult FunctionRewriter::copyArgumentsToDevice() {
                                  "identity-layout-map)";
     Location loc = arg.getLoc();
     SmallVector<Value> sizes = dynamicSizes(b, loc, arg);
-    auto dev = deviceAlloc(b, loc, type, sizes);
-    memcpy(b, loc, dev.getMemref(), arg);
-    SmallPtrSet<Operation *, 4> keep{dev, dev->getNextNode()};
+    Value buffer;
+    auto dev = roundedDeviceAlloc(b, loc, type, sizes, alignment, buffer);
+    auto copy = memcpy(b, loc, buffer, arg);
+    SmallPtrSet<Operation *, 4> keep{dev, copy};
     for (Value size : sizes)
       keep.insert(size.getDefiningOp());
-    arg.replaceAllUsesExcept(dev.getMemref(), keep);
+    arg.replaceAllUsesExcept(buffer, keep);
     deviceRoots.push_back(dev.getMemref());
   }
   return success();
@@ -380,10 +414,12 @@ LogicalResult FunctionRewriter::returnHostCopies() {
 
 struct GPUHostDevicePass
     : public remat::impl::GPUHostDevicePassBase<GPUHostDevicePass> {
+  using GPUHostDevicePassBase::GPUHostDevicePassBase;
   void runOnOperation() override {
     SymbolTableCollection symbols;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(FunctionRewriter(func, symbols).run()))
+      if (!func.isExternal() &&
+          failed(FunctionRewriter(func, symbols, alignment).run()))
         return signalPassFailure();
   }
 };

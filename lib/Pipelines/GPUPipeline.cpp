@@ -48,7 +48,9 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   }
 
   // Tensor level and bufferization: as -remat-lower-to-cpu.
-  addTensorToBufferStages(pm, /*alignment=*/0);
+  // Buffers aligned as the planner counts them: -remat-gpu-host-device
+  // requests device buffers at their size rounded up to it.
+  addTensorToBufferStages(pm, options.alignment);
   PlanBuffersPassOptions plan;
   plan.arena = options.buffers == BufferMode::Arena;
   plan.alignment = 16; // As on the CPU: views of any element type.
@@ -58,7 +60,9 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   // Device buffers, host boundaries; linalg to mapped parallel loops.
   pm.addNestedPass<func::FuncOp>(
       createGPUPrepareLinalgPass(GPUPrepareLinalgPassOptions{options.blockSize}));
-  pm.addPass(createGPUHostDevicePass());
+  GPUHostDevicePassOptions hostDevice;
+  hostDevice.alignment = options.alignment;
+  pm.addPass(createGPUHostDevicePass(hostDevice));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
       createGPUMapLoopsPass(GPUMapLoopsPassOptions{options.blockSize}));

@@ -60,8 +60,19 @@ def GPUHostDevicePass : Pass<"remat-gpu-host-device", "mlir::ModuleOp"> {
 
     Non-contiguous values crossing a boundary go through a contiguous device
     temporary. Unranked memrefs cross only as `memref.cast`s of ranked ones.
+
+    With `alignment` > 1, a static device buffer (a buffer, an argument's or
+    a constant's copy) whose size is not a multiple of it is allocated at
+    its size rounded up (an i8 `gpu.alloc` viewed by `memref.view`), as the
+    CPU's aligned allocations are: the device peak is the one the planner
+    counts with the same alignment.
   }];
-  let dependentDialects = ["mlir::gpu::GPUDialect",
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"1",
+           "Request static device buffers at their size rounded up to this "
+           "many bytes (1: exact sizes)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::memref::MemRefDialect"];
 }

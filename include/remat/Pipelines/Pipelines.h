@@ -107,6 +107,12 @@ struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
                      "free each buffer after its last use (default)"),
           clEnumValN(BufferMode::Arena, "arena",
                      "one device arena per function at static offsets"))};
+  Option<int64_t> alignment{
+      *this, "alignment", llvm::cl::init(remat::kDefaultAllocAlignment),
+      llvm::cl::desc("Alignment of every device buffer in bytes (a power of "
+                     "two); a static buffer is requested at its size rounded "
+                     "up to it, as the planner counts it with the same "
+                     "`alignment` (default 64 in both)")};
   Option<int64_t> blockSize{
       *this, "block-size", llvm::cl::init(256),
       llvm::cl::desc("Most threads per block (1 to 1024)")};
