@@ -117,7 +117,6 @@ public:
           result.graph.markRequired(t);
     result.loss = result.valueTensors.lookup(lossValue);
     result.copyOf.assign(result.graph.numNodes(), kNone);
-    result.keptBecause.resize(result.graph.numNodes());
 
     Schedule runs;
     for (NodeId n = 0; n < result.graph.numNodes(); ++n)
@@ -130,10 +129,8 @@ private:
   /// Marks node `n` as one no plan may recompute, for `why`.
   void keep(NodeId n, const char *why) {
     Node &node = result.graph.node(n);
-    if (node.recomputable && node.kind == NodeKind::Forward) {
-      result.keptBecause.resize(result.graph.numNodes());
-      result.keptBecause[n] = why;
-    }
+    if (node.recomputable && node.kind == NodeKind::Forward)
+      result.keptBecause[n] = why; // Sized as each node is added.
     node.recomputable = false;
   }
 

@@ -80,9 +80,9 @@ public:
       if (std::optional<int64_t> peak = peakAsIs(original);
           peak && *peak <= fr.budget)
         return keepAsIs(*peak, /*usePrepared=*/false);
-      if (std::optional<int64_t> peak = peakAsIs(func);
-          peak && *peak <= fr.budget)
-        return keepAsIs(*peak, /*usePrepared=*/true);
+      // The prepared copy's timeline, computed once by analyse().
+      if (preparedPeak && *preparedPeak <= fr.budget)
+        return keepAsIs(*preparedPeak, /*usePrepared=*/true);
     }
     FailureOr<bool> checkpointed = checkpointScans();
     if (failed(checkpointed))
@@ -130,7 +130,8 @@ private:
     // prepares it too). The planner's graph never assumes an in-place
     // update a plan could break, so it may count more. Percent budgets and
     // the report use this one.
-    peakBefore = peakAsIs(func).value_or(before.peak);
+    preparedPeak = peakAsIs(func);
+    peakBefore = preparedPeak.value_or(before.peak);
     if (options.budget.minimum) {
       fr.budget = -1; // Found by plan().
     } else {
@@ -425,7 +426,9 @@ private:
   PhaseClock clock;
   std::optional<IRTrainingGraph> ig;
   SimulationResult before; ///< The program without rematerialization.
-  /// Its peak as written (the lifetime timeline of the original IR).
+  /// The lifetime timeline's peak of the prepared copy as analysed (before
+  /// any rewrite), and the peak percentages are of: it, else before.peak.
+  std::optional<int64_t> preparedPeak;
   int64_t peakBefore = 0;
   /// What the smallest budget is made of, when it was searched.
   FloorBreakdown floor;
