@@ -1,10 +1,17 @@
 //===- ScanLoops.cpp - Forward/reverse loop pairs that stack values -------===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The proof is one-dimensional affine dependence: every row index is an
+// IndexExpr of the loop's iteration number, so "iteration m of the backward
+// loop reads what iteration T-1-m of the forward loop wrote" is an equality
+// of two affine sums, whatever the spelling, direction or step.
+//
+//===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/ScanLoops.h"
 #include "remat/Analysis/CostModel.h"
-#include "remat/Analysis/OpGroups.h"
+#include "remat/Analysis/IndexExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -16,20 +23,7 @@ namespace remat {
 namespace {
 
 std::optional<int64_t> constantIndex(Value v) {
-  APInt value;
-  if (matchPattern(v, m_ConstantInt(&value)))
-    return value.getSExtValue();
-  return std::nullopt;
-}
-
-/// `loop` runs from 0 to a constant T with step 1: T, else nullopt.
-std::optional<int64_t> unitTripCount(scf::ForOp loop) {
-  std::optional<int64_t> lb = constantIndex(loop.getLowerBound());
-  std::optional<int64_t> ub = constantIndex(loop.getUpperBound());
-  std::optional<int64_t> step = constantIndex(loop.getStep());
-  if (lb != 0 || !ub || step != 1 || *ub < 1)
-    return std::nullopt;
-  return *ub;
+  return indexExprOf(v).asConstant();
 }
 
 bool isPureBlock(Block *block) {
@@ -41,39 +35,61 @@ bool isPureBlock(Block *block) {
   return pure;
 }
 
-/// A whole slice of one stack row: offsets [%index, 0...], sizes [1, full
-/// dims of the row], strides 1.
-bool isRowAccess(OffsetSizeAndStrideOpInterface slice, RankedTensorType stack,
-                 Value index) {
-  if (slice.getMixedOffsets().size() != static_cast<size_t>(stack.getRank()))
-    return false;
-  for (auto [d, ofr] : llvm::enumerate(slice.getMixedOffsets())) {
-    if (d == 0) {
-      if (ofr.dyn_cast<Value>() != index)
-        return false;
-    } else if (getConstantIntValue(ofr) != 0) {
-      return false;
-    }
+/// The row `access` (a write into or a read of `stack`) touches, when it
+/// touches one whole row: tensor.insert_slice / extract_slice of offsets
+/// [row, 0...], sizes [1, the row's dims...], strides 1, or tensor.insert /
+/// extract of a 1-D stack.
+std::optional<IndexExpr> wholeRow(Operation *access, RankedTensorType stack) {
+  if (isa<tensor::InsertOp, tensor::ExtractOp>(access)) {
+    ValueRange indices = isa<tensor::InsertOp>(access)
+                             ? cast<tensor::InsertOp>(access).getIndices()
+                             : cast<tensor::ExtractOp>(access).getIndices();
+    if (stack.getRank() != 1 || indices.size() != 1)
+      return std::nullopt;
+    return indexExprOf(indices[0]);
   }
+  auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(access);
+  if (!slice ||
+      slice.getMixedOffsets().size() != static_cast<size_t>(stack.getRank()))
+    return std::nullopt;
+  for (auto [d, ofr] : llvm::enumerate(slice.getMixedOffsets()))
+    if (d > 0 && getConstantIntValue(ofr) != 0)
+      return std::nullopt;
   for (auto [d, ofr] : llvm::enumerate(slice.getMixedSizes()))
     if (getConstantIntValue(ofr) != (d == 0 ? 1 : stack.getDimSize(d)))
-      return false;
-  return llvm::all_of(slice.getMixedStrides(), [](OpFoldResult s) {
-    return getConstantIntValue(s) == 1;
-  });
+      return std::nullopt;
+  if (!llvm::all_of(slice.getMixedStrides(), [](OpFoldResult s) {
+        return getConstantIntValue(s) == 1;
+      }))
+    return std::nullopt;
+  OpFoldResult row = slice.getMixedOffsets()[0];
+  if (std::optional<int64_t> c = getConstantIntValue(row))
+    return IndexExpr::constant(*c);
+  return indexExprOf(cast<Value>(row));
 }
 
-/// `v` is last - j for the backward loop's induction variable j, where
-/// `last` is T-1: the constant steps - 1, or tripCount - 1 (online).
-bool isReversedIndex(Value v, Value iv, int64_t steps, Value tripCount) {
-  auto sub = v.getDefiningOp<arith::SubIOp>();
-  if (!sub || sub.getRhs() != iv)
-    return false;
-  if (!tripCount)
-    return constantIndex(sub.getLhs()) == steps - 1;
-  auto last = sub.getLhs().getDefiningOp<arith::SubIOp>();
-  return last && last.getLhs() == tripCount &&
-         constantIndex(last.getRhs()) == 1;
+/// The type of what one row access stores or reads: the inserted or read
+/// value's.
+Type rowValueType(Operation *access) {
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(access))
+    return insert.getSourceType();
+  if (auto insert = dyn_cast<tensor::InsertOp>(access))
+    return insert.getScalar().getType();
+  return access->getResult(0).getType();
+}
+
+Value storedValue(Operation *insert) {
+  if (auto slice = dyn_cast<tensor::InsertSliceOp>(insert))
+    return slice.getSource();
+  return cast<tensor::InsertOp>(insert).getScalar();
+}
+
+Value insertDest(Operation *insert) {
+  if (auto slice = dyn_cast<tensor::InsertSliceOp>(insert))
+    return slice.getDest();
+  if (auto scalar = dyn_cast<tensor::InsertOp>(insert))
+    return scalar.getDest();
+  return Value();
 }
 
 /// The after-block argument of `loop` that starts at 0 and is yielded
@@ -83,13 +99,98 @@ std::optional<unsigned> counterOf(scf::WhileOp loop) {
   for (auto [k, arg] : llvm::enumerate(loop.getAfterArguments())) {
     if (!arg.getType().isIndex() || constantIndex(loop.getInits()[k]) != 0)
       continue;
-    auto add = yield.getOperand(k).getDefiningOp<arith::AddIOp>();
-    if (add && ((add.getLhs() == arg && constantIndex(add.getRhs()) == 1) ||
-                (add.getRhs() == arg && constantIndex(add.getLhs()) == 1)))
+    std::optional<IndexExpr> next =
+        indexExprOf(yield.getOperand(k)).minus(IndexExpr::of(arg));
+    if (next && next->asConstant() == 1)
       return k;
   }
   return std::nullopt;
 }
+
+/// Whether `loop`'s condition region passes its arguments on unchanged.
+bool passesArgumentsOn(scf::WhileOp loop) {
+  return ValueRange(loop.getConditionOp().getArgs()) ==
+             ValueRange(loop.getBeforeArguments()) &&
+         TypeRange(ValueRange(loop.getBeforeArguments())) ==
+             TypeRange(ValueRange(loop.getAfterArguments()));
+}
+
+arith::CmpIPredicate swapPredicate(arith::CmpIPredicate p) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::slt: return P::sgt;
+  case P::sle: return P::sge;
+  case P::sgt: return P::slt;
+  case P::sge: return P::sle;
+  case P::ult: return P::ugt;
+  case P::ule: return P::uge;
+  case P::ugt: return P::ult;
+  case P::uge: return P::ule;
+  default: return p;
+  }
+}
+
+} // namespace
+
+std::variant<CountedWhile, std::string>
+matchCountedWhile(scf::WhileOp loop) {
+  if (!passesArgumentsOn(loop))
+    return std::string("does not pass its arguments on unchanged to its body");
+  auto cmp =
+      loop.getConditionOp().getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return std::string("has a condition that is not an arith.cmpi");
+  Block *before = loop.getBeforeBody();
+  auto argIndex = [&](Value v) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (arg && arg.getOwner() == before)
+      return arg.getArgNumber();
+    return std::nullopt;
+  };
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  Value counterSide = cmp.getLhs(), bound = cmp.getRhs();
+  if (!argIndex(counterSide)) { // bound pred counter: swap the sides.
+    std::swap(counterSide, bound);
+    pred = swapPredicate(pred);
+  }
+  std::optional<unsigned> p = argIndex(counterSide);
+  if (!p || loop->isAncestor(bound.getParentBlock()->getParentOp()))
+    return std::string("compares no counter with a bound defined before it");
+  auto yield = cast<scf::YieldOp>(loop.getAfterBody()->getTerminator());
+  std::optional<IndexExpr> delta =
+      indexExprOf(yield.getOperand(*p))
+          .minus(IndexExpr::of(loop.getAfterArguments()[*p]));
+  std::optional<int64_t> step = delta ? delta->asConstant() : std::nullopt;
+  if (step != 1 && step != -1)
+    return std::string("does not step its counter by one");
+  CountedWhile w{*p, loop.getInits()[*p], *step, IndexExpr()};
+  const IndexExpr init = indexExprOf(w.init), end = indexExprOf(bound);
+  // Iterations while `counter pred end` holds, the counter moving by
+  // `step` from `init`. Unsigned compares only with a bound >= 1, where
+  // the counter never wraps below 0.
+  std::optional<IndexExpr> down = init.minus(end), up = end.minus(init);
+  using P = arith::CmpIPredicate;
+  const bool boundPositive = end.asConstant() && *end.asConstant() >= 1;
+  std::optional<IndexExpr> trips;
+  if (*step < 0 && (pred == P::sge || (pred == P::uge && boundPositive)))
+    trips = down ? down->plus(IndexExpr::constant(1)) : std::nullopt;
+  else if (*step < 0 && (pred == P::sgt || pred == P::ugt || pred == P::ne))
+    trips = down;
+  else if (*step > 0 && (pred == P::slt || pred == P::ne ||
+                         (pred == P::ult && boundPositive)))
+    trips = up;
+  else if (*step > 0 && (pred == P::sle || (pred == P::ule && boundPositive)))
+    trips = up ? up->plus(IndexExpr::constant(1)) : std::nullopt;
+  else
+    return std::string("has a condition that does not bound its counter in "
+                       "the direction it moves");
+  if (!trips)
+    return std::string("has bounds whose difference overflows");
+  w.trips = *trips;
+  return w;
+}
+
+namespace {
 
 class Matcher {
 public:
@@ -97,44 +198,53 @@ public:
 
   std::variant<ScanPair, std::string> run() {
     pair.forward = forward;
-    if (auto loop = dyn_cast<scf::ForOp>(forward)) {
-      std::optional<int64_t> steps = unitTripCount(loop);
-      // From 0 by 1 to a value known at run time: as many steps as the
-      // stacks have rows at most, checkpointed online.
-      pair.runTimeSteps = !steps &&
-                          constantIndex(loop.getLowerBound()) == 0 &&
-                          constantIndex(loop.getStep()) == 1 &&
-                          !constantIndex(loop.getUpperBound());
-      if (!steps && !pair.runTimeSteps)
-        return std::string("its bounds are not 0 to T with step 1");
-      pair.steps = steps.value_or(0);
-    } else if (auto loop = dyn_cast<scf::WhileOp>(forward)) {
-      pair.runTimeSteps = true;
-      if (std::optional<std::string> why = matchWhile(loop))
-        return *why;
-    } else {
-      return std::string("it is not an scf.for or scf.while");
-    }
+    if (std::optional<std::string> failed = matchForwardLoop())
+      return *failed;
     if (!isPureBlock(pair.body()))
       return std::string("its body has side effects");
-    if (std::optional<std::string> why = splitIterArgs())
-      return *why;
+    if (std::optional<std::string> failed = splitIterArgs())
+      return *failed;
     if (pair.stacks.empty())
-      return std::string("it stacks no per-iteration value (no iter_arg is "
-                         "filled with tensor.insert_slice at the induction "
-                         "variable)");
-    return matchBackward() ? std::variant<ScanPair, std::string>(pair)
-                           : std::variant<ScanPair, std::string>(why);
+      return std::string("it stacks no per-iteration value (no iteration "
+                         "argument is written one whole row per iteration, "
+                         "at a row affine in the iteration, and yielded)");
+    if (std::optional<std::string> failed = matchReads())
+      return *failed;
+    if (!pair.backward)
+      return std::string("no loop reads its stacks back");
+    return pair;
   }
 
 private:
-  /// An scf.while whose condition passes its arguments on unchanged, pure,
-  /// with a counter from 0 by 1 (the stacks' index) and rows enough for the
-  /// most steps (the stacks' leading size, checked in splitIterArgs).
-  std::optional<std::string> matchWhile(scf::WhileOp loop) {
-    if (!passesArgumentsOn(loop) ||
-        TypeRange(ValueRange(loop.getBeforeArguments())) !=
-            TypeRange(ValueRange(loop.getAfterArguments())))
+  // -- The forward loop ---------------------------------------------------
+
+  std::optional<std::string> matchForwardLoop() {
+    if (auto loop = dyn_cast<scf::ForOp>(forward)) {
+      std::optional<int64_t> lb = constantIndex(loop.getLowerBound());
+      std::optional<int64_t> ub = constantIndex(loop.getUpperBound());
+      std::optional<int64_t> step = constantIndex(loop.getStep());
+      if (lb && ub && step && *step > 0) {
+        if (*ub <= *lb)
+          return std::string("it runs no iteration");
+        pair.lower = *lb;
+        pair.step = *step;
+        pair.steps = (*ub - *lb + *step - 1) / *step;
+        return std::nullopt;
+      }
+      // From 0 by 1 to a value known at run time: as many steps as the
+      // stacks have rows at most, checkpointed online.
+      if (lb == 0 && step == 1 && !ub) {
+        pair.runTimeSteps = true;
+        return std::nullopt;
+      }
+      return std::string("its bounds are neither constants nor 0 to a "
+                         "run-time value by 1");
+    }
+    auto loop = dyn_cast<scf::WhileOp>(forward);
+    if (!loop)
+      return std::string("it is not an scf.for or scf.while");
+    pair.runTimeSteps = true;
+    if (!passesArgumentsOn(loop))
       return std::string("its condition does not pass its arguments on "
                          "unchanged to the body");
     if (!isPureBlock(loop.getBeforeBody()))
@@ -147,104 +257,304 @@ private:
     return std::nullopt;
   }
 
-private:
-  /// Stacks: iter_args yielded as an insert of one row at %i into
-  /// themselves, and read nowhere else in the body (nor in a while's
-  /// condition); a while's stacks have one row per step it may take.
+  /// The forward iteration number k as the symbol (the index itself stands
+  /// for k once lower + k * step replaced it).
+  std::optional<IndexExpr> inIterations(const IndexExpr &row) {
+    std::optional<IndexExpr> k = IndexExpr::of(pair.index()).times(pair.step);
+    if (!k)
+      return std::nullopt;
+    std::optional<IndexExpr> index =
+        k->plus(IndexExpr::constant(pair.lower));
+    return index ? row.substitute(pair.index(), *index) : std::nullopt;
+  }
+
+  /// Stacks: iteration arguments yielded as one whole row written into
+  /// themselves, at alpha * k + beta (alpha = +-1), and used nowhere else
+  /// in the body (nor in a while's condition). The rest are carries.
   std::optional<std::string> splitIterArgs() {
     scf::YieldOp yield = pair.yield();
-    const unsigned n = yield.getNumOperands();
     auto loop = dyn_cast<scf::WhileOp>(forward);
-    for (unsigned k = 0; k < n; ++k) {
+    for (unsigned k = 0; k < yield.getNumOperands(); ++k) {
       if (loop && k == pair.counter)
         continue;
       Value arg = pair.iterArg(k);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       if (!type || !type.hasStaticShape())
-        return std::string("iter_arg #") + std::to_string(k) +
+        return "iteration argument #" + std::to_string(k) +
                " is not a statically shaped tensor";
-      auto insert = yield.getOperand(k).getDefiningOp<tensor::InsertSliceOp>();
-      if (insert && insert.getDest() == arg && arg.hasOneUse() &&
-          isRowAccess(insert, type, pair.index()) &&
-          (!loop || llvm::all_of(loop.getBeforeArguments()[k].getUsers(),
-                                 llvm::IsaPred<scf::ConditionOp>)) &&
-          (pair.online() && pair.stacks.empty()
-               ? type.getDimSize(0) >= 1
-               : type.getDimSize(0) == pair.steps)) {
-        if (pair.online())
-          pair.steps = type.getDimSize(0);
-        pair.stacks.push_back(k);
-        pair.inserts.push_back(insert);
-        pair.stackBytes += typeBytes(type).value_or(0);
+      Operation *insert = yield.getOperand(k).getDefiningOp();
+      if (!insert || insertDest(insert) != arg) {
+        pair.carries.push_back(k);
+        pair.carryBytes += typeBytes(type).value_or(0);
         continue;
       }
-      pair.carries.push_back(k);
-      pair.carryBytes += typeBytes(type).value_or(0);
+      if (std::optional<std::string> failed = addStack(k, insert, type))
+        return failed;
     }
     return std::nullopt;
   }
 
-  /// The one loop reading the stacks, each row at T-1-j.
-  bool matchBackward() {
-    pair.reads.resize(pair.stacks.size());
-    Value tripCount = pair.online() ? pair.tripCount() : Value();
+  std::optional<std::string> addStack(unsigned k, Operation *insert,
+                                      RankedTensorType type) {
+    const std::string which = "its stack (iteration argument #" +
+                              std::to_string(k) + ")";
+    if (!pair.iterArg(k).hasOneUse())
+      return which + " is read in the body as well as written";
+    if (auto loop = dyn_cast<scf::WhileOp>(forward);
+        loop && !llvm::all_of(loop.getBeforeArguments()[k].getUsers(),
+                              llvm::IsaPred<scf::ConditionOp>))
+      return which + " is read by the loop's condition";
+    std::optional<IndexExpr> row = wholeRow(insert, type);
+    if (!row)
+      return which + " is written other than one whole row at a time";
+    std::optional<IndexExpr> inK = inIterations(*row);
+    const int64_t alpha = inK ? inK->coefficient(pair.index()) : 0;
+    std::optional<IndexExpr> beta =
+        inK ? inK->minus(IndexExpr::of(pair.index()).times(alpha).value_or(
+                  IndexExpr()))
+            : std::nullopt;
+    if (!beta || !beta->asConstant() || (alpha != 1 && alpha != -1))
+      return which + " is written at row " + name(*row) +
+             ", not one row further each iteration (i + c or c - i)";
+    const int64_t base = *beta->asConstant(), rows = type.getDimSize(0);
+    if (pair.online()) {
+      if (alpha != 1 || base < 0 || base >= rows)
+        return which + " is written at row " + name(*row) +
+               " in a loop of unknown length: it must rise from a row of "
+               "the stack";
+      // The loop cannot run past the stacks' rows.
+      int64_t most = rows - base;
+      pair.steps = pair.stacks.empty() ? most : std::min(pair.steps, most);
+    } else {
+      int64_t last = base + alpha * (pair.steps - 1);
+      if (std::min(base, last) < 0 || std::max(base, last) >= rows)
+        return which + " is written at row " + name(*row) +
+               ", outside its " + std::to_string(rows) + " rows";
+    }
+    pair.stacks.push_back(k);
+    pair.inserts.push_back(insert);
+    pair.stored.push_back(storedValue(insert));
+    pair.rowStride.push_back(alpha);
+    pair.rowBase.push_back(base);
+    pair.stackBytes += typeBytes(type).value_or(0);
+    return std::nullopt;
+  }
+
+  // -- The backward loop and the reads -------------------------------------
+
+  /// T as an IndexExpr: the constant, or the run-time trip count.
+  IndexExpr tripExpr() {
+    return pair.online() ? indexExprOf(pair.tripCount())
+                         : IndexExpr::constant(pair.steps);
+  }
+
+  std::optional<std::string> matchReads() {
     for (auto [s, k] : llvm::enumerate(pair.stacks)) {
       Value stack = forward->getResult(k);
-      for (Operation *user : stack.getUsers()) {
-        auto read = dyn_cast<tensor::ExtractSliceOp>(user);
-        auto loop = read ? read->getParentOfType<scf::ForOp>() : nullptr;
-        if (!read || !loop || read->getParentOp() != loop.getOperation()) {
-          why = "its stack (result #" + std::to_string(k) +
-                ") is used other than by extract_slice in a loop body";
-          return false;
-        }
-        if (pair.backward && loop != pair.backward) {
-          why = "its stacks are read by more than one loop";
-          return false;
-        }
-        pair.backward = loop;
-        if (!isRowAccess(read, cast<RankedTensorType>(stack.getType()),
-                         read.getOffsets().empty() ? Value()
-                                                   : read.getOffsets()[0]) ||
-            !isReversedIndex(read.getOffsets()[0], loop.getInductionVar(),
-                             pair.steps, tripCount)) {
-          why = "its stack (result #" + std::to_string(k) +
-                ") is read at an index other than T-1-j of the backward "
-                "loop's j (rows read out of order)";
-          return false;
-        }
-        if (read.getType() != pair.inserts[s].getSourceType()) {
-          why = "a stack row is read with another type than it was stored";
-          return false;
-        }
-        pair.reads[s].push_back(read);
+      for (Operation *user : stack.getUsers())
+        if (std::optional<std::string> failed = classify(s, k, user))
+          return failed;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> classify(unsigned s, unsigned k,
+                                      Operation *user) {
+    const std::string which = "its stack (result #" + std::to_string(k) + ")";
+    auto type = cast<RankedTensorType>(forward->getResult(k).getType());
+    std::optional<IndexExpr> row =
+        isa<tensor::ExtractSliceOp, tensor::ExtractOp>(user)
+            ? wholeRow(user, type)
+            : std::nullopt;
+    if (!row)
+      return which + " is used other than by a read of one whole row (" +
+             user->getName().getStringRef().str() + ")";
+    if (rowValueType(user) != rowValueType(pair.inserts[s]))
+      return which + " is read with another type than it was stored";
+    if (user->getBlock() == forward->getBlock())
+      return classifyOutside(s, which, user, *row);
+    Operation *loop = user->getParentOp();
+    if (!isa<scf::ForOp, scf::WhileOp>(loop) ||
+        loop->getBlock() != forward->getBlock() ||
+        (isa<scf::WhileOp>(loop) &&
+         user->getParentRegion() != &cast<scf::WhileOp>(loop).getAfter()))
+      return which + " is read inside something other than the body of a "
+                     "loop in the same block";
+    if (pair.backward && loop != pair.backward)
+      return std::string("its stacks are read by more than one loop");
+    if (!pair.backward)
+      if (std::optional<std::string> failed = matchBackwardLoop(loop))
+        return failed;
+    return classifyInside(s, which, user, *row);
+  }
+
+  /// A read at a constant row outside the loops: the carry's initial value
+  /// or (T known) its final one.
+  std::optional<std::string> classifyOutside(unsigned s,
+                                             const std::string &which,
+                                             Operation *read,
+                                             const IndexExpr &row) {
+    std::optional<int64_t> r = row.asConstant();
+    if (!read->isBeforeInBlock(forward) && r) {
+      const int64_t alpha = pair.rowStride[s], beta = pair.rowBase[s];
+      if (std::optional<unsigned> c = initialCarryRow(s, *r);
+          c && *r == beta - alpha)
+        return addRead(read, StackRead::Kind::CarryInit, s, *c);
+      if (!pair.online() && *r == beta + alpha * (pair.steps - 1))
+        if (std::optional<unsigned> c = yieldedCarry(s))
+          return addRead(read, StackRead::Kind::CarryFinal, s, *c);
+    }
+    return which + " is read after the loop at row " + name(row) +
+           ", which holds neither a carry's initial value nor its last one";
+  }
+
+  std::optional<std::string> classifyInside(unsigned s,
+                                            const std::string &which,
+                                            Operation *read,
+                                            const IndexExpr &row) {
+    // Row of the read as a function of the backward iteration m (the index
+    // stands for m), and the rows forward iteration T-1-m and the one
+    // before it wrote.
+    std::optional<IndexExpr> m =
+        IndexExpr::of(pair.backwardIndex()).times(pair.backwardStep);
+    std::optional<IndexExpr> index =
+        m ? m->plus(indexExprOf(pair.backwardLower)) : std::nullopt;
+    std::optional<IndexExpr> read_m =
+        index ? row.substitute(pair.backwardIndex(), *index) : std::nullopt;
+    std::optional<IndexExpr> reversed =
+        tripExpr().minus(IndexExpr::constant(1));
+    reversed = reversed ? reversed->minus(IndexExpr::of(pair.backwardIndex()))
+                        : std::nullopt;
+    std::optional<IndexExpr> own =
+        reversed ? reversed->times(pair.rowStride[s]) : std::nullopt;
+    own = own ? own->plus(IndexExpr::constant(pair.rowBase[s])) : std::nullopt;
+    if (!read_m || !own)
+      return which + " is read at a row whose arithmetic overflows";
+    if (*read_m == *own)
+      return addRead(read, StackRead::Kind::Row, s, 0);
+    std::optional<IndexExpr> previous =
+        own->minus(IndexExpr::constant(pair.rowStride[s]));
+    if (previous && *read_m == *previous) {
+      std::optional<unsigned> c = yieldedCarry(s);
+      if (!c)
+        return which + " is read at row " + name(row) +
+               ", written by the forward iteration before the one it "
+               "reverses, with a value that is not a carry";
+      std::optional<unsigned> init =
+          initialCarryRow(s, pair.rowBase[s] - pair.rowStride[s]);
+      if (init != c)
+        return which + " is read at row " + name(row) +
+               " (the carry entering the step it reverses) but row " +
+               std::to_string(pair.rowBase[s] - pair.rowStride[s]) +
+               " is not the carry's initial value, stored before the loop";
+      return addRead(read, StackRead::Kind::CarryEntering, s, *c);
+    }
+    return which + " is read at row " + name(row) +
+           ", which neither the forward iteration it reverses nor the one "
+           "before wrote (rows read out of order)";
+  }
+
+  std::optional<std::string> addRead(Operation *op, StackRead::Kind kind,
+                                     unsigned s, unsigned c) {
+    pair.reads.push_back({op, kind, s, c});
+    return std::nullopt;
+  }
+
+  /// The carry (index into carries) whose next value stack `s` stores.
+  std::optional<unsigned> yieldedCarry(unsigned s) {
+    for (auto [c, k] : llvm::enumerate(pair.carries))
+      if (pair.yield().getOperand(k) == pair.stored[s])
+        return c;
+    return std::nullopt;
+  }
+
+  /// The carry whose initial value stack `s` holds at row `r` when the loop
+  /// starts: written there by a chain of row writes before the loop.
+  std::optional<unsigned> initialCarryRow(unsigned s, int64_t r) {
+    Value v = pair.init(pair.stacks[s]);
+    auto type = cast<RankedTensorType>(v.getType());
+    while (Operation *def = v.getDefiningOp()) {
+      Value dest = insertDest(def);
+      if (!dest)
+        break;
+      std::optional<IndexExpr> row = wholeRow(def, type);
+      if (!row || !row->asConstant())
+        break;
+      if (*row->asConstant() == r) {
+        for (auto [c, k] : llvm::enumerate(pair.carries))
+          if (pair.init(k) == storedValue(def))
+            return c;
+        return std::nullopt;
       }
+      v = dest;
     }
-    scf::ForOp bwd = pair.backward;
-    const bool sameSteps =
-        bwd && (tripCount ? constantIndex(bwd.getLowerBound()) == 0 &&
-                                bwd.getUpperBound() == tripCount &&
-                                constantIndex(bwd.getStep()) == 1
-                          : unitTripCount(bwd) == pair.steps);
-    if (!sameSteps) {
-      why = "the loop reading its stacks does not run from 0 to the same T "
-            "with step 1";
-      return false;
+    return std::nullopt;
+  }
+
+  /// The loop reading the stacks: in the same block, pure, and running T
+  /// iterations (an scf.for, or an scf.while counting by one).
+  std::optional<std::string> matchBackwardLoop(Operation *loop) {
+    pair.backward = loop;
+    const IndexExpr T = tripExpr();
+    std::optional<IndexExpr> trip;
+    if (auto f = dyn_cast<scf::ForOp>(loop)) {
+      std::optional<int64_t> step = constantIndex(f.getStep());
+      pair.backwardLower = f.getLowerBound();
+      pair.backwardStep = step.value_or(0);
+      std::optional<IndexExpr> span = indexExprOf(f.getUpperBound())
+                                          .minus(indexExprOf(f.getLowerBound()));
+      if (span && step > 0) {
+        if (std::optional<int64_t> c = span->asConstant())
+          trip = IndexExpr::constant(std::max<int64_t>(0, (*c + *step - 1) /
+                                                               *step));
+        else
+          trip = span->dividedExactly(*step);
+      }
+    } else {
+      auto counted = matchCountedWhile(cast<scf::WhileOp>(loop));
+      if (auto *why = std::get_if<std::string>(&counted))
+        return "the while loop reading its stacks " + *why;
+      const CountedWhile &w = std::get<CountedWhile>(counted);
+      if (!loop->getResult(w.counter).use_empty())
+        return std::string("the while loop reading its stacks has a "
+                           "counter used after it");
+      pair.backwardCounter = w.counter;
+      pair.backwardLower = w.init;
+      pair.backwardStep = w.step;
+      trip = w.trips;
     }
-    if (bwd->getBlock() != forward->getBlock()) {
-      why = "the loop reading its stacks is in another block";
-      return false;
-    }
-    if (!isPureBlock(bwd.getBody())) {
-      why = "the loop reading its stacks has side effects";
-      return false;
-    }
-    return true;
+    if (!trip || *trip != T)
+      return "the loop reading its stacks does not run " + name(T) +
+             " iterations (" +
+             (trip ? name(*trip) : std::string("a trip count not affine in "
+                                               "its bounds")) +
+             ")";
+    if (!isPureBlock(pair.backwardBody()) ||
+        (isa<scf::WhileOp>(loop) &&
+         !isPureBlock(cast<scf::WhileOp>(loop).getBeforeBody())))
+      return std::string("the loop reading its stacks has side effects");
+    return std::nullopt;
+  }
+
+  /// A row index as the user wrote it: the forward index is i, the
+  /// backward one j, the run-time trip count n.
+  std::string name(const IndexExpr &e) {
+    return e.str([&](Value v) -> std::string {
+      if (v == pair.index())
+        return "i";
+      if (pair.backward && v == pair.backwardIndex())
+        return "j";
+      if (pair.online() && v == pair.tripCount())
+        return "n";
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      v.printAsOperand(os, OpPrintingFlags());
+      return s;
+    });
   }
 
   Operation *forward;
   ScanPair pair;
-  std::string why;
 };
 
 } // namespace
@@ -287,6 +597,50 @@ Value ScanPair::tripCount() const {
 
 scf::YieldOp ScanPair::yield() const {
   return cast<scf::YieldOp>(body()->getTerminator());
+}
+
+Block *ScanPair::backwardBody() const {
+  if (auto loop = dyn_cast<scf::ForOp>(backward))
+    return loop.getBody();
+  return cast<scf::WhileOp>(backward).getAfterBody();
+}
+
+Value ScanPair::backwardIndex() const {
+  if (auto loop = dyn_cast<scf::ForOp>(backward))
+    return loop.getInductionVar();
+  return backwardBody()->getArgument(*backwardCounter);
+}
+
+/// The values of `range` but the while's counter.
+static SmallVector<Value> withoutCounter(ValueRange range,
+                                         std::optional<unsigned> counter) {
+  SmallVector<Value> out;
+  for (auto [k, v] : llvm::enumerate(range))
+    if (k != counter)
+      out.push_back(v);
+  return out;
+}
+
+SmallVector<Value> ScanPair::backwardStateArgs() const {
+  if (auto loop = dyn_cast<scf::ForOp>(backward))
+    return SmallVector<Value>(loop.getRegionIterArgs());
+  return withoutCounter(backwardBody()->getArguments(), backwardCounter);
+}
+
+SmallVector<Value> ScanPair::backwardInits() const {
+  if (auto loop = dyn_cast<scf::ForOp>(backward))
+    return SmallVector<Value>(loop.getInitArgs());
+  return withoutCounter(cast<scf::WhileOp>(backward).getInits(),
+                        backwardCounter);
+}
+
+SmallVector<Value> ScanPair::backwardYields() const {
+  return withoutCounter(backwardBody()->getTerminator()->getOperands(),
+                        backwardCounter);
+}
+
+SmallVector<Value> ScanPair::backwardResults() const {
+  return withoutCounter(backward->getResults(), backwardCounter);
 }
 
 } // namespace remat

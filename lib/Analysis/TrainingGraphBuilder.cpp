@@ -370,7 +370,7 @@ private:
         forwards.push_back(user);
     for (Operation *forward : forwards)
       if (std::optional<ScanPair> scan = online(forward);
-          scan && scan->backward == loop)
+          scan && scan->backward == loop.getOperation())
         return scan->steps;
     return std::nullopt;
   }
@@ -405,9 +405,18 @@ private:
     // A loop whose trip count is known only at run time, reversed or
     // reversing by a scan, counts the most steps it can run: the time of
     // the worst case, as its peak is (the stacks count whole).
-    if (isa<scf::WhileOp>(op))
-      if (std::optional<int64_t> most = mostStepsAtRunTime(op))
-        c.time *= static_cast<double>(*most);
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      // A counted while (a backward loop written as j = T-1 down to 0)
+      // runs its trip count.
+      auto counted = matchCountedWhile(loop);
+      auto *w = std::get_if<CountedWhile>(&counted);
+      std::optional<int64_t> trips =
+          w ? w->trips.asConstant() : std::nullopt;
+      if (!trips)
+        trips = mostStepsAtRunTime(op);
+      if (trips)
+        c.time *= static_cast<double>(std::max<int64_t>(0, *trips));
+    }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
       std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());

@@ -45,76 +45,129 @@ namespace detail {
 void ScanRewriter::rewrite() {
   OpBuilder b(scan.forward);
   b.setListener(&created);
-  SmallVector<Value> results;
+  SmallVector<Value> results, finalCarries;
   if (scan.online()) {
     LoopResults forward = emitOnlineForwardLoop(b);
-    for (auto [k, v] : llvm::zip(scan.carries, forward.carries))
-      scan.result(k).replaceAllUsesWith(v);
+    finalCarries = forward.carries;
     // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward))
       scan.result(scan.counter).replaceAllUsesWith(forward.trip);
-    b.setInsertionPoint(bwd);
+    b.setInsertionPoint(scan.backward);
     // Nothing at hand: the interpreter reverses all T steps.
-    results = emitInterpreter(b, forward, forward.trip, bwd.getInitArgs());
+    results = emitInterpreter(b, forward, forward.trip, scan.backwardInits());
   } else {
     LoopResults forward = emitForwardLoop(b);
     // Step T-1 from the loop's result: the carries the loss reads.
     StepValues last = cloneStep(b, index(b, scan.steps - 1), forward.carries);
-    for (auto [k, v] : llvm::zip(scan.carries, last.next))
-      scan.result(k).replaceAllUsesWith(v);
+    finalCarries = last.next;
     // The first backward step reads the rows step T-1 made.
-    b.setInsertionPoint(bwd);
-    SmallVector<Value> state =
-        cloneBackwardStep(b, index(b, 0), bwd.getInitArgs(), last.rows);
+    b.setInsertionPoint(scan.backward);
+    SmallVector<Value> state = cloneBackwardStep(
+        b, index(b, 0), scan.backwardInits(), last, forward.carries);
     results = emitInterpreter(b, forward, index(b, scan.steps - 1), state);
   }
-  bwd.replaceAllUsesWith(results);
+  replaceLoops(finalCarries, results);
+}
+
+/// The tensor a row write writes into, by its defining op.
+static Operation *writtenInto(Operation *write) {
+  if (auto slice = dyn_cast<tensor::InsertSliceOp>(write))
+    return slice.getDest().getDefiningOp();
+  if (auto scalar = dyn_cast<tensor::InsertOp>(write))
+    return scalar.getDest().getDefiningOp();
+  return nullptr;
+}
+
+void ScanRewriter::replaceLoops(ValueRange finalCarries,
+                                ValueRange backwardResults) {
+  for (const StackRead &read : scan.reads) {
+    Value carry;
+    if (read.kind == StackRead::Kind::CarryInit)
+      carry = scan.init(scan.carries[read.carry]);
+    else if (read.kind == StackRead::Kind::CarryFinal)
+      carry = finalCarries[read.carry];
+    if (carry)
+      read.op->getResult(0).replaceAllUsesWith(carry);
+  }
+  for (auto [k, v] : llvm::zip(scan.carries, finalCarries))
+    scan.result(k).replaceAllUsesWith(v);
+  for (auto [old, v] : llvm::zip(scan.backwardResults(), backwardResults))
+    old.replaceAllUsesWith(v);
   SmallVector<Value> stackInits;
   for (unsigned k : scan.stacks)
     stackInits.push_back(scan.init(k));
-  bwd.erase();
+  for (const StackRead &read : scan.reads)
+    if (read.op->getBlock() == scan.forward->getBlock())
+      read.op->erase();
+  scan.backward->erase();
   scan.forward->erase();
   created.eraseDead();
-  for (Value init : stackInits) // The stacks' tensor.empty, say.
-    if (Operation *def = init.getDefiningOp(); def && isOpTriviallyDead(def))
+  // The stacks' initial values (a tensor.empty, rows written before the
+  // loop): erased down the chain while nothing else reads them.
+  for (Value init : stackInits) {
+    Operation *def = init.getDefiningOp();
+    while (def && isOpTriviallyDead(def)) {
+      Operation *next = writtenInto(def);
       def->erase();
+      def = next;
+    }
+  }
 }
 
-ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value iv,
+Value ScanRewriter::affineIndex(OpBuilder &b, Value lower, Value k,
+                                int64_t step) {
+  Value scaled = step == 1 ? k
+                           : arith::MulIOp::create(b, loc, k, index(b, step))
+                                 .getResult();
+  if (std::optional<int64_t> c = getConstantIntValue(lower); c == 0)
+    return scaled;
+  return arith::AddIOp::create(b, loc, lower, scaled);
+}
+
+ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value k,
                                                  ValueRange carries) {
   IRMapping map;
-  map.map(scan.index(), iv);
-  for (auto [k, c] : llvm::zip(scan.carries, carries))
-    map.map(scan.iterArg(k), c);
+  map.map(scan.index(), scan.lower == 0 && scan.step == 1
+                            ? k
+                            : affineIndex(b, index(b, scan.lower), k,
+                                          scan.step));
+  for (auto [kk, c] : llvm::zip(scan.carries, carries))
+    map.map(scan.iterArg(kk), c);
   for (Operation &op : scan.body()->without_terminator())
     if (!llvm::is_contained(scan.inserts, &op))
       b.clone(op, map);
   scf::YieldOp yield = scan.yield();
   StepValues s;
-  for (unsigned k : scan.carries)
-    s.next.push_back(map.lookupOrDefault(yield.getOperand(k)));
-  for (tensor::InsertSliceOp insert : scan.inserts)
-    s.rows.push_back(map.lookupOrDefault(insert.getSource()));
+  for (unsigned kk : scan.carries)
+    s.next.push_back(map.lookupOrDefault(yield.getOperand(kk)));
+  for (Value stored : scan.stored)
+    s.rows.push_back(map.lookupOrDefault(stored));
   return s;
 }
 
-SmallVector<Value> ScanRewriter::cloneBackwardStep(OpBuilder &b, Value j,
+SmallVector<Value> ScanRewriter::cloneBackwardStep(OpBuilder &b, Value m,
                                                    ValueRange state,
-                                                   ValueRange rows) {
+                                                   const StepValues &step,
+                                                   ValueRange entering) {
   IRMapping map;
-  map.map(bwd.getInductionVar(), j);
-  map.map(bwd.getRegionIterArgs(), state);
+  map.map(scan.backwardIndex(),
+          affineIndex(b, scan.backwardLower, m, scan.backwardStep));
+  map.map(scan.backwardStateArgs(), state);
   llvm::SmallPtrSet<Operation *, 4> reads;
-  for (auto [s, stackReads] : llvm::enumerate(scan.reads))
-    for (tensor::ExtractSliceOp read : stackReads) {
-      map.map(read.getResult(), rows[s]);
-      reads.insert(read);
-    }
-  for (Operation &op : bwd.getBody()->without_terminator())
+  for (const StackRead &read : scan.reads) {
+    if (read.kind == StackRead::Kind::Row)
+      map.map(read.op->getResult(0), step.rows[read.stack]);
+    else if (read.kind == StackRead::Kind::CarryEntering)
+      map.map(read.op->getResult(0), entering[read.carry]);
+    else
+      continue;
+    reads.insert(read.op);
+  }
+  for (Operation &op : scan.backwardBody()->without_terminator())
     if (!reads.contains(&op))
       b.clone(op, map);
   SmallVector<Value> out;
-  for (Value v : bwd.getBody()->getTerminator()->getOperands())
+  for (Value v : scan.backwardYields())
     out.push_back(map.lookupOrDefault(v));
   return out;
 }
@@ -397,7 +450,7 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
             tb, loc, last ? last : index(tb, scan.steps - 1), i);
         StepValues s = cloneStep(tb, i, x);
         SmallVector<Value> after = copiedInto(
-            tb, cloneBackwardStep(tb, j, st, s.rows), st);
+            tb, cloneBackwardStep(tb, j, st, s, x), st);
         Value pop = arith::AndIOp::create(
             tb, loc,
             arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq, i, lo),

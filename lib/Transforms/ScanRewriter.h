@@ -29,7 +29,7 @@ using namespace mlir;
 class ScanRewriter {
 public:
   ScanRewriter(const ScanPair &scan, int64_t slots)
-      : scan(scan), bwd(scan.backward), slots(slots),
+      : scan(scan), slots(slots),
         counts(scan.online() ? countOnlineReversal(scan.steps, slots)
                              : countLoopReversal(scan.steps, slots)),
         loc(scan.forward->getLoc()) {}
@@ -61,13 +61,24 @@ private:
     return arith::ConstantIndexOp::create(b, loc, v);
   }
 
-  /// The forward body at `iv` from `carries`, without the stacking.
-  StepValues cloneStep(OpBuilder &b, Value iv, ValueRange carries);
+  /// The forward body at iteration `k` (its index lower + k * step) from
+  /// `carries`, without the stacking.
+  StepValues cloneStep(OpBuilder &b, Value k, ValueRange carries);
 
-  /// The backward body at `j` from `state`, its stack reads replaced by
-  /// `rows`.
-  SmallVector<Value> cloneBackwardStep(OpBuilder &b, Value j, ValueRange state,
-                                       ValueRange rows);
+  /// The backward body at iteration `m` from `state`, its stack reads
+  /// replaced by what the step it reverses stacked (`step.rows`) or by the
+  /// carries entering that step (`entering`).
+  SmallVector<Value> cloneBackwardStep(OpBuilder &b, Value m, ValueRange state,
+                                       const StepValues &step,
+                                       ValueRange entering);
+
+  /// lower + k * step, folded when trivial.
+  Value affineIndex(OpBuilder &b, Value lower, Value k, int64_t step);
+
+  /// Replaces the reads outside the loops (a carry's initial or final
+  /// value) and the backward loop's results, then erases both loops and
+  /// whatever only they used (the stacks' initial values).
+  void replaceLoops(ValueRange finalCarries, ValueRange backwardResults);
 
   /// `values` written into the buffers of `into` (the iteration arguments),
   /// so that the yield is in place.
@@ -218,7 +229,6 @@ private:
   }
 
   const ScanPair &scan;
-  scf::ForOp bwd;
   int64_t slots;
   LoopReversalCounts counts;
   Location loc;

@@ -275,7 +275,7 @@ private:
         kinds.push_back({ScanBookkeeping::Copy, scan->iterArg(k).getType()});
         kinds.push_back({ScanBookkeeping::Store, scan->iterArg(k).getType()});
       }
-      for (Value state : scan->backward.getRegionIterArgs())
+      for (Value state : scan->backwardStateArgs())
         kinds.push_back({ScanBookkeeping::Copy, state.getType()});
       for (auto [kind, type] : kinds) {
         auto carry = dyn_cast<RankedTensorType>(type);

@@ -82,7 +82,7 @@ func.func @out_of_order(%h0: tensor<2xf32>) -> tensor<2xf32> {
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %s0 = tensor.empty() : tensor<4x2xf32>
-  // expected-remark @+1 {{loop not checkpointed: its stack (result #1) is read at an index other than T-1-j of the backward loop's j (rows read out of order)}}
+  // expected-remark @+1 {{loop not checkpointed: its stack (result #1) is read at row j, which neither the forward iteration it reverses nor the one before wrote (rows read out of order)}}
   %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
     %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
     %hn = math.sin %h : tensor<2xf32>
@@ -126,13 +126,13 @@ func.func @side_effects(%h0: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// A step other than 1 (a loop to a run-time bound is checkpointed online:
+// A step other than 1 to a run-time bound (from 0 by 1 it is checkpointed online:
 // checkpoint-scans-while.mlir).
 func.func @step_two(%h0: tensor<2xf32>, %n: index) -> tensor<2xf32> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %s0 = tensor.empty() : tensor<4x2xf32>
-  // expected-remark @+1 {{loop not checkpointed: its bounds are not 0 to T with step 1}}
+  // expected-remark @+1 {{loop not checkpointed: its bounds are neither constants nor 0 to a run-time value by 1}}
   %f:2 = scf.for %i = %c0 to %n step %c2 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
     %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
     %hn = math.sin %h : tensor<2xf32>

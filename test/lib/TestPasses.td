@@ -80,4 +80,17 @@ def TestCheckArenaPass : Pass<"remat-test-check-arena", "mlir::ModuleOp"> {
   ];
 }
 
+def TestScanMatchPass : Pass<"remat-test-scan-match", "mlir::ModuleOp"> {
+  let summary = "(test) Print what the scan recognizer proves, as remarks";
+  let description = [{
+    On every op carrying the unit attribute `test.index` (any op with
+    one index result): its value as an affine sum (IndexExpr), the terms
+    printed as operands. On every scf.for and scf.while at the top level of a
+    function: the scan it begins (T, the stacks' rows as alpha * k + beta,
+    the backward loop's index as lower + m * step, and what each stack read
+    gets: the row the reversed step stacks, the carry entering it, or a
+    carry's initial or final value) or why it is not one. No rewrite.
+  }];
+}
+
 #endif // REMAT_TEST_TESTPASSES_TD

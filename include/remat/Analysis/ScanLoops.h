@@ -2,26 +2,38 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// A scan, as scan-based frontends emit it (JAX lax.scan, StableHLO while
-// lowered to scf): a forward `scf.for %i = 0 to T step 1` whose iterations
-// store per-iteration values into stacked tensors
-//   %s' = tensor.insert_slice %v into %s[%i, 0, ...] [1, ...] [1, ...]
-// (the stacks are iter_args; the other iter_args are the carried state), and
-// a backward `scf.for %j = 0 to T step 1` that reads every stack only at
-// T-1-j with tensor.extract_slice. Both bodies are pure. Such a pair is a
-// chain of T identical stages: every stacked value of iteration i is a
-// function of the carries entering it, so the backward pass can get it back
-// from a checkpoint of the carries (ScanPair) instead of the stack.
+// A scan: a forward loop whose iterations store per-iteration values into
+// stacked tensors, and a backward loop that reads them back in reverse. It is
+// recognised by what it reads and writes, not by how it is spelled:
 //
-// The forward loop may also be an `scf.while` whose condition is known only
-// at run time (a loop run until convergence, or for a number of steps given
-// as an argument): its iterations stack at a counter from 0 by 1, into
-// stacks of as many rows as it may run, and the backward loop runs from 0 to
-// the counter's result reading row (count-1)-j.
+// - the forward loop is an `scf.for` with constant bounds and any step, one
+//   to a bound known at run time (0 to %n by 1), or an `scf.while` with a
+//   counter from 0 by 1 (online: its trip count is known only at run time);
+// - a stack is an iteration argument the body writes once per iteration,
+//   a whole row (`tensor.insert_slice` of [1, dims...], or `tensor.insert`
+//   into a 1-D stack) at a row that is an affine function of the iteration,
+//   rising or falling by one row (`i`, `i + 1`, `T - 1 - i`, however the
+//   index is spelled: IndexExpr.h); rows may have been written before the
+//   loop (h_0 at row 0, as `torch.stack([h0, ..., hT])` stores states);
+// - the backward loop is an `scf.for` or an `scf.while` counting up or down
+//   whose iterations run as many times, and its iteration m provably reads
+//   only rows that forward iteration T-1-m wrote (the stacked values
+//   recomputed from the carries entering it), or rows that iteration T-2-m
+//   wrote if they hold the carry it yielded (the carry entering T-1-m; for
+//   m = T-1, a row written before the loop with the carry's initial value).
+//   Reads at a constant row outside the loops get the carry's initial or
+//   final value the same way.
+//
+// Both bodies are pure. Such a pair is a chain of T identical stages: every
+// value read from a stack is a function of the carries entering one step,
+// so the backward pass can get it back from a checkpoint of the carries
+// instead of from the stack.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_ANALYSIS_SCANLOOPS_H
 #define REMAT_ANALYSIS_SCANLOOPS_H
+
+#include "remat/Analysis/IndexExpr.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -32,27 +44,55 @@
 
 namespace remat {
 
+/// What a stack read gets back, in terms of one forward step.
+struct StackRead {
+  enum class Kind {
+    Row,           ///< What the step being reversed stacks into `stack`.
+    CarryEntering, ///< The carry entering that step (`carry`).
+    CarryInit,     ///< Outside the loops: the carry's initial value.
+    CarryFinal,    ///< Outside the loops: the carry's value after the loop.
+  };
+  mlir::Operation *op = nullptr; ///< tensor.extract_slice or tensor.extract.
+  Kind kind = Kind::Row;
+  unsigned stack = 0; ///< Index into ScanPair::stacks.
+  unsigned carry = 0; ///< Index into ScanPair::carries (Carry* kinds).
+};
+
 struct ScanPair {
-  /// The forward loop: an scf.for from 0 to T, or (online()) one whose trip
-  /// count is known only at run time: an scf.for from 0 to a value, or an
-  /// scf.while (a counter from 0 by 1 indexes the stacks, the backward loop
-  /// runs to the counter's result).
+  /// The forward loop: an scf.for with constant bounds, or (online()) one
+  /// whose trip count is known only at run time: an scf.for from 0 to a
+  /// value by 1, or an scf.while (a counter from 0 by 1).
   mlir::Operation *forward = nullptr;
-  mlir::scf::ForOp backward;
-  /// T for an scf.for; for an scf.while, the stacks' rows (the most steps
-  /// it can take, the nominal T of the time model).
+  /// T for an scf.for; online, the most steps the stacks have rows for (the
+  /// nominal T of the time model).
   int64_t steps = 0;
+  /// The forward loop's index at iteration k is lower + k * step.
+  int64_t lower = 0, step = 1;
   /// Forward iteration-argument indices (of the for's iter_args, of the
   /// while's operands = after-block arguments = results): carried state,
   /// and stacks. The while's counter is in neither.
   llvm::SmallVector<unsigned> carries, stacks;
   unsigned counter = 0; ///< The while's counter (online() only).
-  /// Per stack (same order): the insert into it in the forward body.
-  llvm::SmallVector<mlir::tensor::InsertSliceOp> inserts;
-  /// Per stack: its reads in the backward body.
-  llvm::SmallVector<llvm::SmallVector<mlir::tensor::ExtractSliceOp, 1>> reads;
+  /// Per stack (same order): the write into it in the forward body
+  /// (tensor.insert_slice or tensor.insert), and the value it stores.
+  llvm::SmallVector<mlir::Operation *> inserts;
+  llvm::SmallVector<mlir::Value> stored;
+  /// Per stack: forward iteration k writes row rowStride * k + rowBase
+  /// (rowStride = +-1).
+  llvm::SmallVector<int64_t> rowStride, rowBase;
+  /// Every read of every stack, in the backward body or outside the loops.
+  llvm::SmallVector<StackRead> reads;
   /// Bytes of one iteration's carried state, and of the stacks in all.
   int64_t carryBytes = 0, stackBytes = 0;
+
+  /// The backward loop (an scf.for or scf.while) in the forward loop's
+  /// block; its index at iteration m is backwardLower + m * backwardStep,
+  /// and iteration m reverses forward iteration T-1-m.
+  mlir::Operation *backward = nullptr;
+  mlir::Value backwardLower;
+  int64_t backwardStep = 1;
+  /// The while's counter among its arguments (a for: none).
+  std::optional<unsigned> backwardCounter;
 
   bool online() const { return runTimeSteps; }
   bool runTimeSteps = false;
@@ -60,7 +100,7 @@ struct ScanPair {
   /// the while counter's result.
   mlir::Value tripCount() const;
   /// The block of one forward iteration (the for's body, the while's after
-  /// region), its index i, its k-th iteration argument, initial value and
+  /// region), its index, its k-th iteration argument, initial value and
   /// result, and its terminator.
   mlir::Block *body() const;
   mlir::Value index() const;
@@ -68,11 +108,35 @@ struct ScanPair {
   mlir::Value init(unsigned k) const;
   mlir::Value result(unsigned k) const;
   mlir::scf::YieldOp yield() const;
+
+  /// The backward loop's body, index, and its iteration state (its
+  /// arguments, inits, yielded values and results, the counter left out).
+  mlir::Block *backwardBody() const;
+  mlir::Value backwardIndex() const;
+  llvm::SmallVector<mlir::Value> backwardStateArgs() const;
+  llvm::SmallVector<mlir::Value> backwardInits() const;
+  llvm::SmallVector<mlir::Value> backwardYields() const;
+  llvm::SmallVector<mlir::Value> backwardResults() const;
 };
 
+/// An scf.while that counts: its condition passes its arguments on and
+/// compares the argument `counter`, which moves by `step` (+-1) from `init`,
+/// with a bound defined before the loop; it runs `trips` iterations.
+struct CountedWhile {
+  unsigned counter = 0;
+  mlir::Value init;
+  int64_t step = 1;
+  IndexExpr trips;
+};
+/// `loop` as a CountedWhile, or why it is not one ("does not step its
+/// counter by one").
+std::variant<CountedWhile, std::string>
+matchCountedWhile(mlir::scf::WhileOp loop);
+
 /// The scan `forward` (an scf.for or scf.while) begins, or why it is not
-/// one (a sentence naming what the pass needs: "its stack %s is read at an
-/// index other than T-1-j").
+/// one: a sentence naming the first condition that failed and the value
+/// and row it saw ("its stack (result #1) is read at row 62 - j, which
+/// neither forward iteration 63 - j nor the one before wrote").
 std::variant<ScanPair, std::string> matchScan(mlir::Operation *forward);
 
 } // namespace remat

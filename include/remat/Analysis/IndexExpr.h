@@ -1,0 +1,67 @@
+//===- IndexExpr.h - Index values as affine sums of SSA values --*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Frontends spell the same row index many ways: `arith.subi %c63, %j`,
+// `affine.apply affine_map<(d0) -> (63 - d0)>(%j)`, `index.sub`, through
+// `arith.index_cast`. A loop recognizer that compares spellings misses most
+// of them; one that compares the affine sums they denote does not. An
+// IndexExpr is c0 + sum(c_k * v_k) over opaque SSA values v_k (induction
+// variables, trip counts, anything not a sum, a difference or a product by a
+// constant).
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_ANALYSIS_INDEXEXPR_H
+#define REMAT_ANALYSIS_INDEXEXPR_H
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace remat {
+
+class IndexExpr {
+public:
+  IndexExpr() = default;
+  static IndexExpr constant(int64_t c);
+  static IndexExpr of(mlir::Value v);
+
+  /// Checked: std::nullopt when a coefficient would overflow.
+  std::optional<IndexExpr> plus(const IndexExpr &other) const;
+  std::optional<IndexExpr> minus(const IndexExpr &other) const;
+  std::optional<IndexExpr> times(int64_t factor) const;
+  /// `v` replaced by `with` (an induction variable by lower + k * step).
+  std::optional<IndexExpr> substitute(mlir::Value v,
+                                      const IndexExpr &with) const;
+  /// Each coefficient divided by `d` when all divide exactly: the floor
+  /// division of the sum, for every value of the terms.
+  std::optional<IndexExpr> dividedExactly(int64_t d) const;
+
+  int64_t constantPart() const { return constantTerm; }
+  int64_t coefficient(mlir::Value v) const;
+  std::optional<int64_t> asConstant() const;
+  bool operator==(const IndexExpr &other) const;
+  bool operator!=(const IndexExpr &other) const { return !(*this == other); }
+
+  /// As a reader would write it: "63 - 1*%j", with `names` for the terms
+  /// (the loops' induction variables as i, j; others printed as operands).
+  std::string str(llvm::function_ref<std::string(mlir::Value)> name) const;
+
+private:
+  int64_t constantTerm = 0;
+  /// Sorted by value pointer, no zero coefficient.
+  llvm::SmallVector<std::pair<mlir::Value, int64_t>, 2> terms;
+  void normalize();
+};
+
+/// `v` (of index or integer type) as an affine sum, looking through
+/// constants, add/sub/mul by a constant (arith and index dialects),
+/// affine.apply of a one-result affine map and integer casts; any other
+/// value is a term of its own.
+IndexExpr indexExprOf(mlir::Value v);
+
+} // namespace remat
+
+#endif // REMAT_ANALYSIS_INDEXEXPR_H
