@@ -563,17 +563,23 @@ std::variant<ScanPair, std::string> matchScan(Operation *forward) {
   return Matcher(forward).run();
 }
 
-Block *ScanPair::body() const {
-  if (auto loop = dyn_cast<scf::ForOp>(forward))
-    return loop.getBody();
-  return cast<scf::WhileOp>(forward).getAfterBody();
+/// The block of one iteration of `loop` (a for's body, a while's after
+/// region) and its index (the for's induction variable, else the argument
+/// `counter` of that block): the forward and the backward loop alike.
+static Block *iterationBlock(Operation *loop) {
+  if (auto f = dyn_cast<scf::ForOp>(loop))
+    return f.getBody();
+  return cast<scf::WhileOp>(loop).getAfterBody();
+}
+static Value iterationIndex(Operation *loop, unsigned counter) {
+  if (auto f = dyn_cast<scf::ForOp>(loop))
+    return f.getInductionVar();
+  return iterationBlock(loop)->getArgument(counter);
 }
 
-Value ScanPair::index() const {
-  if (auto loop = dyn_cast<scf::ForOp>(forward))
-    return loop.getInductionVar();
-  return body()->getArgument(counter);
-}
+Block *ScanPair::body() const { return iterationBlock(forward); }
+
+Value ScanPair::index() const { return iterationIndex(forward, counter); }
 
 Value ScanPair::iterArg(unsigned k) const {
   if (auto loop = dyn_cast<scf::ForOp>(forward))
@@ -599,16 +605,10 @@ scf::YieldOp ScanPair::yield() const {
   return cast<scf::YieldOp>(body()->getTerminator());
 }
 
-Block *ScanPair::backwardBody() const {
-  if (auto loop = dyn_cast<scf::ForOp>(backward))
-    return loop.getBody();
-  return cast<scf::WhileOp>(backward).getAfterBody();
-}
+Block *ScanPair::backwardBody() const { return iterationBlock(backward); }
 
 Value ScanPair::backwardIndex() const {
-  if (auto loop = dyn_cast<scf::ForOp>(backward))
-    return loop.getInductionVar();
-  return backwardBody()->getArgument(*backwardCounter);
+  return iterationIndex(backward, backwardCounter.value_or(0));
 }
 
 /// The values of `range` but the while's counter.
