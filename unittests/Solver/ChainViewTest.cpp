@@ -7,6 +7,7 @@
 #include "remat/Solver/Testing/ModelGraphs.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
 #include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Strategy.h"
 
 #include <gtest/gtest.h>
 
@@ -240,6 +241,86 @@ TEST(ChainView, ModelBoundsResNetLike) {
   int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
   for (int k = 3; k <= 10; ++k)
     expectModelBoundsGraph(g, *view, peak * k / 10, 500);
+}
+
+/// Plans of every kind on `view`: revolve with each number of snapshots,
+/// rotor's persistent (both models) and weak DPs at chain budgets from the
+/// inputs to the chain model's peak, with few and many slots.
+std::vector<ChainOps> manyPlans(const TrainingGraph &g, const ChainView &view) {
+  std::vector<ChainOps> plans;
+  const int steps = view.length() + 1;
+  for (int c = 1; c <= steps; ++c)
+    plans.push_back(revolveOps(steps, c));
+  ChainGraph cg = buildChainGraph(view.spec);
+  const int64_t lo = inputBytes(g);
+  const int64_t hi = simulate(cg.graph, keepEverythingSchedule(cg.graph)).peak;
+  for (int slots : {4, 50})
+    for (int64_t b = lo; b <= hi; b += std::max<int64_t>(1, (hi - lo) / 6))
+      for (const ChainPlan &p :
+           {rotorPersistentPlan(view.spec, b, slots, RotorModel::Paper),
+            rotorPersistentPlan(view.spec, b, slots, RotorModel::Graph),
+            rotorWeakPlan(view.spec, b, slots)})
+        if (p.feasible)
+          plans.push_back(p.ops);
+  return plans;
+}
+
+/// The B steps' stages, in plan order.
+std::vector<int> backwardStages(const ChainOps &ops) {
+  std::vector<int> stages;
+  for (const ChainStep &st : ops)
+    if (st.op == ChainOp::Backward)
+      stages.push_back(st.stage);
+  return stages;
+}
+
+// No valid expansion on a view peaks below backwardBlockFloor, whatever the
+// plan, and no schedule of the chain strategies below viaChainFloor. Every
+// plan runs B^{L+1} .. B^1 in this order, as the floor assumes.
+TEST(ChainView, BackwardBlockFloorBoundsEveryPlan) {
+  std::vector<TrainingGraph> graphs = {resnetLike(60), unetLike(40)};
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    RandomDagOptions o;
+    o.costs.maxWorkspace = 2;
+    graphs.push_back(randomTrainingDag(seed, 3 + seed % 10, o));
+  }
+  int checked = 0, tight = 0;
+  for (const TrainingGraph &g : graphs) {
+    for (bool move : {true, false}) {
+      std::optional<ChainView> view = extractChain(g, nullptr, 0, move);
+      if (!view)
+        continue;
+      const int64_t floor = backwardBlockFloor(g, *view);
+      int64_t least = -1;
+      std::vector<int> chainOrder;
+      for (int l = view->length() + 1; l >= 1; --l)
+        chainOrder.push_back(l);
+      for (const ChainOps &ops : manyPlans(g, *view)) {
+        EXPECT_EQ(backwardStages(ops), chainOrder) << chainOpsString(ops);
+        SimulationResult r = simulate(g, expandChainSchedule(g, *view, ops));
+        if (!r.valid)
+          continue;
+        ++checked;
+        EXPECT_GE(r.peak, floor) << chainOpsString(ops);
+        least = least < 0 ? r.peak : std::min(least, r.peak);
+      }
+      tight += least == floor;
+    }
+    const int64_t floor = viaChainFloor(g, SolveOptions{}); // Any slots.
+    const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
+    for (const char *name : {"revolve", "chain-rotor", "chain-rotor-weak"})
+      for (int64_t b = inputBytes(g); b <= peak;
+           b += std::max<int64_t>(1, (peak - inputBytes(g)) / 8)) {
+        SolveOptions o;
+        o.budget = b;
+        o.slots = 50;
+        Solution s = solve(g, name, o);
+        if (s.feasible)
+          EXPECT_GE(s.sim.peak, floor) << name << " at " << b;
+      }
+  }
+  EXPECT_GT(checked, 500);
+  EXPECT_GT(tight, 0); // Reached by some plan on some views.
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "remat/Solver/Chain/ChainSolvers.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace remat {
 
@@ -141,12 +142,31 @@ private:
   Probe best; ///< The fastest plan that fits so far.
 };
 
+/// Whether the plan's B steps come in chain order, B^{L+1} first, each at
+/// most once: the chain model's own order (B^l reads delta^l, which B^{l+1}
+/// produces), which viaChainFloor relies on.
+bool backwardsInChainOrder(const ChainOps &ops) {
+  int last = std::numeric_limits<int>::max();
+  for (const ChainStep &st : ops)
+    if (st.op == ChainOp::Backward) {
+      if (st.stage >= last)
+        return false;
+      last = st.stage;
+    }
+  return true;
+}
+
 Probe ChainBudgetSearch::probe(int64_t chainBudget) {
   Probe p;
   ++probes;
   p.plan = planner(g, view, chainBudget);
   if (!p.plan.note.empty() && opts.note)
     opts.note(name + ": " + p.plan.note);
+  if (p.plan.feasible && !backwardsInChainOrder(p.plan.ops)) {
+    p.plan.feasible = false; // Never observed: every DP plans in this order.
+    p.plan.reason = name + ": internal error: the plan's backward steps are "
+                           "out of chain order";
+  }
   if (!p.plan.feasible)
     return p;
   p.planned = true;

@@ -40,14 +40,34 @@ double finite(double v) {
   return v;
 }
 
+/// The rows as one row-ordered matrix, built at once: appending rows one by
+/// one to a CoinPackedMatrix without spare room copies the whole matrix each
+/// time (quadratic: 10 s of a 0.2 s probe on the 90-node ResNet's 33,000
+/// rows).
+CoinPackedMatrix rowMatrix(const Model &m) {
+  std::vector<double> elements;
+  std::vector<int> indices, lengths;
+  std::vector<CoinBigIndex> starts;
+  for (const Row &r : m.rows) {
+    starts.push_back(static_cast<CoinBigIndex>(elements.size()));
+    lengths.push_back(static_cast<int>(r.index.size()));
+    indices.insert(indices.end(), r.index.begin(), r.index.end());
+    elements.insert(elements.end(), r.value.begin(), r.value.end());
+  }
+  starts.push_back(static_cast<CoinBigIndex>(elements.size()));
+  return CoinPackedMatrix(/*colordered=*/false,
+                          static_cast<int>(m.columns.size()),
+                          static_cast<int>(m.rows.size()),
+                          static_cast<CoinBigIndex>(elements.size()),
+                          elements.data(), indices.data(), starts.data(),
+                          lengths.data());
+}
+
 void load(OsiClpSolverInterface &solver, const Model &m) {
   const int n = static_cast<int>(m.columns.size());
-  CoinPackedMatrix matrix(false, 0, 0); // Row-ordered.
-  matrix.setDimensions(0, n);
+  CoinPackedMatrix matrix = rowMatrix(m);
   std::vector<double> rowLower, rowUpper;
   for (const Row &r : m.rows) {
-    matrix.appendRow(static_cast<int>(r.index.size()), r.index.data(),
-                     r.value.data());
     rowLower.push_back(finite(r.lower));
     rowUpper.push_back(finite(r.upper));
   }

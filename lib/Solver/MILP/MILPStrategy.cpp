@@ -42,6 +42,27 @@ std::optional<Schedule> warmStart(const TrainingGraph &g,
   return std::nullopt;
 }
 
+/// The program itself where it fits: every node runs at least once in any
+/// schedule (the Simulator requires it) and no time is negative, so running
+/// each once is optimal, over all schedules, not just the model's. CBC took
+/// 4.4 s to prove that on the 90-node ResNet (its root LP).
+std::optional<StrategyResult> wholeProgram(const TrainingGraph &g,
+                                           const SolveOptions &opts) {
+  Schedule all = keepEverythingSchedule(g);
+  SimulationResult sim = simulate(g, all);
+  if (!sim.valid || sim.peak > opts.budget)
+    return std::nullopt;
+  StrategyResult res;
+  res.feasible = true;
+  res.schedule = std::move(all);
+  res.bound = sim.time;
+  res.gap = 0;
+  if (opts.note)
+    opts.note("checkmate-milp: optimal (the budget holds the whole program, "
+              "each node runs once)");
+  return res;
+}
+
 } // namespace
 
 StrategyResult solveCheckmateMILP(const TrainingGraph &g,
@@ -54,6 +75,8 @@ StrategyResult solveCheckmateMILP(const TrainingGraph &g,
                  " its model handles; use auto or lowerset-approx";
     return res;
   }
+  if (std::optional<StrategyResult> all = wholeProgram(g, opts))
+    return std::move(*all);
   std::optional<Schedule> warm = warmStart(g, opts);
   CheckmateOptions co;
   co.budget = opts.budget == kUnlimitedBudget

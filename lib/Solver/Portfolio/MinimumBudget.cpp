@@ -51,16 +51,36 @@ private:
   int shift;
 };
 
-/// Solves at `budget` with the options' other settings; records a lower
-/// peak the strategy reports when it fails.
-bool feasibleAt(const TrainingGraph &g, const std::string &strategy,
-                SolveOptions &o, int64_t budget, int64_t *leastPeak = nullptr) {
-  o.budget = budget;
-  Solution s = solve(g, strategy, o);
-  if (!s.feasible && leastPeak)
-    *leastPeak = s.leastPeak;
-  return s.feasible;
-}
+/// Solves of one strategy at varying budgets with fixed other options.
+/// Below the strategy's proven floor (budgetSearch.floor) the answer is
+/// known: no solve, and no lowest peak to report.
+class Prober {
+public:
+  Prober(const TrainingGraph &g, const std::string &strategy, SolveOptions o)
+      : g(g), strategy(strategy), o(std::move(o)) {
+    const StrategyDescriptor *d = findStrategy(strategy);
+    if (d && d->budgetSearch.floor)
+      floor = d->budgetSearch.floor(g, this->o);
+  }
+
+  /// Whether it meets `budget`; records a lower peak the strategy reports
+  /// when it fails.
+  bool operator()(int64_t budget, int64_t *leastPeak = nullptr) {
+    if (budget < floor)
+      return false;
+    o.budget = budget;
+    Solution s = solve(g, strategy, o);
+    if (!s.feasible && leastPeak)
+      *leastPeak = s.leastPeak;
+    return s.feasible;
+  }
+
+private:
+  const TrainingGraph &g;
+  const std::string strategy;
+  SolveOptions o;
+  int64_t floor = 0;
+};
 
 /// Whether one failed solve just below the best budget so far proves that
 /// `strategy` cannot improve on it.
@@ -77,8 +97,8 @@ bool isMonotone(const std::string &strategy) {
 /// best so far, and for a strategy monotone in the budget one failed solve
 /// says so; the others (join's slots) are searched on.
 void lowerWith(const TrainingGraph &g, const std::string &strategy,
-               SolveOptions o, BudgetSearch &search, bool pruneFirst) {
-  auto feasible = [&](int64_t b) { return feasibleAt(g, strategy, o, b); };
+               const SolveOptions &o, BudgetSearch &search, bool pruneFirst) {
+  Prober feasible(g, strategy, o);
   if (pruneFirst && !search.close()) {
     if (feasible(search.improvement()))
       search.hi = search.improvement();
@@ -88,10 +108,11 @@ void lowerWith(const TrainingGraph &g, const std::string &strategy,
   if (search.hi <= search.lo)
     return;
   int64_t least = -1;
-  if (feasibleAt(g, strategy, o, search.lo, &least))
+  if (feasible(search.lo, &least))
     return void(search.hi = search.lo); // lo is the proven floor.
-  search.tryLower(feasible, least);
-  search.bisect(feasible, std::numeric_limits<int>::max());
+  auto at = [&](int64_t b) { return feasible(b); };
+  search.tryLower(at, least);
+  search.bisect(at, std::numeric_limits<int>::max());
 }
 
 /// auto meets a budget when one of its runs does: each run's smallest
@@ -108,14 +129,15 @@ void lowerWithPortfolio(const TrainingGraph &g, SolveOptions &o,
 
 /// A few short solves of `d` from the proven floor: it may succeed where
 /// the others failed, but a solve at an infeasible budget runs to its time
-/// limit.
+/// limit. None on graphs where such short solves cannot succeed.
 void probeBelow(const TrainingGraph &g, const StrategyDescriptor &d,
-                SolveOptions o, BudgetSearch &search, int64_t floor) {
-  SolveOptions m = d.budgetSearch.probeOptions ? d.budgetSearch.probeOptions(o)
-                                               : o;
+                const SolveOptions &o, BudgetSearch &search, int64_t floor) {
+  const BudgetSearchRole &role = d.budgetSearch;
+  if (role.probesHelp && !role.probesHelp(g))
+    return;
+  Prober feasible(g, d.name, role.probeOptions ? role.probeOptions(o) : o);
   search.lo = floor;
-  search.bisect([&](int64_t b) { return feasibleAt(g, d.name, m, b); },
-                d.budgetSearch.probes);
+  search.bisect([&](int64_t b) { return feasible(b); }, role.probes);
 }
 
 } // namespace
@@ -128,7 +150,7 @@ int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
   if (!o.cache)
     o.cache = std::make_shared<SolveCache>(); // Budget-independent work.
   const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
-  if (!feasibleAt(g, strategy, o, peak))
+  if (!Prober(g, strategy, o)(peak))
     return -1;
   if (peak == 0)
     return 0;

@@ -107,6 +107,13 @@ StrategyResult solveViaChain(const TrainingGraph &g, const ChainView &view,
                              const ChainPlanner &planner,
                              bool raiseBudget = true);
 
+/// No schedule solveViaChain(g, opts, ...) returns peaks below this, for any
+/// planner and budget: the program itself where it fits, otherwise the
+/// expansion of a plan on one of its two views, whose B steps it checks are
+/// in chain order (backwardBlockFloor). The smallest-budget search skips the
+/// solves below it.
+int64_t viaChainFloor(const TrainingGraph &g, const SolveOptions &opts);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_CHAIN_CHAINSOLVERS_H

@@ -101,6 +101,12 @@ ChainView chainGraphView(const ChainGraph &cg, const ChainSpec &spec);
 Schedule expandChainSchedule(const TrainingGraph &g, const ChainView &view,
                              const ChainOps &ops);
 
+/// The least peak of any valid schedule of `g` that runs the view's backward
+/// groups each as one uninterrupted block, B^{L+1}'s first and B^1's last, as
+/// the expansion of every chain plan does: none on this view, whatever its
+/// DP or budget, peaks lower (ChainFloor.cpp has the argument).
+int64_t backwardBlockFloor(const TrainingGraph &g, const ChainView &view);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_CHAIN_CHAINVIEW_H

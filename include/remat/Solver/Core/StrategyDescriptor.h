@@ -114,6 +114,11 @@ struct BudgetSearchRole {
   /// Meets every budget b' >= b once it meets b: one failed probe below the
   /// best budget so far proves it cannot improve it.
   bool monotone = false;
+  /// A budget below which the strategy provably meets none (every plan it
+  /// can return peaks at least this much); unset or <= 0: no claim. The
+  /// search answers "no" below it without solving, so it finds what it would
+  /// have found by solving, sooner.
+  std::function<int64_t(const TrainingGraph &, const SolveOptions &)> floor;
   /// Search this strategy's smallest budget instead (it meets every budget
   /// that one meets; solves of this one at infeasible budgets are slow).
   std::string searchVia;
@@ -121,6 +126,8 @@ struct BudgetSearchRole {
   /// options (short time limits).
   int probes = 0;
   std::function<SolveOptions(const SolveOptions &)> probeOptions;
+  /// The graphs where such short solves can succeed (unset: all).
+  std::function<bool(const TrainingGraph &)> probesHelp;
   /// A portfolio (auto): search each of its runs (Portfolio/Auto.h).
   bool portfolio = false;
 };

@@ -19,9 +19,11 @@ namespace remat {
 /// searched fully; then, on graphs where auto refines, a few short solves
 /// of the refinement bisect below it (budgetSearch.probes). A strategy with
 /// budgetSearch.searchVia searches that one's budget, then its own probes.
-/// Returns -1 when even the no-remat peak fails. With `granularityShift` k >
-/// 0 the search stops once the range is within 1/2^k of the budget found
-/// (fewer solves on large graphs; budgets below 2^k bytes stay exact).
+/// Below a strategy's proven floor (budgetSearch.floor) nothing is solved:
+/// the answer is the same, sooner. Returns -1 when even the no-remat peak
+/// fails. With `granularityShift` k > 0 the search stops once the range is
+/// within 1/2^k of the budget found (fewer solves on large graphs; budgets
+/// below 2^k bytes stay exact).
 int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
                       const SolveOptions &opts, int granularityShift = 0);
 
