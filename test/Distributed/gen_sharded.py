@@ -1,0 +1,714 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Generates a GPT-like training step, single-device and sharded (SPMD).
+
+The model: L blocks over activations x of shape [S, B, D] (sequence-major,
+Megatron's [s, b, h] layout, so a sequence shard is a contiguous block of
+rows), each block
+
+  x1 = x + causal_multi_head_attention(x)     (Wq, Wk, Wv, Wo: D x D, H heads)
+  x2 = x1 + tanh(x1 W1) W2                    (W1: D x F, W2: F x D)
+
+no biases, no layernorm; loss = sum((x_L - t)^2) / (S B D) (mean squared
+error against a fixed target t).  Results: the loss, the gradients of every
+weight (block 0's Wq Wk Wv Wo W1 W2, then block 1's, ...), then dloss/dx.
+Forward and hand-written backward are one func.func in linalg on tensors
+(as test/Loops/gen_loops.py writes them); inside, activations are [S*B, D]
+matrices (rows s*B + b) and heads are views [S, B, H, D/H].
+
+Forms (--form), each gradient having its parameter's layout:
+
+  single  one device: the reference twin.
+  dp      data parallel: x, t sharded along the batch (dim 1), weights
+          replicated; every weight gradient and the loss all_reduce-d.
+  fsdp    x, t as dp; every weight sharded along dim 0, all_gather-ed right
+          before its forward use (the backward reads the same gathered
+          value: the plan decides whether to keep or re-gather it); weight
+          gradients reduce_scatter-ed back to the shard layout; loss
+          all_reduce-d.
+  tp      Megatron tensor parallel: x, t replicated; Wq Wk Wv W1 column
+          parallel (dim 1 sharded: H/N heads per rank), Wo W2 row parallel
+          (dim 0) followed by an all_reduce of the partial sums; in the
+          backward the input gradient of each column-parallel part is
+          all_reduce-d.  The loss is computed on replicated values.
+  sp      Megatron sequence parallel on top of tp: x, t and the activations
+          between the parts sharded along the sequence (dim 0); all_gather
+          along the sequence before the column-parallel part,
+          reduce_scatter after the row-parallel part, and the transposed
+          collectives in the backward (all_gather of the output gradient,
+          reduce_scatter of the input gradient); loss all_reduce-d.
+
+Collectives per step with L blocks (K = 6 weights per block):
+  dp: 6L + 1 all_reduce;  fsdp: 6L all_gather, 6L reduce_scatter, 1 all_reduce;
+  tp: 4L all_reduce;      sp: 4L all_gather, 4L reduce_scatter, 1 all_reduce.
+
+Every sharded module starts with `shard.grid @grid(shape = N)`.  The
+harness (MODEL.harness.mlir) builds the FULL arguments with the single
+twin's values (argfill's hash, the single twin's per-argument seeds), takes
+rank r's shard at offset r * shard size (`shard.process_linear_index`),
+calls the step and prints the loss, then every result (the rank's shards)
+with printMemrefF32.
+
+The same builder also simulates the program (--simulate, numpy): each value
+holds one array per rank, ops run rank by rank and collectives combine the
+ranks' arrays, so the simulation runs the text's own op sequence
+(check_sharded.py compares it with the single twin and PyTorch).
+
+Usage:
+  gen_sharded.py --form single|dp|fsdp|tp|sp [--ranks N] [--seq S --batch B
+      --width D --heads H --ffn F --layers L] [-o MODEL.mlir]
+    -o also writes MODEL.harness.mlir next to MODEL.mlir; without -o the
+    model goes to stdout (--harness: the harness instead).
+Standard library only, except the simulation (numpy).
+"""
+
+import argparse
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+sys.dont_write_bytecode = True  # keep the source tree clean
+from remat_import_torch.argfill import (HASH_A, HASH_C, HASH_MASK, Init,  # noqa: E402
+                                        arg_seed, fill_arg, hash_values)
+from remat_import_torch.mlir import V, float_text  # noqa: E402
+
+FORMS = ["single", "dp", "fsdp", "tp", "sp"]
+WEIGHTS = ["wq", "wk", "wv", "wo", "w1", "w2"]
+# Megatron: column parallel (dim 1 sharded) then row parallel (dim 0).
+TP_DIM = {"wq": 1, "wk": 1, "wv": 1, "wo": 0, "w1": 1, "w2": 0}
+# The sharded dimension of x and t (and of dx) per form: batch, sequence.
+X_DIM = {"single": None, "dp": 1, "fsdp": 1, "tp": None, "sp": 0}
+DEFAULTS = dict(seq=16, batch=4, width=32, heads=4, ffn=64, layers=2, ranks=2)
+
+
+def layout(form, name):
+    """The dimension of argument `name` (x, t, wq_0, w2_1, ...) sharded over
+    the ranks in `form`, or None (replicated).  A gradient has its
+    argument's layout."""
+    if name in ("x", "t"):
+        return X_DIM[form]
+    w = name.rsplit("_", 1)[0]
+    return {"single": None, "dp": None, "fsdp": 0, "tp": TP_DIM[w], "sp": TP_DIM[w]}[form]
+
+
+class Opts:
+    def __init__(self, form="single", **kw):
+        self.form = form
+        for k, v in DEFAULTS.items():
+            setattr(self, k, kw.get(k) if kw.get(k) is not None else v)
+        if form == "single":
+            self.ranks = 1
+
+    def check(self):
+        """An error message for sizes the form cannot shard, or None."""
+        S, B, D, H, F, R = self.seq, self.batch, self.width, self.heads, self.ffn, self.ranks
+        if min(S, B, D, H, F, self.layers, R) < 1:
+            return "sizes must be positive"
+        if D % H:
+            return "--width must divide by --heads"
+        need = {"single": [], "dp": [("batch", B)], "fsdp": [("batch", B), ("width", D),
+                                                            ("ffn", F)],
+                "tp": [("heads", H), ("ffn", F)], "sp": [("heads", H), ("ffn", F), ("seq", S)]}
+        for what, n in need[self.form]:
+            if n % R:
+                return "--%s (%d) must divide by --ranks (%d) for --form %s" % (
+                    what, n, R, self.form)
+        return None
+
+    def cmdline(self):
+        text = "--form %s" % self.form
+        if self.form != "single":
+            text += " --ranks %d" % self.ranks
+        for k in ("seq", "batch", "width", "heads", "ffn", "layers"):
+            if getattr(self, k) != DEFAULTS[k]:
+                text += " --%s %d" % (k, getattr(self, k))
+        return text
+
+
+def full_args(o):
+    """(name, full shape, scale) of every argument, in order: x, t, then
+    each block's weights.  Argument k's values use argfill's seed k in every
+    form, so all forms see the single twin's numbers."""
+    S, B, D, F = o.seq, o.batch, o.width, o.ffn
+    args = [("x", [S, B, D], 1.0), ("t", [S, B, D], 1.0)]
+    shapes = {"wq": [D, D], "wk": [D, D], "wv": [D, D], "wo": [D, D], "w1": [D, F],
+              "w2": [F, D]}
+    for l in range(o.layers):
+        for w in WEIGHTS:
+            shape = shapes[w]
+            args.append(("%s_%d" % (w, l), shape, math.sqrt(3.0 / shape[0])))
+    return args
+
+
+def result_names(o):
+    """The results after the loss: d<weight> in argument order, then dx."""
+    return ["%s_%d" % (w, l) for l in range(o.layers) for w in WEIGHTS] + ["x"]
+
+
+def local_shape(shape, dim, ranks):
+    shape = list(shape)
+    if dim is not None:
+        shape[dim] //= ranks
+    return shape
+
+
+# --------------------------------------------------------------------------
+# Argument values: argfill's hash, vectorised (numpy), checked against its
+# plain-Python version.
+# --------------------------------------------------------------------------
+def arg_array(shape, k, scale):
+    import numpy as np
+    i = np.arange(math.prod(shape), dtype=np.int64)
+    h = (i * HASH_A + arg_seed(k)) & HASH_MASK
+    h ^= h >> 15
+    h = (h * HASH_C) & HASH_MASK
+    h ^= h >> 13
+    u = (h >> 8).astype(np.float32) * np.float32(2.0 ** -23) - np.float32(1.0)
+    scale = Init("uniform", scale=scale).scale  # the f32 constant the harness multiplies by
+    v = u * np.float32(scale)
+    head = hash_values(min(8, v.size), arg_seed(k), scale)
+    assert v[:len(head)].tolist() == head, "numpy and argfill disagree on values"
+    return v.reshape(shape)
+
+
+# --------------------------------------------------------------------------
+# Indexing maps.  Attention tensors: q, k, v, o as [S, B, H, dh] views
+# (i or j, b, h, d); scores and probabilities as [B, H, S, S] (b, h, i, j).
+# --------------------------------------------------------------------------
+MAPS = {
+    "id2": "affine_map<(i, j) -> (i, j)>",
+    "red2": "affine_map<(i, j) -> ()>",
+    "id4": "affine_map<(b, h, i, j) -> (b, h, i, j)>",
+    "row4": "affine_map<(b, h, i, j) -> (b, h, i)>",
+    # out[i, j] = sum_n a[n, i] * b[n, j]   (a^T b: weight gradients)
+    "tn_a": "affine_map<(i, j, n) -> (n, i)>",
+    "tn_b": "affine_map<(i, j, n) -> (n, j)>",
+    "tn_o": "affine_map<(i, j, n) -> (i, j)>",
+    # out[n, i] = sum_j a[n, j] * b[i, j]   (a b^T: input gradients)
+    "nt_a": "affine_map<(n, i, j) -> (n, j)>",
+    "nt_b": "affine_map<(n, i, j) -> (i, j)>",
+    "nt_o": "affine_map<(n, i, j) -> (n, i)>",
+    # out[b, h, i, j] = sum_d a[i, b, h, d] * c[j, b, h, d]   (q k^T, do v^T)
+    "qk_a": "affine_map<(b, h, i, j, d) -> (i, b, h, d)>",
+    "qk_c": "affine_map<(b, h, i, j, d) -> (j, b, h, d)>",
+    "qk_o": "affine_map<(b, h, i, j, d) -> (b, h, i, j)>",
+    # out[i, b, h, d] = sum_j p[b, h, i, j] * c[j, b, h, d]   (p v, ds k)
+    "pv_p": "affine_map<(i, b, h, d, j) -> (b, h, i, j)>",
+    "pv_c": "affine_map<(i, b, h, d, j) -> (j, b, h, d)>",
+    "pv_o": "affine_map<(i, b, h, d, j) -> (i, b, h, d)>",
+    # out[j, b, h, d] = sum_i p[b, h, i, j] * c[i, b, h, d]   (p^T do, ds^T q)
+    "tp_p": "affine_map<(j, b, h, d, i) -> (b, h, i, j)>",
+    "tp_c": "affine_map<(j, b, h, d, i) -> (i, b, h, d)>",
+    "tp_o": "affine_map<(j, b, h, d, i) -> (j, b, h, d)>",
+}
+PAR, RED = "parallel", "reduction"
+MAC = ["%m = arith.mulf %in, %in2 : f32", "%r = arith.addf %out, %m : f32"]
+
+
+class Gen:
+    """Text of one func.func, and optionally its simulation: with `sim`,
+    every value's .data is a list of one numpy array per rank."""
+
+    def __init__(self, name, ranks, sim=False):
+        self.name, self.R, self.sim = name, ranks, sim
+        self.lines, self.consts, self.const_ssa = [], [], {}
+        self.used, self.maps, self.body_names = set(), set(), set()
+        self.args, self.arg_names = [], []
+        self.counts = {}
+
+    # -- names and text -----------------------------------------------------
+    def fresh(self, base):
+        name, k = base, 2
+        while name in self.used:
+            name, k = "%s_%d" % (base, k), k + 1
+        self.used.add(name)
+        return "%" + name
+
+    def value(self, base, shape):
+        return V(self.fresh(base), shape)
+
+    def emit(self, text):
+        self.lines.append("  " + text.replace("\n", "\n  "))
+
+    def comment(self, text):
+        self.emit("// " + text)
+
+    def op(self, result, text, data=None):
+        self.emit("%s = %s" % (result.ssa, text))
+        result.data = data
+        return result
+
+    def run(self, fn, ins):
+        """fn applied rank by rank (None unless simulating)."""
+        if not self.sim:
+            return None
+        return [fn(*[a.data[r] for a in ins]) for r in range(self.R)]
+
+    def const(self, value):
+        if value not in self.const_ssa:
+            ssa = self.fresh({0.0: "zero", 1.0: "one", float("-inf"): "neg_inf"}.get(value, "cst"))
+            self.consts.append((ssa, "arith.constant %s : f32" % float_text(value)))
+            self.const_ssa[value] = ssa
+        return self.const_ssa[value]
+
+    def m(self, alias):
+        self.maps.add(alias)
+        return "#" + alias
+
+    def arg(self, name, shape):
+        v = V(self.fresh(name), shape)
+        self.args.append(v)
+        self.arg_names.append(name)
+        return v
+
+    # -- ops ----------------------------------------------------------------
+    def empty(self, base, shape):
+        e = self.value(base + "_e", shape)
+        return self.op(e, "tensor.empty() : %s" % e.ty)
+
+    def filled(self, base, shape, value=0.0):
+        e = self.empty(base, shape)
+        z = self.value(base + "_z", shape)
+        return self.op(z, "linalg.fill ins(%s : f32) outs(%s : %s) -> %s"
+                       % (self.const(value), e.ssa, e.ty, z.ty))
+
+    def generic(self, base, ins, maps, iters, body, shape, fn, init=None):
+        """linalg.generic with one result; `maps` name the aliases of ins then
+        out; `body` lines use %in, %in2, ... and %out and define %r; fn
+        computes the result from the inputs' arrays (simulation).  The
+        destination is a fresh tensor.empty unless `init`."""
+        out = init if init is not None else self.empty(base, shape)
+        r = self.value(base, shape)
+        argn = ["%in", "%in2", "%in3", "%in4", "%in5"][:len(ins)] + ["%out"]
+        text = ["linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
+                % (", ".join(self.m(a) for a in maps), ", ".join('"%s"' % i for i in iters))]
+        io = "ins(%s : %s) " % (", ".join(v.ssa for v in ins), ", ".join(v.ty for v in ins))
+        text.append("    %souts(%s : %s) {" % (io, out.ssa, out.ty))
+        text.append("^bb0(%s):" % ", ".join("%s: f32" % a for a in argn))
+        for line in body:
+            self.body_names.add(line.split(" = ", 1)[0][1:])
+        text += ["  " + l for l in body] + ["  linalg.yield %r : f32", "} -> " + r.ty]
+        return self.op(r, "\n".join(text), self.run(fn, ins))
+
+    def ew(self, base, ins, body, fn):
+        """Elementwise over 2-D tensors of the first input's shape."""
+        return self.generic(base, ins, ["id2"] * (len(ins) + 1), [PAR, PAR], body,
+                            ins[0].shape, fn)
+
+    def add(self, base, a, b):
+        return self.ew(base, [a, b], ["%r = arith.addf %in, %in2 : f32"], lambda x, y: x + y)
+
+    def matmul(self, base, a, b):
+        """a @ b (linalg.matmul into a zero-filled destination)."""
+        shape = [a.shape[0], b.shape[1]]
+        z = self.filled(base, shape)
+        r = self.value(base, shape)
+        return self.op(r, "linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
+                       % (a.ssa, b.ssa, a.ty, b.ty, z.ssa, z.ty, r.ty),
+                       self.run(lambda x, y: x @ y, [a, b]))
+
+    def matmul_tn(self, base, a, b):
+        """a^T @ b (weight gradient)."""
+        shape = [a.shape[1], b.shape[1]]
+        return self.generic(base, [a, b], ["tn_a", "tn_b", "tn_o"], [PAR, PAR, RED], MAC,
+                            shape, lambda x, y: x.T @ y, init=self.filled(base, shape))
+
+    def matmul_nt(self, base, a, b):
+        """a @ b^T (input gradient)."""
+        shape = [a.shape[0], b.shape[0]]
+        return self.generic(base, [a, b], ["nt_a", "nt_b", "nt_o"], [PAR, PAR, RED], MAC,
+                            shape, lambda x, y: x @ y.T, init=self.filled(base, shape))
+
+    def contract(self, base, a, c, kind, shape):
+        """The attention contractions (maps `kind`_a/_c/_o or _p/_c/_o)."""
+        first = "p" if kind in ("pv", "tp") else "a"
+        spec = {"qk": "ibhd,jbhd->bhij", "pv": "bhij,jbhd->ibhd", "tp": "bhij,ibhd->jbhd"}[kind]
+
+        def fn(x, y):
+            return _np().einsum(spec, x, y)
+        return self.generic(base, [a, c], [kind + "_" + first, kind + "_c", kind + "_o"],
+                            [PAR] * 4 + [RED], MAC, shape, fn, init=self.filled(base, shape))
+
+    def expand(self, base, v, shape, groups):
+        r = self.value(base, shape)
+        return self.op(r, "tensor.expand_shape %s %s output_shape [%s] : %s into %s" % (
+            v.ssa, groups, ", ".join(map(str, shape)), v.ty, r.ty),
+            self.run(lambda x: x.reshape(shape), [v]))
+
+    def collapse(self, base, v, shape, groups):
+        r = self.value(base, shape)
+        return self.op(r, "tensor.collapse_shape %s %s : %s into %s" % (v.ssa, groups, v.ty, r.ty),
+                       self.run(lambda x: x.reshape(shape), [v]))
+
+    # -- collectives (simulated over the ranks' arrays) -----------------------
+    def count(self, kind):
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def all_gather(self, base, v, axis):
+        shape = list(v.shape)
+        shape[axis] *= self.R
+        r = self.value(base, shape)
+        self.count("all_gather")
+        data = None
+        if self.sim:
+            full = _np().concatenate(v.data, axis=axis)
+            data = [full] * self.R
+        return self.op(r, "shard.all_gather %s on @grid grid_axes = [0] gather_axis = %d : %s -> %s"
+                       % (v.ssa, axis, v.ty, r.ty), data)
+
+    def all_reduce(self, base, v):
+        r = self.value(base, v.shape)
+        self.count("all_reduce")
+        data = [sum(v.data[1:], v.data[0])] * self.R if self.sim else None
+        return self.op(r, "shard.all_reduce %s on @grid grid_axes = [0] reduction = sum : %s -> %s"
+                       % (v.ssa, v.ty, r.ty), data)
+
+    def reduce_scatter(self, base, v, axis):
+        shape = list(v.shape)
+        shape[axis] //= self.R
+        r = self.value(base, shape)
+        self.count("reduce_scatter")
+        data = None
+        if self.sim:
+            data = _np().split(sum(v.data[1:], v.data[0]), self.R, axis=axis)
+        return self.op(r, "shard.reduce_scatter %s on @grid grid_axes = [0] scatter_axis = %d "
+                       ": %s -> %s" % (v.ssa, axis, v.ty, r.ty), data)
+
+    # -- the function -------------------------------------------------------
+    def text(self, header, results):
+        clash = self.body_names & self.used
+        assert not clash, "values shadow body names: %s" % sorted(clash)
+        out = ["// " + l if l else "//" for l in header]
+        out += ["#%s = %s" % (a, MAPS[a]) for a in sorted(self.maps)]
+        out.append("")
+        if self.R > 1:
+            out += ["shard.grid @grid(shape = %d)" % self.R, ""]
+        out.append("func.func @%s(%s)" % (self.name, ", ".join(
+            "%s: %s" % (a.ssa, a.ty) for a in self.args)))
+        out.append("    -> (%s) {" % ", ".join(
+            [results[0].ty + " {remat.loss}"] + [r.ty for r in results[1:]]))
+        out += ["  %s = %s" % c for c in self.consts]
+        out += self.lines
+        out.append("  return %s : %s" % (", ".join(r.ssa for r in results),
+                                         ", ".join(r.ty for r in results)))
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+def _np():
+    import numpy
+    return numpy
+
+
+# Elementwise bodies.  Names defined in bodies must not be value names.
+TANH = ["%r = math.tanh %in : f32"]
+TANH_GRAD = ["%y2 = arith.mulf %in2, %in2 : f32", "%bone = arith.constant 1.0 : f32",
+             "%s1 = arith.subf %bone, %y2 : f32", "%r = arith.mulf %in, %s1 : f32"]
+
+
+# --------------------------------------------------------------------------
+# The model.
+# --------------------------------------------------------------------------
+def build(o, sim_args=None):
+    """The step of form o.form.  sim_args: {name: full array} to simulate
+    (each rank gets its shard), or None.  Returns (gen, header, results)."""
+    form, R = o.form, o.ranks
+    np = _np() if sim_args is not None else None
+    g = Gen("gpt_" + form, R, sim=sim_args is not None)
+    S, B, D, H, F, L = o.seq, o.batch, o.width, o.heads, o.ffn, o.layers
+    dh = D // H
+    dp_like, tp_like = form in ("dp", "fsdp"), form in ("tp", "sp")
+    Bl = B // R if dp_like else B          # batch on this rank
+    Sl = S // R if form == "sp" else S     # sequence rows of x on this rank
+    Hl = H // R if tp_like else H          # heads on this rank
+    Dl, Fl = Hl * dh, (F // R if tp_like else F)
+    N, Nl = S * Bl, Sl * Bl                # rows: gathered / as held
+    scale = 1.0 / math.sqrt(dh)
+    count = S * B * D                      # the loss is a mean over the global batch
+
+    args = {}
+    for name, shape, _ in full_args(o):
+        dim = layout(form, name)
+        v = g.arg(name, local_shape(shape, dim, R))
+        if sim_args is not None:
+            full = sim_args[name].astype(np.float64)
+            v.data = np.split(full, R, axis=dim) if dim is not None else [full] * R
+        args[name] = v
+
+    g.comment("x, t: [S, B, D] -> [S*B, D] (rows s*B + b)")
+    x = g.collapse("x_rows", args["x"], [Nl, D], "[[0, 1], [2]]")
+    t = g.collapse("t_rows", args["t"], [Nl, D], "[[0, 1], [2]]")
+    heads = [S, Bl, Hl, dh]
+
+    def use(w):
+        """A weight as the matmuls read it: fsdp gathers its dim-0 shards."""
+        if form == "fsdp":
+            return g.all_gather(w + "_g", args[w], 0)
+        return args[w]
+
+    saved, ws = [], []
+    for l in range(L):
+        sfx = "_%d" % l
+        g.comment("block %d: attention" % l)
+        xa = g.all_gather("xg" + sfx, x, 0) if form == "sp" else x
+        W = {}
+        qkv = []
+        for w in ("wq", "wk", "wv"):
+            W[w] = use("%s_%d" % (w, l))
+            p = g.matmul(w[1] + sfx, xa, W[w])
+            qkv.append(g.expand(w[1] + "4" + sfx, p, heads, "[[0, 1], [2, 3]]"))
+        q4, k4, v4 = qkv
+        sc = g.contract("sc" + sfx, q4, k4, "qk", [Bl, Hl, S, S])
+        mx = g.generic("mx" + sfx, [sc], ["id4", "row4"], [PAR] * 3 + [RED],
+                       ["%r = arith.maximumf %out, %in : f32"], [Bl, Hl, S],
+                       lambda a: a.max(axis=3), init=g.filled("mx" + sfx, [Bl, Hl, S],
+                                                             float("-inf")))
+
+        def masked_exp(a, m):
+            i = np.arange(S)
+            keep = i[None, :] <= i[:, None]      # [i, j]: j <= i
+            return np.where(keep, np.exp((a - m[..., None]) * scale), 0.0)
+        # p = softmax_j(scale * sc) over j <= i; the row max keeps exp small.
+        ex = g.generic("ex" + sfx, [sc, mx], ["id4", "row4", "id4"], [PAR] * 4, [
+            "%ii = linalg.index 2 : index", "%jj = linalg.index 3 : index",
+            "%%kscale = arith.constant %s : f32" % float_text(scale),
+            "%bzero = arith.constant 0.0 : f32", "%dl = arith.subf %in, %in2 : f32",
+            "%sl = arith.mulf %dl, %kscale : f32", "%el = math.exp %sl : f32",
+            "%keep = arith.cmpi ule, %jj, %ii : index",
+            "%r = arith.select %keep, %el, %bzero : f32"], [Bl, Hl, S, S], masked_exp)
+        den = g.generic("den" + sfx, [ex], ["id4", "row4"], [PAR] * 3 + [RED],
+                        ["%r = arith.addf %out, %in : f32"], [Bl, Hl, S],
+                        lambda a: a.sum(axis=3), init=g.filled("den" + sfx, [Bl, Hl, S]))
+        pr = g.generic("p" + sfx, [ex, den], ["id4", "row4", "id4"], [PAR] * 4,
+                       ["%r = arith.divf %in, %in2 : f32"], [Bl, Hl, S, S],
+                       lambda a, d: a / d[..., None])
+        o4 = g.contract("o4" + sfx, pr, v4, "pv", heads)
+        o2 = g.collapse("o" + sfx, o4, [N, Dl], "[[0, 1], [2, 3]]")
+        W["wo"] = use("wo_%d" % l)
+        a = g.matmul("a" + sfx, o2, W["wo"])
+        if form == "tp":
+            a = g.all_reduce("a_sum" + sfx, a)
+        elif form == "sp":
+            a = g.reduce_scatter("a_rs" + sfx, a, 0)
+        x1 = g.add("x1" + sfx, x, a)
+        g.comment("block %d: MLP" % l)
+        x1a = g.all_gather("x1g" + sfx, x1, 0) if form == "sp" else x1
+        W["w1"] = use("w1_%d" % l)
+        u = g.matmul("u" + sfx, x1a, W["w1"])
+        hh = g.ew("h" + sfx, [u], TANH, np.tanh if np else None)
+        W["w2"] = use("w2_%d" % l)
+        mm = g.matmul("m" + sfx, hh, W["w2"])
+        if form == "tp":
+            mm = g.all_reduce("m_sum" + sfx, mm)
+        elif form == "sp":
+            mm = g.reduce_scatter("m_rs" + sfx, mm, 0)
+        x = g.add("x2" + sfx, x1, mm)
+        saved.append(dict(xa=xa, q4=q4, k4=k4, v4=v4, p=pr, o2=o2, x1a=x1a, h=hh))
+        ws.append(W)
+
+    g.comment("loss = sum((x_L - t)^2) / (S B D)")
+    inv, two = float_text(1.0 / count), float_text(2.0 / count)
+    loss = g.generic("loss", [x, t], ["id2", "id2", "red2"], [RED, RED], [
+        "%%kinv = arith.constant %s : f32" % inv, "%e = arith.subf %in, %in2 : f32",
+        "%e2 = arith.mulf %e, %e : f32", "%lv = arith.mulf %e2, %kinv : f32",
+        "%r = arith.addf %out, %lv : f32"], [],
+        lambda y, tt: np.asarray(((y - tt) ** 2).sum() / count), init=g.filled("loss", []))
+    if form in ("dp", "fsdp", "sp"):
+        loss = g.all_reduce("loss_sum", loss)
+    dx = g.ew("dy", [x, t], ["%%ktwo = arith.constant %s : f32" % two,
+                             "%e = arith.subf %in, %in2 : f32", "%r = arith.mulf %e, %ktwo : f32"],
+              lambda y, tt: (y - tt) * (2.0 / count))
+
+    grads = {}
+
+    def grad(name, gw):
+        """A weight gradient in its parameter's layout."""
+        if form == "dp":
+            gw = g.all_reduce("d%s_sum" % name, gw)
+        elif form == "fsdp":
+            gw = g.reduce_scatter("d%s_rs" % name, gw, 0)
+        grads[name] = gw
+
+    for l in reversed(range(L)):
+        sfx, sv, W = "_%d" % l, saved[l], ws[l]
+        g.comment("block %d backward: MLP" % l)
+        dma = g.all_gather("dm_g" + sfx, dx, 0) if form == "sp" else dx
+        grad("w2" + sfx, g.matmul_tn("dw2" + sfx, sv["h"], dma))
+        dh_ = g.matmul_nt("dh" + sfx, dma, W["w2"])
+        du = g.ew("du" + sfx, [dh_, sv["h"]], TANH_GRAD, lambda d, y: d * (1.0 - y * y))
+        grad("w1" + sfx, g.matmul_tn("dw1" + sfx, sv["x1a"], du))
+        dx1p = g.matmul_nt("dx1p" + sfx, du, W["w1"])
+        if form == "tp":
+            dx1p = g.all_reduce("dx1p_sum" + sfx, dx1p)
+        elif form == "sp":
+            dx1p = g.reduce_scatter("dx1p_rs" + sfx, dx1p, 0)
+        dx1 = g.add("dx1" + sfx, dx, dx1p)
+        g.comment("block %d backward: attention" % l)
+        da = g.all_gather("da_g" + sfx, dx1, 0) if form == "sp" else dx1
+        grad("wo" + sfx, g.matmul_tn("dwo" + sfx, sv["o2"], da))
+        do2 = g.matmul_nt("do" + sfx, da, W["wo"])
+        do4 = g.expand("do4" + sfx, do2, heads, "[[0, 1], [2, 3]]")
+        dpp = g.contract("dp" + sfx, do4, sv["v4"], "qk", [Bl, Hl, S, S])
+        dv4 = g.contract("dv4" + sfx, sv["p"], do4, "tp", heads)
+        rd = g.generic("rd" + sfx, [sv["p"], dpp], ["id4", "id4", "row4"], [PAR] * 3 + [RED],
+                       MAC, [Bl, Hl, S], lambda p, d: (p * d).sum(axis=3),
+                       init=g.filled("rd" + sfx, [Bl, Hl, S]))
+        # ds = scale * p (dp - sum_j p dp): masked entries have p = 0.
+        ds = g.generic("ds" + sfx, [sv["p"], dpp, rd], ["id4", "id4", "row4", "id4"], [PAR] * 4, [
+            "%%kscale = arith.constant %s : f32" % float_text(scale),
+            "%dd = arith.subf %in2, %in3 : f32", "%pd = arith.mulf %in, %dd : f32",
+            "%r = arith.mulf %pd, %kscale : f32"], [Bl, Hl, S, S],
+            lambda p, d, r: p * (d - r[..., None]) * scale)
+        dq4 = g.contract("dq4" + sfx, ds, sv["k4"], "pv", heads)
+        dk4 = g.contract("dk4" + sfx, ds, sv["q4"], "tp", heads)
+        dxp = None
+        for w, d4 in (("wq", dq4), ("wk", dk4), ("wv", dv4)):
+            d2 = g.collapse("d" + w[1] + sfx, d4, [N, Dl], "[[0, 1], [2, 3]]")
+            grad(w + sfx, g.matmul_tn("d%s" % w + sfx, sv["xa"], d2))
+            c = g.matmul_nt("dx%s" % w[1] + sfx, d2, W[w])
+            dxp = c if dxp is None else g.add("dxq" + ("k" if w == "wk" else "kv") + sfx,
+                                              dxp, c)
+        if form == "tp":
+            dxp = g.all_reduce("dxqkv_sum" + sfx, dxp)
+        elif form == "sp":
+            dxp = g.reduce_scatter("dxqkv_rs" + sfx, dxp, 0)
+        dx = g.add("dx" + sfx, dx1, dxp)
+    dx3 = g.expand("dx", dx, local_shape([S, B, D], X_DIM[form], R), "[[0, 1], [2]]")
+
+    results = [loss] + [grads[n] for n in result_names(o)[:-1]] + [dx3]
+    what = {"single": "one device (the reference twin)",
+            "dp": "data parallel: x, t sharded along the batch, weights replicated, "
+                  "gradients and loss all_reduce-d",
+            "fsdp": "FSDP: x, t sharded along the batch, weights along dim 0, all_gather-ed "
+                    "before use, gradients reduce_scatter-ed, loss all_reduce-d",
+            "tp": "Megatron tensor parallel: Wq Wk Wv W1 column parallel, Wo W2 row parallel "
+                  "(all_reduce of partial sums), x replicated",
+            "sp": "Megatron sequence parallel: tp with x and the activations between parts "
+                  "sharded along the sequence (all_gather / reduce_scatter)"}[form]
+    header = ["GPT-like step: %d blocks of causal attention (%d heads of %d) and a tanh MLP "
+              "(%d -> %d -> %d)," % (L, H, dh, D, F, D),
+              "each with a residual; x, t [S=%d, B=%d, D=%d]; loss = sum((x_L - t)^2) / (S B D)."
+              % (S, B, D),
+              "Form %s on %d rank%s: %s." % (form, R, "s" if R > 1 else "", what),
+              "Results: loss, d(%s) for each block, dx; each in its argument's layout."
+              % " ".join(WEIGHTS),
+              "Arguments (as held by one rank): " + ", ".join(
+                  "%s %s" % (a.ssa, a.ty) for a in g.args)]
+    return g, header, results
+
+
+def model_text(o):
+    g, header, results = build(o)
+    hdr = ["GENERATED by test/Distributed/gen_sharded.py; do not edit.",
+           "Regenerate: python3 test/Distributed/gen_sharded.py %s" % o.cmdline(), ""]
+    return g.text(hdr + header, results)
+
+
+# Names argfill's fill bodies define: @main's values must not shadow them.
+FILL_BODY_NAMES = {"lin", "l", "ca", "cb", "cc", "mask", "s8", "s13", "s15", "u0", "u1",
+                   "u2", "ulp", "one", "scale", "v", "v0", "offset", "cls", "hot", "zero"}
+FILL_BODY_NAMES |= {"q%d" % k for k in range(10)} | {"i%d" % k for k in range(8)}
+
+
+def harness_text(o):
+    """@main: the full arguments (the single twin's values), rank r's shard
+    of each sharded one, the call, printMemrefF32 of every result."""
+    g, _, results = build(o)
+    R = o.ranks
+    lines = ["// GENERATED by test/Distributed/gen_sharded.py; do not edit.",
+             "// Harness of @%s (%s): concatenate with the model and run (run.sh%s)."
+             % (g.name, o.cmdline(), "" if R == 1 else ", RANKS=%d" % R),
+             "// Builds the FULL arguments (u(i) = hash(i, seed) in [-1, 1) of the row-major",
+             "// linear index times a scale, see argfill.py; argument k has seed k in every form),"]
+    lines += ["// gives this rank its part (offset rank * part size along the sharded",
+              "// dimension), prints the loss then every result (this rank's parts)."] if R > 1 else [
+              "// prints the loss then every gradient."]
+    lines += ["func.func private @printMemrefF32(tensor<*xf32>)", "", "func.func @main() {"]
+    if R > 1:
+        lines.append("  %rank = shard.process_linear_index on @grid : index")
+    call = []
+    for k, ((name, shape, sc), v) in enumerate(zip(full_args(o), g.args)):
+        dim = layout(o.form, name)
+        assert name not in FILL_BODY_NAMES
+        full = V("%" + name + ("_full" if dim is not None else ""), shape)
+        lines += fill_arg(full, Init("uniform", seed=arg_seed(k), scale=sc))
+        if dim is None:
+            call.append(full)
+            continue
+        off = "%%%s_off" % name
+        lines.append("  %s_size = arith.constant %d : index" % (off, v.shape[dim]))
+        lines.append("  %s = arith.muli %%rank, %s_size : index" % (off, off))
+        part = V("%" + name, v.shape)
+        offs = ["0"] * len(shape)
+        offs[dim] = off
+        lines.append("  %s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+            part.ssa, full.ssa, ", ".join(offs), ", ".join(map(str, v.shape)),
+            ", ".join(["1"] * len(shape)), full.ty, part.ty))
+        call.append(part)
+    res = ["%%res%d" % i for i in range(len(results))]
+    lines.append("  %s = func.call @%s(%s)" % (", ".join(res), g.name,
+                                                ", ".join(v.ssa for v in call)))
+    lines.append("      : (%s) -> (%s)" % (", ".join(v.ty for v in call),
+                                            ", ".join(r.ty for r in results)))
+    for r, v in zip(res, results):
+        lines.append("  %s_u = tensor.cast %s : %s to tensor<*xf32>" % (r, r, v.ty))
+        lines.append("  func.call @printMemrefF32(%s_u) : (tensor<*xf32>) -> ()" % r)
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def full_values(o):
+    """{name: full float32 array} of every argument (the harness's values)."""
+    return {name: arg_array(shape, k, sc) for k, (name, shape, sc) in enumerate(full_args(o))}
+
+
+def simulate(o, values=None):
+    """Runs the step of form o.form on its ranks (numpy, float64):
+    [[loss, results...] per rank] as arrays, and the collective counts."""
+    g, _, results = build(o, values if values is not None else full_values(o))
+    return [[r.data[k] for r in results] for k in range(o.ranks)], g.counts
+
+
+def add_size_args(ap):
+    ap.add_argument("--form", choices=FORMS, default="single")
+    ap.add_argument("--ranks", "-n", type=int, help="N, the grid size (default 2)")
+    ap.add_argument("--seq", type=int, help="S, the sequence length (default 16)")
+    ap.add_argument("--batch", type=int, help="B, sequences per step (default 4)")
+    ap.add_argument("--width", type=int, help="D, the model width (default 32)")
+    ap.add_argument("--heads", type=int, help="H, attention heads (default 4)")
+    ap.add_argument("--ffn", type=int, help="F, the MLP width (default 64)")
+    ap.add_argument("--layers", type=int, help="L, blocks (default 2)")
+
+
+def opts_from(a):
+    o = Opts(a.form, seq=a.seq, batch=a.batch, width=a.width, heads=a.heads, ffn=a.ffn,
+             layers=a.layers, ranks=a.ranks)
+    err = o.check()
+    if err:
+        sys.exit("gen_sharded: " + err)
+    return o
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_size_args(ap)
+    ap.add_argument("--harness", action="store_true",
+                    help="without -o: write the harness instead of the model")
+    ap.add_argument("-o", "--output", help="MODEL.mlir (its harness: MODEL.harness.mlir)")
+    a = ap.parse_args()
+    o = opts_from(a)
+    if a.output:
+        stem = a.output[:-5] if a.output.endswith(".mlir") else a.output
+        with open(a.output, "w") as fh:
+            fh.write(model_text(o))
+        with open(stem + ".harness.mlir", "w") as fh:
+            fh.write(harness_text(o))
+    else:
+        sys.stdout.write(harness_text(o) if a.harness else model_text(o))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
