@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/CostModel.h"
+#include "remat/Analysis/Collectives.h"
 #include "remat/Support/CheckedArithmetic.h"
 #include "remat/Dialect/Remat/Remat.h"
 
@@ -125,6 +126,10 @@ FailureOr<OpCost> CostModel::cost(Operation *op) const {
   } else if (attr) {
     c.time = attr.getTimeValue();
     c.workspace = attr.getWorkspace();
+  } else if (std::optional<CollectiveInfo> coll = collectiveInfo(op)) {
+    c.time = collectiveTime(*coll);
+    if (int64_t ws = collectiveWorkspace(*coll))
+      c.workspace = roundUpToAlignment(ws, alignment);
   } else if (auto iface = dyn_cast<RematCostOpInterface>(op)) {
     c.time = iface.getRematTime();
     c.workspace = iface.getRematWorkspace();

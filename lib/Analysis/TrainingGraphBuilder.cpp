@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
+#include "remat/Analysis/Collectives.h"
 #include "remat/Analysis/ScanLoops.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/ShapeBounds.h"
@@ -602,6 +603,8 @@ std::optional<std::string> whyNotRecomputable(Operation *op) {
           op->getAttrOfType<PolicyAttr>(RematDialect::kPolicyAttrName))
     if (policy.getValue() == Policy::Keep)
       return std::string("marked #remat.policy<keep>");
+  if (std::optional<std::string> why = whyCommunicationKept(op))
+    return why;
   if (auto generic = dyn_cast<GenericOp>(op)) {
     if (generic.getRandom())
       return "'" + generic.getName().str() +

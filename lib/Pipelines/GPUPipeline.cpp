@@ -12,6 +12,7 @@
 
 #include "LoweringStages.h"
 
+#include "remat/Distributed/Passes.h"
 #include "remat/BufferPlanning/Passes.h"
 #include "remat/GPU/Passes.h"
 #include "remat/Pipelines/Pipelines.h"
@@ -47,6 +48,10 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
     pm.addPass(createGPUCheckTargetPass(target));
   }
 
+  // The GPU path runs no collectives: name the one that does.
+  LowerCollectivesPassOptions collectives;
+  collectives.target = "gpu";
+  pm.addPass(createLowerCollectivesPass(collectives));
   // Tensor level and bufferization: as -remat-lower-to-cpu.
   // Buffers aligned as the planner counts them: -remat-gpu-host-device
   // requests device buffers at their size rounded up to it.

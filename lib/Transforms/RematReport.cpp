@@ -40,7 +40,10 @@ std::string RematReport::str() const {
           {"loc", v.loc},
           {"bytes", v.bytes},
           {"decision", v.recomputations ? "recomputed" : "kept"},
-          {"recomputations", v.recomputations}});
+          {"recomputations", v.recomputations},
+          {"collective_cost", v.collectiveCost
+                                  ? llvm::json::Value(*v.collectiveCost)
+                                  : llvm::json::Value(nullptr)}});
     double overhead = f.timeAfter - f.timeBefore;
     auto ifFitted = [&](llvm::json::Value v) -> llvm::json::Value {
       return f.fitted ? std::move(v) : llvm::json::Value(nullptr);

@@ -11,6 +11,7 @@
 
 #include "remat/Transforms/Rematerialize.h"
 
+#include "remat/Analysis/Collectives.h"
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Dialect/Remat/Remat.h"
@@ -393,13 +394,27 @@ private:
       for (TensorId t : g.node(n).outputs)
         bytes += g.tensor(t).bytes;
       int recomputations = runs[n] - 1;
+      std::optional<CollectiveInfo> collective = collectiveInfo(op);
+      std::optional<double> collectiveCost;
+      if (collective)
+        collectiveCost = g.node(n).time;
       fr.values.push_back(ValueDecision{op->getName().getStringRef().str(),
                                         costTableKey(op), bytes,
-                                        recomputations});
+                                        recomputations, collectiveCost});
       if (bytes == 0)
         continue;
       auto opts = remarkOpts(recomputations ? "Recomputed" : "Kept", fr.name);
-      if (recomputations)
+      if (recomputations && collective)
+        remark::passed(op->getLoc(), opts)
+            << llvm::formatv("recomputed {0}x ({1} B): re-runs the "
+                             "collective over {2} devices, {3} B sent per "
+                             "device, cost {4} per run",
+                             recomputations, bytes, collective->groupSize,
+                             static_cast<int64_t>(
+                                 collectiveBytesSent(*collective)),
+                             *collectiveCost)
+                   .str();
+      else if (recomputations)
         remark::passed(op->getLoc(), opts)
             << llvm::formatv("recomputed {0}x ({1} B)", recomputations, bytes)
                    .str();

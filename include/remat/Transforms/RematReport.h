@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct ValueDecision {
   std::string loc; ///< Location key (see costTableKey).
   int64_t bytes = 0;
   int recomputations = 0;
+  /// For a shard collective: the time one run costs (what a re-run adds).
+  std::optional<double> collectiveCost;
 };
 
 /// One part of a smallest budget (FloorBreakdown.h).

@@ -1,0 +1,57 @@
+//===- Passes.td - Passes of sharded (SPMD) programs -------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DISTRIBUTED_PASSES_TD
+#define REMAT_DISTRIBUTED_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerCollectivesPass : Pass<"remat-lower-collectives", "mlir::ModuleOp"> {
+  let summary = "Lower shard collectives to calls of libRematMpiRuntime";
+  let description = [{
+    Runs on tensors, before bufferization, in `-remat-lower-to-cpu`. A
+    per-rank SPMD program (what `shard-partition` emits, or one written per
+    rank) holds collectives on a `shard.grid`; each of `shard.all_reduce`,
+    `all_gather`, `reduce_scatter`, `all_slice` and `all_to_all` becomes
+
+    ```mlir
+    %in  = bufferization.to_buffer %x read_only : tensor<..> to memref<.., strided<..>>
+    %out = memref.alloc() : memref<..>            // the result's buffer
+    func.call @rematCollectiveF32(kind, reduction, axis, axis2, grid, axes, %in, %out)
+    %r   = bufferization.to_tensor %out restrict writable
+    ```
+
+    so the result is one buffer where the planner counted it, and the
+    runtime's temporaries are the workspace the cost model priced
+    (`remat/Runtime/CollectiveABI.h` is the one encoding of both sides).
+    `shard.process_linear_index` and `process_multi_index` become the
+    runtime's device index; `shard.grid_shape` constants; the grids are
+    erased once nothing refers to them. The runtime starts MPI on first use
+    and finishes it at exit, and checks that the grid has as many devices
+    as the run has MPI processes.
+
+    Elements must be f32, f64, i32 or i64, an all-reduce must keep its
+    element type, reductions are sum, max, min or product, and grids have
+    at most 4 dimensions of at most 65535 devices; anything else, and the
+    shard ops that are not collectives of a partitioned program
+    (`shard.shard`, `shard.sharding`, point-to-point ops), is an error that
+    names the op. With `target=gpu` every shard op is an error naming the CPU
+    path, which is the one that runs collectives.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "64",
+           "Alignment of the result buffers (as the bufferization's)">,
+    Option<"target", "target", "std::string", [{"cpu"}],
+           "cpu: lower to runtime calls; gpu: refuse every shard op with an "
+           "error naming -remat-lower-to-cpu">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect", "mlir::memref::MemRefDialect"
+  ];
+}
+
+#endif // REMAT_DISTRIBUTED_PASSES_TD

@@ -1,0 +1,220 @@
+//===- Collectives.cpp - What the planner knows of shard collectives ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "remat/Analysis/Collectives.h"
+#include "remat/Analysis/CostModel.h"
+#include "remat/Runtime/CollectiveABI.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace remat {
+namespace {
+
+/// Static element count of a tensor type, or nullopt.
+std::optional<int64_t> staticElems(Type type) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return std::nullopt;
+  return shaped.getNumElements();
+}
+
+/// The device-index ops: values computed from them differ per rank.
+bool isDeviceIndex(Operation *op) {
+  return isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp>(op) ||
+         op->getName().getStringRef() == "mpi.comm_rank";
+}
+
+/// Whether `v` is computed from a device index (through any op, including
+/// values its defining ops capture in regions).
+bool dependsOnDeviceIndex(Value v) {
+  SmallVector<Value> work{v};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (isDeviceIndex(def))
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+bool isPricedCollective(Operation *op) {
+  return isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
+             shard::AllSliceOp, shard::AllToAllOp>(op);
+}
+
+} // namespace
+
+std::optional<CollectiveInfo> collectiveInfo(Operation *op) {
+  if (!isPricedCollective(op) || op->getNumOperands() != 1 ||
+      op->getNumResults() != 1)
+    return std::nullopt;
+  auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+  if (!gridRef)
+    return std::nullopt;
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
+  if (!grid)
+    return std::nullopt;
+  CollectiveInfo c;
+  c.gridShape.assign(grid.getShape().begin(), grid.getShape().end());
+  for (int64_t d : c.gridShape)
+    if (d <= 0)
+      return std::nullopt; // A dynamic grid: the group size is unknown.
+  if (auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
+    for (int16_t a : axes.asArrayRef()) {
+      if (a < 0 || a >= static_cast<int64_t>(c.gridShape.size()))
+        return std::nullopt;
+      c.gridAxes.push_back(a);
+      c.groupSize *= c.gridShape[a];
+    }
+  Type inType = op->getOperand(0).getType();
+  Type outType = op->getResult(0).getType();
+  std::optional<int64_t> inElems = staticElems(inType);
+  std::optional<int64_t> outElems = staticElems(outType);
+  std::optional<int64_t> inBytes = typeBytes(inType);
+  std::optional<int64_t> outBytes = typeBytes(outType);
+  if (!inElems || !outElems || !inBytes || !outBytes)
+    return std::nullopt;
+  c.inElems = *inElems;
+  c.outElems = *outElems;
+  c.inBytes = *inBytes;
+  c.outBytes = *outBytes;
+  c.elemBytes = c.outElems ? c.outBytes / c.outElems : 0;
+  ArrayRef<int64_t> inShape = cast<RankedTensorType>(inType).getShape();
+  ArrayRef<int64_t> outShape = cast<RankedTensorType>(outType).getShape();
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](shard::AllReduceOp) { c.kind = CollectiveKind::AllReduce; })
+      .Case([&](shard::AllGatherOp g) {
+        c.kind = CollectiveKind::AllGather;
+        c.axis = g.getGatherAxis().getSExtValue();
+      })
+      .Case([&](shard::ReduceScatterOp s) {
+        c.kind = CollectiveKind::ReduceScatter;
+        c.axis = s.getScatterAxis().getSExtValue();
+      })
+      .Case([&](shard::AllSliceOp s) {
+        c.kind = CollectiveKind::AllSlice;
+        c.axis = s.getSliceAxis().getSExtValue();
+      })
+      .Case([&](shard::AllToAllOp a) {
+        c.kind = CollectiveKind::AllToAll;
+        c.axis = a.getSplitAxis().getSExtValue();
+        c.axis2 = a.getConcatAxis().getSExtValue();
+      });
+  if (inShape.size() == outShape.size())
+    c.contiguousBlocks = remat_collective_blocks_contiguous(
+        collectiveABIKind(c.kind), static_cast<int64_t>(inShape.size()),
+        inShape.data(), outShape.data(), c.axis, c.axis2,
+        /*inputContiguous=*/1);
+  return c;
+}
+
+int64_t collectiveABIKind(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return REMAT_COLL_ALL_REDUCE;
+  case CollectiveKind::AllGather:
+    return REMAT_COLL_ALL_GATHER;
+  case CollectiveKind::ReduceScatter:
+    return REMAT_COLL_REDUCE_SCATTER;
+  case CollectiveKind::AllSlice:
+    return REMAT_COLL_ALL_SLICE;
+  case CollectiveKind::AllToAll:
+    return REMAT_COLL_ALL_TO_ALL;
+  }
+  return -1;
+}
+
+double collectiveBytesSent(const CollectiveInfo &c) {
+  double n = static_cast<double>(c.groupSize);
+  double share = (n - 1) / n;
+  switch (c.kind) {
+  case CollectiveKind::AllReduce:
+    return 2 * share * static_cast<double>(c.inBytes);
+  case CollectiveKind::AllGather:
+    return share * static_cast<double>(c.outBytes);
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllToAll:
+    return share * static_cast<double>(c.inBytes);
+  case CollectiveKind::AllSlice:
+    return 0;
+  }
+  return 0;
+}
+
+int64_t collectiveSteps(const CollectiveInfo &c) {
+  if (c.kind == CollectiveKind::AllSlice)
+    return 0;
+  int64_t steps = c.groupSize - 1;
+  return c.kind == CollectiveKind::AllReduce ? 2 * steps : steps;
+}
+
+double collectiveTime(const CollectiveInfo &c) {
+  // Local work: the elements reduced (n-1 partial blocks added) or copied.
+  double local = static_cast<double>(c.outElems);
+  if (c.kind == CollectiveKind::AllReduce ||
+      c.kind == CollectiveKind::ReduceScatter)
+    local = static_cast<double>(c.inElems) * (c.groupSize - 1) /
+            static_cast<double>(c.groupSize);
+  return static_cast<double>(collectiveSteps(c)) * kCollectiveStepCost +
+         collectiveBytesSent(c) * kCollectiveByteCost + local;
+}
+
+int64_t collectiveWorkspace(const CollectiveInfo &c) {
+  int64_t bytes = remat_collective_workspace_bytes(
+      collectiveABIKind(c.kind), c.elemBytes, c.inElems, c.outElems,
+      c.groupSize, c.contiguousBlocks ? 1 : 0);
+  if (bytes < 0) // Overflow: more than any budget.
+    return kTooManyBytes;
+  if (bytes == 0)
+    return 0;
+  return roundUpToAlignment(bytes, REMAT_COLL_WORKSPACE_ALIGNMENT);
+}
+
+std::optional<std::string> whyCommunicationKept(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (name.starts_with("mpi."))
+    return "'" + name.str() +
+           "' communicates in a way the planner does not model (it prices "
+           "and re-runs shard collectives only)";
+  if (name.starts_with("shard.") && !isPricedCollective(op) &&
+      !isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp,
+           shard::GridShapeOp>(op))
+    return "'" + name.str() +
+           "' is not priced by the planner (it prices all_reduce, "
+           "all_gather, reduce_scatter, all_slice and all_to_all)";
+  if (op->getNumRegions() == 0)
+    return std::nullopt;
+  // A collective nested under control flow that depends on the device index
+  // could run on some ranks only if re-run: never re-run it.
+  std::optional<std::string> why;
+  op->walk([&](Operation *inner) {
+    if (inner == op || !isPricedCollective(inner))
+      return WalkResult::advance();
+    for (Operation *p = inner->getParentOp(); p; p = p->getParentOp()) {
+      for (Value v : p->getOperands())
+        if (dependsOnDeviceIndex(v)) {
+          why = "'" + inner->getName().getStringRef().str() +
+                "' runs under control flow that depends on the device index "
+                "('" + p->getName().getStringRef().str() +
+                "'): ranks could disagree on re-running it";
+          return WalkResult::interrupt();
+        }
+      if (p == op)
+        break;
+    }
+    return WalkResult::advance();
+  });
+  return why;
+}
+
+} // namespace remat

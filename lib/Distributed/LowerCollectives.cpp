@@ -1,0 +1,340 @@
+//===- LowerCollectives.cpp - shard collectives to runtime calls ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Why not upstream's convert-shard-to-mpi: in LLVM 22 it lowers all_reduce
+// only (all_gather, reduce_scatter, all_slice and all_to_all fail to
+// legalize), splits a new communicator at every call and never frees it,
+// and MPI's own collectives allocate temporaries the planner cannot see. The
+// runtime runs ring algorithms over point-to-point MPI with temporaries it
+// allocates through the tracked allocator, in the amounts the cost model
+// priced (CollectiveABI.h), and caches one communicator per group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Distributed/Passes.h"
+#include "remat/Analysis/Collectives.h"
+#include "remat/Runtime/CollectiveABI.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace remat {
+#define GEN_PASS_DEF_LOWERCOLLECTIVESPASS
+#include "remat/Distributed/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+
+namespace remat {
+namespace {
+
+constexpr StringLiteral kLinearIndexFn = "rematProcessLinearIndex";
+
+/// The runtime entry point for `elem`, or "" when the runtime moves no
+/// such elements.
+std::string collectiveFunctionFor(Type elem) {
+  if (elem.isF32())
+    return "rematCollectiveF32";
+  if (elem.isF64())
+    return "rematCollectiveF64";
+  if (elem.isSignlessInteger(32))
+    return "rematCollectiveI32";
+  if (elem.isSignlessInteger(64))
+    return "rematCollectiveI64";
+  return "";
+}
+
+std::optional<int64_t> reductionCode(shard::ReductionKind kind) {
+  switch (kind) {
+  case shard::ReductionKind::Sum:
+    return REMAT_COLL_SUM;
+  case shard::ReductionKind::Max:
+    return REMAT_COLL_MAX;
+  case shard::ReductionKind::Min:
+    return REMAT_COLL_MIN;
+  case shard::ReductionKind::Product:
+    return REMAT_COLL_PRODUCT;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The grid's shape packed as the runtime reads it, or nullopt when it
+/// does not fit the encoding.
+std::optional<int64_t> packedGrid(ArrayRef<int64_t> shape) {
+  int64_t packed = remat_pack_grid_shape(shape.data(),
+                                         static_cast<int64_t>(shape.size()));
+  return packed < 0 ? std::nullopt : std::optional<int64_t>(packed);
+}
+
+std::optional<int64_t> packedAxes(ArrayRef<int64_t> axes) {
+  int64_t packed =
+      remat_pack_grid_axes(axes.data(), static_cast<int64_t>(axes.size()));
+  return packed < 0 ? std::nullopt : std::optional<int64_t>(packed);
+}
+
+class Lowering {
+public:
+  Lowering(ModuleOp module, int64_t alignment)
+      : module(module), rewriter(module.getContext()), alignment(alignment) {}
+
+  LogicalResult run() {
+    SmallVector<Operation *> shardOps;
+    module.walk([&](Operation *op) {
+      if (op->getDialect() &&
+          op->getDialect()->getNamespace() == "shard" && !isa<shard::GridOp>(op))
+        shardOps.push_back(op);
+    });
+    for (Operation *op : shardOps)
+      if (failed(lower(op)))
+        return failure();
+    // Grids nothing refers to any more are gone with their dialect.
+    SmallVector<shard::GridOp> grids;
+    module.walk([&](shard::GridOp g) { grids.push_back(g); });
+    for (shard::GridOp g : grids)
+      if (SymbolTable::symbolKnownUseEmpty(g, module))
+        rewriter.eraseOp(g);
+    return success();
+  }
+
+private:
+  LogicalResult lower(Operation *op) {
+    if (auto index = dyn_cast<shard::ProcessLinearIndexOp>(op))
+      return lowerLinearIndex(index);
+    if (auto index = dyn_cast<shard::ProcessMultiIndexOp>(op))
+      return lowerMultiIndex(index);
+    if (auto shape = dyn_cast<shard::GridShapeOp>(op))
+      return lowerGridShape(shape);
+    if (std::optional<CollectiveInfo> info = collectiveInfo(op))
+      return lowerCollective(op, *info);
+    if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
+            shard::AllSliceOp, shard::AllToAllOp>(op))
+      return op->emitError()
+             << "cannot lower '" << op->getName()
+             << "': it needs static tensor shapes and a grid of static shape "
+                "found from it";
+    return op->emitError()
+           << "cannot lower '" << op->getName()
+           << "': -remat-lower-to-cpu runs per-rank programs whose "
+              "communication is all_reduce, all_gather, reduce_scatter, "
+              "all_slice or all_to_all (partition annotated programs first "
+              "with sharding-propagation and shard-partition)";
+  }
+
+  shard::GridOp gridOf(Operation *op) {
+    auto ref = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+    return ref ? SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, ref)
+               : shard::GridOp();
+  }
+
+  /// `name`'s declaration in the module, made on first use.
+  func::FuncOp declare(StringRef name, FunctionType type) {
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+      return existing;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    auto fn = func::FuncOp::create(rewriter, module.getLoc(), name, type);
+    fn.setPrivate();
+    fn->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+    return fn;
+  }
+
+  Value i64(Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(rewriter, loc, v, 64);
+  }
+
+  /// The device's linear index on `grid`, as an index value.
+  FailureOr<Value> linearIndex(Operation *at, shard::GridOp grid) {
+    std::optional<int64_t> packed =
+        grid ? packedGrid(grid.getShape()) : std::nullopt;
+    if (!packed)
+      return at->emitError() << "cannot lower '" << at->getName()
+                             << "': its grid must have 1 to 4 static "
+                                "dimensions of at most 65535 devices";
+    Location loc = at->getLoc();
+    func::FuncOp fn = declare(
+        kLinearIndexFn, rewriter.getFunctionType({rewriter.getI64Type()},
+                                                 {rewriter.getI64Type()}));
+    auto call = func::CallOp::create(rewriter, loc, fn, {i64(loc, *packed)});
+    return Value(arith::IndexCastOp::create(rewriter, loc,
+                                            rewriter.getIndexType(),
+                                            call.getResult(0)));
+  }
+
+  LogicalResult lowerLinearIndex(shard::ProcessLinearIndexOp op) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<Value> index = linearIndex(op, gridOf(op));
+    if (failed(index))
+      return failure();
+    rewriter.replaceOp(op, *index);
+    return success();
+  }
+
+  LogicalResult lowerMultiIndex(shard::ProcessMultiIndexOp op) {
+    rewriter.setInsertionPoint(op);
+    shard::GridOp grid = gridOf(op);
+    FailureOr<Value> linear = linearIndex(op, grid);
+    if (failed(linear))
+      return failure();
+    // Devices are numbered row-major: coordinate d is
+    // (linear / prod(shape[d+1:])) mod shape[d].
+    ArrayRef<int64_t> shape = grid.getShape();
+    SmallVector<int64_t> axes(op.getAxes().begin(), op.getAxes().end());
+    if (axes.empty())
+      for (int64_t a = 0; a < static_cast<int64_t>(shape.size()); ++a)
+        axes.push_back(a);
+    Location loc = op.getLoc();
+    SmallVector<Value> coords;
+    for (int64_t a : axes) {
+      int64_t stride = 1;
+      for (int64_t d = a + 1; d < static_cast<int64_t>(shape.size()); ++d)
+        stride *= shape[d];
+      Value q = arith::DivUIOp::create(
+          rewriter, loc, *linear,
+          arith::ConstantIndexOp::create(rewriter, loc, stride));
+      coords.push_back(arith::RemUIOp::create(
+          rewriter, loc, q,
+          arith::ConstantIndexOp::create(rewriter, loc, shape[a])));
+    }
+    rewriter.replaceOp(op, coords);
+    return success();
+  }
+
+  LogicalResult lowerGridShape(shard::GridShapeOp op) {
+    shard::GridOp grid = gridOf(op);
+    if (!grid || !packedGrid(grid.getShape()))
+      return op.emitError() << "cannot lower 'shard.grid_shape': its grid "
+                               "must have static dimensions";
+    rewriter.setInsertionPoint(op);
+    ArrayRef<int64_t> shape = grid.getShape();
+    SmallVector<int64_t> axes(op.getAxes().begin(), op.getAxes().end());
+    if (axes.empty())
+      for (int64_t a = 0; a < static_cast<int64_t>(shape.size()); ++a)
+        axes.push_back(a);
+    SmallVector<Value> sizes;
+    for (int64_t a : axes)
+      sizes.push_back(
+          arith::ConstantIndexOp::create(rewriter, op.getLoc(), shape[a]));
+    rewriter.replaceOp(op, sizes);
+    return success();
+  }
+
+  LogicalResult lowerCollective(Operation *op, const CollectiveInfo &info) {
+    auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type elem = outType.getElementType();
+    std::string fnName = collectiveFunctionFor(elem);
+    if (fnName.empty())
+      return op->emitError()
+             << "cannot lower '" << op->getName() << "' of " << elem
+             << " elements: the MPI runtime moves f32, f64, i32 and i64";
+    if (inType.getElementType() != elem)
+      return op->emitError() << "cannot lower '" << op->getName()
+                             << "' from " << inType.getElementType() << " to "
+                             << elem << ": it must keep its element type";
+    int64_t reduction = REMAT_COLL_SUM;
+    std::optional<shard::ReductionKind> kind;
+    if (auto r = dyn_cast<shard::AllReduceOp>(op))
+      kind = r.getReduction();
+    if (auto r = dyn_cast<shard::ReduceScatterOp>(op))
+      kind = r.getReduction();
+    if (kind) {
+      std::optional<int64_t> code = reductionCode(*kind);
+      if (!code)
+        return op->emitError()
+               << "cannot lower '" << op->getName() << "' with reduction "
+               << shard::stringifyReductionKind(*kind)
+               << ": the MPI runtime reduces with sum, max, min or product";
+      reduction = *code;
+    }
+    std::optional<int64_t> grid = packedGrid(info.gridShape);
+    std::optional<int64_t> axes = packedAxes(info.gridAxes);
+    if (!grid || !axes)
+      return op->emitError() << "cannot lower '" << op->getName()
+                             << "': its grid must have 1 to 4 dimensions of "
+                                "at most 65535 devices";
+
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    MLIRContext *ctx = op->getContext();
+    // The input as it is (any strides: no copy); the result in a buffer of
+    // its own, where the planner counted it.
+    SmallVector<int64_t> dynStrides(inType.getRank(), ShapedType::kDynamic);
+    auto inMemref = MemRefType::get(
+        inType.getShape(), elem,
+        StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dynStrides));
+    auto outMemref = MemRefType::get(outType.getShape(), elem);
+    auto unranked = UnrankedMemRefType::get(elem, 0);
+    Value in = bufferization::ToBufferOp::create(
+        rewriter, loc, inMemref, op->getOperand(0), /*read_only=*/true);
+    Value out = memref::AllocOp::create(
+        rewriter, loc, outMemref,
+        alignment > 1 ? rewriter.getI64IntegerAttr(alignment) : IntegerAttr());
+    Type i64Type = rewriter.getI64Type();
+    func::FuncOp fn = declare(
+        fnName,
+        rewriter.getFunctionType(
+            {i64Type, i64Type, i64Type, i64Type, i64Type, i64Type, unranked,
+             unranked},
+            {}));
+    func::CallOp::create(
+        rewriter, loc, fn,
+        ValueRange{i64(loc, collectiveABIKind(info.kind)),
+                   i64(loc, reduction), i64(loc, info.axis),
+                   i64(loc, info.axis2), i64(loc, *grid),
+                   i64(loc, *axes),
+                   memref::CastOp::create(rewriter, loc, unranked, in),
+                   memref::CastOp::create(rewriter, loc, unranked, out)});
+    Value result = bufferization::ToTensorOp::create(
+        rewriter, loc, outType, out, /*restrict=*/rewriter.getUnitAttr(),
+        /*writable=*/rewriter.getUnitAttr());
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  ModuleOp module;
+  IRRewriter rewriter;
+  int64_t alignment;
+};
+
+struct LowerCollectivesPass
+    : impl::LowerCollectivesPassBase<LowerCollectivesPass> {
+  using LowerCollectivesPassBase::LowerCollectivesPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (target != "cpu" && target != "gpu") {
+      module.emitError() << "-remat-lower-collectives: target must be cpu or "
+                            "gpu, not '"
+                         << target << "'";
+      return signalPassFailure();
+    }
+    if (target == "gpu") {
+      // The GPU path has no collectives: say where they run.
+      WalkResult found = module.walk([&](Operation *op) {
+        if (op->getDialect() && op->getDialect()->getNamespace() == "shard" &&
+            !isa<shard::GridOp>(op)) {
+          op->emitError()
+              << "'" << op->getName()
+              << "' cannot be lowered by -remat-lower-to-gpu (it runs no "
+                 "collectives); lower the program with -remat-lower-to-cpu "
+                 "and run it under mpiexec (test/Integration/CPU/run.sh with "
+                 "RANKS=N)";
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (found.wasInterrupted())
+        signalPassFailure();
+      return;
+    }
+    if (failed(Lowering(module, alignment).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace remat

@@ -1,0 +1,83 @@
+// RUN: remat-opt %s --remat-lower-collectives --split-input-file | FileCheck %s
+//
+// Each collective becomes its result buffer and one runtime call with the
+// codes of remat/Runtime/CollectiveABI.h: kind (all_reduce 0, all_gather 1,
+// reduce_scatter 2, all_slice 3, all_to_all 4), reduction (sum 0, max 1,
+// min 2, product 3), axis, axis2, the grid's shape packed 16 bits a
+// dimension and the group's axes packed a nibble each as axis + 1.
+
+shard.grid @grid(shape = 2)
+// CHECK-NOT: shard.grid
+// CHECK-LABEL: func.func private @rematCollectiveF32(i64, i64, i64, i64, i64, i64, memref<*xf32>, memref<*xf32>)
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK-LABEL: func.func @gather
+func.func @gather(%w: tensor<4x8xf32>) -> tensor<8x8xf32> {
+  // CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4x8xf32> to memref<4x8xf32, strided<[?, ?], offset: ?>>
+  // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x8xf32>
+  // CHECK-DAG: %[[K:.*]] = arith.constant 1 : i64
+  // CHECK-DAG: %[[G:.*]] = arith.constant 2 : i64
+  // CHECK: call @rematCollectiveF32(%[[K]], {{.*}}, %[[G]], {{.*}})
+  // CHECK: bufferization.to_tensor %[[OUT]] restrict writable : memref<8x8xf32> to tensor<8x8xf32>
+  %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+  return %g : tensor<8x8xf32>
+}
+
+// -----
+
+// A 2x3 grid packs as 2 | 3 << 16 = 196610; axes [1, 0] as 2 | 1 << 4 = 18.
+shard.grid @g23(shape = 2x3)
+// CHECK-LABEL: func.func @reduce_scatter_max
+func.func @reduce_scatter_max(%x: tensor<6x12xi64>) -> tensor<6x2xi64> {
+  // CHECK: %[[K:.*]] = arith.constant 2 : i64
+  // CHECK: %[[R:.*]] = arith.constant 1 : i64
+  // CHECK: %[[X:.*]] = arith.constant 1 : i64
+  // CHECK: %[[Y:.*]] = arith.constant 0 : i64
+  // CHECK: %[[G:.*]] = arith.constant 196610 : i64
+  // CHECK: %[[A:.*]] = arith.constant 18 : i64
+  // CHECK: call @rematCollectiveI64(%[[K]], %[[R]], %[[X]], %[[Y]], %[[G]], %[[A]], %{{.*}}, %{{.*}})
+  %s = shard.reduce_scatter %x on @g23 grid_axes = [1, 0] reduction = max scatter_axis = 1 : tensor<6x12xi64> -> tensor<6x2xi64>
+  return %s : tensor<6x2xi64>
+}
+
+// -----
+
+shard.grid @grid(shape = 4)
+// CHECK-LABEL: func.func @reduce_slice_to_all
+func.func @reduce_slice_to_all(%x: tensor<8x4xf64>) -> (tensor<8x4xf64>, tensor<2x4xf64>, tensor<8x4xf64>) {
+  // all_reduce product: kind 0, reduction 3.
+  // CHECK: %[[P:.*]] = arith.constant 3 : i64
+  // CHECK: call @rematCollectiveF64(%{{.*}}, %[[P]],
+  %r = shard.all_reduce %x on @grid grid_axes = [0] reduction = product : tensor<8x4xf64> -> tensor<8x4xf64>
+  // CHECK: call @rematCollectiveF64
+  %s = shard.all_slice %r on @grid grid_axes = [0] slice_axis = 0 : tensor<8x4xf64> -> tensor<2x4xf64>
+  // all_to_all: split 1, concat 0.
+  // CHECK: call @rematCollectiveF64
+  %a = shard.all_to_all %x on @grid grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<8x4xf64> -> tensor<32x1xf64>
+  %c = tensor.collapse_shape %a [[0, 1]] : tensor<32x1xf64> into tensor<32xf64>
+  %e = tensor.expand_shape %c [[0, 1]] output_shape [8, 4] : tensor<32xf64> into tensor<8x4xf64>
+  return %r, %s, %e : tensor<8x4xf64>, tensor<2x4xf64>, tensor<8x4xf64>
+}
+
+// -----
+
+// The device index: the runtime's, row-major over the grid; a multi-index
+// divides it by the trailing dimensions' product, modulo its own.
+shard.grid @g22(shape = 2x2)
+// CHECK-LABEL: func.func private @rematProcessLinearIndex(i64) -> i64
+// CHECK-LABEL: func.func @index
+func.func @index() -> (index, index, index, index) {
+  // CHECK: %[[P:.*]] = arith.constant 131074 : i64
+  // CHECK: %[[L:.*]] = call @rematProcessLinearIndex(%[[P]]) : (i64) -> i64
+  // CHECK: %[[I:.*]] = arith.index_cast %[[L]] : i64 to index
+  %l = shard.process_linear_index on @g22 : index
+  // CHECK: call @rematProcessLinearIndex
+  // CHECK: arith.divui %{{.*}}, %c2
+  // CHECK: arith.remui %{{.*}}, %c2
+  // CHECK: arith.divui %{{.*}}, %c1
+  // CHECK: arith.remui %{{.*}}, %c2
+  %m:2 = shard.process_multi_index on @g22 : index, index
+  // CHECK: %[[N:.*]] = arith.constant 2 : index
+  %n = shard.grid_shape @g22 axes = [1] : index
+  // CHECK: return %[[I]], %{{.*}}, %{{.*}}, %[[N]]
+  return %l, %m#0, %m#1, %n : index, index, index, index
+}
