@@ -110,7 +110,19 @@ def names(o):
 
 def dims(o):
     """The sharded dimension of each result (None: replicated)."""
-    return [None] + [gs.layout(o.form, n) for n in gs.result_names(o)]
+    return [None] + [gs.layout(o.form, n, o.scan) for n in gs.result_names(o)]
+
+
+def as_results_of(o, res):
+    """The single twin's results (loss, per-layer gradients, dx) in o's
+    result order: with --scan, each weight's layers stacked [L, ...]."""
+    res = list(res)
+    L = o.layers
+    if not o.scan or len(res) != 2 + len(gs.WEIGHTS) * L:
+        return res
+    per = {n: r for n, r in zip(gs.result_names(gs.Opts("single", layers=L)), res[1:])}
+    return [res[0]] + [np.stack([per["%s_%d" % (w, l)] for l in range(L)])
+                       for w in gs.WEIGHTS] + [per["x"]]
 
 
 def check_ranks(o, ranks, single, rtol):
@@ -149,13 +161,14 @@ def torch_reference(o, values):
         y = y + att @ w["wo"]
         y = y + torch.tanh(y @ w["w1"]) @ w["w2"]
     loss = ((y - a["t"].reshape(S * B, D)) ** 2).sum() / (S * B * D)
-    order = gs.result_names(o)
+    order = gs.result_names(gs.Opts("single", layers=o.layers))
     grads = torch.autograd.grad(loss, [a[n] for n in order])
     return [loss.detach().numpy()] + [g.numpy() for g in grads]
 
 
 def sizes_of(a, form=None):
-    return gs.Opts(form or a.form, seq=a.seq, batch=a.batch, width=a.width, heads=a.heads,
+    """a's options; with `form`, that form unrolled (the single twin)."""
+    return gs.Opts(form or a.form, scan=a.scan and not form, seq=a.seq, batch=a.batch, width=a.width, heads=a.heads,
                    ffn=a.ffn, layers=a.layers, ranks=a.ranks)
 
 
@@ -166,6 +179,8 @@ def cmd_outputs(a, o):
         printed = parse_memrefs(fh.read())
     n = len(names(o))
     label = "outputs (%s)" % o.cmdline()
+    if o.scan and len(single) == 2 + len(gs.WEIGHTS) * o.layers:
+        single = [(list(v.shape), v) for v in as_results_of(o, [v for _, v in single])]
     if len(single) != n or len(printed) != n * o.ranks:
         print("%s: %d single and %d rank tensors printed, expected %d and %d x %d FAIL" % (
             label, len(single), len(printed), n, o.ranks, n))
@@ -175,7 +190,7 @@ def cmd_outputs(a, o):
         print("%s: tensor %d printed incompletely FAIL" % (label, cut[0]))
         return 1
     ranks = [[v for _, v in printed[r * n:(r + 1) * n]] for r in range(o.ranks)]
-    ok = check_ranks(o, ranks, [v for _, v in single], a.rtol)
+    ok = check_ranks(o, ranks, as_results_of(o, [v for _, v in single]), a.rtol)
     print("%s: %s (loss and %d results on %d ranks, rtol %g)" % (
         label, "PASS" if ok else "FAIL", n - 1, o.ranks, a.rtol))
     return 0 if ok else 1
@@ -191,20 +206,22 @@ def cmd_simulate(a, o):
     single, _ = gs.simulate(sizes_of(a, "single"), values)
     ref = torch_reference(o, values)
     ok = True
-    for name, got, want in zip(names(o), single[0], ref):
+    for name, got, want in zip(names(sizes_of(a, "single")), single[0], ref):
         ok &= compare("single %s vs torch" % name, got, want, a.rtol)
+    single = [as_results_of(o, single[0])]
     configs = [(o.form, o.ranks)]
     if a.all:  # every sharded form at 2 and 4 ranks, one torch reference
-        configs = [(f, n) for f in gs.FORMS[1:] for n in (2, 4)]
+        forms = ["fsdp"] if o.scan else gs.FORMS[1:]
+        configs = [(f, n) for f in forms for n in (2, 4)]
     for form, ranks in configs:
-        c = gs.Opts(form, seq=o.seq, batch=o.batch, width=o.width, heads=o.heads, ffn=o.ffn,
+        c = gs.Opts(form, scan=o.scan, seq=o.seq, batch=o.batch, width=o.width, heads=o.heads, ffn=o.ffn,
                     layers=o.layers, ranks=ranks)
         err = c.check()
         if err:
             sys.exit("check_sharded: " + err)
         res, counts = gs.simulate(c, values)
         good = check_ranks(c, res, single[0], a.rtol)
-        print("collectives: %s" % ", ".join("%s %d" % kv for kv in sorted(counts.items())))
+        print("collectives run: %s" % ", ".join("%s %d" % kv for kv in sorted(counts.items())))
         print("simulate (%s): %s (loss and %d results on %d ranks == single twin == torch, "
               "rtol %g)" % (c.cmdline(), "PASS" if good and ok else "FAIL", len(names(c)) - 1,
                             c.ranks, a.rtol))
@@ -239,7 +256,7 @@ def cmd_single(a, o):
     if len(printed) != len(names(o)) or any(v is None for _, v in printed):
         print("%s: %d tensors printed, expected %d FAIL" % (label, len(printed), len(names(o))))
         return 1
-    ref = torch_reference(o, values)
+    ref = as_results_of(o, torch_reference(o, values))
     sim, _ = gs.simulate(o, values)
     ok = True
     for name, (_, got), want, s in zip(names(o), printed, ref, sim[0]):

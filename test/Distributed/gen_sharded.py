@@ -38,6 +38,15 @@ Forms (--form), each gradient having its parameter's layout:
           collectives in the backward (all_gather of the output gradient,
           reduce_scatter of the input gradient); loss all_reduce-d.
 
+--scan (single, fsdp): the blocks as JAX writes large models: weights
+stacked [L, ...] (fsdp: each layer sharded along dim 0, so the stack along
+dim 1), a forward scf.for over the layers that slices layer i (fsdp:
+all_gathers it) and stacks at row i every value the backward reads (fsdp:
+the gathered weights too, so the text gathers once per layer and the plan
+decides whether to keep or re-gather), a reversed scf.for that writes each
+layer's gradient (fsdp: reduce_scatter-ed) into row i of a stacked gradient
+(docs/loops.md: the stack layout remat's scan recognizer matches).
+
 Collectives per step with L blocks (K = 6 weights per block):
   dp: 6L + 1 all_reduce;  fsdp: 6L all_gather, 6L reduce_scatter, 1 all_reduce;
   tp: 4L all_reduce;      sp: 4L all_gather, 4L reduce_scatter, 1 all_reduce.
@@ -55,8 +64,8 @@ ranks' arrays, so the simulation runs the text's own op sequence
 (check_sharded.py compares it with the single twin and PyTorch).
 
 Usage:
-  gen_sharded.py --form single|dp|fsdp|tp|sp [--ranks N] [--seq S --batch B
-      --width D --heads H --ffn F --layers L] [-o MODEL.mlir]
+  gen_sharded.py --form single|dp|fsdp|tp|sp [--ranks N] [--scan] [--seq S
+      --batch B --width D --heads H --ffn F --layers L] [-o MODEL.mlir]
     -o also writes MODEL.harness.mlir next to MODEL.mlir; without -o the
     model goes to stdout (--harness: the harness instead).
 Standard library only, except the simulation (numpy).
@@ -83,19 +92,21 @@ X_DIM = {"single": None, "dp": 1, "fsdp": 1, "tp": None, "sp": 0}
 DEFAULTS = dict(seq=16, batch=4, width=32, heads=4, ffn=64, layers=2, ranks=2)
 
 
-def layout(form, name):
-    """The dimension of argument `name` (x, t, wq_0, w2_1, ...) sharded over
-    the ranks in `form`, or None (replicated).  A gradient has its
-    argument's layout."""
+def layout(form, name, scan=False):
+    """The dimension of argument `name` (x, t, wq_0, w2_1, ...; with scan
+    the stacked wq, w2, ...) sharded over the ranks in `form`, or None
+    (replicated).  A gradient has its argument's layout."""
     if name in ("x", "t"):
         return X_DIM[form]
+    if scan:  # [L, ...] stacks, fsdp shards each layer's dim 0
+        return 1 if form == "fsdp" else None
     w = name.rsplit("_", 1)[0]
     return {"single": None, "dp": None, "fsdp": 0, "tp": TP_DIM[w], "sp": TP_DIM[w]}[form]
 
 
 class Opts:
-    def __init__(self, form="single", **kw):
-        self.form = form
+    def __init__(self, form="single", scan=False, **kw):
+        self.form, self.scan = form, scan
         for k, v in DEFAULTS.items():
             setattr(self, k, kw.get(k) if kw.get(k) is not None else v)
         if form == "single":
@@ -108,6 +119,8 @@ class Opts:
             return "sizes must be positive"
         if D % H:
             return "--width must divide by --heads"
+        if self.scan and self.form not in ("single", "fsdp"):
+            return "--scan takes --form single or fsdp"
         need = {"single": [], "dp": [("batch", B)], "fsdp": [("batch", B), ("width", D),
                                                             ("ffn", F)],
                 "tp": [("heads", H), ("ffn", F)], "sp": [("heads", H), ("ffn", F), ("seq", S)]}
@@ -124,7 +137,7 @@ class Opts:
         for k in ("seq", "batch", "width", "heads", "ffn", "layers"):
             if getattr(self, k) != DEFAULTS[k]:
                 text += " --%s %d" % (k, getattr(self, k))
-        return text
+        return text + (" --scan" if self.scan else "")
 
 
 def full_args(o):
@@ -142,8 +155,21 @@ def full_args(o):
     return args
 
 
+def func_args(o):
+    """(name, full shape) of the step's arguments: full_args, or with --scan
+    x, t and the stacked weights wq, wk, ... [L, ...] (layer l of stack w
+    holds the single twin's argument w_l)."""
+    if not o.scan:
+        return [(n, shape) for n, shape, _ in full_args(o)]
+    per = {n: shape for n, shape, _ in full_args(o)}
+    return [("x", per["x"]), ("t", per["t"])] + [
+        (w, [o.layers] + per[w + "_0"]) for w in WEIGHTS]
+
+
 def result_names(o):
-    """The results after the loss: d<weight> in argument order, then dx."""
+    """The results after the loss: d<argument> for each weight, then dx."""
+    if o.scan:
+        return WEIGHTS + ["x"]
     return ["%s_%d" % (w, l) for l in range(o.layers) for w in WEIGHTS] + ["x"]
 
 
@@ -217,6 +243,7 @@ class Gen:
         self.used, self.maps, self.body_names = set(), set(), set()
         self.args, self.arg_names = [], []
         self.counts = {}
+        self.depth = 1
 
     # -- names and text -----------------------------------------------------
     def fresh(self, base):
@@ -230,7 +257,8 @@ class Gen:
         return V(self.fresh(base), shape)
 
     def emit(self, text):
-        self.lines.append("  " + text.replace("\n", "\n  "))
+        pad = "  " * self.depth
+        self.lines.append(pad + text.replace("\n", "\n" + pad))
 
     def comment(self, text):
         self.emit("// " + text)
@@ -252,6 +280,14 @@ class Gen:
             self.consts.append((ssa, "arith.constant %s : f32" % float_text(value)))
             self.const_ssa[value] = ssa
         return self.const_ssa[value]
+
+    def index(self, value):
+        key = ("index", value)
+        if key not in self.const_ssa:
+            ssa = self.fresh("c%d" % value)
+            self.consts.append((ssa, "arith.constant %d : index" % value))
+            self.const_ssa[key] = ssa
+        return self.const_ssa[key]
 
     def m(self, alias):
         self.maps.add(alias)
@@ -342,6 +378,85 @@ class Gen:
         return self.op(r, "tensor.collapse_shape %s %s : %s into %s" % (v.ssa, groups, v.ty, r.ty),
                        self.run(lambda x: x.reshape(shape), [v]))
 
+    def slice_at(self, base, src, idx):
+        """src[idx] (rank-reduced); idx an index SSA name, or an int when
+        simulating."""
+        r = self.value(base, src.shape[1:])
+        rest = len(src.shape) - 1
+        return self.op(r, "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+            src.ssa, ", ".join([str(idx)] + ["0"] * rest),
+            ", ".join(["1"] + [str(d) for d in r.shape]), ", ".join(["1"] * (rest + 1)),
+            src.ty, r.ty), self.run(lambda a: a[idx], [src]))
+
+    def insert_at(self, base, v, dst, idx):
+        """dst with row idx replaced by v."""
+        r = self.value(base, dst.shape)
+        rest = len(dst.shape) - 1
+
+        def put(a, b):
+            a = a.copy()
+            a[idx] = b
+            return a
+        return self.op(r, "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
+            v.ssa, dst.ssa, ", ".join([str(idx)] + ["0"] * rest),
+            ", ".join(["1"] + [str(d) for d in v.shape]), ", ".join(["1"] * (rest + 1)),
+            v.ty, dst.ty), self.run(put, [dst, v]))
+
+    def loop(self, name, T, carries, body, reverse=False, stacks=(), reads=None):
+        """An scf.for of T iterations over `carries` [(base, V)], as
+        test/Loops/gen_loops.py writes scans: body(idx, cur, stack, load) ->
+        new carries, where idx is the iteration's row (i, or T-1-j for a
+        reverse loop), stack(base, v) writes v into row idx of the stack
+        `base` (`stacks`: [(base, row shape)], each an iteration argument
+        starting from a tensor.empty), load(base) reads row idx of
+        reads[base].  Returns (carries, {base: stacked result}).  When
+        simulating, the body runs T times with idx an int (the text written
+        then is not the loop's)."""
+        st0 = [(b, self.empty(b + "_stack", [T] + list(shape))) for b, shape in stacks]
+        if self.sim:
+            np = _np()
+            for _, e in st0:
+                e.data = [np.zeros(e.shape)] * self.R
+            cur, cur_st = [v for _, v in carries], dict(st0)
+            for k in range(T):
+                idx = T - 1 - k if reverse else k
+
+                def stack(base, v, idx=idx):
+                    cur_st[base] = self.insert_at("st_" + base, v, cur_st[base], idx)
+
+                def load(base, idx=idx):
+                    return self.slice_at(base + "_i", reads[base], idx)
+                cur = body(idx, cur, stack, load)
+            return cur, cur_st
+        c0, c1, cT = self.index(0), self.index(1), self.index(T)
+        res = self.fresh(name)
+        ivar = self.fresh("j" if reverse else "i")
+        blk = [(self.value(b, v.shape), v) for b, v in carries]
+        blk += [(self.value("st_" + b, e.shape), e) for b, e in st0]
+        types = ", ".join(a.ty for a, _ in blk)
+        self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
+            res, len(blk), ivar, c0, cT, c1,
+            ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
+        self.depth += 1
+        idx = ivar
+        if reverse:
+            idx = self.fresh("i")
+            self.emit("%s = arith.subi %s, %s : index" % (idx, self.index(T - 1), ivar))
+        cur_st = {b: a for (b, _), (a, _) in zip(st0, blk[len(carries):])}
+
+        def stack(base, v):
+            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], idx)
+
+        def load(base):
+            return self.slice_at(base + "_i", reads[base], idx)
+        new = body(idx, [a for a, _ in blk[:len(carries)]], stack, load)
+        outs = list(new) + [cur_st[b] for b, _ in st0]
+        self.emit("scf.yield %s : %s" % (", ".join(v.ssa for v in outs), types))
+        self.depth -= 1
+        self.emit("}")
+        results = [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
+        return results[:len(carries)], {b: r for (b, _), r in zip(st0, results[len(carries):])}
+
     # -- collectives (simulated over the ranks' arrays) -----------------------
     def count(self, kind):
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -413,24 +528,24 @@ TANH_GRAD = ["%y2 = arith.mulf %in2, %in2 : f32", "%bone = arith.constant 1.0 : 
 # --------------------------------------------------------------------------
 def build(o, sim_args=None):
     """The step of form o.form.  sim_args: {name: full array} to simulate
-    (each rank gets its shard), or None.  Returns (gen, header, results)."""
+    (each rank gets its part), or None.  Returns (gen, header, results)."""
     form, R = o.form, o.ranks
     np = _np() if sim_args is not None else None
-    g = Gen("gpt_" + form, R, sim=sim_args is not None)
+    g = Gen("gpt_" + form + ("_scan" if o.scan else ""), R, sim=sim_args is not None)
     S, B, D, H, F, L = o.seq, o.batch, o.width, o.heads, o.ffn, o.layers
     dh = D // H
     dp_like, tp_like = form in ("dp", "fsdp"), form in ("tp", "sp")
     Bl = B // R if dp_like else B          # batch on this rank
     Sl = S // R if form == "sp" else S     # sequence rows of x on this rank
     Hl = H // R if tp_like else H          # heads on this rank
-    Dl, Fl = Hl * dh, (F // R if tp_like else F)
+    Dl = Hl * dh
     N, Nl = S * Bl, Sl * Bl                # rows: gathered / as held
     scale = 1.0 / math.sqrt(dh)
     count = S * B * D                      # the loss is a mean over the global batch
 
     args = {}
-    for name, shape, _ in full_args(o):
-        dim = layout(form, name)
+    for name, shape in func_args(o):
+        dim = layout(form, name, o.scan)
         v = g.arg(name, local_shape(shape, dim, R))
         if sim_args is not None:
             full = sim_args[name].astype(np.float64)
@@ -442,21 +557,15 @@ def build(o, sim_args=None):
     t = g.collapse("t_rows", args["t"], [Nl, D], "[[0, 1], [2]]")
     heads = [S, Bl, Hl, dh]
 
-    def use(w):
-        """A weight as the matmuls read it: fsdp gathers its dim-0 shards."""
-        if form == "fsdp":
-            return g.all_gather(w + "_g", args[w], 0)
-        return args[w]
-
-    saved, ws = [], []
-    for l in range(L):
-        sfx = "_%d" % l
-        g.comment("block %d: attention" % l)
+    def block_forward(x, use, sfx):
+        """One block on x (this rank's rows); use(w) gives weight w ("wq",
+        ...) as the matmuls read it, right before its first use.  Returns
+        the block's output, what the backward reads and the weights."""
+        g.comment("block%s: attention" % sfx)
         xa = g.all_gather("xg" + sfx, x, 0) if form == "sp" else x
-        W = {}
-        qkv = []
+        W, qkv = {}, []
         for w in ("wq", "wk", "wv"):
-            W[w] = use("%s_%d" % (w, l))
+            W[w] = use(w)
             p = g.matmul(w[1] + sfx, xa, W[w])
             qkv.append(g.expand(w[1] + "4" + sfx, p, heads, "[[0, 1], [2, 3]]"))
         q4, k4, v4 = qkv
@@ -486,68 +595,45 @@ def build(o, sim_args=None):
                        lambda a, d: a / d[..., None])
         o4 = g.contract("o4" + sfx, pr, v4, "pv", heads)
         o2 = g.collapse("o" + sfx, o4, [N, Dl], "[[0, 1], [2, 3]]")
-        W["wo"] = use("wo_%d" % l)
+        W["wo"] = use("wo")
         a = g.matmul("a" + sfx, o2, W["wo"])
         if form == "tp":
             a = g.all_reduce("a_sum" + sfx, a)
         elif form == "sp":
             a = g.reduce_scatter("a_rs" + sfx, a, 0)
         x1 = g.add("x1" + sfx, x, a)
-        g.comment("block %d: MLP" % l)
+        g.comment("block%s: MLP" % sfx)
         x1a = g.all_gather("x1g" + sfx, x1, 0) if form == "sp" else x1
-        W["w1"] = use("w1_%d" % l)
+        W["w1"] = use("w1")
         u = g.matmul("u" + sfx, x1a, W["w1"])
         hh = g.ew("h" + sfx, [u], TANH, np.tanh if np else None)
-        W["w2"] = use("w2_%d" % l)
+        W["w2"] = use("w2")
         mm = g.matmul("m" + sfx, hh, W["w2"])
         if form == "tp":
             mm = g.all_reduce("m_sum" + sfx, mm)
         elif form == "sp":
             mm = g.reduce_scatter("m_rs" + sfx, mm, 0)
-        x = g.add("x2" + sfx, x1, mm)
-        saved.append(dict(xa=xa, q4=q4, k4=k4, v4=v4, p=pr, o2=o2, x1a=x1a, h=hh))
-        ws.append(W)
+        x2 = g.add("x2" + sfx, x1, mm)
+        return x2, dict(xa=xa, q4=q4, k4=k4, v4=v4, p=pr, o2=o2, x1a=x1a, h=hh), W
 
-    g.comment("loss = sum((x_L - t)^2) / (S B D)")
-    inv, two = float_text(1.0 / count), float_text(2.0 / count)
-    loss = g.generic("loss", [x, t], ["id2", "id2", "red2"], [RED, RED], [
-        "%%kinv = arith.constant %s : f32" % inv, "%e = arith.subf %in, %in2 : f32",
-        "%e2 = arith.mulf %e, %e : f32", "%lv = arith.mulf %e2, %kinv : f32",
-        "%r = arith.addf %out, %lv : f32"], [],
-        lambda y, tt: np.asarray(((y - tt) ** 2).sum() / count), init=g.filled("loss", []))
-    if form in ("dp", "fsdp", "sp"):
-        loss = g.all_reduce("loss_sum", loss)
-    dx = g.ew("dy", [x, t], ["%%ktwo = arith.constant %s : f32" % two,
-                             "%e = arith.subf %in, %in2 : f32", "%r = arith.mulf %e, %ktwo : f32"],
-              lambda y, tt: (y - tt) * (2.0 / count))
-
-    grads = {}
-
-    def grad(name, gw):
-        """A weight gradient in its parameter's layout."""
-        if form == "dp":
-            gw = g.all_reduce("d%s_sum" % name, gw)
-        elif form == "fsdp":
-            gw = g.reduce_scatter("d%s_rs" % name, gw, 0)
-        grads[name] = gw
-
-    for l in reversed(range(L)):
-        sfx, sv, W = "_%d" % l, saved[l], ws[l]
-        g.comment("block %d backward: MLP" % l)
+    def block_backward(dx, sv, W, sfx, grad):
+        """The backward of one block: dloss/dx from dloss/d(output); grad(w,
+        value) receives each weight's gradient (this rank's contribution)."""
+        g.comment("block%s backward: MLP" % sfx)
         dma = g.all_gather("dm_g" + sfx, dx, 0) if form == "sp" else dx
-        grad("w2" + sfx, g.matmul_tn("dw2" + sfx, sv["h"], dma))
+        grad("w2", g.matmul_tn("dw2" + sfx, sv["h"], dma))
         dh_ = g.matmul_nt("dh" + sfx, dma, W["w2"])
         du = g.ew("du" + sfx, [dh_, sv["h"]], TANH_GRAD, lambda d, y: d * (1.0 - y * y))
-        grad("w1" + sfx, g.matmul_tn("dw1" + sfx, sv["x1a"], du))
+        grad("w1", g.matmul_tn("dw1" + sfx, sv["x1a"], du))
         dx1p = g.matmul_nt("dx1p" + sfx, du, W["w1"])
         if form == "tp":
             dx1p = g.all_reduce("dx1p_sum" + sfx, dx1p)
         elif form == "sp":
             dx1p = g.reduce_scatter("dx1p_rs" + sfx, dx1p, 0)
         dx1 = g.add("dx1" + sfx, dx, dx1p)
-        g.comment("block %d backward: attention" % l)
+        g.comment("block%s backward: attention" % sfx)
         da = g.all_gather("da_g" + sfx, dx1, 0) if form == "sp" else dx1
-        grad("wo" + sfx, g.matmul_tn("dwo" + sfx, sv["o2"], da))
+        grad("wo", g.matmul_tn("dwo" + sfx, sv["o2"], da))
         do2 = g.matmul_nt("do" + sfx, da, W["wo"])
         do4 = g.expand("do4" + sfx, do2, heads, "[[0, 1], [2, 3]]")
         dpp = g.contract("dp" + sfx, do4, sv["v4"], "qk", [Bl, Hl, S, S])
@@ -566,7 +652,7 @@ def build(o, sim_args=None):
         dxp = None
         for w, d4 in (("wq", dq4), ("wk", dk4), ("wv", dv4)):
             d2 = g.collapse("d" + w[1] + sfx, d4, [N, Dl], "[[0, 1], [2, 3]]")
-            grad(w + sfx, g.matmul_tn("d%s" % w + sfx, sv["xa"], d2))
+            grad(w, g.matmul_tn("d%s" % w + sfx, sv["xa"], d2))
             c = g.matmul_nt("dx%s" % w[1] + sfx, d2, W[w])
             dxp = c if dxp is None else g.add("dxq" + ("k" if w == "wk" else "kv") + sfx,
                                               dxp, c)
@@ -574,29 +660,145 @@ def build(o, sim_args=None):
             dxp = g.all_reduce("dxqkv_sum" + sfx, dxp)
         elif form == "sp":
             dxp = g.reduce_scatter("dxqkv_rs" + sfx, dxp, 0)
-        dx = g.add("dx" + sfx, dx1, dxp)
+        return g.add("dx" + sfx, dx1, dxp)
+
+    def loss_and_seed(x):
+        g.comment("loss = sum((x_L - t)^2) / (S B D)")
+        inv, two = float_text(1.0 / count), float_text(2.0 / count)
+        loss = g.generic("loss", [x, t], ["id2", "id2", "red2"], [RED, RED], [
+            "%%kinv = arith.constant %s : f32" % inv, "%e = arith.subf %in, %in2 : f32",
+            "%e2 = arith.mulf %e, %e : f32", "%lv = arith.mulf %e2, %kinv : f32",
+            "%r = arith.addf %out, %lv : f32"], [],
+            lambda y, tt: np.asarray(((y - tt) ** 2).sum() / count), init=g.filled("loss", []))
+        if form in ("dp", "fsdp", "sp"):
+            loss = g.all_reduce("loss_sum", loss)
+        dy = g.ew("dy", [x, t], ["%%ktwo = arith.constant %s : f32" % two,
+                                 "%e = arith.subf %in, %in2 : f32",
+                                 "%r = arith.mulf %e, %ktwo : f32"],
+                  lambda y, tt: (y - tt) * (2.0 / count))
+        return loss, dy
+
+    if o.scan:
+        grads = scan_layers(g, o, args, x, block_forward, block_backward, loss_and_seed)
+        loss, dx = grads.pop("loss"), grads.pop("x")
+        order = WEIGHTS
+    else:
+        saved, ws = [], []
+        for l in range(L):
+            sfx = "_%d" % l
+
+            def use(w, l=l):
+                """Weight w of block l; fsdp gathers its dim-0 parts right
+                before the first use (the backward reads the same value)."""
+                if form == "fsdp":
+                    return g.all_gather("%s_%d_g" % (w, l), args["%s_%d" % (w, l)], 0)
+                return args["%s_%d" % (w, l)]
+            x, sv, W = block_forward(x, use, sfx)
+            saved.append(sv)
+            ws.append(W)
+        loss, dx = loss_and_seed(x)
+        grads = {}
+        for l in reversed(range(L)):
+            def grad(w, gw, l=l):
+                """A weight gradient in its parameter's layout."""
+                name = "%s_%d" % (w, l)
+                if form == "dp":
+                    gw = g.all_reduce("d%s_sum" % name, gw)
+                elif form == "fsdp":
+                    gw = g.reduce_scatter("d%s_rs" % name, gw, 0)
+                grads[name] = gw
+            dx = block_backward(dx, saved[l], ws[l], "_%d" % l, grad)
+        order = result_names(o)[:-1]
     dx3 = g.expand("dx", dx, local_shape([S, B, D], X_DIM[form], R), "[[0, 1], [2]]")
 
-    results = [loss] + [grads[n] for n in result_names(o)[:-1]] + [dx3]
+    results = [loss] + [grads[n] for n in order] + [dx3]
     what = {"single": "one device (the reference twin)",
             "dp": "data parallel: x, t sharded along the batch, weights replicated, "
                   "gradients and loss all_reduce-d",
-            "fsdp": "FSDP: x, t sharded along the batch, weights along dim 0, all_gather-ed "
-                    "before use, gradients reduce_scatter-ed, loss all_reduce-d",
+            "fsdp": "FSDP: x, t sharded along the batch, weights along dim %d, all_gather-ed "
+                    "before use, gradients reduce_scatter-ed, loss all_reduce-d"
+                    % (1 if o.scan else 0),
             "tp": "Megatron tensor parallel: Wq Wk Wv W1 column parallel, Wo W2 row parallel "
                   "(all_reduce of partial sums), x replicated",
             "sp": "Megatron sequence parallel: tp with x and the activations between parts "
                   "sharded along the sequence (all_gather / reduce_scatter)"}[form]
+    if o.scan:
+        what += "; the blocks as an scf.for over stacked weights [L, ...] (a scan), the " \
+                "backward a reversed scf.for writing stacked gradients"
     header = ["GPT-like step: %d blocks of causal attention (%d heads of %d) and a tanh MLP "
-              "(%d -> %d -> %d)," % (L, H, dh, D, F, D),
+              "(%d -> %d -> %d)," % (L, H, dh, D, o.ffn, D),
               "each with a residual; x, t [S=%d, B=%d, D=%d]; loss = sum((x_L - t)^2) / (S B D)."
               % (S, B, D),
               "Form %s on %d rank%s: %s." % (form, R, "s" if R > 1 else "", what),
-              "Results: loss, d(%s) for each block, dx; each in its argument's layout."
-              % " ".join(WEIGHTS),
+              "Results: loss, d(%s)%s, dx; each in its argument's layout."
+              % (" ".join(WEIGHTS), "" if o.scan else " for each block"),
               "Arguments (as held by one rank): " + ", ".join(
                   "%s %s" % (a.ssa, a.ty) for a in g.args)]
     return g, header, results
+
+
+def scan_layers(g, o, args, x, block_forward, block_backward, loss_and_seed):
+    """The blocks as a scan: a forward scf.for over the L layers carrying the
+    activation and stacking, at row i, every value the backward reads
+    (fsdp: also each all_gather-ed weight slice, so the text gathers once
+    per layer and the plan decides whether to keep or re-gather it); a
+    reversed scf.for carrying dloss/dx and writing each layer's gradient
+    (fsdp: reduce_scatter-ed) into row i of a stacked gradient.  Returns
+    {"loss", "x" (dloss/dx), weight: stacked gradient}."""
+    fsdp, L = o.form == "fsdp", o.layers
+    shapes = {}
+
+    def fwd(i, cur, stack, load):
+        def use(w):
+            sl = g.slice_at(w + "_i", args[w], i)
+            if not fsdp:
+                return sl
+            gw = g.all_gather(w + "_g", sl, 0)
+            stack(w + "_g", gw)
+            return gw
+        x2, sv, _ = block_forward(cur[0], use, "_l")
+        for k in SAVED:
+            stack(k, sv[k])
+        return [x2]
+    # The stacked shapes: what one iteration computes (a dry run on a copy
+    # of the builder's state would do; the shapes are known here).
+    S, B, D, H = o.seq, o.batch, o.width, o.heads
+    R, dh = o.ranks, D // H
+    Bl = B // R if fsdp else B
+    heads = [S, Bl, H, dh]
+    N = S * Bl
+    shapes = {"xa": [N, D], "q4": heads, "k4": heads, "v4": heads, "p": [Bl, H, S, S],
+              "o2": [N, D], "x1a": [N, D], "h": [N, o.ffn]}
+    stacks = [(k, shapes[k]) for k in SAVED]
+    full = {w: args[w].shape[1:] for w in WEIGHTS}
+    if fsdp:  # the gathered slices: [D, D], [D, F], [F, D]
+        full = {w: [args[w].shape[1] * R, args[w].shape[2]] for w in WEIGHTS}
+        stacks = [(w + "_g", full[w]) for w in WEIGHTS] + stacks
+    g.comment("forward: layer i = 0 .. L-1 (a scan over the stacked weights)")
+    (xL,), st = g.loop("fwd", L, [("x", x)], fwd, stacks=stacks)
+    loss, dy = loss_and_seed(xL)
+
+    gshape = {w: args[w].shape[1:] for w in WEIGHTS}  # this rank's part of a layer
+
+    def bwd(i, cur, stack, load):
+        sv = {k: load(k) for k in SAVED}
+        W = {w: load(w + "_g") if fsdp else g.slice_at(w + "_r", args[w], i) for w in WEIGHTS}
+
+        def grad(w, gw):
+            if fsdp:
+                gw = g.reduce_scatter("d%s_rs" % w, gw, 0)
+            stack("d" + w, gw)
+        return [block_backward(cur[0], sv, W, "_l", grad)]
+    g.comment("backward: layer i = L-1 .. 0, per-layer gradients stacked at row i")
+    (dx,), gst = g.loop("bwd", L, [("d", dy)], bwd, reverse=True, reads=st,
+                        stacks=[("d" + w, gshape[w]) for w in WEIGHTS])
+    out = {"loss": loss, "x": dx}
+    out.update({w: gst["d" + w] for w in WEIGHTS})
+    return out
+
+
+# What the backward of a block reads (block_forward's second result).
+SAVED = ["xa", "q4", "k4", "v4", "p", "o2", "x1a", "h"]
 
 
 def model_text(o):
@@ -628,12 +830,27 @@ def harness_text(o):
     lines += ["func.func private @printMemrefF32(tensor<*xf32>)", "", "func.func @main() {"]
     if R > 1:
         lines.append("  %rank = shard.process_linear_index on @grid : index")
+    seeds = {name: (k, shape, sc) for k, (name, shape, sc) in enumerate(full_args(o))}
     call = []
-    for k, ((name, shape, sc), v) in enumerate(zip(full_args(o), g.args)):
-        dim = layout(o.form, name)
+    for (name, shape), v in zip(func_args(o), g.args):
+        dim = layout(o.form, name, o.scan)
         assert name not in FILL_BODY_NAMES
         full = V("%" + name + ("_full" if dim is not None else ""), shape)
-        lines += fill_arg(full, Init("uniform", seed=arg_seed(k), scale=sc))
+        if name in seeds:
+            k, _, sc = seeds[name]
+            lines += fill_arg(full, Init("uniform", seed=arg_seed(k), scale=sc))
+        else:  # a stack [L, ...] of the single twin's per-layer arguments
+            prev = V(full.ssa + "_e", shape)
+            lines.append("  %s = tensor.empty() : %s" % (prev.ssa, prev.ty))
+            for l in range(o.layers):
+                k, lshape, sc = seeds["%s_%d" % (name, l)]
+                layer = V("%%%s_%d" % (name, l), lshape)
+                lines += fill_arg(layer, Init("uniform", seed=arg_seed(k), scale=sc))
+                nxt = V(full.ssa if l == o.layers - 1 else "%s_s%d" % (full.ssa, l), shape)
+                lines.append("  %s = tensor.insert_slice %s into %s[%d, 0, 0] [1, %s] [1, 1, 1] "
+                             ": %s into %s" % (nxt.ssa, layer.ssa, prev.ssa, l,
+                                               ", ".join(map(str, lshape)), layer.ty, nxt.ty))
+                prev = nxt
         if dim is None:
             call.append(full)
             continue
@@ -660,8 +877,14 @@ def harness_text(o):
 
 
 def full_values(o):
-    """{name: full float32 array} of every argument (the harness's values)."""
-    return {name: arg_array(shape, k, sc) for k, (name, shape, sc) in enumerate(full_args(o))}
+    """{name: full float32 array} of every argument (the harness's values):
+    the single twin's, and with --scan also the stacked weights."""
+    vals = {name: arg_array(shape, k, sc) for k, (name, shape, sc) in enumerate(full_args(o))}
+    if o.scan:
+        np = _np()
+        for w in WEIGHTS:
+            vals[w] = np.stack([vals["%s_%d" % (w, l)] for l in range(o.layers)])
+    return vals
 
 
 def simulate(o, values=None):
@@ -673,6 +896,8 @@ def simulate(o, values=None):
 
 def add_size_args(ap):
     ap.add_argument("--form", choices=FORMS, default="single")
+    ap.add_argument("--scan", action="store_true",
+                    help="single, fsdp: the blocks as an scf.for over stacked weights")
     ap.add_argument("--ranks", "-n", type=int, help="N, the grid size (default 2)")
     ap.add_argument("--seq", type=int, help="S, the sequence length (default 16)")
     ap.add_argument("--batch", type=int, help="B, sequences per step (default 4)")
@@ -683,7 +908,7 @@ def add_size_args(ap):
 
 
 def opts_from(a):
-    o = Opts(a.form, seq=a.seq, batch=a.batch, width=a.width, heads=a.heads, ffn=a.ffn,
+    o = Opts(a.form, scan=a.scan, seq=a.seq, batch=a.batch, width=a.width, heads=a.heads, ffn=a.ffn,
              layers=a.layers, ranks=a.ranks)
     err = o.check()
     if err:
