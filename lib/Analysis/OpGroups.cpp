@@ -284,6 +284,23 @@ bool isDestinationUse(OpOperand &use) {
   return llvm::is_contained(destinationOperands(use.getOwner()), &use);
 }
 
+/// Inside a remat.recompute region a block argument stands for the
+/// region's operand: a value computed outside, not a function argument (an
+/// op reading it is no cheap initial value, as the op it was cloned from
+/// was none).
+static Value throughRecomputeArguments(Value v) {
+  for (int depth = 0; depth < 256; ++depth) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto region =
+        arg ? dyn_cast_or_null<RecomputeOp>(arg.getOwner()->getParentOp())
+            : RecomputeOp();
+    if (!region)
+      return v;
+    v = region.getInputs()[arg.getArgNumber()];
+  }
+  return v;
+}
+
 bool isParameterOnly(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
     return true;
@@ -294,7 +311,7 @@ bool isParameterOnly(Operation *op) {
   if (dests.empty())
     return false;
   for (OpOperand &operand : op->getOpOperands()) {
-    Value v = operand.get();
+    Value v = throughRecomputeArguments(operand.get());
     Operation *def = v.getDefiningOp();
     if (llvm::is_contained(dests, &operand)) {
       if (!def || !isParameterOnly(def))
