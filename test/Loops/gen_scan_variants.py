@@ -1,0 +1,747 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Generates random spellings of one scan (a property test of the scan
+recognizer, lib/Analysis/ScanLoops.cpp).
+
+A scan is recognised by what its loops read and write, not by how they are
+spelled (ScanLoops.h).  This generator writes the same training step -- a
+forward loop over T steps that stacks per-step values and a backward loop
+that reads them back in reverse -- in the many ways frontends spell it, each
+variant drawn from a seed (or given explicitly):
+
+  model      rnn:    h' = tanh(h W_k),  loss = sum(h_T)
+             lstm:   f = sigmoid(h Wf_k), a = tanh(h Wa_k), c' = f c + a,
+                     h' = tanh(c'),     loss = sum(h_T) + sum(c_T)
+                     (two carries, each stacked)
+             layers: h' = h + relu(h W_k), loss = sum(h_T^2) (a scan over
+                     layers: always stacked parameters)
+  params     rnn, lstm: W_k = ws[k] (stacked parameters tensor<T x W x W>,
+             read by the forward loop at the row of its step, the backward
+             writing the per-step weight gradient into a stacked gradient it
+             carries, at the row of the step it reverses) or one W shared by
+             all steps (its gradient summed with an explicit add)
+  stacks     rnn, layers: h, or h and the pre-activation p = h W_k (the
+             backward recomputes what it does not read: p from h, tanh(p);
+             with layout next the rnn's backward takes y = h_{k+1} from the
+             stack and scales by 1 - y tanh(p), which is 1 - y^2 bit for bit)
+             lstm: h and c, or h, c and the gate f
+  layout     row:     h_k at row k (stored before the update)
+             next:    h_0 inserted at row 0 before the loop, T+1 rows, the
+                      updated carry h_{k+1} (the value yielded) at row k+1;
+                      the backward reads h_k at its step's row and (rnn,
+                      lstm) h_{k+1} one row up instead of recomputing it
+             reverse: h_k at row T-1-k, the backward reading row j
+             (stacked values other than carries: row k, or T-1-k for
+             reverse)
+  forward    scf.for %i = 0 to T, or %i = lb to lb+T (step k = i - lb)
+  backward   for:        scf.for %j = 0 to T, step k = T-1-j
+             for-shift:  scf.for %j = 1 to T+1, step k = T-j
+             while-down: scf.while counting %j from T-1 down to 0, step
+                         k = j; condition `cmpi sge, %j, %c0`, `sgt %j,
+                         %cm1` or `sle %c0, %j` (cond); the counter stepped
+                         by `subi %j, %c1` or `addi %j, %cm1` (decrement);
+                         the counter's result unused
+  spelling   how every row index c +- v that is not v itself is written:
+             subi:   arith.subi %cC, %j / arith.addi %j, %cC
+             affine: affine.apply affine_map<(d0) -> (C - d0)>(%j)
+             index:  index.sub %cC, %j / index.add %j, %cC
+             cast:   through arith.index_cast to i64 and back
+             mulneg: arith.addi (arith.muli %j, %cm1), %cC / arith.addi %j,
+                     %cC with C negative
+             (the rows of the forward loop with lb > 0 or layout next or
+             reverse, of the backward loop whenever its row is not j)
+
+Every variant of a model computes its loss and the gradients of the step
+(the backward is the adjoint of the forward: check_variant_gradients.py
+compares them with PyTorch).  `--form unrolled` writes a variant's
+straight-line twin: T copies of the forward body, then T copies of the
+backward body reading the forward values directly (no stacks, no index
+arithmetic), the same ops in the same order, so both forms print the same
+results bit for bit (`--harness --bits`).  The file's header lists the
+choices and the rows each loop writes and reads.
+
+Usage:
+  gen_scan_variants.py --seed N [--model M --spelling S --backward B
+      --cond C --decrement D --lb L --layout Y --stacks K --params|--no-params
+      --steps T --batch B --width W] [--form loop|unrolled]
+      [--harness [--bits]] [-o FILE]
+  gen_scan_variants.py --seed N --choices     print the variant's choices
+  gen_scan_variants.py --cover N...           print the seeds' choices; fail
+                                              unless they make every choice
+Sizes default per model so that activations dominate parameters (at 20 % of
+the peak the stacks are what must go): rnn 32x32, lstm 32x16, with
+stacked parameters (and layers) batch 128 width 8; T = 64.
+
+Python 3 standard library only; reuses gen_loops.py's Gen (the ops) and the
+importer's argfill (argument values, the harness).
+"""
+
+import argparse
+import math
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # keep the source tree clean
+import gen_loops as gl  # noqa: E402  (puts <repo>/python on sys.path)
+from remat_import_torch.argfill import main_lines  # noqa: E402
+from remat_import_torch.mlir import V  # noqa: E402
+
+MODELS = ["rnn", "lstm", "layers"]
+SPELLINGS = ["subi", "affine", "index", "cast", "mulneg"]
+BACKWARDS = ["for", "for-shift", "while-down"]
+CONDS = ["sge", "sgt", "sle-swapped"]
+DECREMENTS = ["subi", "addi"]
+LAYOUTS = ["row", "next", "reverse"]
+STACKS = {"rnn": (1, 2), "layers": (1, 2), "lstm": (2, 3)}
+
+
+class Choices:
+    """One variant: the seed's random draws, overridden by explicit ones."""
+
+    def __init__(self, seed, **given):
+        rng = random.Random(seed)
+        self.seed = seed
+        # Draw everything first (a given choice does not shift the others).
+        draw = {
+            "model": rng.choice(MODELS),
+            "params": rng.random() < 0.5,
+            "stacks_hi": rng.random() < 0.5,
+            "layout": rng.choice(LAYOUTS),
+            "lb": rng.choice([0, 0, rng.randint(1, 9)]),
+            "backward": rng.choice(BACKWARDS),
+            "cond": rng.choice(CONDS),
+            "decrement": rng.choice(DECREMENTS),
+            "spelling": rng.choice(SPELLINGS),
+        }
+        g = {k: v for k, v in given.items() if v is not None}
+        self.model = g.get("model", draw["model"])
+        self.params = True if self.model == "layers" else g.get("params", draw["params"])
+        if self.model == "layers" and g.get("params") is False:
+            raise SystemExit("gen_scan_variants: layers always has stacked parameters")
+        lo, hi = STACKS[self.model]
+        self.stacks = g.get("stacks", hi if draw["stacks_hi"] else lo)
+        if self.stacks not in (lo, hi):
+            raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
+                             % (self.model, lo, hi))
+        for k in ("layout", "lb", "backward", "cond", "decrement", "spelling"):
+            setattr(self, k, g.get(k, draw[k]))
+        if self.backward != "while-down":
+            self.cond = self.decrement = None
+        self.steps = g.get("steps", 64)
+        if self.params:
+            b, w = 128, 8
+        elif self.model == "lstm":
+            b, w = 32, 16
+        else:
+            b, w = 32, 32
+        self.batch, self.width = g.get("batch", b), g.get("width", w)
+
+    def line(self):
+        parts = ["model=%s" % self.model, "params=%s" % ("yes" if self.params else "no"),
+                 "stacks=%d" % self.stacks, "layout=%s" % self.layout,
+                 "forward=%d..%d" % (self.lb, self.lb + self.steps),
+                 "backward=%s" % self.backward]
+        if self.backward == "while-down":
+            parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
+        parts += ["spelling=%s" % self.spelling, "T=%d" % self.steps,
+                  "batch=%d" % self.batch, "width=%d" % self.width]
+        return " ".join(parts)
+
+    def cmdline(self):
+        text = "--seed %d --model %s --%sparams --stacks %d --layout %s --lb %d --backward %s" % (
+            self.seed, self.model, "" if self.params else "no-", self.stacks, self.layout,
+            self.lb, self.backward)
+        if self.backward == "while-down":
+            text += " --cond %s --decrement %s" % (self.cond, self.decrement)
+        text += " --spelling %s --steps %d --batch %d --width %d" % (
+            self.spelling, self.steps, self.batch, self.width)
+        return text
+
+
+class VGen(gl.Gen):
+    """gen_loops' Gen with the loops of a variant."""
+
+    def __init__(self, name, form, ch):
+        super().__init__(name, form)
+        self.ch = ch
+        self.T = ch.steps
+        self.rows = []  # (what, row expression) for the header
+
+    # -- index constants and row expressions ----------------------------------
+    def iconst(self, value, ty="index"):
+        key = (value, ty)
+        if key not in self.const_ssa:
+            if ty == "index" and value in (0, 1, self.T, self.T - 1):
+                return self.const(value, "index")
+            base = ("cm%d" % -value) if value < 0 else ("c%d" % value)
+            if ty != "index":
+                base += "_" + ty
+            ssa = self.fresh_top(base)
+            self.consts.append((ssa, "arith.constant %d : %s" % (value, ty)))
+            self.const_ssa[key] = ssa
+        return self.const_ssa[key]
+
+    def row(self, var, e, c, cache):
+        """SSA of e * var + c (e = +-1), spelled as the variant says; var
+        itself when e = 1 and c = 0.  `cache` holds the loop body's."""
+        key = (var, e, c)
+        if key in cache:
+            return cache[key]
+        sp = self.ch.spelling
+        if e == 1 and c == 0:
+            r = var
+        elif sp == "affine":
+            r = self.fresh("row")
+            expr = ("%d - d0" % c) if e == -1 else (
+                "d0 + %d" % c if c > 0 else "d0 - %d" % -c)
+            self.emit("%s = affine.apply affine_map<(d0) -> (%s)>(%s)" % (r, expr, var))
+        elif sp == "cast":
+            v64, r64, r = self.fresh("v64"), self.fresh("row64"), self.fresh("row")
+            self.emit("%s = arith.index_cast %s : index to i64" % (v64, var))
+            if e == -1:
+                self.emit("%s = arith.subi %s, %s : i64" % (r64, self.iconst(c, "i64"), v64))
+            elif c > 0:
+                self.emit("%s = arith.addi %s, %s : i64" % (r64, v64, self.iconst(c, "i64")))
+            else:
+                self.emit("%s = arith.subi %s, %s : i64" % (r64, v64, self.iconst(-c, "i64")))
+            self.emit("%s = arith.index_cast %s : i64 to index" % (r, r64))
+        elif sp == "mulneg":
+            r = self.fresh("row")
+            if e == -1:
+                nv = self.fresh("minus_v")
+                self.emit("%s = arith.muli %s, %s : index" % (nv, var, self.iconst(-1)))
+                self.emit("%s = arith.addi %s, %s : index" % (r, nv, self.iconst(c)))
+            else:
+                self.emit("%s = arith.addi %s, %s : index" % (r, var, self.iconst(c)))
+        else:  # subi, index
+            r = self.fresh("row")
+            sub, add, ty = (("arith.subi", "arith.addi", " : index") if sp == "subi"
+                            else ("index.sub", "index.add", ""))
+            if e == -1:
+                self.emit("%s = %s %s, %s%s" % (r, sub, self.iconst(c), var, ty))
+            elif c > 0:
+                self.emit("%s = %s %s, %s%s" % (r, add, var, self.iconst(c), ty))
+            else:
+                self.emit("%s = %s %s, %s%s" % (r, sub, var, self.iconst(-c), ty))
+        cache[key] = r
+        return r
+
+    # -- the scan -------------------------------------------------------------
+    # Rows as s * k + r0 of the step k, per kind of stack.
+    def carry_row(self, nxt=False):
+        ch = self.ch
+        if ch.layout == "reverse":
+            return -1, ch.steps - 1
+        return 1, (1 if nxt else 0)
+
+    def value_row(self):
+        return (-1, self.ch.steps - 1) if self.ch.layout == "reverse" else (1, 0)
+
+    @staticmethod
+    def describe(var, e, c):
+        if e == 1:
+            return var if c == 0 else ("%s + %d" % (var, c) if c > 0 else "%s - %d" % (var, -c))
+        return "%d - %s" % (c, var)
+
+    def forward(self, carries, values, body):
+        """The forward loop over T steps.  carries: [(base, V init)], each
+        stacked as the layout says; values: [(base, shape)] stacked by the
+        body with stack(base, v).  body(at_k, cur, stack) -> new carries,
+        where at_k() is the step's index k (SSA name, or an int unrolled).
+        Returns (final carries, saved) for backward()."""
+        T, ch = self.T, self.ch
+        if self.form == "unrolled":
+            cur = [v for _, v in carries]
+            saved = {"rows": {}, "next": {}}
+            for b, _ in carries + values:
+                saved["rows"][b] = [None] * T
+            for b, _ in carries:
+                saved["next"][b] = [None] * T
+            for k in range(T):
+                self.suffix = "_%d" % k
+                self.comment("forward: step %d" % k)
+                for (b, _), v in zip(carries, cur):
+                    saved["rows"][b][k] = v
+
+                def stack(base, v, k=k):
+                    saved["rows"][base][k] = v
+                new = body(lambda k=k: k, cur, stack)
+                for (b, _), v in zip(carries, new):
+                    saved["next"][b][k] = v
+                cur = new
+                self.suffix = ""
+            return cur, saved
+        lb = ch.lb
+        rows = T + 1 if ch.layout == "next" else T
+        st0 = []
+        for b, v in carries:
+            e = self.empty(b + "_stack", [rows] + list(v.shape))
+            if ch.layout == "next":
+                e = self.insert_at(b + "_stack0", v, e, 0)
+            st0.append(e)
+        for b, shape in values:
+            st0.append(self.empty(b + "_stack", [T] + list(shape)))
+        res, ivar = self.fresh("fwd"), self.fresh("i")
+        blk = [(self.value(b, v.shape), v) for b, v in carries]
+        blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(carries + values, st0)]
+        types = ", ".join(a.ty for a, _ in blk)
+        self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
+            res, len(blk), ivar, self.iconst(lb), self.iconst(lb + T), self.iconst(1),
+            ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
+        self.depth += 1
+        cache = {}
+        nc = len(carries)
+        cur_st = {b: a for (b, _), (a, _) in zip(carries + values, blk[nc:])}
+
+        def at(s, r0):
+            # row s * k + r0 with k = i - lb
+            return self.row(ivar, s, r0 - s * lb, cache)
+
+        def note(what, s, r0):
+            self.rows.append((what, self.describe("%i", s, r0 - s * lb)))
+
+        def store(base, v, s, r0):
+            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], at(s, r0))
+
+        if ch.layout != "next":
+            for (b, _), (a, _) in zip(carries, blk):
+                s, r0 = self.carry_row()
+                note("forward stores %s_k at" % b, s, r0)
+                store(b, a, s, r0)
+
+        def stack(base, v):
+            s, r0 = self.value_row()
+            note("forward stores %s_k at" % base, s, r0)
+            store(base, v, s, r0)
+        new = body(lambda: at(1, 0), [a for a, _ in blk[:nc]], stack)
+        if ch.layout == "next":
+            for (b, _), v in zip(carries, new):
+                s, r0 = self.carry_row(nxt=True)
+                note("forward stores %s_{k+1} at" % b, s, r0)
+                store(b, v, s, r0)
+        outs = list(new) + [cur_st[b] for b, _ in carries + values]
+        self.emit("scf.yield %s : %s" % (", ".join(v.ssa for v in outs), types))
+        self.depth -= 1
+        self.emit("}")
+        results = [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
+        saved = {b: r for (b, _), r in zip(carries + values, results[nc:])}
+        return results[:nc], saved
+
+    def backward(self, carries, body, saved):
+        """The backward loop reversing the T steps.  body(at_k, cur, load) ->
+        new carries; load(base, nxt=False) is the value the forward step k
+        stacked (nxt: the carry it yielded)."""
+        T, ch = self.T, self.ch
+        if self.form == "unrolled":
+            cur = [v for _, v in carries]
+            for t in range(T):
+                k = T - 1 - t
+                self.suffix = "_%d" % k
+                self.comment("backward: step %d" % k)
+
+                def load(base, nxt=False, k=k):
+                    return saved["next" if nxt else "rows"][base][k]
+                cur = body(lambda k=k: k, cur, load)
+                self.suffix = ""
+            return cur
+        # k = alpha * j + beta
+        alpha, beta = {"for": (-1, T - 1), "for-shift": (-1, T), "while-down": (1, 0)}[ch.backward]
+        res = self.fresh("bwd")
+        cache = {}
+        seen = set()
+
+        def at(s, r0):
+            return self.row(jvar, s * alpha, s * beta + r0, cache)
+
+        def load(base, nxt=False):
+            if base in carry_bases:
+                s, r0 = self.carry_row(nxt)
+            else:
+                s, r0 = self.value_row()
+            what = "backward reads %s_%s at" % (base, "{k+1}" if nxt else "k")
+            if what not in seen:
+                seen.add(what)
+                self.rows.append((what, self.describe("%j", s * alpha, s * beta + r0)))
+            return self.slice_at(base + ("_n" if nxt else "_k"), saved[base], at(s, r0))
+        carry_bases = set(self.carry_bases)
+        if ch.backward in ("for", "for-shift"):
+            jvar = self.fresh("j")
+            blk = [(self.value(b, v.shape), v) for b, v in carries]
+            types = ", ".join(a.ty for a, _ in blk)
+            lo, hi = (0, T) if ch.backward == "for" else (1, T + 1)
+            self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
+                res, len(blk), jvar, self.iconst(lo), self.iconst(hi), self.iconst(1),
+                ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
+            self.depth += 1
+            new = body(lambda: at(1, 0), [a for a, _ in blk], load)
+            self.emit("scf.yield %s : %s" % (", ".join(v.ssa for v in new), types))
+            self.depth -= 1
+            self.emit("}")
+            return [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
+        # A downward scf.while: the counter first, from T-1 while >= 0.
+        types = ", ".join(["index"] + [v.ty for _, v in carries])
+        before = [self.fresh("j_w")] + [self.fresh(b + "_w") for b, _ in carries]
+        self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
+            res, len(carries) + 1, ", ".join("%s = %s" % (a, v) for a, v in zip(
+                before, [self.iconst(T - 1)] + [v.ssa for _, v in carries])), types, types))
+        self.depth += 1
+        more = self.fresh("more")
+        cmp = {"sge": "sge, %s, %s" % (before[0], self.iconst(0)),
+               "sgt": "sgt, %s, %s" % (before[0], self.iconst(-1)),
+               "sle-swapped": "sle, %s, %s" % (self.iconst(0), before[0])}[ch.cond]
+        self.emit("%s = arith.cmpi %s : index" % (more, cmp))
+        self.emit("scf.condition(%s) %s : %s" % (more, ", ".join(before), types))
+        self.depth -= 1
+        jvar = self.fresh("j")
+        blk = [self.value(b, v.shape) for b, v in carries]
+        self.emit("} do {")
+        self.emit("^bb0(%s):" % ", ".join(["%s: index" % jvar] + [
+            "%s: %s" % (x.ssa, x.ty) for x in blk]))
+        self.depth += 1
+        new = body(lambda: at(1, 0), blk, load)
+        jn = self.fresh("j_next")
+        if ch.decrement == "subi":
+            self.emit("%s = arith.subi %s, %s : index" % (jn, jvar, self.iconst(1)))
+        else:
+            self.emit("%s = arith.addi %s, %s : index" % (jn, jvar, self.iconst(-1)))
+        self.emit("scf.yield %s : %s" % (", ".join([jn] + [v.ssa for v in new]), types))
+        self.depth -= 1
+        self.emit("}")
+        return [V("%s#%d" % (res, k + 1), x.shape) for k, x in enumerate(blk)]
+
+    # -- parameters -------------------------------------------------------------
+    def weight(self, ws, at_k, base):
+        """ws[k] (stacked parameters) or ws itself (shared)."""
+        if len(ws.shape) == 2:
+            return ws
+        return self.slice_at(base, ws, at_k())
+
+    def weight_grad(self, gw, contribution, at_k, base):
+        """gw + contribution (shared), or contribution written at row k."""
+        if len(gw.shape) == 2:
+            return self.add(base, gw, contribution)
+        return self.insert_at(base, contribution, gw, at_k())
+
+
+TANH, SIGMOID, RELU = gl.TANH, gl.SIGMOID, gl.RELU
+
+
+def one_minus_sq(g, base, d, y, t=None):
+    """d (1 - y t) (t = y: the tanh derivative from its result)."""
+    if t is None:
+        return g.ew(base, [d, y], gl.tanh_grad())
+    return g.ew(base, [d, y, t], ["%one = arith.constant 1.0 : f32",
+                                  "%y2 = arith.mulf %in2, %in3 : f32",
+                                  "%s = arith.subf %one, %y2 : f32",
+                                  "%r = arith.mulf %in, %s : f32"])
+
+
+def rnn(g, ch):
+    T, B, W = ch.steps, ch.batch, ch.width
+    h0 = g.arg("h0", [B, W], 1.0)
+    w = g.arg("ws" if ch.params else "w", [T, W, W] if ch.params else [W, W],
+              math.sqrt(3.0 / W))
+    keep_p = ch.stacks == 2
+    nxt = ch.layout == "next"
+    g.carry_bases = ["h"]
+
+    def fwd(at_k, cur, stack):
+        h, = cur
+        wk = g.weight(w, at_k, "w_k")
+        p = g.matmul("p", h, wk)
+        if keep_p:
+            stack("p", p)
+        return [g.ew("y", [p], TANH)]
+    g.comment("forward: h_{k+1} = tanh(h_k %s)" % ("ws[k]" if ch.params else "w"))
+    (hT,), saved = g.forward([("h", h0)], [("p", [B, W])] if keep_p else [], fwd)
+    loss = g.reduce("loss", [hT], [])
+    g.comment("backward: dloss/dh_T = 1")
+    dT = g.filled("dT", [B, W], 1.0)
+    gw0 = g.filled("gw0", w.shape)
+
+    def bwd(at_k, cur, load):
+        d, gw = cur
+        h = load("h")
+        wk = g.weight(w, at_k, "w_r")
+        t = None
+        if nxt:
+            y = load("h", nxt=True)
+            if keep_p:
+                t = g.ew("t_r", [load("p")], TANH)
+        else:
+            p = load("p") if keep_p else g.matmul("p_r", h, wk)
+            y = g.ew("y_r", [p], TANH)
+        da = one_minus_sq(g, "da", d, y, t)
+        gwn = g.weight_grad(gw, g.matmul_tn("gwc", h, da), at_k, "gw_next")
+        dn = g.matmul_nt("d_next", da, wk)
+        return [dn, gwn]
+    dh0, gw = g.backward([("d", dT), ("gw", gw0)], bwd, saved)
+    return ["tanh RNN: h_{k+1} = tanh(h_k %s), loss = sum(h_T)." % (
+        "ws[k]" if ch.params else "w"),
+        "Results: loss, dloss/d%s, dloss/dh0." % ("ws" if ch.params else "w")], [loss, gw, dh0]
+
+
+def lstm(g, ch):
+    T, B, W = ch.steps, ch.batch, ch.width
+    h0 = g.arg("h0", [B, W], 1.0)
+    c0 = g.arg("c_init", [B, W], 1.0)
+    shape = [T, W, W] if ch.params else [W, W]
+    wf = g.arg("wfs" if ch.params else "wf", shape, math.sqrt(3.0 / W))
+    wa = g.arg("was" if ch.params else "wa", shape, math.sqrt(3.0 / W))
+    keep_f = ch.stacks == 3
+    nxt = ch.layout == "next"
+    g.carry_bases = ["h", "c"]
+
+    def fwd(at_k, cur, stack):
+        h, c = cur
+        wfk, wak = g.weight(wf, at_k, "wf_k"), g.weight(wa, at_k, "wa_k")
+        f = g.ew("f", [g.matmul("pf", h, wfk)], SIGMOID)
+        if keep_f:
+            stack("f", f)
+        a = g.ew("a", [g.matmul("pa", h, wak)], TANH)
+        cn = g.ew("cn", [f, c, a], ["%m = arith.mulf %in, %in2 : f32",
+                                    "%r = arith.addf %m, %in3 : f32"])
+        hn = g.ew("hn", [cn], TANH)
+        return [hn, cn]
+    g.comment("forward: f = sigmoid(h wf%s), a = tanh(h wa%s), c' = f c + a, h' = tanh(c')"
+              % (("s[k]",) * 2 if ch.params else ("",) * 2))
+    (hT, cT), saved = g.forward([("h", h0), ("c", c0)], [("f", [B, W])] if keep_f else [], fwd)
+    loss = g.reduce("loss", [hT, cT], ["%v = arith.addf %in, %in2 : f32"])
+    g.comment("backward: dloss/dh_T = dloss/dc_T = 1")
+    dhT = g.filled("dhT", [B, W], 1.0)
+    dcT = g.filled("dcT", [B, W], 1.0)
+    gf0 = g.filled("gwf0", shape)
+    ga0 = g.filled("gwa0", shape)
+
+    def bwd(at_k, cur, load):
+        dh, dc, gf, ga = cur
+        h, c = load("h"), load("c")
+        wfk, wak = g.weight(wf, at_k, "wf_r"), g.weight(wa, at_k, "wa_r")
+        f = load("f") if keep_f else g.ew("f_r", [g.matmul("pf_r", h, wfk)], SIGMOID)
+        a = g.ew("a_r", [g.matmul("pa_r", h, wak)], TANH)
+        if nxt:
+            hn = load("h", nxt=True)
+        else:
+            cn = g.ew("cn_r", [f, c, a], ["%m = arith.mulf %in, %in2 : f32",
+                                          "%r = arith.addf %m, %in3 : f32"])
+            hn = g.ew("hn_r", [cn], TANH)
+        # dct = dc + dh (1 - h'^2): the cotangent of c'
+        dct = g.ew("dct", [dc, dh, hn], ["%one = arith.constant 1.0 : f32",
+                                         "%y2 = arith.mulf %in3, %in3 : f32",
+                                         "%s = arith.subf %one, %y2 : f32",
+                                         "%m = arith.mulf %in2, %s : f32",
+                                         "%r = arith.addf %in, %m : f32"])
+        dcp = g.ew("dc_next", [dct, f], ["%r = arith.mulf %in, %in2 : f32"])
+        # dpf = dct c f (1 - f); dpa = dct (1 - a^2)
+        dpf = g.ew("dpf", [dct, c, f], ["%one = arith.constant 1.0 : f32",
+                                        "%m = arith.mulf %in, %in2 : f32",
+                                        "%k = arith.subf %one, %in3 : f32",
+                                        "%fk = arith.mulf %in3, %k : f32",
+                                        "%r = arith.mulf %m, %fk : f32"])
+        dpa = one_minus_sq(g, "dpa", dct, a)
+        gfn = g.weight_grad(gf, g.matmul_tn("gwfc", h, dpf), at_k, "gwf_next")
+        gan = g.weight_grad(ga, g.matmul_tn("gwac", h, dpa), at_k, "gwa_next")
+        dhf = g.matmul_nt("dhf", dpf, wfk)
+        dha = g.matmul_nt("dha", dpa, wak)
+        dhp = g.add("dh_next", dhf, dha)
+        return [dhp, dcp, gfn, gan]
+    dh0, dc0, gf, ga = g.backward([("dh", dhT), ("dc", dcT), ("gwf", gf0), ("gwa", ga0)],
+                                  bwd, saved)
+    k = "s[k]" if ch.params else ""
+    return ["LSTM-like cell: f = sigmoid(h wf%s), a = tanh(h wa%s), c' = f c + a, h' = tanh(c'),"
+            % (k, k), "loss = sum(h_T) + sum(c_T).",
+            "Results: loss, dloss/dwf%s, dloss/dwa%s, dloss/dh0, dloss/dc_init."
+            % (k[:1], k[:1])], [
+        loss, gf, ga, dh0, dc0]
+
+
+def layers(g, ch):
+    T, B, W = ch.steps, ch.batch, ch.width
+    h0 = g.arg("h0", [B, W], 1.0)
+    ws = g.arg("ws", [T, W, W], 0.25 * math.sqrt(1.0 / W))
+    keep_p = ch.stacks == 2
+    g.carry_bases = ["h"]
+
+    def fwd(at_k, cur, stack):
+        h, = cur
+        wk = g.weight(ws, at_k, "w_k")
+        p = g.matmul("p", h, wk)
+        if keep_p:
+            stack("p", p)
+        return [g.add("hn", h, g.ew("a", [p], RELU))]
+    g.comment("forward: h_{k+1} = h_k + relu(h_k ws[k])")
+    (hT,), saved = g.forward([("h", h0)], [("p", [B, W])] if keep_p else [], fwd)
+    loss = g.reduce("loss", [hT], gl.SQUARE)
+    g.comment("backward: dloss/dh_T = 2 h_T")
+    dT = g.ew("dT", [hT], ["%two = arith.constant 2.0 : f32", "%r = arith.mulf %in, %two : f32"])
+    gws0 = g.filled("gws0", [T, W, W])
+
+    def bwd(at_k, cur, load):
+        d, gws = cur
+        h = load("h")
+        wk = g.weight(ws, at_k, "w_r")
+        p = load("p") if keep_p else g.matmul("p_r", h, wk)
+        dp = g.ew("dp", [d, p], ["%zero = arith.constant 0.0 : f32",
+                                 "%pos = arith.cmpf ogt, %in2, %zero : f32",
+                                 "%r = arith.select %pos, %in, %zero : f32"])
+        gwsn = g.weight_grad(gws, g.matmul_tn("gw_k", h, dp), at_k, "gws_next")
+        dn = g.add("d_next", d, g.matmul_nt("dh", dp, wk))
+        return [dn, gwsn]
+    dh0, gws = g.backward([("d", dT), ("gws", gws0)], bwd, saved)
+    return ["Scan over T residual layers with stacked parameters ws[T]:",
+            "h_{k+1} = h_k + relu(h_k ws[k]), loss = sum(h_T^2).",
+            "Results: loss, dloss/dws, dloss/dh0."], [loss, gws, dh0]
+
+
+BUILDERS = {"rnn": rnn, "lstm": lstm, "layers": layers}
+
+
+def build(ch, form):
+    g = VGen(ch.model, form, ch)
+    header, results = BUILDERS[ch.model](g, ch)
+    return g, header, results
+
+
+def carry_bytes(ch):
+    """Bytes of one step's carried state (h; lstm: h and c), each rounded
+    up to the planner's alignment (64): what one checkpoint slot holds."""
+    return (2 if ch.model == "lstm" else 1) * (-(-ch.batch * ch.width * 4 // 64) * 64)
+
+
+def model_text(ch, form):
+    g, header, results = build(ch, form)
+    hdr = ["GENERATED by test/Loops/gen_scan_variants.py; do not edit.",
+           "Regenerate: python3 test/Loops/gen_scan_variants.py %s%s"
+           % (ch.cmdline(), " --form unrolled" if form == "unrolled" else ""),
+           "", "Variant: seed %d: %s" % (ch.seed, ch.line())]
+    hdr += header
+    if form == "unrolled":
+        hdr.append("Form: unrolled (straight-line twin: T copies of each body, no stacks).")
+    else:
+        for what, expr in g.rows:
+            hdr.append("Rows: %s %s" % (what, expr))
+    hdr.append("Carry: %s, %d B (aligned to 64)" % (
+        "h and c, 2 x tensor<%dx%dxf32>" if ch.model == "lstm" else "h tensor<%dx%dxf32>",
+        carry_bytes(ch)) % (ch.batch, ch.width))
+    hdr.append("Arguments: " + ", ".join("%s %s" % (a.ssa, a.ty) for a in g.args))
+    return g.text(hdr, results)
+
+
+def harness_text(ch, bits=False):
+    g, _, results = build(ch, "loop")
+    clash = {a.ssa[1:] for a in g.args} & gl.FILL_BODY_NAMES
+    assert not clash, "arguments shadow the harness's body names: %s" % sorted(clash)
+    lines = ["// GENERATED by test/Loops/gen_scan_variants.py; do not edit.",
+             "// Harness of @%s (%s): concatenate with the model and run (run_loop.sh)."
+             % (g.name, ch.cmdline()),
+             "// Prints the loss, then every gradient (the model's result order)%s."
+             % (", as the int32 bit patterns of the f32 values" if bits else ""),
+             "// Argument values: u(i) = hash(i, seed) in [-1, 1) of the row-major",
+             "// linear index i (integer hash, exact), times a scale (see argfill.py)."]
+    main = main_lines(g.name, g.args, g.inits, [r.ty for r in results])
+    if bits:
+        out = ["func.func private @printMemrefI32(tensor<*xi32>)"]
+        k = 0
+        for line in main[1:]:
+            if "printMemrefF32" in line:
+                out += gl.bits_lines(k, results[k].ty, results[k].shape)
+                k += 1
+            elif "_u = tensor.cast" not in line:
+                out.append(line)
+        main = out
+    return "\n".join(lines + main) + "\n"
+
+
+def coverage(seeds):
+    """The choices `seeds` make between them, and the ones they miss: every
+    value of every choice, rnn and lstm with and without stacked parameters,
+    every number of stacks of every model, every backward loop with every
+    layout, and every spelling in a backward row C - j (a row the backward
+    computes from its index)."""
+    want = {("model", m) for m in MODELS}
+    want |= {("params", m, p) for m in ("rnn", "lstm") for p in ("yes", "no")}
+    want |= {("stacks", m, k) for m in MODELS for k in STACKS[m]}
+    want |= {("layout", y) for y in LAYOUTS} | {("backward", b) for b in BACKWARDS}
+    want |= {("forward", f) for f in ("from 0", "from lb > 0")}
+    want |= {("cond", c) for c in CONDS} | {("decrement", d) for d in DECREMENTS}
+    want |= {("layout x backward", y, b) for y in LAYOUTS for b in BACKWARDS}
+    want |= {("spelling of C - j", sp) for sp in SPELLINGS}
+    lines, have = [], set()
+    for seed in seeds:
+        ch = Choices(seed)
+        lines.append("seed %d: %s" % (seed, ch.line()))
+        have |= {("model", ch.model), ("stacks", ch.model, ch.stacks), ("layout", ch.layout),
+                 ("backward", ch.backward), ("layout x backward", ch.layout, ch.backward),
+                 ("forward", "from lb > 0" if ch.lb else "from 0")}
+        if ch.model != "layers":
+            have.add(("params", ch.model, "yes" if ch.params else "no"))
+        if ch.cond:
+            have |= {("cond", ch.cond), ("decrement", ch.decrement)}
+        g, _, _ = build(ch, "loop")
+        if any(w.startswith("backward") and expr.endswith(" - %j") for w, expr in g.rows):
+            have.add(("spelling of C - j", ch.spelling))
+    return lines, want, want - have
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cover", type=int, nargs="+", metavar="SEED",
+                    help="print the choices of these seeds and fail unless they make "
+                         "every choice between them")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--model", choices=MODELS)
+    ap.add_argument("--params", action="store_true", default=None,
+                    help="rnn, lstm: stacked parameters ws[k] (layers: always)")
+    ap.add_argument("--no-params", dest="params", action="store_false")
+    ap.add_argument("--stacks", type=int, help="rnn, layers: 1 (h) or 2 (h, p); "
+                    "lstm: 2 (h, c) or 3 (h, c, f)")
+    ap.add_argument("--layout", choices=LAYOUTS)
+    ap.add_argument("--lb", type=int, help="the forward loop's lower bound (runs lb to lb+T)")
+    ap.add_argument("--backward", choices=BACKWARDS)
+    ap.add_argument("--cond", choices=CONDS, help="while-down: its condition")
+    ap.add_argument("--decrement", choices=DECREMENTS, help="while-down: its counter's step")
+    ap.add_argument("--spelling", choices=SPELLINGS)
+    ap.add_argument("--steps", "-T", type=int)
+    ap.add_argument("--batch", "-B", type=int)
+    ap.add_argument("--width", "-W", type=int)
+    ap.add_argument("--form", choices=["loop", "unrolled"], default="loop")
+    ap.add_argument("--harness", action="store_true", help="write the harness @main instead")
+    ap.add_argument("--bits", action="store_true",
+                    help="with --harness: print the results' f32 bit patterns")
+    ap.add_argument("--choices", action="store_true", help="print the variant's choices")
+    ap.add_argument("-o", "--output", help="output file (default stdout)")
+    a = ap.parse_args()
+    if a.cover:
+        lines, want, missing = coverage(a.cover)
+        print("\n".join(lines))
+        if missing:
+            print("missing: " + "; ".join(" ".join(map(str, m)) for m in sorted(missing)))
+            return 1
+        print("covered: all %d choices" % len(want))
+        return 0
+    if a.seed is None:
+        ap.error("--seed or --cover is required")
+    ch = Choices(a.seed, model=a.model, params=a.params, stacks=a.stacks, layout=a.layout,
+                 lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
+                 spelling=a.spelling, steps=a.steps, batch=a.batch, width=a.width)
+    if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:
+        ap.error("sizes must be positive and lb not negative")
+    if a.choices:
+        text = "seed %d: %s\n" % (ch.seed, ch.line())
+    elif a.harness:
+        text = harness_text(ch, a.bits)
+    else:
+        text = model_text(ch, a.form)
+    if a.output:
+        with open(a.output, "w") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
