@@ -18,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
@@ -51,10 +52,21 @@ Timers &timers() {
 
 bool validTimer(int64_t id) { return id >= 0 && id < REMAT_NUM_TIMERS; }
 
+// Under mpiexec (MPICH's launcher sets PMI_RANK) the peak lines start with
+// `rank=R ` so the ranks' reports can be told apart; otherwise nothing.
+const char *rankPrefix() {
+  static const std::string *prefix = [] {
+    const char *rank = std::getenv("PMI_RANK");
+    return new std::string(rank && *rank ? "rank=" + std::string(rank) + " "
+                                         : "");
+  }();
+  return prefix->c_str();
+}
+
 __attribute__((destructor)) void reportPeakAtExit() {
   const char *flag = std::getenv("REMAT_REPORT_PEAK");
   if (flag && *flag && std::strcmp(flag, "0") != 0)
-    std::fprintf(stderr, "peak_bytes=%lld\n",
+    std::fprintf(stderr, "%speak_bytes=%lld\n", rankPrefix(),
                  static_cast<long long>(remat_peak_bytes()));
 }
 } // namespace
@@ -90,8 +102,9 @@ int64_t remat_num_allocs(void) { return tracker().allocations(); }
 void remat_print_peak(void) {
   int64_t peak, base;
   tracker().window(peak, base);
-  std::fprintf(stderr, "window_peak_bytes=%lld window_base_bytes=%lld\n",
-               static_cast<long long>(peak), static_cast<long long>(base));
+  std::fprintf(stderr, "%swindow_peak_bytes=%lld window_base_bytes=%lld\n",
+               rankPrefix(), static_cast<long long>(peak),
+               static_cast<long long>(base));
   std::fflush(stderr);
 }
 

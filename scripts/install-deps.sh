@@ -9,6 +9,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libbenchmark-dev coinor-libcbc-dev pkg-config
   python3-torch python3-torchvision python3-networkx python3-matplotlib
+  mpich libmpich-dev
 )
 
 missing=()

@@ -52,6 +52,17 @@ if os.path.exists(cuda_runtime):
 # Its host-memory stand-in for -remat-lower-to-gpu{emulate=true}.
 config.substitutions.append(("%remat_cuda_emulation", os.path.join(
     config.remat_obj_root, "lib", "libRematCudaEmulation.so")))
+# libRematMpiRuntime (the shard collectives over MPICH; built when CMake
+# found MPICH), its self-test, and MPICH's launcher: Open MPI's mpiexec,
+# which may be installed too, does not run MPICH programs.
+mpi_runtime = os.path.join(config.remat_obj_root, "lib",
+                           "libRematMpiRuntime.so")
+mpiexec = shutil.which("mpiexec.mpich")
+config.substitutions.append(("%remat_mpi_runtime", mpi_runtime))
+config.substitutions.append(("%mpiexec", mpiexec or "mpiexec.mpich"))
+if mpiexec and os.path.exists(mpi_runtime) and os.path.exists(
+        os.path.join(config.remat_tools_dir, "remat-collectives-selftest")):
+    config.available_features.add("mpich")
 # PyTorch (Debian's python3-torch) is the oracle of the corpus gradients.
 if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
                   capture_output=True).returncode == 0:

@@ -49,7 +49,8 @@ remat_strip_module() {
 remat_harness_with_window() {
   local harness=$1 window=$2 callee
   callee=$(grep -o 'func\.call @[A-Za-z0-9_]*(' "$harness" |
-           grep -v '@printMemref' | head -n 1 | sed 's/func\.call @//; s/(//')
+           grep -v '@printMemref\|@rematProcessLinearIndex' | head -n 1 |
+           sed 's/func\.call @//; s/(//')
   [ -n "$callee" ] || { echo "run.sh: no model call in $harness" >&2; return 2; }
   echo "func.func private @${window}_reset_peak()"
   echo "func.func private @${window}_print_peak()"
@@ -65,13 +66,47 @@ remat_harness_with_window() {
 }
 
 # remat_find_tools NAME: sets $opt (remat-opt), $runtime (libRematRuntime.so
-# of the same build), $runner (mlir-runner) and $llvm_lib (its libraries);
-# REMAT_OPT, REMAT_RUNTIME and MLIR_RUNNER override them. NAME prefixes the
-# error when the runtime is missing.
+# of the same build), $mpi_runtime (libRematMpiRuntime.so next to it, the
+# collectives; may not exist), $runner (mlir-runner) and $llvm_lib (its
+# libraries); REMAT_OPT, REMAT_RUNTIME, REMAT_MPI_RUNTIME and MLIR_RUNNER
+# override them. NAME prefixes the error when the runtime is missing.
 remat_find_tools() {
   opt=${REMAT_OPT:-$(command -v remat-opt)}
   runtime=${REMAT_RUNTIME:-$(dirname "$(readlink -f "$opt")")/../lib/libRematRuntime.so}
   [ -f "$runtime" ] || { echo "$1: no runtime $runtime" >&2; return 2; }
+  mpi_runtime=${REMAT_MPI_RUNTIME:-$(dirname "$runtime")/libRematMpiRuntime.so}
   runner=${MLIR_RUNNER:-$(command -v mlir-runner || echo /usr/lib/llvm-22/bin/mlir-runner)}
   llvm_lib=$(dirname "$(readlink -f "$runner")")/../lib
+}
+
+# remat_run_ranks NAME N DIR COMMAND...: runs COMMAND as N processes under
+# MPICH's launcher (MPIEXEC, default mpiexec.mpich: Open MPI's mpiexec does
+# not run MPICH programs), each rank's stdout and stderr in DIR/R.out and
+# DIR/R.err; then prints rank 0's stdout, rank 1's, ... (each followed by an
+# empty line, as run.sh ends its output) and their stderr in the same order,
+# never interleaved. Fails when any rank did (the launcher's status).
+remat_run_ranks() {
+  local name=$1 ranks=$2 dir=$3 mpiexec r status=0
+  shift 3
+  case $ranks in
+    ''|*[!0-9]*|0*) echo "$name: RANKS=$ranks is not a positive number" >&2; return 2 ;;
+  esac
+  mpiexec=${MPIEXEC:-$(command -v mpiexec.mpich)} || {
+    echo "$name: RANKS=$ranks needs MPICH's mpiexec.mpich (Debian: mpich)" >&2
+    return 2
+  }
+  mkdir -p "$dir"
+  # PMI_RANK: the rank MPICH's launcher gives each process.
+  # shellcheck disable=SC2016
+  "$mpiexec" -n "$ranks" sh -c \
+    'exec "$@" > "$0/$PMI_RANK.out" 2> "$0/$PMI_RANK.err"' "$dir" "$@" ||
+    status=$?
+  for ((r = 0; r < ranks; r++)); do
+    [ -f "$dir/$r.out" ] && cat "$dir/$r.out"
+    echo
+  done
+  for ((r = 0; r < ranks; r++)); do
+    [ -f "$dir/$r.err" ] && cat "$dir/$r.err" >&2
+  done
+  return $status
 }

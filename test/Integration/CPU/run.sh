@@ -18,6 +18,17 @@
 #               on PATH
 #   REMAT_RUNTIME  path of libRematRuntime.so (default: ../lib of REMAT_OPT)
 #   KEEP_TMP=DIR  keep main.mlir and main.llvm.mlir in DIR
+#   RANKS=N     run the program as N processes under MPICH
+#               (`mpiexec.mpich -n N`, or MPIEXEC), one per device of its
+#               shard grid; stdout is rank 0's output, then rank 1's, ...
+#               (each followed by an empty line), stderr their stderr in
+#               the same order, each peak line prefixed by `rank=R `; the
+#               status is non-zero when any rank failed. Each rank's stdout
+#               and stderr are in RANK.out and RANK.err of ranks/ in the tmp
+#               directory. Needs libRematMpiRuntime.so (REMAT_MPI_RUNTIME,
+#               default: next to REMAT_RUNTIME), which is also loaded
+#               without RANKS when it exists (a 1-device grid runs as one
+#               process).
 #   MLIR_RUNNER, RUNNER_FLAGS: as for test/Corpus/run_model.sh
 set -euo pipefail
 
@@ -38,9 +49,20 @@ remat_harness_with_window "$harness" remat >> "$tmp/main.mlir" || exit 2
 "$opt" "$tmp/main.mlir" \
   "--remat-lower-to-cpu=buffers=${BUFFERS:-early} alignment=${ALIGNMENT:-64}" \
   -o "$tmp/main.llvm.mlir"
-# shellcheck disable=SC2086
-REMAT_REPORT_PEAK=1 "$runner" "$tmp/main.llvm.mlir" -e main \
-  -entry-point-result=void \
-  -shared-libs="$runtime,$llvm_lib/libmlir_c_runner_utils.so,$llvm_lib/libmlir_runner_utils.so" \
-  ${RUNNER_FLAGS:-}
-echo
+libs=$runtime
+if [ -f "$mpi_runtime" ]; then
+  libs+=,$mpi_runtime
+elif [ -n "${RANKS:-}" ]; then
+  echo "run.sh: RANKS=$RANKS needs the collectives runtime $mpi_runtime (built when CMake finds MPICH)" >&2
+  exit 2
+fi
+run=("$runner" "$tmp/main.llvm.mlir" -e main -entry-point-result=void
+     -shared-libs="$libs,$llvm_lib/libmlir_c_runner_utils.so,$llvm_lib/libmlir_runner_utils.so")
+# shellcheck disable=SC2206
+run+=(${RUNNER_FLAGS:-})
+if [ -n "${RANKS:-}" ]; then
+  REMAT_REPORT_PEAK=1 remat_run_ranks run.sh "$RANKS" "$tmp/ranks" "${run[@]}"
+else
+  REMAT_REPORT_PEAK=1 "${run[@]}"
+  echo
+fi
