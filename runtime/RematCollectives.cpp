@@ -632,4 +632,11 @@ REMAT_RUNTIME_EXPORT int64_t rematProcessLinearIndex(int64_t gridShape) {
   }
   return worldRank();
 }
+
+// The same under the name llvm.emit_c_interface gives its callers (a
+// function of scalars keeps its signature).
+REMAT_RUNTIME_EXPORT int64_t
+_mlir_ciface_rematProcessLinearIndex(int64_t gridShape) {
+  return rematProcessLinearIndex(gridShape);
+}
 } // extern "C"

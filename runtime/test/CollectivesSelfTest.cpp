@@ -45,6 +45,7 @@ DECLARE(F64)
 DECLARE(I32)
 DECLARE(I64)
 int64_t rematProcessLinearIndex(int64_t gridShape);
+int64_t _mlir_ciface_rematProcessLinearIndex(int64_t gridShape);
 }
 
 namespace {
@@ -480,6 +481,9 @@ int main(int argc, char **argv) {
     world = remat_pack_grid_shape(dims, 1);
     worldRank = static_cast<int>(rematProcessLinearIndex(world));
     MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+    ++checks;
+    if (_mlir_ciface_rematProcessLinearIndex(world) != worldRank)
+      fail("_mlir_ciface_rematProcessLinearIndex");
   }
 
   if (badShape) {

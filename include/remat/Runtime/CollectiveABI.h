@@ -15,6 +15,8 @@
  *       int64_t axis, int64_t axis2, int64_t gridShape, int64_t gridAxes,
  *       UnrankedMemRef *in, UnrankedMemRef *out);
  *   int64_t rematProcessLinearIndex(int64_t gridShape);
+ *       (also exported as _mlir_ciface_rematProcessLinearIndex, for a
+ *       declaration with llvm.emit_c_interface)
  *
  * `axis` is gather_axis / scatter_axis / slice_axis / split_axis, `axis2`
  * concat_axis for all_to_all (else 0). `in` and `out` are unranked memrefs as
