@@ -141,8 +141,12 @@ int worldRank() {
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   aborting = true;
-  if (init && !fin)
+  if (init && !fin) {
+    // MPICH's launcher forwards the ranks' stderr; an abort right after the
+    // write sometimes tears it down before the line gets through.
+    usleep(500 * 1000);
     MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   std::_Exit(2);
 }
 
