@@ -860,9 +860,15 @@ def harness_text(o):
         part = V("%" + name, v.shape)
         offs = ["0"] * len(shape)
         offs[dim] = off
-        lines.append("  %s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+        # The shard is copied into a buffer of its own, so the full value
+        # dies here: a view would keep it alive through the call and the
+        # measured peak would count every full parameter.
+        lines.append("  %s_view = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
             part.ssa, full.ssa, ", ".join(offs), ", ".join(map(str, v.shape)),
             ", ".join(["1"] * len(shape)), full.ty, part.ty))
+        lines.append("  %s_own = tensor.empty() : %s" % (part.ssa, part.ty))
+        lines.append("  %s = linalg.copy ins(%s_view : %s) outs(%s_own : %s) -> %s" % (
+            part.ssa, part.ssa, part.ty, part.ssa, part.ty, part.ty))
         call.append(part)
     res = ["%%res%d" % i for i in range(len(results))]
     lines.append("  %s = func.call @%s(%s)" % (", ".join(res), g.name,

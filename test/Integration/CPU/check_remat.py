@@ -11,7 +11,9 @@ each rewritten program on the CPU, and checks the promises of the pipeline:
     peak_before);
 
 Planner and lowering run with their default options (alignment 64), or
-both with --alignment.
+both with --alignment. With --ranks N the programs run as N MPI processes
+(run.sh's RANKS=N): the printed results of all ranks must be identical and
+every rank's measured peak is checked against the per-device prediction.
   * the saving measured (original peak - rewritten peak) is the saving
     predicted, within the same tolerance.
 
@@ -30,14 +32,18 @@ RUN = os.path.join(HERE, "run.sh")
 ADDRESS = re.compile(r"base@ = 0x[0-9a-f]+")
 
 
-def run(model, harness, tag, alignment):
+def run(model, harness, tag, alignment, ranks=None):
     """(printed values without addresses, measured peak of the model call).
     A harness may call the model several times (dynamic shapes: sizes up to
-    the bound); the peak is then the largest call's."""
+    the bound); the peak is then the largest call's. Under MPI (ranks), the
+    peak is the largest rank's and every rank must report one."""
     env = dict(os.environ, BUFFERS="early")
     env.pop("ALIGNMENT", None)  # run.sh's default: the lowering's.
+    env.pop("RANKS", None)
     if alignment:
         env["ALIGNMENT"] = alignment
+    if ranks:
+        env["RANKS"] = str(ranks)
     p = subprocess.run([RUN, model, harness], env=env, capture_output=True,
                        text=True)
     if p.returncode != 0:
@@ -45,6 +51,15 @@ def run(model, harness, tag, alignment):
     peaks = [int(v) for v in re.findall(r"window_peak_bytes=(\d+)", p.stderr)]
     if not peaks:
         sys.exit("%s: no window_peak_bytes in:\n%s" % (tag, p.stderr))
+    if ranks:
+        seen = {int(r) for r in re.findall(r"rank=(\d+) window_peak_bytes=",
+                                           p.stderr)}
+        if seen != set(range(ranks)):
+            sys.exit("%s: peaks of ranks %s, expected 0..%d:\n%s"
+                     % (tag, sorted(seen), ranks - 1, p.stderr))
+    if ranks and len(set(peaks)) != 1:
+        sys.exit("%s: the ranks' peaks differ (%s): every rank runs the same "
+                 "plan" % (tag, peaks))
     return ADDRESS.sub("", p.stdout), max(peaks)
 
 
@@ -68,13 +83,17 @@ def main():
     ap.add_argument("--alignment", default=None,
                     help="the planner's and the lowering's alignment "
                     "(default: theirs, 64)")
+    ap.add_argument("--ranks", type=int, default=None,
+                    help="run under MPI with this many processes (RANKS=N "
+                    "of run.sh); peaks are per rank")
     ap.add_argument("--exact", action="store_true",
                     help="the measured peaks must equal the predicted ones")
     args = ap.parse_args()
     name = os.path.basename(args.model)
     harness = args.model[:-len(".mlir")] + ".harness.mlir"
     with tempfile.TemporaryDirectory() as tmp:
-        ref_out, ref_peak = run(args.model, harness, name, args.alignment)
+        ref_out, ref_peak = run(args.model, harness, name, args.alignment,
+                                args.ranks)
         for budget in args.budgets:
             out_mlir = os.path.join(tmp, "remat.mlir")
             report = os.path.join(tmp, "report.json")
@@ -95,7 +114,7 @@ def main():
                 sys.exit("%s @ %s: remat-opt failed:\n%s" % (name, budget, p.stderr))
             f = json.load(open(report))["functions"][0]
             out, peak = run(out_mlir, harness, "%s @ %s" % (name, budget),
-                            args.alignment)
+                            args.alignment, args.ranks)
             problems = []
             if out != ref_out:
                 problems.append("printed results differ from the original's")
@@ -114,9 +133,10 @@ def main():
             saved, predicted_saving = ref_peak - peak, f["peak_before"] - f["peak_after"]
             if not close(saved, predicted_saving):
                 problems.append("saved %d, predicted %d" % (saved, predicted_saving))
-            print("%s budget=%s (%d B) strategy=%s: peak %d -> %d B measured, "
+            print("%s%s budget=%s (%d B) strategy=%s: peak %d -> %d B measured, "
                   "%d -> %d B predicted, overhead %.1f%%: %s" % (
-                      name, budget, f["budget"], f["strategy"], ref_peak, peak,
+                      name, " ranks=%d" % args.ranks if args.ranks else "",
+                      budget, f["budget"], f["strategy"], ref_peak, peak,
                       f["peak_before"], f["peak_after"], f["overhead_percent"],
                       "ok" if not problems else "; ".join(problems)))
             if problems:
