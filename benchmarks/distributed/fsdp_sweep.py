@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The budget decides what FSDP users set by hand (issue 32, item 6).
+
+Generates the FSDP form of the GPT-like step (test/Distributed/
+gen_sharded.py), plans it with remat-opt at each budget (default options)
+and runs each plan as RANKS processes (run.sh RANKS=N). Prints a markdown
+table: per budget, the plan's choices (gathered weights kept from the
+forward to the backward pass or gathered again; activations recomputed),
+the predicted per-device peak, every rank's measured peak (one number when
+they agree) and the predicted recomputation overhead.
+
+Usage: fsdp_sweep.py [--ranks 2] [--budgets 100% 90% ... min] [-- GEN FLAGS]
+Needs remat-opt, mlir-runner and MPICH as run.sh does.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GEN = os.path.join(ROOT, "test", "Distributed", "gen_sharded.py")
+RUN = os.path.join(ROOT, "test", "Integration", "CPU", "run.sh")
+
+
+def measured_peaks(model, harness, ranks):
+    env = dict(os.environ, RANKS=str(ranks))
+    p = subprocess.run([RUN, model, harness], env=env, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        sys.exit("running %s failed:\n%s" % (model, p.stderr))
+    return sorted({int(v) for v in re.findall(
+        r"rank=\d+ window_peak_bytes=(\d+)", p.stderr)})
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--budgets", nargs="+",
+                    default=["100%", "90%", "80%", "70%", "60%", "50%", "min"])
+    ap.add_argument("gen_flags", nargs="*")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, "fsdp.mlir")
+        subprocess.run([sys.executable, GEN, "--form", "fsdp", "--ranks",
+                        str(args.ranks), "-o", model] + args.gen_flags,
+                       check=True)
+        harness = model[:-5] + ".harness.mlir"
+        print("| budget | B | weights gathered again | activations recomputed "
+              "| predicted peak per rank | measured per rank | overhead |")
+        print("|---|---|---|---|---|---|---|")
+        for budget in args.budgets:
+            out = os.path.join(tmp, "plan.mlir")
+            report = os.path.join(tmp, "report.json")
+            p = subprocess.run(["remat-opt", model, "--remat-budget=" + budget,
+                                "--remat-report=" + report, "-o", out],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                first = p.stderr.splitlines()[0] if p.stderr else ""
+                print("| %s | - | refused: %s | | | | |" % (budget, first[first.find("error:"):]))
+                continue
+            f = json.load(open(report))["functions"][0]
+            gathers = [v for v in f["values"] if v["op"] == "shard.all_gather"]
+            regathered = sum(1 for v in gathers if v["recomputations"])
+            acts = sum(1 for v in f["values"]
+                       if v["op"] != "shard.all_gather" and v["recomputations"])
+            peaks = measured_peaks(out, harness, args.ranks)
+            print("| %s | %d | %d of %d | %d | %d | %s | %.1f %% |" % (
+                budget, f["budget"], regathered, len(gathers), acts,
+                f["peak_after"], " / ".join(str(x) for x in peaks),
+                f["overhead_percent"]))
+
+
+if __name__ == "__main__":
+    main()
