@@ -54,7 +54,8 @@ bool isPricedCollective(Operation *op) {
 
 } // namespace
 
-std::optional<CollectiveInfo> collectiveInfo(Operation *op) {
+std::optional<CollectiveInfo> collectiveInfo(Operation *op,
+                                             Operation *symbolScope) {
   if (!isPricedCollective(op) || op->getNumOperands() != 1 ||
       op->getNumResults() != 1)
     return std::nullopt;
@@ -62,6 +63,9 @@ std::optional<CollectiveInfo> collectiveInfo(Operation *op) {
   if (!gridRef)
     return std::nullopt;
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
+  if (!grid && symbolScope)
+    grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(symbolScope,
+                                                               gridRef);
   if (!grid)
     return std::nullopt;
   CollectiveInfo c;

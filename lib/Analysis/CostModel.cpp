@@ -70,7 +70,8 @@ std::string costTableKey(Operation *op) {
   return {};
 }
 
-FailureOr<OpCost> CostModel::cost(Operation *op) const {
+FailureOr<OpCost> CostModel::cost(Operation *op,
+                                  Operation *symbolScope) const {
   OpCost c;
   // Result sizes from types; views and tensor.empty own no bytes.
   bool noData = isViewLike(op) || isa<tensor::EmptyOp>(op);
@@ -126,7 +127,8 @@ FailureOr<OpCost> CostModel::cost(Operation *op) const {
   } else if (attr) {
     c.time = attr.getTimeValue();
     c.workspace = attr.getWorkspace();
-  } else if (std::optional<CollectiveInfo> coll = collectiveInfo(op)) {
+  } else if (std::optional<CollectiveInfo> coll =
+                 collectiveInfo(op, symbolScope)) {
     c.time = collectiveTime(*coll);
     if (int64_t ws = collectiveWorkspace(*coll))
       c.workspace = roundUpToAlignment(ws, alignment);

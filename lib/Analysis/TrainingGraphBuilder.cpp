@@ -211,7 +211,7 @@ private:
   /// the node's results.
   LogicalResult addNode(ArrayRef<Operation *> chain) {
     Operation *op = chain.back();
-    FailureOr<OpCost> cost = costs.cost(op);
+    FailureOr<OpCost> cost = costs.cost(op, symbolScope);
     if (failed(cost))
       return failure();
     auto recompute = dyn_cast<RecomputeOp>(op);
@@ -220,7 +220,7 @@ private:
     bool pure = true;
     llvm::SmallPtrSet<Operation *, 4> inChain(chain.begin(), chain.end());
     for (Operation *absorbed : chain.drop_back()) {
-      FailureOr<OpCost> c = costs.cost(absorbed);
+      FailureOr<OpCost> c = costs.cost(absorbed, symbolScope);
       if (failed(c))
         return failure();
       cost->time += c->time;
@@ -509,7 +509,8 @@ private:
         return;
       if (inside->getParentOp() != op.getOperation())
         return; // Nested regions are part of their parent op's cost.
-      if (FailureOr<OpCost> ic = costs.cost(inside); succeeded(ic)) {
+      if (FailureOr<OpCost> ic = costs.cost(inside, symbolScope);
+          succeeded(ic)) {
         c.time += ic->time;
         for (int64_t b : ic->resultBytes)
           inner += b;

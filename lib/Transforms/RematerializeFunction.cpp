@@ -394,7 +394,7 @@ private:
       for (TensorId t : g.node(n).outputs)
         bytes += g.tensor(t).bytes;
       int recomputations = runs[n] - 1;
-      std::optional<CollectiveInfo> collective = collectiveInfo(op);
+      std::optional<CollectiveInfo> collective = collectiveInfo(op, scope());
       std::optional<double> collectiveCost;
       if (collective)
         collectiveCost = g.node(n).time;

@@ -49,8 +49,10 @@ struct CollectiveInfo {
 
 /// The info of `op` when it is a shard collective the runtime implements
 /// (all_reduce, all_gather, reduce_scatter, all_slice, all_to_all) on a grid
-/// found from `op`, with static shapes; std::nullopt otherwise.
-std::optional<CollectiveInfo> collectiveInfo(mlir::Operation *op);
+/// found from `op` or else from `symbolScope` (the module of a detached
+/// copy), with static shapes; std::nullopt otherwise.
+std::optional<CollectiveInfo>
+collectiveInfo(mlir::Operation *op, mlir::Operation *symbolScope = nullptr);
 
 /// Bytes one device sends in `c` with ring algorithms: all-gather
 /// (n-1)/n of the output, reduce-scatter and all-to-all (n-1)/n of the

@@ -94,7 +94,11 @@ public:
       : table(table), alignment(alignment) {}
 
   /// Fails (with a diagnostic on the op) when a result's size is unknown.
-  mlir::FailureOr<OpCost> cost(mlir::Operation *op) const;
+  /// Symbols the op refers to (a collective's shard.grid) are looked up
+  /// from the op, then from `symbolScope` (the module of a function being
+  /// planned on a detached copy).
+  mlir::FailureOr<OpCost> cost(mlir::Operation *op,
+                               mlir::Operation *symbolScope = nullptr) const;
 
   /// The bytes a buffer of `type` takes once allocated: typeBytes() rounded
   /// up to the alignment. Same std::nullopt and kTooManyBytes as typeBytes.
