@@ -125,7 +125,8 @@ def main():
         "examples/rotor-toy-chain.json")]
     steps = [os.path.join(args.src, p) for p in (
         "test/Corpus/Inputs/mlp.mlir", "test/Transforms/Inputs/tiny-unet.mlir",
-        "examples/resnet-train-step.mlir", "test/Loops/Inputs/rnn_while.mlir")]
+        "examples/resnet-train-step.mlir", "test/Loops/Inputs/rnn_while.mlir",
+        "test/Distributed/Inputs/fsdp_small.mlir")]
     seeds = {p: open(p, encoding="utf-8").read() for p in graphs + steps}
     bad = []
     work = tempfile.mkdtemp(prefix="remat-fuzz-")
@@ -154,6 +155,10 @@ def main():
                            "--remat-milp-seconds=2", "-o", os.path.join(work, "out.mlir")]
                     if k % 7 == 0:
                         cmd.append("--remat-slots=%d" % rng.choice([0, -3, 1, 100000]))
+                    # A sharded step: also through the lowering of its
+                    # collectives (-remat-lower-collectives, first stage).
+                    if "Distributed" in src and k % 3 == 0:
+                        cmd.append("--remat-lower-to-cpu")
                 outcome, err = run(cmd, args.timeout)
                 counts[outcome] += 1
                 if outcome == "upstream":
