@@ -13,7 +13,9 @@ each rewritten program on the CPU, and checks the promises of the pipeline:
 Planner and lowering run with their default options (alignment 64), or
 both with --alignment. With --ranks N the programs run as N MPI processes
 (run.sh's RANKS=N): the printed results of all ranks must be identical and
-every rank's measured peak is checked against the per-device prediction.
+the largest rank's measured peak is checked against the per-device
+prediction (every rank runs the same plan; ranks differ only where the
+program branches on the device index).
   * the saving measured (original peak - rewritten peak) is the saving
     predicted, within the same tolerance.
 
@@ -57,9 +59,9 @@ def run(model, harness, tag, alignment, ranks=None):
         if seen != set(range(ranks)):
             sys.exit("%s: peaks of ranks %s, expected 0..%d:\n%s"
                      % (tag, sorted(seen), ranks - 1, p.stderr))
-    if ranks and len(set(peaks)) != 1:
-        sys.exit("%s: the ranks' peaks differ (%s): every rank runs the same "
-                 "plan" % (tag, peaks))
+    # Ranks may differ (rank-dependent branches, as upstream shard-partition
+    # writes for a partial reduction's initial value): the plan is for the
+    # largest, which is the peak checked.
     return ADDRESS.sub("", p.stdout), max(peaks)
 
 
