@@ -24,6 +24,20 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GEN = os.path.join(ROOT, "test", "Distributed", "gen_sharded.py")
 RUN = os.path.join(ROOT, "test", "Integration", "CPU", "run.sh")
+TIME = os.path.join(ROOT, "test", "Integration", "CPU", "time.sh")
+
+
+def measured_ratio(original, planned, harness, ranks, runs):
+    """Median over the ranks of each rank's median time ratio planned /
+    original (time.sh RANKS=N: paired, interleaved calls in one process)."""
+    env = dict(os.environ, RANKS=str(ranks), RUNS=str(runs))
+    p = subprocess.run([TIME, original, planned, harness], env=env,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("timing %s failed:\n%s" % (planned, p.stderr))
+    medians = sorted(float(m) for m in re.findall(
+        r"timer_ratio num=1 den=0 n=\d+ .*?median=([0-9.]+)", p.stderr))
+    return medians[len(medians) // 2]
 
 
 def measured_peaks(model, harness, ranks):
@@ -42,6 +56,9 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--budgets", nargs="+",
                     default=["100%", "90%", "80%", "70%", "60%", "50%", "min"])
+    ap.add_argument("--time-runs", type=int, default=0,
+                    help="also time each plan against the original under "
+                    "MPI (time.sh RANKS=N) with this many paired calls")
     ap.add_argument("gen_flags", nargs="*")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -50,9 +67,11 @@ def main():
                         str(args.ranks), "-o", model] + args.gen_flags,
                        check=True)
         harness = model[:-5] + ".harness.mlir"
+        timed = args.time_runs > 0
         print("| budget | B | weights gathered again | activations recomputed "
-              "| predicted peak per rank | measured per rank | overhead |")
-        print("|---|---|---|---|---|---|---|")
+              "| predicted peak per rank | measured per rank | overhead |" +
+              (" measured time ratio |" if timed else ""))
+        print("|---|---|---|---|---|---|---|" + ("---|" if timed else ""))
         for budget in args.budgets:
             out = os.path.join(tmp, "plan.mlir")
             report = os.path.join(tmp, "report.json")
@@ -69,10 +88,14 @@ def main():
             acts = sum(1 for v in f["values"]
                        if v["op"] != "shard.all_gather" and v["recomputations"])
             peaks = measured_peaks(out, harness, args.ranks)
-            print("| %s | %d | %d of %d | %d | %d | %s | %.1f %% |" % (
+            ratio = ""
+            if timed:
+                ratio = " %.3f |" % measured_ratio(model, out, harness,
+                                                   args.ranks, args.time_runs)
+            print("| %s | %d | %d of %d | %d | %d | %s | %.1f %% |%s" % (
                 budget, f["budget"], regathered, len(gathers), acts,
                 f["peak_after"], " / ".join(str(x) for x in peaks),
-                f["overhead_percent"]))
+                f["overhead_percent"], ratio))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,10 @@
 #         per-pair time ratio rematerialized / original). Peaks: run.sh
 #         (timing_main.py says why not here).
 # Environment:
+#   RANKS=N  a sharded step: run as N MPI processes (as run.sh RANKS=N);
+#            stdout is rank 0's output then rank 1's..., stderr their
+#            timer lines in rank order, each prefixed by nothing (the
+#            ranks' timers follow each other: rank 0's first)
 #   RUNS (default 10), WARMUP (default 2)
 #   RUNNER_FLAGS  default -O3 (the JIT's optimization level)
 #   BUFFERS, ALIGNMENT, REMAT_OPT, REMAT_RUNTIME, MLIR_RUNNER, KEEP_TMP: as
@@ -41,11 +45,18 @@ remat_make_tmp
 "$opt" "$tmp/main.mlir" \
   "--remat-lower-to-cpu=buffers=${BUFFERS:-early} alignment=${ALIGNMENT:-64}" \
   -o "$tmp/main.llvm.mlir"
-# shellcheck disable=SC2086
-"$runner" "$tmp/main.llvm.mlir" -e main -entry-point-result=void \
-  -shared-libs="$runtime,$llvm_lib/libmlir_c_runner_utils.so,$llvm_lib/libmlir_runner_utils.so" \
-  ${RUNNER_FLAGS:--O3} > "$tmp/out.txt"
-echo >> "$tmp/out.txt"
+libs=$runtime
+[ -f "$mpi_runtime" ] && libs+=,$mpi_runtime
+run=("$runner" "$tmp/main.llvm.mlir" -e main -entry-point-result=void
+     -shared-libs="$libs,$llvm_lib/libmlir_c_runner_utils.so,$llvm_lib/libmlir_runner_utils.so")
+# shellcheck disable=SC2206
+run+=(${RUNNER_FLAGS:--O3})
+if [ -n "${RANKS:-}" ]; then
+  remat_run_ranks time.sh "$RANKS" "$tmp/ranks" "${run[@]}" > "$tmp/out.txt"
+else
+  "${run[@]}" > "$tmp/out.txt"
+  echo >> "$tmp/out.txt"
+fi
 cat "$tmp/out.txt"
 
 # The two halves of the output, without printMemref's buffer addresses.
