@@ -56,16 +56,22 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--budgets", nargs="+",
                     default=["100%", "90%", "80%", "70%", "60%", "50%", "min"])
+    ap.add_argument("--model", help="use this FSDP step (and its "
+                    "MODEL.harness.mlir) instead of generating one")
+    ap.add_argument("--cost-table", help="plan with these measured costs "
+                    "(benchmarks/timing/calibrate_costs.py --ranks N on the "
+                    "same --model)")
     ap.add_argument("--time-runs", type=int, default=0,
                     help="also time each plan against the original under "
                     "MPI (time.sh RANKS=N) with this many paired calls")
     ap.add_argument("gen_flags", nargs="*")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "fsdp.mlir")
-        subprocess.run([sys.executable, GEN, "--form", "fsdp", "--ranks",
-                        str(args.ranks), "-o", model] + args.gen_flags,
-                       check=True)
+        model = args.model or os.path.join(tmp, "fsdp.mlir")
+        if not args.model:
+            subprocess.run([sys.executable, GEN, "--form", "fsdp", "--ranks",
+                            str(args.ranks), "-o", model] + args.gen_flags,
+                           check=True)
         harness = model[:-5] + ".harness.mlir"
         timed = args.time_runs > 0
         print("| budget | B | weights gathered again | activations recomputed "
@@ -75,8 +81,10 @@ def main():
         for budget in args.budgets:
             out = os.path.join(tmp, "plan.mlir")
             report = os.path.join(tmp, "report.json")
+            table = (["--remat-cost-table=" + args.cost_table]
+                     if args.cost_table else [])
             p = subprocess.run(["remat-opt", model, "--remat-budget=" + budget,
-                                "--remat-report=" + report, "-o", out],
+                                "--remat-report=" + report, "-o", out] + table,
                                capture_output=True, text=True)
             if p.returncode != 0:
                 first = p.stderr.splitlines()[0] if p.stderr else ""

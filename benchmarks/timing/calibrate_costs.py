@@ -15,6 +15,11 @@ strategy, and `auto`'s choice, then plan with measured times (ns) instead of
 the FLOP model. Ops are keyed by location (file:line:col or a name), so
 the table applies to this step and to what the fit pipeline makes of it.
 
+A sharded step (shard collectives) is timed as --ranks N MPI processes
+(MPICH's mpiexec.mpich, libRematMpiRuntime): every rank times every node,
+collectives included, and a node's time is the largest of the ranks'
+medians (a collective ends with its slowest member).
+
 Nodes are timed with their inputs in cache. A loop's body is outlined and
 its nodes are timed (the planner costs a loop from its body's ops), and so
 are the copies and row stores a checkpointed scan's rewrite adds, one per
@@ -43,10 +48,17 @@ def run(cmd, what):
     return p
 
 
-def medians(stderr):
-    """The median of every `timer id=0` line, in order."""
-    return [float(m.group(1)) for m in re.finditer(r"^timer id=0 .*median_ns=([\d.]+)",
-                                                   stderr, re.M)]
+def medians(stderr, ranks=None):
+    """The median of every `timer id=0` line, in order; under MPI (each
+    rank's lines in a file of its own) the largest over the ranks."""
+    if ranks is None:
+        return [float(m.group(1)) for m in re.finditer(
+            r"^timer id=0 .*median_ns=([\d.]+)", stderr, re.M)]
+    per_rank = [medians(text) for text in ranks]
+    if len({len(m) for m in per_rank}) != 1:
+        sys.exit("calibrate_costs.py: the ranks timed %s nodes"
+                 % [len(m) for m in per_rank])
+    return [max(col) for col in zip(*per_rank)]
 
 
 def table(keys, times):
@@ -78,6 +90,8 @@ def main():
                     "remat-opt on PATH, else build/)")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--ranks", type=int, default=None,
+                    help="a sharded step: time it as this many MPI processes")
     args = ap.parse_args()
     if args.build:
         opt = os.path.join(args.build, "bin", "remat-opt")
@@ -88,8 +102,15 @@ def main():
                            "libRematRuntime.so")
     if not os.path.exists(runtime):
         sys.exit("calibrate_costs.py: no runtime %s (build the project)" % runtime)
-    libs = ",".join([runtime, LLVM + "/lib/libmlir_c_runner_utils.so",
-                     LLVM + "/lib/libmlir_runner_utils.so"])
+    libs = [runtime]
+    mpi_runtime = os.path.join(os.path.dirname(runtime), "libRematMpiRuntime.so")
+    if os.path.exists(mpi_runtime):
+        libs.append(mpi_runtime)
+    elif args.ranks:
+        sys.exit("calibrate_costs.py: --ranks needs %s (built when CMake "
+                 "finds MPICH)" % mpi_runtime)
+    libs = ",".join(libs + [LLVM + "/lib/libmlir_c_runner_utils.so",
+                            LLVM + "/lib/libmlir_runner_utils.so"])
     with tempfile.TemporaryDirectory() as tmp:
         keys = os.path.join(tmp, "keys.json")
         timed = os.path.join(tmp, "timed.mlir")
@@ -98,9 +119,21 @@ def main():
              % (keys, args.runs, args.warmup), "-o", timed], "-remat-time-nodes")
         run([opt, timed, "--remat-lower-to-cpu=buffers=early alignment=1", "-o", lowered],
             "-remat-lower-to-cpu")
-        p = run([LLVM + "/bin/mlir-runner", lowered, "-e", "main",
-                 "-entry-point-result=void", "-O3", "-shared-libs=" + libs], "mlir-runner")
-        result = table(json.load(open(keys)), medians(p.stderr))
+        runner = [LLVM + "/bin/mlir-runner", lowered, "-e", "main",
+                  "-entry-point-result=void", "-O3", "-shared-libs=" + libs]
+        if args.ranks:
+            mpiexec = shutil.which("mpiexec.mpich")
+            if not mpiexec:
+                sys.exit("calibrate_costs.py: --ranks needs mpiexec.mpich")
+            # Each rank's stderr in a file of its own (PMI_RANK).
+            run([mpiexec, "-n", str(args.ranks), "sh", "-c",
+                 'exec "$@" 2> "$0/$PMI_RANK.err"', tmp] + runner, "mpiexec")
+            errs = [open(os.path.join(tmp, "%d.err" % r)).read()
+                    for r in range(args.ranks)]
+            times = medians(None, errs)
+        else:
+            times = medians(run(runner, "mlir-runner").stderr)
+        result = table(json.load(open(keys)), times)
     with open(args.output, "w") as fh:
         json.dump(result, fh, indent=1, sort_keys=True)
         fh.write("\n")

@@ -121,17 +121,15 @@ FailureOr<OpCost> CostModel::cost(Operation *op,
                              << "): give its size with a remat.cost attribute "
                                 "or a cost table entry";
 
+  std::optional<CollectiveInfo> coll = collectiveInfo(op, symbolScope);
   if (entry) {
     c.time = entry->time;
     c.workspace = entry->workspace;
   } else if (attr) {
     c.time = attr.getTimeValue();
     c.workspace = attr.getWorkspace();
-  } else if (std::optional<CollectiveInfo> coll =
-                 collectiveInfo(op, symbolScope)) {
+  } else if (coll) {
     c.time = collectiveTime(*coll);
-    if (int64_t ws = collectiveWorkspace(*coll))
-      c.workspace = roundUpToAlignment(ws, alignment);
   } else if (auto iface = dyn_cast<RematCostOpInterface>(op)) {
     c.time = iface.getRematTime();
     c.workspace = iface.getRematWorkspace();
@@ -142,6 +140,12 @@ FailureOr<OpCost> CostModel::cost(Operation *op,
           shaped && shaped.hasStaticShape())
         c.time += static_cast<double>(shaped.getNumElements());
   }
+  // A collective's temporaries are what the runtime allocates, whatever a
+  // measured time table or attribute says (calibrate_costs.py writes times
+  // only): never less.
+  if (coll)
+    if (int64_t ws = collectiveWorkspace(*coll))
+      c.workspace = std::max(c.workspace, roundUpToAlignment(ws, alignment));
   return c;
 }
 
