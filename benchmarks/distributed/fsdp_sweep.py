@@ -10,6 +10,15 @@ forward to the backward pass or gathered again; activations recomputed),
 the predicted per-device peak, every rank's measured peak (one number when
 they agree) and the predicted recomputation overhead.
 
+With --policies, the fixed policies FSDP users pick instead, each planned
+at the smallest budget it allows, next to auto at that same budget:
+gathered weights kept (PyTorch's reshard_after_forward=False) or gathered
+again in the backward pass (True), times activations: none recomputed;
+selective (Megatron: the attention core, scores and softmax, recomputed);
+full (Megatron: each block's input kept, everything inside recomputed).
+They are written as #remat.policy marks (keep / recompute) on the forward
+ops, found by the names gen_sharded.py gives them.
+
 Usage: fsdp_sweep.py [--ranks 2] [--budgets 100% 90% ... min] [-- GEN FLAGS]
 Needs remat-opt, mlir-runner and MPICH as run.sh does.
 """
@@ -50,6 +59,71 @@ def measured_peaks(model, harness, ranks):
         r"rank=\d+ window_peak_bytes=(\d+)", p.stderr)})
 
 
+LOC = re.compile(r'loc\("[^"]*":(\d+):(\d+)\)\s*$')
+ATTENTION_CORE = re.compile(r"^%(sc|mx|ex|den|p)_\d+$")
+# Kept by "full": each block's input, and the loss (a result).
+BLOCK_INPUT = re.compile(r"^%(x_rows|x2_\d+|loss\w*)$")
+
+
+def forward_names(model):
+    """{(line, col): SSA name} of the op of every forward node."""
+    p = subprocess.run(["remat-opt", model, "--remat-test-training-graph",
+                        "-o", os.devnull], capture_output=True, text=True,
+                       check=True)
+    text = open(model).read().splitlines()
+    names = {}
+    for m in re.finditer(r":(\d+):(\d+): remark: forward", p.stderr):
+        line, col = int(m.group(1)), int(m.group(2))
+        d = re.match(r"\s*(%[\w]+)\s*=", text[line - 1])
+        names[(line, col)] = d.group(1) if d else ""
+    return names
+
+
+def policy_of(name, gathers, activations):
+    if name.endswith("_g"):
+        return gathers
+    if activations == "none":
+        return "keep"
+    if activations == "selective":
+        return "recompute" if ATTENTION_CORE.match(name) else "keep"
+    return "keep" if BLOCK_INPUT.match(name) else "recompute"  # full
+
+
+def with_policies(model, out, gathers, activations):
+    """`model` with a #remat.policy on every forward op (generic form, where
+    each op's line ends with its location in `model`)."""
+    names = forward_names(model)
+    text = subprocess.run(
+        ["remat-opt", model, "--mlir-print-op-generic", "--mlir-print-debuginfo",
+         "--mlir-print-local-scope"], capture_output=True, text=True,
+        check=True).stdout
+    lines = []
+    for line in text.splitlines():
+        m = LOC.search(line)
+        key = m and (int(m.group(1)), int(m.group(2)))
+        if key in names and " : (" in line and \
+                "tensor<" in line.rsplit(" : (", 1)[1]:
+            head, tail = line.rsplit(" : (", 1)
+            attr = "remat.policy = #remat.policy<%s>" % policy_of(
+                names[key], gathers, activations)
+            if head.endswith("}") and not head.endswith("}>"):
+                head = head[:-1] + ", " + attr + "}"
+            else:
+                head += " {" + attr + "}"
+            line = head + " : (" + tail
+        lines.append(line)
+    open(out, "w").write("\n".join(lines) + "\n")
+
+
+def plan(model, budget, out, report, table):
+    p = subprocess.run(["remat-opt", model, "--remat-budget=" + budget,
+                        "--remat-report=" + report, "-o", out] + table,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("remat-opt %s at %s failed:\n%s" % (model, budget, p.stderr))
+    return json.load(open(report))["functions"][0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -64,6 +138,8 @@ def main():
     ap.add_argument("--time-runs", type=int, default=0,
                     help="also time each plan against the original under "
                     "MPI (time.sh RANKS=N) with this many paired calls")
+    ap.add_argument("--policies", action="store_true",
+                    help="the fixed policies (and auto at their peaks)")
     ap.add_argument("gen_flags", nargs="*")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,6 +150,34 @@ def main():
                            check=True)
         harness = model[:-5] + ".harness.mlir"
         timed = args.time_runs > 0
+        if args.policies:
+            table = (["--remat-cost-table=" + args.cost_table]
+                     if args.cost_table else [])
+            print("| weights | activations | peak per rank (measured) | "
+                  "overhead | auto at that budget: peak (measured), overhead |" +
+                  (" time ratio: policy / auto |" if timed else ""))
+            print("|---|---|---|---|---|" + ("---|" if timed else ""))
+            report = os.path.join(tmp, "report.json")
+            for gathers, gname in (("keep", "kept"), ("recompute", "gathered again")):
+                for acts in ("none", "selective", "full"):
+                    marked = os.path.join(tmp, "marked.mlir")
+                    with_policies(model, marked, gathers, acts)
+                    fixed = os.path.join(tmp, "fixed.mlir")
+                    f = plan(marked, "min", fixed, report, table)
+                    auto = os.path.join(tmp, "auto.mlir")
+                    a = plan(model, "%dB" % f["peak_after"], auto, report, table)
+                    fp = measured_peaks(fixed, harness, args.ranks)
+                    ap_ = measured_peaks(auto, harness, args.ranks)
+                    ratio = ""
+                    if timed:
+                        ratio = " %.3f / %.3f |" % (
+                            measured_ratio(model, fixed, harness, args.ranks, args.time_runs),
+                            measured_ratio(model, auto, harness, args.ranks, args.time_runs))
+                    print("| %s | %s | %d (%s) | %.1f %% | %d (%s), %.1f %% |%s" % (
+                        gname, acts, f["peak_after"], "/".join(map(str, fp)),
+                        f["overhead_percent"], a["peak_after"],
+                        "/".join(map(str, ap_)), a["overhead_percent"], ratio))
+            return
         print("| budget | B | weights gathered again | activations recomputed "
               "| predicted peak per rank | measured per rank | overhead |" +
               (" measured time ratio |" if timed else ""))
