@@ -24,10 +24,7 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   }
   // Calls the planner would see as opaque nodes: inline what upstream's
   // inliner can (private callees, then dropped once unused).
-  // No simplification pipeline inside the inliner: the canonicalizer runs
-  // right after it anyway (on a 40k-op step the inliner's own canonicalize
-  // was a second full pass, 0.6 s).
-  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+  pm.addPass(createInlinerPass());
   // Index arithmetic however spelled: affine.apply (and affine loops) as
   // arith and scf, so a scan's row index written affine.apply (63 - j)
   // reads as the T-1-j the scan matcher proves.
