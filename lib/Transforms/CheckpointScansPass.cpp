@@ -10,9 +10,9 @@
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Solver/Core/Simulator.h"
-#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Loops/LoopReversal.h"
 #include "remat/Support/Units.h"
-#include "remat/Transforms/CheckpointScans.h"
+#include "remat/Loops/CheckpointScans.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"
 

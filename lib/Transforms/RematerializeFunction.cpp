@@ -17,7 +17,7 @@
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Portfolio/MinimumBudget.h"
-#include "remat/Transforms/CheckpointScans.h"
+#include "remat/Loops/CheckpointScans.h"
 #include "remat/Transforms/FloorBreakdown.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/MicroBatch.h"

@@ -10,8 +10,8 @@
 
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
-#include "remat/Analysis/ScanLoops.h"
-#include "remat/Transforms/CheckpointScans.h"
+#include "remat/Loops/ScanLoops.h"
+#include "remat/Loops/CheckpointScans.h"
 #include "remat/Transforms/OutlineRegion.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"

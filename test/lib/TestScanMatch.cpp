@@ -2,7 +2,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Analysis/ScanLoops.h"
+#include "remat/Loops/ScanLoops.h"
 #include "TestPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -2,7 +2,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Loops/LoopReversal.h"
+#include "remat/Loops/ReversalRules.h"
 #include "ReversalWalk.h"
 
 #include <algorithm>
@@ -58,24 +59,19 @@ int64_t minimalAdvances(int64_t steps, int64_t c) {
 }
 
 int64_t optimalSplit(int64_t steps, int64_t c) {
-  if (c <= 1)
-    return steps - 1; // Only the working carry: reverse from the last step.
-  const int64_t r = binomialRepetitions(steps, c);
-  const int64_t m = std::min(std::max(binomialBeta(c, r - 2),
-                                      steps - binomialBeta(c - 1, r)),
-                             steps - binomialBeta(c - 1, r - 1));
-  return std::clamp<int64_t>(m, 1, steps - 1);
+  reversal::IntDomain d;
+  return reversal::split(d, steps, std::max<int64_t>(c, 1));
 }
 
 std::vector<int64_t> firstSweepPositions(int64_t steps, int64_t slots) {
+  reversal::IntDomain d;
   std::vector<int64_t> pos{0};
   // The forward loop covers steps 0..T-2: a store at T-1 would keep the
   // carry that its result already is.
-  for (int64_t at = 0; static_cast<int64_t>(pos.size()) < slots;) {
-    const int64_t length = steps - at;
-    if (length <= 1)
-      break;
-    at += optimalSplit(length, slots - static_cast<int64_t>(pos.size()) + 1);
+  while (static_cast<int64_t>(pos.size()) < slots && steps - pos.back() > 1) {
+    const int64_t top = static_cast<int64_t>(pos.size()) - 1;
+    const int64_t at =
+        reversal::nextFirstSweepStore(d, pos.back(), top, steps, slots);
     if (at >= steps - 1)
       break;
     pos.push_back(at);

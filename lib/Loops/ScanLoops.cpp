@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Analysis/ScanLoops.h"
+#include "remat/Loops/ScanLoops.h"
 #include "remat/Analysis/CostModel.h"
-#include "remat/Analysis/IndexExpr.h"
+#include "remat/Loops/IndexExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"

@@ -30,10 +30,10 @@
 // instead of from the stack.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_ANALYSIS_SCANLOOPS_H
-#define REMAT_ANALYSIS_SCANLOOPS_H
+#ifndef REMAT_LOOPS_SCANLOOPS_H
+#define REMAT_LOOPS_SCANLOOPS_H
 
-#include "remat/Analysis/IndexExpr.h"
+#include "remat/Loops/IndexExpr.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -141,4 +141,4 @@ std::variant<ScanPair, std::string> matchScan(mlir::Operation *forward);
 
 } // namespace remat
 
-#endif // REMAT_ANALYSIS_SCANLOOPS_H
+#endif // REMAT_LOOPS_SCANLOOPS_H

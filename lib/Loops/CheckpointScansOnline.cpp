@@ -5,7 +5,7 @@
 // The forward scf.while of a scan whose trip count is known only at run
 // time (an scf.while's condition, kept as it is, or i < n for an scf.for to
 // n): at each step it decides at run time which carries to keep, as OnlineCheckpoints (the solver's mirror,
-// lib/Solver/Loop/OnlineCheckpointing.cpp) does. Positions and slotOf (the
+// lib/Loops/Model/OnlineCheckpointing.cpp) does. Positions and slotOf (the
 // physical slot of each position) are index tensors; a drop moves indices,
 // never carries.
 //
@@ -93,6 +93,7 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
       });
   setRegionRuns(loop, {double(scan.steps + 1), double(scan.steps)});
   LoopResults r;
+  r.loop = loop;
   r.trip = loop.getResult(0);
   r.carries.assign(loop.getResults().begin() + 1,
                    loop.getResults().begin() + 1 + n);

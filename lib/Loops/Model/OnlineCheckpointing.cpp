@@ -2,7 +2,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Solver/Loop/OnlineCheckpointing.h"
+#include "remat/Loops/OnlineCheckpointing.h"
 #include "ReversalWalk.h"
 
 #include <algorithm>

@@ -2,24 +2,25 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Internal to lib/Transforms: one reversal of a scan (ScanLoops.h) emitted
+// Internal to lib/Loops: one reversal of a scan (ScanLoops.h) emitted
 // as loops. CheckpointScans.cpp emits the offline form (T known: binomial
 // checkpointing) and what both forms share (the steps, the slots, the
 // interpreter); CheckpointScansOnline.cpp the forward loop of the online
 // form (a loop whose trip count is known only at run time).
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LIB_TRANSFORMS_SCANREWRITER_H
-#define REMAT_LIB_TRANSFORMS_SCANREWRITER_H
+#ifndef REMAT_LIB_LOOPS_SCANREWRITER_H
+#define REMAT_LIB_LOOPS_SCANREWRITER_H
 
-#include "remat/Analysis/ScanLoops.h"
-#include "remat/Transforms/CheckpointScans.h"
+#include "remat/Loops/ScanLoops.h"
+#include "remat/Loops/CheckpointScans.h"
 #include "remat/Dialect/Remat/Remat.h"
-#include "remat/Solver/Loop/LoopReversal.h"
-#include "remat/Solver/Loop/OnlineCheckpointing.h"
+#include "remat/Loops/LoopReversal.h"
+#include "remat/Loops/OnlineCheckpointing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace remat::detail {
 
@@ -28,13 +29,13 @@ using namespace mlir;
 /// Emits the IR of one reversal; `b` moves along as code is emitted.
 class ScanRewriter {
 public:
-  ScanRewriter(const ScanPair &scan, int64_t slots)
-      : scan(scan), slots(slots),
+  ScanRewriter(RewriterBase &rewriter, const ScanPair &scan, int64_t slots)
+      : rewriter(rewriter), scan(scan), slots(slots),
         counts(scan.online() ? countOnlineReversal(scan.steps, slots)
                              : countLoopReversal(scan.steps, slots)),
         loc(scan.forward->getLoc()) {}
 
-  void rewrite();
+  CheckpointedScan rewrite();
 
 private:
   struct StepValues {
@@ -42,6 +43,7 @@ private:
     SmallVector<Value> rows; ///< What the step stacks, per stack.
   };
   struct LoopResults {
+    Operation *loop = nullptr; ///< The forward loop emitted.
     SmallVector<Value> carries, slotStacks;
     Value positions, top;
     /// Online only: the physical slot of each position (a permutation; the
@@ -78,7 +80,9 @@ private:
   /// Replaces the reads outside the loops (a carry's initial or final
   /// value) and the backward loop's results, then erases both loops and
   /// whatever only they used (the stacks' initial values).
-  void replaceLoops(ValueRange finalCarries, ValueRange backwardResults);
+  struct CreatedOps;
+  void replaceLoops(ValueRange finalCarries, ValueRange backwardResults,
+                    CreatedOps &created);
 
   /// `values` written into the buffers of `into` (the iteration arguments),
   /// so that the yield is in place.
@@ -94,11 +98,6 @@ private:
   rowAccess(OpBuilder &b, RankedTensorType stack, Value at);
 
   Type carryType(unsigned c) { return scan.iterArg(scan.carries[c]).getType(); }
-
-  /// m for `length` steps and c checkpoints (optimalSplit), at run time:
-  /// r, beta(c, r), beta(c, r-1), beta(c, r-2) by the recurrence
-  /// beta(c, r) = beta(c, r-1) (c + r) / r, then the closed form.
-  Value emitSplit(OpBuilder &b, Value length, Value c);
 
   /// Runs `count` steps from position `from` and returns the carries.
   SmallVector<Value> emitAdvance(OpBuilder &b, Value from, Value count,
@@ -193,12 +192,15 @@ private:
   /// The ops the rewrite creates: clones of whole bodies leave some dead
   /// (the next carry of a step run only for its stacked values), and the
   /// peak must not count them.
-  struct CreatedOps : OpBuilder::Listener {
+  struct CreatedOps : RewriterBase::ForwardingListener {
+    explicit CreatedOps(OpBuilder::Listener *next)
+        : RewriterBase::ForwardingListener(next), next(next) {}
     void notifyOperationInserted(Operation *op,
-                                 OpBuilder::InsertPoint) override {
+                                 OpBuilder::InsertPoint previous) override {
       ops.push_back(op);
+      RewriterBase::ForwardingListener::notifyOperationInserted(op, previous);
     }
-    void eraseDead() {
+    void eraseDead(RewriterBase &rewriter) {
       llvm::DenseSet<Operation *> erased;
       for (bool changed = true; changed;) {
         changed = false;
@@ -206,13 +208,14 @@ private:
           if (erased.contains(op) || !isOpTriviallyDead(op))
             continue;
           op->walk([&](Operation *nested) { erased.insert(nested); });
-          op->erase();
+          rewriter.eraseOp(op);
           changed = true;
         }
       }
     }
     std::vector<Operation *> ops;
-  } created;
+    OpBuilder::Listener *next; ///< The caller's listener, restored after.
+  };
 
   /// How often each region of `op` runs per execution, on average (the
   /// cost model's time; remat.region_runs).
@@ -228,12 +231,14 @@ private:
                      : 0.0;
   }
 
+  RewriterBase &rewriter;
   const ScanPair &scan;
   int64_t slots;
   LoopReversalCounts counts;
+  Operation *interpreterLoop = nullptr; ///< Set by emitInterpreter.
   Location loc;
 };
 
 } // namespace remat::detail
 
-#endif // REMAT_LIB_TRANSFORMS_SCANREWRITER_H
+#endif // REMAT_LIB_LOOPS_SCANREWRITER_H

@@ -1,12 +1,14 @@
 //===- CheckpointScans.h - Binomial checkpointing of scan loops -*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#ifndef REMAT_TRANSFORMS_CHECKPOINTSCANS_H
-#define REMAT_TRANSFORMS_CHECKPOINTSCANS_H
+#ifndef REMAT_LOOPS_CHECKPOINTSCANS_H
+#define REMAT_LOOPS_CHECKPOINTSCANS_H
 
-#include "remat/Analysis/ScanLoops.h"
+#include "remat/Loops/LoopReversal.h"
+#include "remat/Loops/ScanLoops.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
@@ -14,10 +16,22 @@
 
 namespace remat {
 
+/// What checkpointScan emitted in place of a scan's two loops.
+struct CheckpointedScan {
+  /// The loop that runs the steps and fills the slots (an scf.for, or an
+  /// scf.while online), and the loop over the interpreter's actions.
+  mlir::Operation *forward = nullptr, *interpreter = nullptr;
+  int64_t slots = 0;
+  /// What they execute (forward steps, advances, actions).
+  LoopReversalCounts counts;
+};
+
 /// Rewrites `scan` to keep `slots` (1 <= slots <= T) checkpoints of its
-/// carries instead of its stacks (see CheckpointScans.cpp); the forward and
-/// backward loops are replaced.
-void checkpointScan(const ScanPair &scan, int64_t slots);
+/// carries instead of its stacks (see CheckpointScans.cpp): the forward and
+/// backward loops are replaced, through `rewriter` (its listener sees every
+/// op created, replaced and erased).
+CheckpointedScan checkpointScan(mlir::RewriterBase &rewriter,
+                                const ScanPair &scan, int64_t slots);
 
 /// What the rewrite adds beside the scan's own ops: copies of a carry
 /// (into a slot's working buffer, into an iteration argument) and stores of
@@ -48,4 +62,4 @@ mlir::FailureOr<int> checkpointScansWithin(mlir::func::FuncOp func,
 
 } // namespace remat
 
-#endif // REMAT_TRANSFORMS_CHECKPOINTSCANS_H
+#endif // REMAT_LOOPS_CHECKPOINTSCANS_H

@@ -2,16 +2,17 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Internal to lib/Solver/Loop: the offline (LoopReversal.cpp) and the online
+// Internal to lib/Loops/Model: the offline (LoopReversal.cpp) and the online
 // (OnlineCheckpointing.cpp) reversals differ only in how the forward loop
 // fills the slots; the interpreter that reverses the steps from those slots,
 // and what is counted or emitted of it, is this one.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LIB_SOLVER_LOOP_REVERSALWALK_H
-#define REMAT_LIB_SOLVER_LOOP_REVERSALWALK_H
+#ifndef REMAT_LIB_LOOPS_MODEL_REVERSALWALK_H
+#define REMAT_LIB_LOOPS_MODEL_REVERSALWALK_H
 
-#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Loops/LoopReversal.h"
+#include "remat/Loops/ReversalRules.h"
 
 #include <string>
 #include <vector>
@@ -24,30 +25,30 @@ namespace remat::detail {
 ///   v.store(position)       keep the carry reached in the next slot;
 ///   v.reverse(step)         reverse step `step` (its input carry at hand).
 /// `pos`: the slots' positions, bottom first (pos[0] = 0); `done`: the steps
-/// still to reverse (0..done-1). With the top slot at lo: reverse done-1
-/// after advancing from lo when done - lo == 1 or no slot is free (dropping
-/// the top slot once its own step is reversed), else advance by the optimal
-/// split and fill the next slot.
+/// still to reverse (0..done-1). Each decision is ReversalRules.h's, which
+/// the emitted interpreter loop takes at run time.
 template <typename Visitor>
 void walkInterpreter(std::vector<int64_t> pos, int64_t done, int64_t slots,
                      Visitor &v) {
+  reversal::IntDomain d;
   while (done > 0) {
     const int64_t lo = pos.back();
-    const int64_t length = done - lo;
-    const int64_t free = slots - static_cast<int64_t>(pos.size());
-    const bool turn = length == 1 || free == 0;
-    v.action(turn);
-    if (turn) {
-      v.advance(lo, length - 1);
-      v.reverse(--done);
-      if (done == lo && pos.size() > 1)
-        pos.pop_back();
+    const int64_t top = static_cast<int64_t>(pos.size()) - 1;
+    const reversal::Action<reversal::IntDomain> a =
+        reversal::nextAction(d, done, lo, top, slots);
+    v.action(a.turn);
+    if (a.turn) {
+      const auto t = reversal::turn(d, a, done, lo, top);
+      v.advance(lo, t.advance);
+      v.reverse(t.step);
+      done = t.step;
+      pos.resize(static_cast<size_t>(t.top) + 1);
       continue;
     }
-    const int64_t m = optimalSplit(length, free + 1);
-    v.advance(lo, m);
-    pos.push_back(lo + m);
-    v.store(lo + m);
+    const auto s = reversal::store(d, a, lo, top);
+    v.advance(lo, s.advance);
+    pos.push_back(s.position);
+    v.store(s.position);
   }
 }
 
@@ -145,4 +146,4 @@ UnrolledReversal unrolledWalk(int64_t steps, int64_t carryBytes, Walk walk) {
 
 } // namespace remat::detail
 
-#endif // REMAT_LIB_SOLVER_LOOP_REVERSALWALK_H
+#endif // REMAT_LIB_LOOPS_MODEL_REVERSALWALK_H

@@ -11,8 +11,8 @@
 // constant).
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_ANALYSIS_INDEXEXPR_H
-#define REMAT_ANALYSIS_INDEXEXPR_H
+#ifndef REMAT_LOOPS_INDEXEXPR_H
+#define REMAT_LOOPS_INDEXEXPR_H
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
@@ -64,4 +64,4 @@ IndexExpr indexExprOf(mlir::Value v);
 
 } // namespace remat
 
-#endif // REMAT_ANALYSIS_INDEXEXPR_H
+#endif // REMAT_LOOPS_INDEXEXPR_H

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Loop/LoopReversal.h"
-#include "remat/Solver/Loop/OnlineCheckpointing.h"
-#include "remat/Transforms/CheckpointScans.h"
+#include "remat/Loops/LoopReversal.h"
+#include "remat/Loops/OnlineCheckpointing.h"
+#include "remat/Loops/CheckpointScans.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -26,7 +26,8 @@ OwningOpRef<func::FuncOp> rewrittenCopy(func::FuncOp func, unsigned index,
   OwningOpRef<func::FuncOp> copy(func.clone());
   auto it = copy->getBody().front().begin();
   std::advance(it, index);
-  checkpointScan(std::get<ScanPair>(matchScan(&*it)), slots);
+  IRRewriter rewriter(copy->getContext());
+  checkpointScan(rewriter, std::get<ScanPair>(matchScan(&*it)), slots);
   return copy;
 }
 
@@ -99,7 +100,8 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
           scan.steps, *slots, scan.carryBytes, scan.stackBytes,
           counts.forwardSteps, counts.actions);
     }
-    checkpointScan(scan, *slots);
+    IRRewriter rewriter(loop->getContext());
+    checkpointScan(rewriter, scan, *slots);
     ++rewritten;
   }
   return rewritten;

@@ -28,10 +28,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Transforms/CheckpointScans.h"
+#include "remat/Loops/CheckpointScans.h"
+#include "IndexDomain.h"
 #include "ScanRewriter.h"
 
 #include "remat/Analysis/OpGroups.h"
+#include "remat/Loops/ReversalRules.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
@@ -42,21 +44,31 @@ using namespace mlir;
 namespace remat {
 namespace detail {
 
-void ScanRewriter::rewrite() {
-  OpBuilder b(scan.forward);
-  b.setListener(&created);
+CheckpointedScan ScanRewriter::rewrite() {
+  OpBuilder::InsertionGuard guard(rewriter);
+  // Records what is emitted (to erase the clones' dead ops), and still
+  // tells the caller's listener.
+  CreatedOps created(rewriter.getListener());
+  rewriter.setListener(&created);
+  rewriter.setInsertionPoint(scan.forward);
+  OpBuilder &b = rewriter;
+  CheckpointedScan out;
+  out.slots = slots;
+  out.counts = counts;
   SmallVector<Value> results, finalCarries;
   if (scan.online()) {
     LoopResults forward = emitOnlineForwardLoop(b);
+    out.forward = forward.loop;
     finalCarries = forward.carries;
     // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward))
-      scan.result(scan.counter).replaceAllUsesWith(forward.trip);
+      rewriter.replaceAllUsesWith(scan.result(scan.counter), forward.trip);
     b.setInsertionPoint(scan.backward);
     // Nothing at hand: the interpreter reverses all T steps.
     results = emitInterpreter(b, forward, forward.trip, scan.backwardInits());
   } else {
     LoopResults forward = emitForwardLoop(b);
+    out.forward = forward.loop;
     // Step T-1 from the loop's result: the carries the loss reads.
     StepValues last = cloneStep(b, index(b, scan.steps - 1), forward.carries);
     finalCarries = last.next;
@@ -66,7 +78,10 @@ void ScanRewriter::rewrite() {
         b, index(b, 0), scan.backwardInits(), last, forward.carries);
     results = emitInterpreter(b, forward, index(b, scan.steps - 1), state);
   }
-  replaceLoops(finalCarries, results);
+  out.interpreter = interpreterLoop;
+  replaceLoops(finalCarries, results, created);
+  rewriter.setListener(created.next);
+  return out;
 }
 
 /// The tensor a row write writes into, by its defining op.
@@ -79,7 +94,8 @@ static Operation *writtenInto(Operation *write) {
 }
 
 void ScanRewriter::replaceLoops(ValueRange finalCarries,
-                                ValueRange backwardResults) {
+                                ValueRange backwardResults,
+                                CreatedOps &created) {
   for (const StackRead &read : scan.reads) {
     Value carry;
     if (read.kind == StackRead::Kind::CarryInit)
@@ -87,28 +103,28 @@ void ScanRewriter::replaceLoops(ValueRange finalCarries,
     else if (read.kind == StackRead::Kind::CarryFinal)
       carry = finalCarries[read.carry];
     if (carry)
-      read.op->getResult(0).replaceAllUsesWith(carry);
+      rewriter.replaceAllUsesWith(read.op->getResult(0), carry);
   }
   for (auto [k, v] : llvm::zip(scan.carries, finalCarries))
-    scan.result(k).replaceAllUsesWith(v);
+    rewriter.replaceAllUsesWith(scan.result(k), v);
   for (auto [old, v] : llvm::zip(scan.backwardResults(), backwardResults))
-    old.replaceAllUsesWith(v);
+    rewriter.replaceAllUsesWith(old, v);
   SmallVector<Value> stackInits;
   for (unsigned k : scan.stacks)
     stackInits.push_back(scan.init(k));
   for (const StackRead &read : scan.reads)
     if (read.op->getBlock() == scan.forward->getBlock())
-      read.op->erase();
-  scan.backward->erase();
-  scan.forward->erase();
-  created.eraseDead();
+      rewriter.eraseOp(read.op);
+  rewriter.eraseOp(scan.backward);
+  rewriter.eraseOp(scan.forward);
+  created.eraseDead(rewriter);
   // The stacks' initial values (a tensor.empty, rows written before the
   // loop): erased down the chain while nothing else reads them.
   for (Value init : stackInits) {
     Operation *def = init.getDefiningOp();
     while (def && isOpTriviallyDead(def)) {
       Operation *next = writtenInto(def);
-      def->erase();
+      rewriter.eraseOp(def);
       def = next;
     }
   }
@@ -213,42 +229,6 @@ ScanRewriter::rowAccess(OpBuilder &b, RankedTensorType stack, Value at) {
   return {offsets, sizes, strides};
 }
 
-Value ScanRewriter::emitSplit(OpBuilder &b, Value length, Value c) {
-  Value zero = index(b, 0), one = index(b, 1);
-  SmallVector<Type> types(4, b.getIndexType());
-  auto loop = scf::WhileOp::create(
-      b, loc, types, ValueRange{zero, one, zero, zero},
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value more = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                           args[1], length);
-        scf::ConditionOp::create(nb, l, more, args);
-      },
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value r = arith::AddIOp::create(nb, l, args[0], one);
-        Value cr = arith::AddIOp::create(nb, l, c, r);
-        Value grown = arith::MulIOp::create(nb, l, args[1], cr);
-        Value beta = arith::DivUIOp::create(nb, l, grown, r);
-        scf::YieldOp::create(nb, l, ValueRange{r, beta, args[1], args[2]});
-      });
-  Value r = loop.getResult(0), beta = loop.getResult(1);
-  Value betaPrev = loop.getResult(2), betaPrev2 = loop.getResult(3);
-  // beta(c-1, r) = beta(c, r) c / (c + r); beta(c-1, r-1) likewise.
-  Value cr = arith::AddIOp::create(b, loc, c, r);
-  Value crPrev = arith::SubIOp::create(b, loc, cr, one);
-  Value lowerR = arith::DivUIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, beta, c), cr);
-  Value lowerRPrev = arith::DivUIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, betaPrev, c), crPrev);
-  Value m = arith::MinSIOp::create(
-      b, loc,
-      arith::MaxSIOp::create(b, loc, betaPrev2,
-                             arith::SubIOp::create(b, loc, length, lowerR)),
-      arith::SubIOp::create(b, loc, length, lowerRPrev));
-  Value last = arith::SubIOp::create(b, loc, length, one);
-  return arith::MaxSIOp::create(b, loc, one,
-                                arith::MinSIOp::create(b, loc, m, last));
-}
-
 SmallVector<Value> ScanRewriter::emitAdvance(OpBuilder &b, Value from,
                                              Value count, ValueRange carries,
                                              double averageSteps) {
@@ -333,6 +313,7 @@ ScanRewriter::LoopResults ScanRewriter::emitForwardLoop(OpBuilder &b) {
         scf::YieldOp::create(nb, loc, yields);
       });
   LoopResults r;
+  r.loop = loop;
   r.carries.assign(loop.getResults().begin(), loop.getResults().begin() + n);
   r.slotStacks.assign(loop.getResults().begin() + n,
                       loop.getResults().begin() + 2 * n);
@@ -359,10 +340,9 @@ SmallVector<Value> ScanRewriter::emitFirstSweepStore(OpBuilder &b, Value i,
         out.push_back(
             tensor::InsertOp::create(tb, loc, i, state[n], ValueRange{top1}));
         out.push_back(top1);
-        Value left = arith::SubIOp::create(tb, loc, index(tb, scan.steps), i);
-        Value c = arith::SubIOp::create(tb, loc, index(tb, slots), top1);
-        out.push_back(
-            arith::AddIOp::create(tb, loc, i, emitSplit(tb, left, c)));
+        IndexDomain d{tb, loc};
+        out.push_back(reversal::nextFirstSweepStore(
+            d, i, top1, index(tb, scan.steps), index(tb, slots)));
         scf::YieldOp::create(tb, loc, out);
       },
       [&](OpBuilder &eb, Location) {
@@ -401,6 +381,7 @@ SmallVector<Value> ScanRewriter::emitInterpreter(OpBuilder &b,
         [&](OpBuilder &nb, Location, Value, ValueRange args) {
           scf::YieldOp::create(nb, loc, step(nb, args));
         });
+    interpreterLoop = loop;
     return SmallVector<Value>(loop.getResults().take_back(nState));
   }
   auto loop = scf::WhileOp::create(
@@ -414,6 +395,7 @@ SmallVector<Value> ScanRewriter::emitInterpreter(OpBuilder &b,
         scf::YieldOp::create(nb, loc, step(nb, args));
       });
   setRegionRuns(loop, {double(counts.actions + 1), double(counts.actions)});
+  interpreterLoop = loop;
   return SmallVector<Value>(loop.getResults().take_back(nState));
 }
 
@@ -427,39 +409,27 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
   ValueRange work = args.slice(3 + n, n);
   ValueRange st = args.take_back(nState);
   Value lo = tensor::ExtractOp::create(nb, loc, positions, ValueRange{top});
-  Value length = arith::SubIOp::create(nb, loc, done, lo);
-  Value free = arith::SubIOp::create(nb, loc, index(nb, slots - 1), top);
-  Value isTurn = arith::OrIOp::create(
-      nb, loc,
-      arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, length,
-                            index(nb, 1)),
-      arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, free,
-                            index(nb, 0)));
+  IndexDomain d{nb, loc};
+  const reversal::Action<IndexDomain> action =
+      reversal::nextAction(d, done, lo, top, index(nb, slots));
   auto topCarries = [&](OpBuilder &bb) {
     return restoreSlot(bb, slotStacks, physicalSlot(bb, fwdOut, top), work);
   };
   auto branch = scf::IfOp::create(
-      nb, loc, isTurn,
+      nb, loc, action.turn,
       [&](OpBuilder &tb, Location) {
-        Value count = arith::SubIOp::create(tb, loc, length, index(tb, 1));
+        IndexDomain td{tb, loc};
+        const reversal::Turn<IndexDomain> t =
+            reversal::turn(td, action, done, lo, top);
         SmallVector<Value> x =
-            emitAdvance(tb, lo, count, topCarries(tb),
+            emitAdvance(tb, lo, t.advance, topCarries(tb),
                         ratio(counts.turnAdvances, counts.turns));
-        Value i = arith::SubIOp::create(tb, loc, done, index(tb, 1));
         Value j = arith::SubIOp::create(
-            tb, loc, last ? last : index(tb, scan.steps - 1), i);
-        StepValues s = cloneStep(tb, i, x);
+            tb, loc, last ? last : index(tb, scan.steps - 1), t.step);
+        StepValues s = cloneStep(tb, t.step, x);
         SmallVector<Value> after = copiedInto(
             tb, cloneBackwardStep(tb, j, st, s, x), st);
-        Value pop = arith::AndIOp::create(
-            tb, loc,
-            arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq, i, lo),
-            arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sgt, top,
-                                  index(tb, 0)));
-        Value top1 = arith::SelectOp::create(
-            tb, loc, pop, arith::SubIOp::create(tb, loc, top, index(tb, 1)),
-            top);
-        SmallVector<Value> out{i, top1};
+        SmallVector<Value> out{t.step, t.top};
         llvm::append_range(out, slotStacks);
         out.push_back(positions);
         llvm::append_range(out, x);
@@ -467,19 +437,18 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
         scf::YieldOp::create(tb, loc, out);
       },
       [&](OpBuilder &eb, Location) {
-        Value c = arith::AddIOp::create(eb, loc, free, index(eb, 1));
-        Value m = emitSplit(eb, length, c);
+        IndexDomain ed{eb, loc};
+        const reversal::Store<IndexDomain> s =
+            reversal::store(ed, action, lo, top);
         SmallVector<Value> x =
-            emitAdvance(eb, lo, m, topCarries(eb),
+            emitAdvance(eb, lo, s.advance, topCarries(eb),
                         ratio(counts.storeAdvances, counts.stores));
-        Value top1 = arith::AddIOp::create(eb, loc, top, index(eb, 1));
-        Value slot = rowOf(eb, physicalSlot(eb, fwdOut, top1));
-        SmallVector<Value> out{done, top1};
+        Value slot = rowOf(eb, physicalSlot(eb, fwdOut, s.top));
+        SmallVector<Value> out{done, s.top};
         for (size_t k = 0; k < n; ++k)
           out.push_back(writeRow(eb, x[k], slotStacks[k], slot));
-        out.push_back(tensor::InsertOp::create(
-            eb, loc, arith::AddIOp::create(eb, loc, lo, m), positions,
-            ValueRange{top1}));
+        out.push_back(tensor::InsertOp::create(eb, loc, s.position, positions,
+                                               ValueRange{s.top}));
         llvm::append_range(out, x);
         llvm::append_range(out, st);
         scf::YieldOp::create(eb, loc, out);
@@ -499,8 +468,9 @@ std::string scanBookkeepingKey(ScanBookkeeping kind, Type carry) {
   return key;
 }
 
-void checkpointScan(const ScanPair &scan, int64_t slots) {
-  detail::ScanRewriter(scan, slots).rewrite();
+CheckpointedScan checkpointScan(RewriterBase &rewriter, const ScanPair &scan,
+                                int64_t slots) {
+  return detail::ScanRewriter(rewriter, scan, slots).rewrite();
 }
 
 } // namespace remat
