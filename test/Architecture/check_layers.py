@@ -16,11 +16,21 @@ import sys
 # the picture in docs/architecture.md.
 ALLOWED = {
     "Support": [],
-    "Solver": ["Support"],
+    "Solver": ["Support", "LoopModel"],
     "GraphIO": ["Solver", "Support"],
     "Dialect": [],
-    "Analysis": ["Dialect", "Solver", "Support", "Runtime"],
-    "Transforms": ["Analysis", "Dialect", "Solver", "Support", "GraphIO"],
+    "Analysis": ["Dialect", "Solver", "Support", "Runtime", "LoopMatch",
+                 "LoopModel"],
+    # lib/Loops is one folder in three layers (see LOOP_LAYERS): the
+    # reversal model (plain C++, built into the solver), the scan matcher
+    # (built into RematAnalysis, which asks it) and the rewrite above both.
+    "LoopModel": ["Solver", "Support"],
+    "LoopMatch": ["Analysis", "Dialect", "Solver", "Support", "Runtime",
+                  "LoopModel"],
+    "Loops": ["Analysis", "Dialect", "Solver", "Support", "LoopMatch",
+              "LoopModel"],
+    "Transforms": ["Analysis", "Dialect", "Solver", "Support", "GraphIO",
+                   "Loops", "LoopMatch", "LoopModel"],
     "BufferPlanning": [],
     "GPU": [],
     "Runtime": [],
@@ -44,21 +54,52 @@ SOLVER_ALLOWED = {
 for family in SOLVER_FAMILIES:
     SOLVER_ALLOWED[family] = {"Core"} | SOLVER_FAMILIES
 # The only headers of Support the solver may use: plain C++.
-SOLVER_SUPPORT_HEADERS = {"remat/Support/CheckedArithmetic.h"}
+SOLVER_SUPPORT_HEADERS = {"remat/Support/CheckedArithmetic.h",
+                          "remat/Support/AllocAlignment.h"}
 # CMake files allowed to link the graph-file library.
 GRAPHIO_USERS = {"lib/GraphIO", "lib/Transforms", "tools/remat-plan",
                  "benchmarks/zoo"}
 
+# The files of lib/Loops and include/remat/Loops outside the layer Loops.
+LOOP_LAYERS = {
+    "LoopModel": {"LoopReversal", "OnlineCheckpointing", "ReversalRules",
+                  "ScanSlots", "ReversalWalk"},
+    "LoopMatch": {"IndexExpr", "ScanLoops"},
+}
+PLAIN_CXX_LAYERS = {"Solver", "LoopModel"}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
 
+def loop_layer(path):
+    """The layer of a file of the Loops folders (by name; Model/ whole)."""
+    if "/Model/" in path.replace(os.sep, "/"):
+        return "LoopModel"
+    stem = os.path.splitext(os.path.basename(path))[0]
+    for layer, stems in LOOP_LAYERS.items():
+        if stem in stems:
+            return layer
+    return "Loops"
+
+
+def layer_of_include(inc):
+    m = re.match(r"remat/([A-Za-z]+)/", inc)
+    if not m:
+        return None
+    return loop_layer(inc) if m.group(1) == "Loops" else m.group(1)
+
+
 def sources(root, layer):
-    for base in (os.path.join(root, "include", "remat", layer),
-                 os.path.join(root, "lib", layer)):
+    folder = "Loops" if layer in LOOP_LAYERS or layer == "Loops" else layer
+    for base in (os.path.join(root, "include", "remat", folder),
+                 os.path.join(root, "lib", folder)):
         for dirpath, _, files in os.walk(base):
             for f in files:
+                path = os.path.join(dirpath, f)
+                if folder == "Loops" and loop_layer(path) != layer:
+                    continue
                 if f.endswith((".h", ".cpp")):
-                    yield os.path.join(dirpath, f)
+                    yield path
 
 
 def check_includes(root, errors):
@@ -68,10 +109,10 @@ def check_includes(root, errors):
             rel = os.path.relpath(path, root)
             text = open(path, encoding="utf-8").read()
             for inc in INCLUDE.findall(text):
-                m = re.match(r"remat/([A-Za-z]+)/", inc)
-                if m and m.group(1) not in ok:
+                included = layer_of_include(inc)
+                if included and included not in ok:
                     errors.append(f"{rel}: layer {layer} includes {inc}")
-                if layer == "Solver":
+                if layer in PLAIN_CXX_LAYERS:
                     if inc.startswith(("mlir/", "llvm/")):
                         errors.append(f"{rel}: the solver includes {inc}")
                     if inc.startswith("remat/Support/") and \
