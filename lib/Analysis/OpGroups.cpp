@@ -259,8 +259,10 @@ Value branchesWriteInto(OpResult r) {
   return common;
 }
 
-Value inPlaceTarget(Value v) {
+Value inPlaceTarget(Value v, llvm::function_ref<bool(Value)> stop) {
   for (int depth = 0; depth < 256; ++depth) {
+    if (stop && stop(v))
+      return v;
     auto result = dyn_cast<OpResult>(v);
     if (!result)
       return v;

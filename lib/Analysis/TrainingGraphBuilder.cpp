@@ -269,8 +269,13 @@ private:
               r, mode == RecomputeRegions::Flatten ? OpOrder::Final
                                                    : OpOrder::MayChange))
         target = dest->get();
-      else
-        target = branchesWriteInto(r);
+      else if (branchesWriteInto(r))
+        // The buffer both branches write into, as a value of this graph:
+        // the chain's end may be an initial value absorbed into its
+        // writer's node, which has no tensor of its own.
+        target = inPlaceTarget(
+            cast<scf::IfOp>(op).thenYield().getOperand(r.getResultNumber()),
+            [&](Value v) { return result.valueTensors.contains(v); });
       if (!target)
         continue;
       inPlace = true;

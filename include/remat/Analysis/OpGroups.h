@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace remat {
@@ -75,7 +76,10 @@ mlir::OpOperand *updatedInPlace(mlir::OpResult result,
 /// The value whose buffer `v` was written into through a chain of
 /// destinations (inserts, linalg inits, scf.if branches that all write into
 /// it, loops updating their init in place); `v` itself when it owns one.
-mlir::Value inPlaceTarget(mlir::Value v);
+/// With `stop`, the first value on that chain (`v` included) for which it
+/// holds, or the end of the chain.
+mlir::Value inPlaceTarget(mlir::Value v,
+                          llvm::function_ref<bool(mlir::Value)> stop = nullptr);
 
 /// The buffer every branch of an scf.if yields `r` in (a value from outside
 /// the op, written in place), or null when `r` is a buffer of its own.
