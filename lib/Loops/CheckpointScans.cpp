@@ -79,6 +79,15 @@ CheckpointedScan ScanRewriter::rewrite() {
     results = emitInterpreter(b, forward, index(b, scan.steps - 1), state);
   }
   out.interpreter = interpreterLoop;
+  // The forward loop's results that hold slots: offline (carries, slot
+  // stacks, positions, top, next), online (counter, carries, slot stacks,
+  // positions, slotOf, in use, r).
+  const unsigned n = scan.carries.size(), first = scan.online() ? 1 : 0;
+  for (unsigned c = 0; c < n; ++c)
+    out.slotResults.push_back({first + n + c, -1});
+  out.slotResults.push_back({first + 2 * n, 0});
+  if (scan.online())
+    out.slotResults.push_back({first + 2 * n + 1, 0});
   replaceLoops(finalCarries, results, created);
   rewriter.setListener(created.next);
   return out;

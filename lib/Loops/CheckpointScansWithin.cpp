@@ -1,17 +1,20 @@
-//===- CheckpointScansSearch.cpp - How many checkpoints fit a budget ------===//
+//===- CheckpointScansWithin.cpp - Each scan's slots, chosen with the plan ===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The peak of a function grows with the checkpoints its scans keep, so the
-// most slots within a budget is found by binary search over rewritten
-// copies, measured by the caller's own analysis (the one whose guarantee it
-// then checks).
+// The scans of a function are rewritten once at a probe count (2 slots) in
+// a scratch copy, whose graph the caller builds; there each scan is a node
+// whose slot buffers and forward steps are resized for any count
+// (ScanSlots.h), and the caller's planner solves the whole graph at the
+// counts worth trying. Then the function itself is rewritten once, with the
+// counts of the fastest plan.
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Loops/CheckpointScans.h"
 #include "remat/Loops/LoopReversal.h"
 #include "remat/Loops/OnlineCheckpointing.h"
-#include "remat/Loops/CheckpointScans.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -20,91 +23,281 @@ using namespace mlir;
 namespace remat {
 namespace {
 
-/// A copy of `func` whose scan at top-level op `index` keeps `slots`.
-OwningOpRef<func::FuncOp> rewrittenCopy(func::FuncOp func, unsigned index,
-                                        int64_t slots) {
-  OwningOpRef<func::FuncOp> copy(func.clone());
-  auto it = copy->getBody().front().begin();
-  std::advance(it, index);
-  IRRewriter rewriter(copy->getContext());
-  checkpointScan(rewriter, std::get<ScanPair>(matchScan(&*it)), slots);
-  return copy;
+/// The slot count the scratch copy is rewritten with: every slot buffer
+/// then has rows, so the tensors holding them are found by their bytes.
+constexpr int64_t kProbeSlots = 2;
+
+/// Marks the ops of a probe rewrite, to find them again after the caller
+/// prepared the scratch copy (which is then dropped).
+constexpr llvm::StringLiteral kProbeForward = "remat_scan_probe_forward";
+constexpr llvm::StringLiteral kProbeReversal = "remat_scan_probe_reversal";
+
+struct FoundScan {
+  ScanPair pair;
+  unsigned index; ///< Of the forward loop in the function's block.
+};
+
+/// The scans of `func`'s block, forward loops in order; a remark at every
+/// other loop naming why it is not one.
+SmallVector<FoundScan, 2> findScans(func::FuncOp func, bool remarks) {
+  SmallVector<FoundScan, 2> scans;
+  llvm::SmallPtrSet<Operation *, 4> backwardLoops;
+  unsigned index = 0;
+  for (Operation &op : func.getBody().front()) {
+    const unsigned at = index++;
+    if (!isa<scf::ForOp, scf::WhileOp>(op) || backwardLoops.contains(&op))
+      continue;
+    auto match = matchScan(&op);
+    if (auto *why = std::get_if<std::string>(&match)) {
+      if (remarks)
+        op.emitRemark() << "loop not checkpointed: " << *why;
+      continue;
+    }
+    backwardLoops.insert(std::get<ScanPair>(match).backward);
+    scans.push_back({std::get<ScanPair>(match), at});
+  }
+  return scans;
 }
 
-/// The most slots in [1, steps] whose peak fits; 1 when none does.
-FailureOr<int64_t> mostSlotsWithin(func::FuncOp func, unsigned index,
-                                   int64_t steps, int64_t budget,
-                                   FunctionPeak peakOf) {
-  int64_t lo = 1, hi = steps; // The answer lies in [lo, hi].
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo + 1) / 2;
-    OwningOpRef<func::FuncOp> copy = rewrittenCopy(func, index, mid);
-    std::optional<int64_t> peak = peakOf(*copy);
-    if (!peak)
-      return failure();
-    if (*peak <= budget)
-      lo = mid;
-    else
-      hi = mid - 1;
+/// The forward loop of scan `i` of a copy of the function the scans were
+/// found in (same block positions before any rewrite).
+Operation *opAt(func::FuncOp func, unsigned index) {
+  auto it = func.getBody().front().begin();
+  std::advance(it, index);
+  return &*it;
+}
+
+/// The time of one forward step as the cost model counts it: the body the
+/// rewrite clones at every advance (the stacking left out).
+double stepTime(const ScanPair &scan, const CostModel &costs) {
+  double time = 0;
+  for (Operation &op : scan.body()->without_terminator())
+    if (!llvm::is_contained(scan.inserts, &op))
+      if (FailureOr<OpCost> c = costs.cost(&op); succeeded(c))
+        time += c->time;
+  return time;
+}
+
+/// A copy of `func` with scan i rewritten at slots[i], its emitted loops
+/// marked, prepared and analysed by the caller's `graphOf`.
+struct Scratch {
+  OwningOpRef<func::FuncOp> func;
+  std::vector<CheckpointedScan> emitted;
+  IRTrainingGraph graph;
+};
+FailureOr<Scratch> rewrittenCopy(func::FuncOp func, ArrayRef<FoundScan> scans,
+                                 ArrayRef<int64_t> slots,
+                                 const ScanPlanning &planning) {
+  Scratch scratch;
+  scratch.func = func.clone();
+  scratch.emitted.resize(scans.size());
+  IRRewriter rewriter(func.getContext());
+  // Last scan first: the rewrite moves only what follows its forward loop.
+  for (size_t i = scans.size(); i-- > 0;) {
+    ScanPair pair =
+        std::get<ScanPair>(matchScan(opAt(*scratch.func, scans[i].index)));
+    CheckpointedScan &out = scratch.emitted[i];
+    out = checkpointScan(rewriter, pair, slots[i]);
+    out.forward->setAttr(kProbeForward, rewriter.getI64IntegerAttr(i));
+    out.interpreter->setAttr(kProbeReversal, rewriter.getI64IntegerAttr(i));
   }
-  return lo;
+  FailureOr<IRTrainingGraph> built = planning.graphOf(*scratch.func);
+  if (failed(built))
+    return failure();
+  scratch.graph = std::move(*built);
+  // The emitted loops again, after the caller's preparation.
+  for (CheckpointedScan &out : scratch.emitted)
+    out.forward = out.interpreter = nullptr;
+  for (Operation &op : scratch.func->getBody().front()) {
+    if (auto i = op.getAttrOfType<IntegerAttr>(kProbeForward))
+      scratch.emitted[i.getInt()].forward = &op;
+    if (auto i = op.getAttrOfType<IntegerAttr>(kProbeReversal))
+      scratch.emitted[i.getInt()].interpreter = &op;
+  }
+  return scratch;
+}
+
+/// Each scan of `func` as a node of the graph of its rewrite at the probe
+/// count (`scratch`), or failure when its slot buffers are not found.
+FailureOr<std::vector<ScanSlotNode>> slotNodes(ArrayRef<FoundScan> scans,
+                                               const Scratch &scratch,
+                                               const ScanPlanning &planning) {
+  const IRTrainingGraph &graph = scratch.graph;
+  std::vector<ScanSlotNode> nodes(scans.size());
+  for (size_t i = 0; i < scans.size(); ++i) {
+    const CheckpointedScan &probe = scratch.emitted[i];
+    ScanSlotNode &node = nodes[i];
+    node.steps = scans[i].pair.steps;
+    node.online = scans[i].pair.online();
+    node.probeSlots = probe.slots;
+    node.stepTime = stepTime(scans[i].pair, planning.costs);
+    node.alignment = planning.costs.allocAlignment();
+    auto reversal = probe.interpreter ? graph.opNodes.find(probe.interpreter)
+                                      : graph.opNodes.end();
+    if (!probe.forward || reversal == graph.opNodes.end())
+      return failure();
+    node.reversal = reversal->second;
+    // A slot buffer is the loop's result or its init, whichever owns the
+    // bytes (an init written in place: the init; both when it is not).
+    for (const CheckpointedScan::SlotResult &slot : probe.slotResults) {
+      OpResult result = probe.forward->getResult(slot.result);
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      std::optional<int64_t> bytes = type ? typeBytes(type) : std::nullopt;
+      if (!type || !bytes || type.getDimSize(0) <= 0)
+        return failure();
+      ScanSlotNode::Storage storage;
+      storage.rowBytes = *bytes / type.getDimSize(0);
+      storage.rowsOffset = slot.rowsOffset;
+      const int64_t probeBytes = node.storageBytes(storage, node.probeSlots);
+      Value init = probe.forward->getOperand(
+          isa<scf::ForOp>(probe.forward)
+              ? cast<scf::ForOp>(probe.forward).getNumControlOperands() +
+                    slot.result
+              : slot.result);
+      bool found = false;
+      for (Value v : {Value(result), init}) {
+        auto t = graph.valueTensors.find(v);
+        if (t == graph.valueTensors.end() ||
+            graph.graph.tensor(t->second).bytes != probeBytes ||
+            llvm::any_of(node.storage,
+                         [&](const auto &s) { return s.tensor == t->second; }))
+          continue;
+        storage.tensor = t->second;
+        node.storage.push_back(storage);
+        found = true;
+      }
+      if (!found)
+        return failure();
+    }
+  }
+  return nodes;
+}
+
+/// Whether `func` with its scans at `slots` fits `budget` by the caller's
+/// analysis (as it is, or planned by `planTime` when given); how many
+/// bytes it exceeds it by as it is otherwise.
+FailureOr<std::pair<bool, int64_t>>
+checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
+           ArrayRef<int64_t> slots, const ScanPlanning &planning,
+           int64_t budget, bool planned) {
+  FailureOr<Scratch> scratch = rewrittenCopy(func, scans, slots, planning);
+  if (failed(scratch))
+    return failure();
+  SimulationResult asIs =
+      simulate(scratch->graph.graph, scratch->graph.programOrder);
+  if (asIs.valid && asIs.peak <= budget)
+    return std::make_pair(true, int64_t(0));
+  if (planned && planning.planTime(scratch->graph.graph))
+    return std::make_pair(true, int64_t(0));
+  return std::make_pair(false, asIs.valid ? asIs.peak - budget : int64_t(-1));
+}
+
+/// Rewrites scan `found` of `func` with `slots`; the remark names what the
+/// reversal executes.
+void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
+                 StringRef why) {
+  const ScanPair &scan = found.pair;
+  Operation *loop = scan.forward;
+  IRRewriter rewriter(func.getContext());
+  InFlightDiagnostic remark = loop->emitRemark();
+  CheckpointedScan out = checkpointScan(rewriter, scan, slots);
+  if (scan.online()) {
+    remark << llvm::formatv(
+        "{5} of at most {0} steps checkpointed online with {1} slots "
+        "of {2} B (stacks of {3} B dropped): the fewest forward steps for "
+        "{1} checkpoints while it runs at most {4} steps; {6} forward "
+        "steps if it runs all {0}",
+        scan.steps, slots, scan.carryBytes, scan.stackBytes,
+        binomialBeta(slots, 2) - 1,
+        isa<scf::WhileOp>(loop) ? "while loop" : "loop to a run-time bound",
+        out.counts.forwardSteps);
+  } else {
+    remark << llvm::formatv(
+        "scan of {0} steps checkpointed with {1} slots of {2} B (stacks of "
+        "{3} B dropped): {4} forward steps (the minimum for {1} checkpoints "
+        "plus one), {5} reversal actions",
+        scan.steps, slots, scan.carryBytes, scan.stackBytes,
+        out.counts.forwardSteps, out.counts.actions);
+  }
+  if (!why.empty())
+    remark << "; " << why;
 }
 
 } // namespace
 
 FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
-                                     FunctionPeak peakOf,
+                                     const ScanPlanning &planning,
                                      int64_t fixedSlots) {
-  // The loops as they are now: the rewrite's own loops are not candidates.
-  SmallVector<Operation *> loops;
-  for (Operation &op : func.getBody().front())
-    if (isa<scf::ForOp, scf::WhileOp>(op))
-      loops.push_back(&op);
-  llvm::SmallPtrSet<Operation *, 4> backwardLoops;
-  int rewritten = 0;
-  for (Operation *loop : loops) {
-    if (backwardLoops.contains(loop))
-      continue; // Erased with its forward loop.
-    auto match = matchScan(loop);
-    if (auto *why = std::get_if<std::string>(&match)) {
-      loop->emitRemark() << "loop not checkpointed: " << *why;
-      continue;
-    }
-    const ScanPair &scan = std::get<ScanPair>(match);
-    backwardLoops.insert(scan.backward);
-    const unsigned index = std::distance(
-        func.getBody().front().begin(), loop->getIterator());
-    FailureOr<int64_t> slots =
-        fixedSlots > 0 ? FailureOr<int64_t>(std::min(fixedSlots, scan.steps))
-                       : mostSlotsWithin(func, index, scan.steps, budget,
-                                         peakOf);
-    if (failed(slots))
+  SmallVector<FoundScan, 2> scans = findScans(func, /*remarks=*/true);
+  if (scans.empty())
+    return 0;
+  std::vector<int64_t> slots(scans.size(), 1);
+  std::vector<std::string> why(scans.size());
+  if (fixedSlots > 0) {
+    for (size_t i = 0; i < scans.size(); ++i)
+      slots[i] = std::min(fixedSlots, scans[i].pair.steps);
+  } else if (budget >= 0) {
+    auto internalError = [&] {
+      return func.emitError()
+             << "internal error: the scans of @" << func.getSymName()
+             << " could not be modelled from their rewrite at " << kProbeSlots
+             << " slots; give -remat-checkpoint-scans slots=K";
+    };
+    std::vector<int64_t> probe;
+    for (const FoundScan &scan : scans)
+      probe.push_back(std::min(kProbeSlots, scan.pair.steps));
+    FailureOr<Scratch> scratch = rewrittenCopy(func, scans, probe, planning);
+    if (failed(scratch))
       return failure();
-    if (scan.online()) {
-      LoopReversalCounts counts = countOnlineReversal(scan.steps, *slots);
-      loop->emitRemark() << llvm::formatv(
-          "{5} of at most {0} steps checkpointed online with {1} slots "
-          "of {2} B (stacks of {3} B dropped): the fewest forward steps for "
-          "{1} checkpoints while it runs at most {4} steps; {6} forward "
-          "steps if it runs all {0}",
-          scan.steps, *slots, scan.carryBytes, scan.stackBytes,
-          binomialBeta(*slots, 2) - 1,
-          isa<scf::WhileOp>(loop) ? "while loop" : "loop to a run-time bound",
-          counts.forwardSteps);
-    } else {
-      LoopReversalCounts counts = countLoopReversal(scan.steps, *slots);
-      loop->emitRemark() << llvm::formatv(
-          "scan of {0} steps checkpointed with {1} slots of {2} B (stacks of "
-          "{3} B dropped): {4} forward steps (the minimum for {1} checkpoints "
-          "plus one), {5} reversal actions",
-          scan.steps, *slots, scan.carryBytes, scan.stackBytes,
-          counts.forwardSteps, counts.actions);
+    FailureOr<std::vector<ScanSlotNode>> nodes =
+        slotNodes(scans, *scratch, planning);
+    if (failed(nodes))
+      return internalError();
+    ScanSlotChoice choice =
+        chooseScanSlots(scratch->graph.graph, scratch->graph.programOrder,
+                        budget, *nodes, planning.planTime);
+    slots = choice.slots;
+    // The model is checked on the rewrite itself. Where it was wrong (a
+    // temporary of the emitted loops that grows with the slots), fewer
+    // slots: the count that fits as it is, then fewer by the bytes over.
+    bool planned = static_cast<bool>(planning.planTime);
+    for (int attempt = 0; choice.feasible && attempt < 8; ++attempt) {
+      FailureOr<std::pair<bool, int64_t>> fits =
+          checkSlots(func, scans, slots, planning, budget, planned);
+      if (failed(fits))
+        return failure();
+      if (fits->first)
+        break;
+      std::vector<int64_t> fewer = slots;
+      for (size_t i = 0; i < scans.size(); ++i) {
+        int64_t perSlot = 0;
+        for (const ScanSlotNode::Storage &s : (*nodes)[i].storage)
+          perSlot += s.rowBytes;
+        int64_t by = fits->second > 0 && perSlot > 0
+                         ? (fits->second + perSlot - 1) / perSlot
+                         : slots[i] / 2;
+        fewer[i] = planned && choice.asIsSlots[i] > 0 &&
+                           choice.asIsSlots[i] < slots[i]
+                       ? choice.asIsSlots[i]
+                       : std::max<int64_t>(1, slots[i] - std::max<int64_t>(by, 1));
+      }
+      if (fewer == slots)
+        break;
+      slots = fewer;
+      planned = false; // From here on, the counts that fit as it is.
     }
-    IRRewriter rewriter(loop->getContext());
-    checkpointScan(rewriter, scan, *slots);
-    ++rewritten;
+    if (planning.planTime && choice.feasible)
+      for (size_t i = 0; i < scans.size(); ++i)
+        why[i] = llvm::formatv("the slots of the fastest plan of the whole "
+                               "function within {0} B ({1} with nothing "
+                               "else recomputed; {2} plans compared)",
+                               budget, choice.asIsSlots[i], choice.plansSolved)
+                     .str();
   }
-  return rewritten;
+  // Last scan first: the rewrite moves only what follows its forward loop.
+  for (size_t i = scans.size(); i-- > 0;)
+    rewriteScan(func, scans[i], slots[i], why[i]);
+  return static_cast<int>(scans.size());
 }
 
 } // namespace remat

@@ -118,8 +118,14 @@ bool IndexExpr::operator==(const IndexExpr &other) const {
 
 std::string
 IndexExpr::str(llvm::function_ref<std::string(Value)> name) const {
+  // Terms added first, then subtracted, each by name: the same text on
+  // every run (the terms themselves are ordered by address).
+  SmallVector<std::tuple<bool, std::string, int64_t>, 2> named;
+  for (auto [v, k] : terms)
+    named.push_back({k < 0, name(v), k});
+  llvm::sort(named);
   std::string s;
-  for (auto [v, k] : terms) {
+  for (auto &[negative, text, k] : named) {
     if (!s.empty())
       s += k < 0 ? " - " : " + ";
     else if (k < 0)
@@ -127,7 +133,7 @@ IndexExpr::str(llvm::function_ref<std::string(Value)> name) const {
     int64_t magnitude = k < 0 ? -k : k;
     if (magnitude != 1)
       s += std::to_string(magnitude) + "*";
-    s += name(v);
+    s += text;
   }
   if (s.empty())
     return std::to_string(constantTerm);

@@ -88,8 +88,15 @@ struct CheckpointScansPass
         return success();
       }
     }
+    auto graphOf = [&](func::FuncOp copy) {
+      prepareForRemat(copy);
+      return buildTrainingGraph(copy, CostModel(), RecomputeRegions::Flatten,
+                                func->getParentOp());
+    };
+    CostModel costs;
+    ScanPlanning planning{graphOf, costs, /*planTime=*/{}};
     return success(succeeded(checkpointScansWithin(
-        func, bytes, preparedPeak, size ? 0 : int64_t(slots))));
+        func, bytes, planning, size ? 0 : int64_t(slots))));
   }
 };
 

@@ -154,17 +154,27 @@ private:
     return success();
   }
 
-  /// Scans (ScanLoops.h) keep the most checkpoints that fit the budget;
-  /// the rest of the function is planned around them. Re-analyses the copy
-  /// when any was rewritten.
+  /// Scans (ScanLoops.h) keep the checkpoints of the fastest plan of the
+  /// whole function within the budget (the strategy solves the graph with
+  /// each scan as a node resized to the counts tried, ScanSlots.h); the
+  /// function is then rewritten once and re-analysed.
   FailureOr<bool> checkpointScans() {
-    auto peakOf = [&](func::FuncOp copy) {
+    auto graphOf = [&](func::FuncOp copy) {
       prepareForRemat(copy);
-      return functionPeak(copy, costs, RecomputeRegions::Atomic, scope());
+      return buildTrainingGraph(copy, costs, RecomputeRegions::Atomic,
+                                scope());
     };
-    // At the smallest budget, the fewest slots (no slot count fits 0 B).
+    SolveOptions opts = options.solve;
+    opts.budget = fr.budget;
+    opts.note = nullptr;
+    auto planTime = [&, opts](const TrainingGraph &g) -> std::optional<double> {
+      Solution sol = solve(g, options.strategy, opts);
+      return sol.feasible ? std::optional<double>(sol.sim.time) : std::nullopt;
+    };
+    ScanPlanning planning{graphOf, costs, planTime};
+    // At the smallest budget, the fewest slots (-1).
     FailureOr<int> rewritten = checkpointScansWithin(
-        func, options.budget.minimum ? 0 : fr.budget, peakOf);
+        func, options.budget.minimum ? -1 : fr.budget, planning);
     if (failed(rewritten))
       return failure();
     if (*rewritten == 0)

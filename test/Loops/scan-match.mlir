@@ -31,7 +31,7 @@ func.func @spellings(%j: index, %n: index) -> (index, index, index, index, index
 
 // Symbols and a trip count known at run time; floordiv stays opaque.
 func.func @symbols(%j: index, %n: index) -> (index, index) {
-  // expected-remark @+1 {{index = -%arg0 + 2*%arg1 - 1}}
+  // expected-remark @+1 {{index = 2*%arg1 - %arg0 - 1}}
   %a = affine.apply affine_map<(d0)[s0] -> (s0 * 2 - d0 - 1)>(%j)[%n] {test.index}
   // expected-remark-re @+1 {{index = %{{[0-9]+}}}}
   %b = affine.apply affine_map<(d0) -> (d0 floordiv 2)>(%j) {test.index}

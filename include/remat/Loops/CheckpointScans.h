@@ -4,7 +4,9 @@
 #ifndef REMAT_LOOPS_CHECKPOINTSCANS_H
 #define REMAT_LOOPS_CHECKPOINTSCANS_H
 
+#include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Loops/LoopReversal.h"
+#include "remat/Loops/ScanSlots.h"
 #include "remat/Loops/ScanLoops.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,6 +26,14 @@ struct CheckpointedScan {
   int64_t slots = 0;
   /// What they execute (forward steps, advances, actions).
   LoopReversalCounts counts;
+  /// The forward loop's results that hold the slots, each with
+  /// `slots + rowsOffset` rows (the slot stacks: slots - 1, slot 0 being
+  /// the inits; the positions: slots).
+  struct SlotResult {
+    unsigned result;
+    int64_t rowsOffset;
+  };
+  llvm::SmallVector<SlotResult> slotResults;
 };
 
 /// Rewrites `scan` to keep `slots` (1 <= slots <= T) checkpoints of its
@@ -44,20 +54,27 @@ enum class ScanBookkeeping { Copy, Store };
 /// (`loc(<key>(<the scan's location>))`).
 std::string scanBookkeepingKey(ScanBookkeeping kind, mlir::Type carry);
 
-/// The peak of a function as the caller's analysis computes it (nullopt:
-/// it cannot).
-using FunctionPeak = llvm::function_ref<std::optional<int64_t>(
-    mlir::func::FuncOp)>;
+/// How the caller sees a function: `graphOf` prepares a copy (in place)
+/// and builds its graph as the caller's analysis does; `planTime` is the
+/// time of the caller's best plan of a graph within the budget (empty: the
+/// program must fit as it is, nothing else recomputed).
+struct ScanPlanning {
+  llvm::function_ref<mlir::FailureOr<IRTrainingGraph>(mlir::func::FuncOp)>
+      graphOf;
+  const CostModel &costs;
+  PlanTime planTime;
+};
 
-/// Checkpoints each scan at the top level of `func` with the most slots for
-/// which `peakOf` (on a rewritten copy) stays within `budget` (one slot when
-/// none does: the caller's planner may find the rest, or names the smallest
-/// budget). With `fixedSlots` > 0, that many instead. Emits a remark per
-/// loop: the slots and forward steps chosen, or why it is not a scan.
-/// Returns how many scans it rewrote; failure when `peakOf` fails.
+/// Checkpoints each scan at the top level of `func`, rewriting it once:
+/// with `fixedSlots` > 0 that many slots; with `budget` < 0 the fewest (1);
+/// else the slots chooseScanSlots (ScanSlots.h) picks on the graph of a
+/// probe rewrite (one slot when nothing fits: the caller's planner then
+/// names the smallest budget). Emits a remark per loop: the slots and
+/// forward steps chosen, or why it is not a scan. Returns how many scans it
+/// rewrote; failure (with an error) when the graph cannot be built.
 mlir::FailureOr<int> checkpointScansWithin(mlir::func::FuncOp func,
                                            int64_t budget,
-                                           FunctionPeak peakOf,
+                                           const ScanPlanning &planning,
                                            int64_t fixedSlots = 0);
 
 } // namespace remat

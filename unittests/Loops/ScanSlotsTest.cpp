@@ -1,0 +1,169 @@
+//===- ScanSlotsTest.cpp - The slot count chosen with the rest of the graph ===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Oracles: the Simulator over every slot count (the most that fit as the
+// program is), the brute-force optimum as the planner (the best plan at
+// each count), and Revolve's counts for the resized reversal.
+
+#include "remat/Loops/LoopReversal.h"
+#include "remat/Loops/ScanSlots.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Testing/BruteForce.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace remat;
+
+namespace {
+
+/// A step with a checkpointed scan beside a straight-line part: the scan's
+/// forward loop F writes its slots S (probe: 2 slots, one row of
+/// `rowBytes`) and its final carry; a forward activation A (recomputable,
+/// `activationBytes`) is read again by the backward B_A; the reversal R reads
+/// S and the carry's gradient.
+struct ScanStep {
+  TrainingGraph g;
+  ScanSlotNode scan;
+  Schedule order;
+};
+
+ScanStep makeStep(int64_t steps, int64_t rowBytes, int64_t activationBytes,
+                  double activationTime, double stepTime) {
+  ScanStep s;
+  TrainingGraph &g = s.g;
+  TensorId x = g.addInput("x", 64);
+  NodeId f = g.addNode("F", NodeKind::Forward, steps * stepTime, {x},
+                       {rowBytes, 64});
+  TensorId slots = g.node(f).outputs[0], carry = g.node(f).outputs[1];
+  NodeId a = g.addNode("A", NodeKind::Forward, activationTime, {x},
+                       {activationBytes});
+  TensorId act = g.node(a).outputs[0];
+  NodeId loss = g.addNode("loss", NodeKind::Forward, 1, {carry, act}, {64});
+  TensorId l = g.node(loss).outputs[0];
+  g.markRequired(l);
+  NodeId dl = g.addNode("dloss", NodeKind::Backward, 1, {l}, {64});
+  TensorId d = g.node(dl).outputs[0];
+  NodeId ba = g.addNode("B_A", NodeKind::Backward, activationTime,
+                        {act, d}, {64});
+  g.markRequired(g.node(ba).outputs[0]);
+  const int64_t probe = 2;
+  NodeId r = g.addNode(
+      "R", NodeKind::Backward,
+      (countLoopReversal(steps, probe).forwardSteps) * stepTime + steps,
+      {slots, d}, {64});
+  g.markRequired(g.node(r).outputs[0]);
+  s.scan.steps = steps;
+  s.scan.probeSlots = probe;
+  s.scan.storage = {{slots, rowBytes, -1}};
+  s.scan.reversal = r;
+  s.scan.stepTime = stepTime;
+  for (NodeId n : g.defaultOrder())
+    s.order.run(n);
+  return s;
+}
+
+TEST(ScanSlots, ResizesStorageAndReversal) {
+  ScanStep s = makeStep(16, 100, 64, 1, 10);
+  for (int64_t k = 1; k <= 16; ++k) {
+    TrainingGraph g = withScanSlots(s.g, {s.scan}, {k});
+    // k - 1 rows of 100 B, rounded up to 64.
+    EXPECT_EQ(g.tensor(s.scan.storage[0].tensor).bytes,
+              ((k - 1) * 100 + 63) / 64 * 64);
+    EXPECT_DOUBLE_EQ(g.node(s.scan.reversal).time,
+                     countLoopReversal(16, k).forwardSteps * 10.0 + 16);
+  }
+}
+
+TEST(ScanSlots, WithoutAPlannerTheMostSlotsThatFitAsTheProgramIs) {
+  ScanStep s = makeStep(20, 256, 512, 1, 10);
+  for (int64_t budget = 0; budget <= 8000; budget += 97) {
+    int64_t most = 0;
+    for (int64_t k = 1; k <= 20; ++k) {
+      SimulationResult r = simulate(withScanSlots(s.g, {s.scan}, {k}), s.order);
+      if (r.valid && r.peak <= budget)
+        most = k;
+    }
+    ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, {});
+    EXPECT_EQ(c.asIsSlots[0], most) << "budget " << budget;
+    EXPECT_EQ(c.slots[0], std::max<int64_t>(most, 1)) << "budget " << budget;
+    EXPECT_EQ(c.feasible, most > 0);
+  }
+}
+
+TEST(ScanSlots, WithAPlannerNeverSlowerThanWhatFitsAsItIs) {
+  // The activation is cheap to recompute and as large as several slots: at
+  // budgets where few slots fit as the program is, recomputing it buys
+  // slots that save forward steps.
+  std::mt19937 rng(7);
+  int feasible = 0, bought = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const int64_t steps = 8 + rng() % 24;
+    const int64_t row = 64 * (1 + rng() % 4);
+    ScanStep s = makeStep(steps, row, row * (1 + rng() % 6), 1 + rng() % 5,
+                          5 + rng() % 20);
+    const int64_t budget = 64 * 6 + row * (rng() % 8);
+    int solves = 0;
+    PlanTime optimum = [&](const TrainingGraph &g) -> std::optional<double> {
+      ++solves;
+      auto r = bruteForceOptimum(g, budget);
+      if (!r)
+        ADD_FAILURE() << "the brute force gave up";
+      return r && r->feasible ? std::optional<double>(r->time) : std::nullopt;
+    };
+    ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
+    EXPECT_EQ(c.plansSolved, solves);
+    if (!c.feasible)
+      continue;
+    ++feasible;
+    bought += c.slots[0] > c.asIsSlots[0];
+    // The plan at the chosen count is the optimum there, and no slower than
+    // the program that fits as it is.
+    auto at = bruteForceOptimum(withScanSlots(s.g, {s.scan}, c.slots), budget);
+    ASSERT_TRUE(at && at->feasible) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(at->time, c.time) << "trial " << trial;
+    if (c.asIsSlots[0] > 0) {
+      double asIs =
+          simulate(withScanSlots(s.g, {s.scan}, {c.asIsSlots[0]}), s.order)
+              .time;
+      EXPECT_LE(c.time, asIs) << "trial " << trial;
+      EXPECT_GE(c.slots[0], c.asIsSlots[0]) << "trial " << trial;
+    }
+  }
+  // The trials exercise both outcomes.
+  EXPECT_GE(feasible, 10);
+  EXPECT_GE(bought, 3);
+  EXPECT_LT(bought, feasible);
+}
+
+TEST(ScanSlots, RecomputingAnActivationBuysSlots) {
+  // T = 16, rows of 256 B, steps of 20; an activation of 1024 B, 1 to
+  // recompute. Within 1600 B, as the program is, the activation is live
+  // from A to B_A, across the reversal: the slots get no row (1 slot, 121
+  // forward steps). Recomputed just before B_A, it leaves the reversal
+  // 1024 B more: 5 rows (6 slots, far fewer steps).
+  ScanStep s = makeStep(16, 256, 1024, 1, 20);
+  const int64_t budget = 1600;
+  PlanTime optimum = [&](const TrainingGraph &g) -> std::optional<double> {
+    auto r = bruteForceOptimum(g, budget);
+    return r && r->feasible ? std::optional<double>(r->time) : std::nullopt;
+  };
+  ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
+  ASSERT_TRUE(c.feasible);
+  EXPECT_EQ(c.asIsSlots[0], 1);
+  EXPECT_EQ(c.slots[0], 6);
+  EXPECT_EQ(countLoopReversal(16, 1).forwardSteps, 121);
+  EXPECT_LT(countLoopReversal(16, c.slots[0]).forwardSteps,
+            countLoopReversal(16, std::max<int64_t>(c.asIsSlots[0], 1))
+                .forwardSteps);
+}
+
+TEST(ScanSlots, FewestSlotsAtTheSmallestBudget) {
+  ScanStep s = makeStep(16, 256, 1024, 1, 20);
+  ScanSlotChoice c = chooseScanSlots(s.g, s.order, -1, {s.scan}, {});
+  EXPECT_EQ(c.slots[0], 1);
+}
+
+} // namespace
