@@ -96,6 +96,49 @@ void sinkAbsorbed(Block &block) {
         op.moveBefore(user);
 }
 
+/// Where the branches of an scf.if yield, for one result, a value defined
+/// outside it (V) on one path and a fresh initial value on the other (what
+/// upstream shard-partition writes for a partial reduction's initial value:
+/// rank 0 keeps the fill, the other ranks make a zero tensor), the fresh
+/// value is written into V instead of a tensor.empty of its own, when
+/// nothing but that result reads V. Bufferization then gives the result
+/// V's buffer on every path, as the planner counts it; otherwise the paths
+/// not yielding V hold V's buffer (it may alias the result, so it is freed
+/// with it) and a second one, so ranks differ and exceed the plan. A
+/// tensor.empty's contents are undefined: any value of its type refines it.
+void branchesWriteIntoOneBuffer(func::FuncOp func) {
+  func.walk([](scf::IfOp branch) {
+    if (branch.getElseRegion().empty())
+      return;
+    for (OpResult r : branch->getResults()) {
+      unsigned i = r.getResultNumber();
+      Value yields[2] = {branch.thenYield().getOperand(i),
+                         branch.elseYield().getOperand(i)};
+      for (int k = 0; k < 2; ++k) {
+        Value outer = yields[k];
+        Operation *def = outer.getDefiningOp();
+        if (!def || branch->isAncestor(def) || yields[1 - k] == outer ||
+            !llvm::all_of(outer.getUses(), [&](OpOperand &use) {
+              return use.getOwner()->getParentOp() == branch &&
+                     isa<scf::YieldOp>(use.getOwner()) &&
+                     use.getOperandNumber() == i;
+            }))
+          continue;
+        auto fresh =
+            inPlaceTarget(yields[1 - k]).getDefiningOp<tensor::EmptyOp>();
+        auto type = dyn_cast<RankedTensorType>(outer.getType());
+        if (!fresh || !type || !branch->isAncestor(fresh) ||
+            !fresh->hasOneUse() || fresh.getType() != type ||
+            !type.hasStaticShape())
+          continue;
+        fresh.getResult().replaceAllUsesWith(outer);
+        fresh.erase();
+        break;
+      }
+    }
+  });
+}
+
 struct PreparePass : public remat::impl::PreparePassBase<PreparePass> {
   void runOnOperation() override { prepareForRemat(getOperation()); }
 };
@@ -120,6 +163,9 @@ void prepareForRemat(func::FuncOp func) {
   });
   privatizeInits(block);
   sinkAbsorbed(block);
+  // After privatizing, which gives a branch its own copy of an initial
+  // value from outside.
+  branchesWriteIntoOneBuffer(func);
   // Then each carry's new value is computed into its iteration argument
   // where the old one is dead by then, as an unrolled step would free it.
   writeLoopCarriesInPlace(func);

@@ -1,0 +1,78 @@
+// Upstream shard-partition chooses a partial reduction's initial value by
+// scf.if on the device index: rank 0 keeps the fill it has, the other ranks
+// make a zero tensor of their own. Bufferized as written, the ranks that
+// take the else branch hold both buffers (the fill may alias the result, so
+// it is freed with it) and measure one buffer more than rank 0.
+// -remat-prepare has the else branch write its zeros into the fill (nothing
+// else reads it): the result is the fill's buffer on every path, which is
+// what the memory model counts (OpGroups.h, branchesWriteInto).
+// RUN: remat-opt %s -remat-prepare -split-input-file | FileCheck %s
+// RUN: remat-opt %s -remat-prepare -remat-test-timeline="alignment=1" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEAK
+
+// CHECK-LABEL: func.func @choose
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: scf.if
+// CHECK-NEXT: scf.yield %[[Z]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[G:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[Z]] : tensor<16x16xf32>)
+// CHECK-NEXT: scf.yield %[[G]]
+// At %t: x, the fill's buffer (the scf.if's result, written in place by
+// the matmul) and t, 1024 B each. (The scf.if itself is counted 1024 B
+// above what runs: the else branch's fill, a buffer of the branch as the
+// model simulates it alone, is no new buffer.)
+// PEAK: 37:8: remark: holds 2048 B while running, 2048 B live after
+// PEAK: 38:8: remark: holds 3072 B while running, 2048 B live after
+// PEAK: remark: peak 3072 B
+func.func @choose(%x: tensor<16x16xf32>, %c: i1) -> (tensor<f32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %i = scf.if %c -> (tensor<16x16xf32>) {
+    scf.yield %z : tensor<16x16xf32>
+  } else {
+    %f = tensor.empty() : tensor<16x16xf32>
+    %g = linalg.fill ins(%c0 : f32) outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+    scf.yield %g : tensor<16x16xf32>
+  }
+  %m = linalg.matmul ins(%x, %x : tensor<16x16xf32>, tensor<16x16xf32>) outs(%i : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %t = math.tanh %m : tensor<16x16xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
+  %l = linalg.reduce ins(%t : tensor<16x16xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %l, %t : tensor<f32>, tensor<16x16xf32>
+}
+
+// -----
+
+// The fill is read after the scf.if too: writing into it in the else
+// branch would make bufferization copy it; the branch keeps its own.
+// CHECK-LABEL: func.func @read_after
+// CHECK: } else {
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.fill
+func.func @read_after(%x: tensor<16x16xf32>, %c: i1) -> (tensor<f32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %i = scf.if %c -> (tensor<16x16xf32>) {
+    scf.yield %z : tensor<16x16xf32>
+  } else {
+    %f = tensor.empty() : tensor<16x16xf32>
+    %g = linalg.fill ins(%c0 : f32) outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+    scf.yield %g : tensor<16x16xf32>
+  }
+  %m = linalg.matmul ins(%x, %z : tensor<16x16xf32>, tensor<16x16xf32>) outs(%i : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %t = math.tanh %m : tensor<16x16xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
+  %l = linalg.reduce ins(%t : tensor<16x16xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %l, %t : tensor<f32>, tensor<16x16xf32>
+}
