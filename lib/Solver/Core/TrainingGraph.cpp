@@ -41,12 +41,20 @@ NodeId TrainingGraph::addNode(std::string name, NodeKind kind, double time,
 }
 
 void TrainingGraph::markRequired(TensorId t) {
-  if (!isRequired(t))
-    required_.push_back(t);
+  if (isRequired(t))
+    return;
+  required_.push_back(t);
+  if (t >= 0 && static_cast<size_t>(t) >= requiredFlags_.size())
+    requiredFlags_.resize(static_cast<size_t>(t) + 1, 0);
+  if (t >= 0)
+    requiredFlags_[t] = 1;
 }
 
 bool TrainingGraph::isRequired(TensorId t) const {
-  return std::find(required_.begin(), required_.end(), t) != required_.end();
+  // A flag per tensor: the planners ask for every tensor, and a step has a
+  // gradient per parameter (thousands on a 40k-op step).
+  return t >= 0 && static_cast<size_t>(t) < requiredFlags_.size() &&
+         requiredFlags_[t];
 }
 
 const std::vector<NodeId> &TrainingGraph::consumers(TensorId t) const {

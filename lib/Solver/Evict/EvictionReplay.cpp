@@ -83,6 +83,13 @@ private:
     for (TensorId t = 0; t < nt; ++t)
       if (!reads[t].empty())
         lastNeeded[t] = reads[t].back();
+    // The size term of a value's score does not change: computed once, not
+    // at every choice of a value to free (pow on every candidate).
+    sizeTerms.assign(nt, 0);
+    for (TensorId t = 0; t < nt; ++t) {
+      const double bytes = static_cast<double>(g.tensor(t).bytes);
+      sizeTerms[t] = h.sizeWeight == 1 ? bytes : std::pow(bytes, h.sizeWeight);
+    }
     std::vector<NodeId> topo = g.topologicalOrder();
     for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
       if (!rerun[*it])
@@ -256,8 +263,7 @@ private:
         next == LONG_MAX
             ? static_cast<double>(targets.size()) + (lastNeeded[t] - from + 1)
             : static_cast<double>(std::min(next, horizonAfter(from)) - from + 1);
-    double bytes = static_cast<double>(tensor.bytes);
-    double sizeTerm = h.sizeWeight == 1 ? bytes : std::pow(bytes, h.sizeWeight);
+    const double sizeTerm = sizeTerms[t];
     double distTerm = h.distanceWeight == 1
                           ? distance
                           : std::pow(distance, h.distanceWeight);
@@ -383,6 +389,7 @@ private:
   std::vector<long> lastNeeded, slot;
   std::vector<int> pinned;
   std::vector<double> costMemo;
+  std::vector<double> sizeTerms; ///< By tensor: bytes ^ sizeWeight.
   std::vector<uint64_t> costEpoch;
   uint64_t epoch = 0;
   std::vector<NodeId> walk;

@@ -102,6 +102,7 @@ private:
   std::vector<Node> nodes_;
   std::vector<Tensor> tensors_;
   std::vector<TensorId> required_;
+  std::vector<char> requiredFlags_; ///< By tensor: in required_.
   mutable std::vector<std::vector<NodeId>> consumers_;
   mutable bool consumersValid_ = false;
 };
