@@ -143,7 +143,9 @@ FailureOr<std::vector<ScanSlotNode>> slotNodes(ArrayRef<FoundScan> scans,
       OpResult result = probe.forward->getResult(slot.result);
       auto type = dyn_cast<RankedTensorType>(result.getType());
       std::optional<int64_t> bytes = type ? typeBytes(type) : std::nullopt;
-      if (!type || !bytes || type.getDimSize(0) <= 0)
+      if (type && type.getDimSize(0) == 0)
+        continue; // No row at the probe: a scan of one step, one slot.
+      if (!type || !bytes || type.getDimSize(0) < 0)
         return failure();
       ScanSlotNode::Storage storage;
       storage.rowBytes = *bytes / type.getDimSize(0);
@@ -286,13 +288,19 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
       slots = fewer;
       planned = false; // From here on, the counts that fit as it is.
     }
-    if (planning.planTime && choice.feasible)
-      for (size_t i = 0; i < scans.size(); ++i)
+    for (size_t i = 0; i < scans.size(); ++i) {
+      if (slots[i] != choice.slots[i])
+        why[i] = llvm::formatv("fewer than the {0} the model of the scan "
+                               "chose: the rewrite with them exceeds {1} B",
+                               choice.slots[i], budget)
+                     .str();
+      else if (planning.planTime && choice.feasible)
         why[i] = llvm::formatv("the slots of the fastest plan of the whole "
                                "function within {0} B ({1} with nothing "
                                "else recomputed; {2} plans compared)",
                                budget, choice.asIsSlots[i], choice.plansSolved)
                      .str();
+    }
   }
   // Last scan first: the rewrite moves only what follows its forward loop.
   for (size_t i = scans.size(); i-- > 0;)
