@@ -56,9 +56,10 @@ CheckpointedScan ScanRewriter::rewrite() {
   out.slots = slots;
   out.counts = counts;
   SmallVector<Value> results, finalCarries;
+  LoopResults forward =
+      scan.online() ? emitOnlineForwardLoop(b) : emitForwardLoop(b);
+  out.forward = forward.loop;
   if (scan.online()) {
-    LoopResults forward = emitOnlineForwardLoop(b);
-    out.forward = forward.loop;
     finalCarries = forward.carries;
     // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward))
@@ -67,8 +68,6 @@ CheckpointedScan ScanRewriter::rewrite() {
     // Nothing at hand: the interpreter reverses all T steps.
     results = emitInterpreter(b, forward, forward.trip, scan.backwardInits());
   } else {
-    LoopResults forward = emitForwardLoop(b);
-    out.forward = forward.loop;
     // Step T-1 from the loop's result: the carries the loss reads.
     StepValues last = cloneStep(b, index(b, scan.steps - 1), forward.carries);
     finalCarries = last.next;
@@ -79,15 +78,17 @@ CheckpointedScan ScanRewriter::rewrite() {
     results = emitInterpreter(b, forward, index(b, scan.steps - 1), state);
   }
   out.interpreter = interpreterLoop;
-  // The forward loop's results that hold slots: offline (carries, slot
-  // stacks, positions, top, next), online (counter, carries, slot stacks,
-  // positions, slotOf, in use, r).
-  const unsigned n = scan.carries.size(), first = scan.online() ? 1 : 0;
-  for (unsigned c = 0; c < n; ++c)
-    out.slotResults.push_back({first + n + c, -1});
-  out.slotResults.push_back({first + 2 * n, 0});
-  if (scan.online())
-    out.slotResults.push_back({first + 2 * n + 1, 0});
+  // The forward loop's results that hold slots: the slot stacks (a row per
+  // slot but slot 0), the positions and (online) the slot of each.
+  auto slotResult = [&](Value v, int64_t rowsOffset) {
+    out.slotResults.push_back(
+        {cast<OpResult>(v).getResultNumber(), rowsOffset});
+  };
+  for (Value stack : forward.slotStacks)
+    slotResult(stack, -1);
+  slotResult(forward.positions, 0);
+  if (forward.slotOf)
+    slotResult(forward.slotOf, 0);
   replaceLoops(finalCarries, results, created);
   rewriter.setListener(created.next);
   return out;

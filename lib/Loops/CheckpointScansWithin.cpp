@@ -39,7 +39,7 @@ struct FoundScan {
 
 /// The scans of `func`'s block, forward loops in order; a remark at every
 /// other loop naming why it is not one.
-SmallVector<FoundScan, 2> findScans(func::FuncOp func, bool remarks) {
+SmallVector<FoundScan, 2> findScans(func::FuncOp func) {
   SmallVector<FoundScan, 2> scans;
   llvm::SmallPtrSet<Operation *, 4> backwardLoops;
   unsigned index = 0;
@@ -49,8 +49,7 @@ SmallVector<FoundScan, 2> findScans(func::FuncOp func, bool remarks) {
       continue;
     auto match = matchScan(&op);
     if (auto *why = std::get_if<std::string>(&match)) {
-      if (remarks)
-        op.emitRemark() << "loop not checkpointed: " << *why;
+      op.emitRemark() << "loop not checkpointed: " << *why;
       continue;
     }
     backwardLoops.insert(std::get<ScanPair>(match).backward);
@@ -230,7 +229,7 @@ void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
 FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
                                      const ScanPlanning &planning,
                                      int64_t fixedSlots) {
-  SmallVector<FoundScan, 2> scans = findScans(func, /*remarks=*/true);
+  SmallVector<FoundScan, 2> scans = findScans(func);
   if (scans.empty())
     return 0;
   std::vector<int64_t> slots(scans.size(), 1);

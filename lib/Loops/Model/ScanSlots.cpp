@@ -42,10 +42,13 @@ TrainingGraph withScanSlots(TrainingGraph graph,
 
 namespace {
 
-/// The counts worth trying for one scan: from `from` up by x1.5, T last.
+/// The counts worth trying for one scan: from `from` (>= 1) up by x1.5, T
+/// last (none when from > T).
 std::vector<int64_t> ladder(int64_t from, int64_t steps) {
   std::vector<int64_t> counts;
-  for (int64_t s = std::max<int64_t>(from, 1); s < steps;
+  if (from > steps)
+    return counts;
+  for (int64_t s = from; s < steps;
        s = std::max(s + 1, s + s / 2))
     counts.push_back(s);
   counts.push_back(steps);
@@ -95,8 +98,6 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
       // make room; below it, nothing is gained (the scan re-runs more and
       // the program already fits).
       for (int64_t s : ladder(lo + 1, steps)) {
-        if (s <= lo)
-          continue;
         slots[i] = s;
         std::optional<double> t = planTime(withScanSlots(graph, scans, slots));
         ++choice.plansSolved;
