@@ -6,7 +6,6 @@
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -22,13 +21,9 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
     error = *wrong;
     return failure();
   }
-  // Calls the planner would see as opaque nodes: inline what upstream's
-  // inliner can (private callees, then dropped once unused).
-  pm.addPass(createInlinerPass());
-  // Index arithmetic however spelled: affine.apply (and affine loops) as
-  // arith and scf, so a scan's row index written affine.apply (63 - j)
-  // reads as the T-1-j the scan matcher proves.
-  pm.addPass(createLowerAffinePass());
+  // Calls the planner would see as opaque nodes inlined; index arithmetic
+  // however spelled (affine.apply) as the arith the scan matcher proves.
+  pm.addPass(createNormalizeInputPass());
   // Clean-up first: after planning, CSE would merge the initial values the
   // planner gave each op (remat.recompute regions themselves survive it).
   pm.addPass(createCanonicalizerPass());
@@ -62,8 +57,8 @@ void remat::registerDefaultRematPipeline() {
   // is an error the pipeline's parser reports, not a pipeline that fails.
   registerPassPipeline(
       "remat-fit",
-      "Fit every training step into a memory budget: inline, lower "
-      "affine.apply to arith, canonicalize, cse, annotate costs, "
+      "Fit every training step into a memory budget: inline calls and "
+      "lower affine ops where present, canonicalize, cse, annotate costs, "
       "rematerialize (what remat-opt --remat-budget=SIZE runs)",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
