@@ -4,36 +4,23 @@
 //
 // The forward scf.while of a scan whose trip count is known only at run
 // time (an scf.while's condition, kept as it is, or i < n for an scf.for to
-// n): at each step it decides at run time which carries to keep, as OnlineCheckpoints (the solver's mirror,
-// lib/Loops/Model/OnlineCheckpointing.cpp) does. Positions and slotOf (the
+// n): at each step it decides at run time which carries to keep, by the
+// rule OnlineCheckpoints counts with (reversal::onlineDrop, emitted here
+// through IndexDomain). Positions and slotOf (the
 // physical slot of each position) are index tensors; a drop moves indices,
 // never carries.
 //
 //===----------------------------------------------------------------------===//
 
+#include "IndexDomain.h"
 #include "ScanRewriter.h"
+#include "remat/Loops/ReversalRules.h"
 
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
 namespace remat::detail {
-
-Value ScanRewriter::emitBeta(OpBuilder &b, Value c, Value m) {
-  Value one = index(b, 1);
-  Value cap = index(b, int64_t(1) << 40);
-  Value upper = arith::AddIOp::create(b, loc, m, one);
-  auto loop = scf::ForOp::create(
-      b, loc, one, upper, one, ValueRange{one},
-      [&](OpBuilder &nb, Location, Value q, ValueRange args) {
-        Value grown = arith::MulIOp::create(
-            nb, loc, args[0], arith::AddIOp::create(nb, loc, c, q));
-        Value v = arith::DivUIOp::create(nb, loc, grown, q);
-        scf::YieldOp::create(
-            nb, loc, ValueRange{arith::MinSIOp::create(nb, loc, v, cap)});
-      });
-  return loop.getResult(0);
-}
 
 ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
   auto original = dyn_cast<scf::WhileOp>(scan.forward);
@@ -158,76 +145,16 @@ SmallVector<Value> ScanRewriter::emitOnlineReplace(OpBuilder &b, Value i,
                                                    ValueRange state) {
   const size_t n = carries.size();
   Value positions = state[n], slotOf = state[n + 1];
-  Value one = index(b, 1), none = index(b, -1);
+  Value one = index(b, 1);
   Value topAt = index(b, slots - 1);
   auto at = [&](OpBuilder &bb, Value t, Value k) {
     return tensor::ExtractOp::create(bb, loc, t, ValueRange{k}).getResult();
   };
-  // The segment from position k to the next (the top one ends at i).
-  auto segment = [&](OpBuilder &bb, Value k) {
-    Value above = arith::AddIOp::create(bb, loc, k, one);
-    Value isTop =
-        arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::eq, k, topAt);
-    Value next = arith::SelectOp::create(
-        bb, loc, isTop, i,
-        at(bb, positions, arith::MinSIOp::create(bb, loc, above, topAt)));
-    return arith::SubIOp::create(bb, loc, next, at(bb, positions, k))
-        .getResult();
-  };
-  auto search = scf::WhileOp::create(
-      b, loc, TypeRange{b.getIndexType(), b.getIndexType()},
-      ValueRange{state[n + 3]},
-      [&](OpBuilder &nb, Location, ValueRange args) {
-        Value r = args[0];
-        Value rm1 = arith::SubIOp::create(nb, loc, r, one);
-        // The lowest j in [1, K) whose merge fits; K when none does. It
-        // stops at the first fit: the segments below it are full.
-        auto scanJ = scf::WhileOp::create(
-            nb, loc, TypeRange{nb.getIndexType()}, ValueRange{one},
-            [&](OpBuilder &fb, Location, ValueRange jArgs) {
-              Value inRange =
-                  arith::CmpIOp::create(fb, loc, arith::CmpIPredicate::slt,
-                                        jArgs[0], index(fb, slots));
-              Value j = arith::MinSIOp::create(fb, loc, jArgs[0], topAt);
-              Value prev = arith::SubIOp::create(fb, loc, j, one);
-              Value merged = arith::AddIOp::create(fb, loc, segment(fb, prev),
-                                                   segment(fb, j));
-              Value c = arith::SubIOp::create(fb, loc, index(fb, slots), prev);
-              Value fits =
-                  arith::CmpIOp::create(fb, loc, arith::CmpIPredicate::sle,
-                                        merged, emitBeta(fb, c, rm1));
-              Value more = arith::AndIOp::create(
-                  fb, loc, inRange,
-                  arith::XOrIOp::create(fb, loc, fits, trueValue(fb)));
-              scf::ConditionOp::create(fb, loc, more, jArgs);
-            },
-            [&](OpBuilder &fb, Location, ValueRange jArgs) {
-              scf::YieldOp::create(
-                  fb, loc,
-                  ValueRange{arith::AddIOp::create(fb, loc, jArgs[0], one)});
-            });
-        Value j = arith::SelectOp::create(
-            nb, loc,
-            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt,
-                                  scanJ.getResult(0), index(nb, slots)),
-            scanJ.getResult(0), none);
-        Value top = arith::SubIOp::create(
-            nb, loc, arith::AddIOp::create(nb, loc, i, one),
-            at(nb, positions, topAt));
-        Value waits =
-            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sle, top, r);
-        Value found = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sge,
-                                            j, index(nb, 0));
-        Value again = arith::AndIOp::create(
-            nb, loc, arith::XOrIOp::create(nb, loc, found, trueValue(nb)),
-            arith::XOrIOp::create(nb, loc, waits, trueValue(nb)));
-        scf::ConditionOp::create(nb, loc, again, ValueRange{r, j});
-      },
-      [&](OpBuilder &nb, Location, ValueRange args) {
-        scf::YieldOp::create(
-            nb, loc, ValueRange{arith::AddIOp::create(nb, loc, args[0], one)});
-      });
-  Value r = search.getResult(0), j = search.getResult(1);
+  IndexDomain d{b, loc};
+  const reversal::OnlineDrop<IndexDomain> drop = reversal::onlineDrop(
+      d, [&](IndexDomain &in, Value k) { return at(in.b, positions, k); }, i,
+      state[n + 3], index(b, slots));
+  Value r = drop.repetitions, j = drop.dropped;
   Value found =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, index(b, 0));
   auto branch = scf::IfOp::create(
@@ -259,10 +186,6 @@ SmallVector<Value> ScanRewriter::emitOnlineReplace(OpBuilder &b, Value i,
         scf::YieldOp::create(eb, loc, out);
       });
   return SmallVector<Value>(branch.getResults());
-}
-
-Value ScanRewriter::trueValue(OpBuilder &b) {
-  return arith::ConstantIntOp::create(b, loc, 1, 1);
 }
 
 } // namespace remat::detail

@@ -43,6 +43,10 @@ struct IndexDomain {
   }
   Bool either(Bool x, Bool y) { return mlir::arith::OrIOp::create(b, loc, x, y); }
   Bool both(Bool x, Bool y) { return mlir::arith::AndIOp::create(b, loc, x, y); }
+  Bool negate(Bool x) {
+    return mlir::arith::XOrIOp::create(
+        b, loc, x, mlir::arith::ConstantIntOp::create(b, loc, 1, 1));
+  }
   Int select(Bool c, Int x, Int y) {
     return mlir::arith::SelectOp::create(b, loc, c, x, y);
   }

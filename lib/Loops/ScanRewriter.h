@@ -129,11 +129,6 @@ private:
   /// The slots' positions, slot 0 at position 0.
   Value initialPositions(OpBuilder &b, Value zero);
 
-  /// beta(c, m) = C(c + m, m) at run time, saturating at 2^40 (a segment
-  /// is never that long; OnlineCheckpoints saturates later, at 2^62, and
-  /// compares the same below it).
-  Value emitBeta(OpBuilder &b, Value c, Value m);
-
   /// The forward scf.while of the online form: the original condition on
   /// the counter and carries; at each step, the store OnlineCheckpoints
   /// decides, then the body minus its stacking. Iteration arguments: the
@@ -151,14 +146,11 @@ private:
   SmallVector<Value> storedAt(OpBuilder &b, Value i, ValueRange carries,
                               ValueRange state, Value at, Value slotOf);
 
-  /// All slots in use: the lowest j whose two segments fit beta(K-j+1, r-1)
-  /// together, r raised while none does and the top segment outgrows r;
-  /// then position j dropped (those above move down, slotOf with them) and
+  /// All slots in use: reversal::onlineDrop's choice of j; then position j
+  /// dropped (those above move down, slotOf with them) and
   /// carry_i stored on top in j's physical slot.
   SmallVector<Value> emitOnlineReplace(OpBuilder &b, Value i,
                                        ValueRange carries, ValueRange state);
-
-  Value trueValue(OpBuilder &b);
 
   LoopResults emitForwardLoop(OpBuilder &b);
 

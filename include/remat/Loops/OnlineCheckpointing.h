@@ -8,7 +8,8 @@
 // The backward pass then reverses the T steps from whatever slots hold, with
 // the interpreter of LoopReversal.h (done = T: carry_{T-1} is not at hand).
 //
-// The rule (OnlineCheckpoints::offer). The slots split the steps run so far
+// The rule (reversal::onlineDrop in ReversalRules.h, written once for this
+// counter and the emitted forward loop). The slots split the steps run so far
 // into segments, the one above the top slot still growing. Reversed from
 // the top, segment k (from the bottom) has K - k slots to itself (its own
 // and those freed above it); with every step advanced at most r - 1 times
@@ -60,15 +61,7 @@ public:
   /// beta(K, 2)).
   int64_t repetitions() const { return r; }
 
-  /// How long a segment reversed with c slots may be at r repetitions:
-  /// beta(c, r - 1). The IR emitter computes the same at run time.
-  static int64_t segmentBound(int64_t c, int64_t r);
-
 private:
-  /// The lowest index j >= 1 whose removal merges two segments that fit,
-  /// with the top segment ending at i; -1 when none.
-  int64_t mergeable(int64_t i) const;
-
   int64_t slots;
   int64_t r = 2;
   /// A deque: the drops are near the bottom, the stores on top, and erasing

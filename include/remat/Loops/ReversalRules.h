@@ -4,7 +4,8 @@
 //
 // Every number a binomial reversal decides (where the next checkpoint goes,
 // whether an action reverses a step or fills a slot, how far it advances,
-// which slot is dropped) is written here once, over an integer domain D:
+// which slot is dropped; for a loop of unknown length, which checkpoint the
+// forward loop gives up) is written here once, over an integer domain D:
 //
 //   - IntDomain computes them now: the counter (LoopReversalCounts), the
 //     unrolled equivalent the Simulator checks, and the constants the
@@ -16,7 +17,8 @@
 // A domain D provides the types Int and Bool and:
 //   Int lit(int64_t);  Int add(Int, Int), sub, mul, divExact, min, max;
 //   Bool eq(Int, Int), less(Int, Int), greater(Int, Int);
-//   Bool either(Bool, Bool), both(Bool, Bool);  Int select(Bool, Int, Int);
+//   Bool either(Bool, Bool), both(Bool, Bool), negate(Bool);
+//   Int select(Bool, Int, Int);
 //   std::array<Int, N> whileLoop(std::array<Int, N> init, Cond, Body):
 //     while cond(d, state) holds, state = body(d, state); `d` is the domain
 //     to compute with inside the loop (the emitter's: the loop's region).
@@ -50,6 +52,7 @@ struct IntDomain {
   Bool greater(Int a, Int b) const { return a > b; }
   Bool either(Bool a, Bool b) const { return a || b; }
   Bool both(Bool a, Bool b) const { return a && b; }
+  Bool negate(Bool a) const { return !a; }
   Int select(Bool c, Int a, Int b) const { return c ? a : b; }
   template <size_t N, typename Cond, typename Body>
   std::array<Int, N> whileLoop(std::array<Int, N> state, Cond cond,
@@ -152,6 +155,82 @@ Store<D> store(D &d, const Action<D> &a, typename D::Int lo,
   s.position = d.add(lo, s.advance);
   s.top = d.add(top, d.lit(1));
   return s;
+}
+
+/// beta(c, m) = C(c + m, m) for m >= 0, by beta(c, q) = beta(c, q-1) (c + q)
+/// / q, saturated at 2^32: the online rule compares it only with lengths
+/// below 2^31, and every product stays below 2^63.
+template <typename D>
+typename D::Int binomial(D &d, typename D::Int c, typename D::Int m) {
+  using Int = typename D::Int;
+  const std::array<Int, 2> s = d.whileLoop(
+      std::array<Int, 2>{d.lit(0), d.lit(1)}, // (q, beta(c, q))
+      [&](D &in, const std::array<Int, 2> &a) { return in.less(a[0], m); },
+      [&](D &in, const std::array<Int, 2> &a) {
+        Int q = in.add(a[0], in.lit(1));
+        Int beta = in.divExact(in.mul(a[1], in.add(c, q)), q);
+        return std::array<Int, 2>{q, in.min(beta, in.lit(int64_t(1) << 32))};
+      });
+  return s[1];
+}
+
+/// The online forward loop (OnlineCheckpointing.h), its `slots` slots all
+/// in use, offered carry_i: the index (into the positions, bottom first) of
+/// the checkpoint it drops for carry_i, -1 to keep nothing, and the
+/// repetitions r the segments are sized for from now on.
+template <typename D> struct OnlineDrop {
+  typename D::Int repetitions, dropped;
+};
+/// `positionAt(d, k)`: the position of the checkpoint at index k (< slots),
+/// read with the domain d. The lowest j >= 1 whose removal merges two
+/// segments that fit beta(slots - (j - 1), r - 1) together; while none
+/// does and the top segment, should the loop end after this step, would
+/// outgrow beta(1, r - 1) = r, one more repetition.
+template <typename D, typename PositionAt>
+OnlineDrop<D> onlineDrop(D &d, PositionAt positionAt, typename D::Int i,
+                         typename D::Int repetitions, typename D::Int slots) {
+  using Int = typename D::Int;
+  using Bool = typename D::Bool;
+  // Steps from checkpoint k to the next; the top one's segment ends at i.
+  auto segment = [&](D &in, Int k) {
+    Int top = in.sub(slots, in.lit(1));
+    Int above = positionAt(in, in.min(in.add(k, in.lit(1)), top));
+    return in.sub(in.select(in.eq(k, top), i, above), positionAt(in, k));
+  };
+  auto lowestMergeable = [&](D &in, Int r) {
+    std::array<Int, 1> j = in.whileLoop(
+        std::array<Int, 1>{in.lit(1)},
+        [&](D &w, const std::array<Int, 1> &a) {
+          // Evaluated at j = slots too (the emitted condition computes
+          // both operands), and with one slot: clamped, and ignored.
+          Int at = w.min(a[0], w.sub(slots, w.lit(1)));
+          Int below = w.max(w.sub(at, w.lit(1)), w.lit(0));
+          Int merged = w.add(segment(w, below), segment(w, at));
+          Bool fits = w.negate(w.greater(
+              merged, binomial(w, w.sub(slots, below), w.sub(r, w.lit(1)))));
+          return w.both(w.less(a[0], slots), w.negate(fits));
+        },
+        [&](D &w, const std::array<Int, 1> &a) {
+          return std::array<Int, 1>{w.add(a[0], w.lit(1))};
+        });
+    return in.select(in.less(j[0], slots), j[0], in.lit(-1));
+  };
+  auto settled = [&](D &in, Int r, Int j) {
+    Int topSegment =
+        in.sub(in.add(i, in.lit(1)), positionAt(in, in.sub(slots, in.lit(1))));
+    return in.either(in.greater(j, in.lit(-1)),
+                     in.negate(in.greater(topSegment, r)));
+  };
+  const std::array<Int, 2> s = d.whileLoop(
+      std::array<Int, 2>{repetitions, lowestMergeable(d, repetitions)},
+      [&](D &in, const std::array<Int, 2> &a) {
+        return in.negate(settled(in, a[0], a[1]));
+      },
+      [&](D &in, const std::array<Int, 2> &a) {
+        Int r = in.add(a[0], in.lit(1));
+        return std::array<Int, 2>{r, lowestMergeable(in, r)};
+      });
+  return {s[0], s[1]};
 }
 
 } // namespace remat::reversal
