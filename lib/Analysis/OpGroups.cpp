@@ -240,6 +240,20 @@ OpOperand *updatedInPlace(OpResult result, OpOrder order) {
       !llvm::all_of(dest.getUses(), onlyThisWriter) || isFreeValue(def) ||
       absorbingUser(def) == op || isViewLike(def))
     return nullptr;
+  // A branch both of whose paths yield one buffer: a value they yield that
+  // is read outside the branch too sees the write, so bufferization copies
+  // it first (a fresh buffer, as a read after a plain write).
+  if (branchesWriteInto(cast<OpResult>(dest))) {
+    auto branch = cast<scf::IfOp>(def);
+    for (scf::YieldOp yield : {branch.thenYield(), branch.elseYield()}) {
+      Value yielded =
+          yield->getOperand(cast<OpResult>(dest).getResultNumber());
+      for (OpOperand &use : yielded.getUses())
+        if (!branch->isAncestor(use.getOwner()) &&
+            !(order == OpOrder::Final && readBefore(use, op)))
+          return nullptr;
+    }
+  }
   return init;
 }
 

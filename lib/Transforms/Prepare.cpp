@@ -37,9 +37,9 @@ Value cloneInitChain(Value v, Operation *before) {
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-/// Gives every use of a shared initial value its own copy (in a loop body
-/// or branch: every use of one defined outside, which CSE shares between
-/// the iterations and the code around them).
+/// Gives every use of a shared initial value its own copy, right before
+/// the op (in a loop body or branch: every use of one defined outside,
+/// which CSE shares between the iterations and the code around them).
 void privatizeInits(Block &block) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     SmallVector<OpOperand *> uses = destinationOperands(&op);
@@ -53,8 +53,12 @@ void privatizeInits(Block &block) {
       if (!def || !isParameterOnly(def))
         continue;
       const bool outside = def->getBlock() != &block;
+      // A sole user keeps its initial value where it is if that is right
+      // before it; CSE leaves the one it merged others into at the first
+      // one's place, and bufferized there the buffer would be allocated
+      // long before the op (the model allocates it with the op).
       if (outside ? !isa<scf::SCFDialect>(block.getParentOp()->getDialect())
-                  : v.hasOneUse())
+                  : v.hasOneUse() && def->getNextNode() == &op)
         continue;
       use->set(cloneInitChain(v, &op));
     }
