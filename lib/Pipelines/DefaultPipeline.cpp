@@ -6,6 +6,9 @@
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -20,6 +23,14 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   if (std::optional<std::string> wrong = checkRematSettings(settings)) {
     error = *wrong;
     return failure();
+  }
+  // A fully annotated step becomes the program one device runs, the one
+  // whose memory the budget bounds (elementwise ops as linalg first:
+  // shard-partition knows linalg's sharding, not arith's on tensors).
+  if (options.partition) {
+    pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+    pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
+    pm.addNestedPass<func::FuncOp>(shard::createPartition());
   }
   // Calls the planner would see as opaque nodes inlined; index arithmetic
   // however spelled (affine.apply) as the arith the scan matcher proves.
@@ -44,12 +55,15 @@ void remat::printRematOptionsMarkdown(llvm::raw_ostream &os) {
         "then every option a strategy declares in its descriptor, with the "
         "default and range remat-plan prints for its flag of the same name. "
         "`remat-opt --remat-<option>=<value>` sets one for `-remat-fit`; in a "
-        "pipeline: `remat-fit{budget=60% slots=200}`.\n\n"
+        "pipeline: `remat-fit{budget=60% slots=200}`. The last, `partition`, "
+        "is `-remat-fit`'s alone (`--remat-partition`).\n\n"
         "| option | description |\n|---|---|\n";
   RematPipelineOptions options;
   for (const llvm::cl::Option *o : options.decls.all())
     os << "| `" << o->ArgStr << "=<" << o->ValueStr << ">` | " << o->HelpStr
        << " |\n";
+  os << "| `" << options.partition.ArgStr << "` | "
+     << options.partition.HelpStr << " |\n";
 }
 
 void remat::registerDefaultRematPipeline() {
@@ -57,7 +71,8 @@ void remat::registerDefaultRematPipeline() {
   // is an error the pipeline's parser reports, not a pipeline that fails.
   registerPassPipeline(
       "remat-fit",
-      "Fit every training step into a memory budget: inline calls and "
+      "Fit every training step into a memory budget: partition an "
+      "annotated step (partition=true), inline calls and "
       "lower affine ops where present, canonicalize, cse, annotate costs, "
       "rematerialize (what remat-opt --remat-budget=SIZE runs)",
       [](OpPassManager &pm, StringRef text,

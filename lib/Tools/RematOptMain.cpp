@@ -29,7 +29,8 @@ using namespace mlir;
 
 namespace {
 
-/// `--remat-<option>=<value>` (or `--remat-<option> <value>`) for an option
+/// `--remat-<option>=<value>` (or `--remat-<option> <value>`, or
+/// `--remat-<flag>` for a bool) for an option
 /// of the -remat-fit pipeline (RematPipelineOptions): removed from `args`
 /// and collected, quoted, as that pipeline's options. Every other argument
 /// (-remat-rematerialize, -remat-lower-to-cpu, ...) is left alone.
@@ -46,7 +47,9 @@ std::string takeRematFitFlags(std::vector<char *> &args) {
       rest.push_back(args[i]);
       continue;
     }
-    if (!flag.contains('=') && i + 1 < args.size())
+    if (!flag.contains('=') && known.isFlag(name))
+      value = "true"; // --remat-partition
+    else if (!flag.contains('=') && i + 1 < args.size())
       value = args[++i];
     options += (options.empty() ? "" : " ") + name.str() + "={" +
                value.str() + "}";

@@ -22,8 +22,24 @@ struct RematPipelineOptions
     : public mlir::PassPipelineOptions<RematPipelineOptions> {
   RematOptionDecls<mlir::detail::PassOptions> decls{*this};
 
+  /// The pipeline's own: what runs before -remat-rematerialize.
+  Option<bool> partition{
+      *this, "partition",
+      llvm::cl::desc(
+          "-remat-fit only: partition a fully annotated step (shard.shard "
+          "ops on a shard.grid) into the program each device runs first, "
+          "with upstream convert-elementwise-to-linalg, "
+          "sharding-propagation and shard-partition; the budget is then per "
+          "device (docs/distributed.md)"),
+      llvm::cl::init(false)};
+
   /// Whether `name` is one of the options above.
   bool hasOption(llvm::StringRef name) const { return OptionsMap.count(name); }
+  /// Whether option `name` may be given without a value (a bool).
+  bool isFlag(llvm::StringRef name) const {
+    const llvm::cl::Option *o = OptionsMap.lookup(name);
+    return o && o->getValueExpectedFlag() != llvm::cl::ValueRequired;
+  }
 };
 
 /// Adds the default tensor-level rematerialization pipeline to `pm`; fails
