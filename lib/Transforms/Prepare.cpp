@@ -53,12 +53,17 @@ void privatizeInits(Block &block) {
       if (!def || !isParameterOnly(def))
         continue;
       const bool outside = def->getBlock() != &block;
-      // A sole user keeps its initial value where it is if that is right
-      // before it; CSE leaves the one it merged others into at the first
-      // one's place, and bufferized there the buffer would be allocated
-      // long before the op (the model allocates it with the op).
+      // A sole writer keeps its initial value only where it is right
+      // before it: CSE leaves the one it merged others into at the first
+      // one's place, and bufferized there the buffer is allocated long
+      // before the op (the model allocates it with the op). sinkAbsorbed
+      // does not cross ops with effects, which a collective lowered to an
+      // MPI call is; a fresh copy is first written by the op, so it may.
+      // (Another sole use, a call's operand, stays: a harness may measure
+      // memory around the call.)
       if (outside ? !isa<scf::SCFDialect>(block.getParentOp()->getDialect())
-                  : v.hasOneUse() && def->getNextNode() == &op)
+                  : v.hasOneUse() && (def->getNextNode() == &op ||
+                                      !isDestinationUse(*use)))
         continue;
       use->set(cloneInitChain(v, &op));
     }
