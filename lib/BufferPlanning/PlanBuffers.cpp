@@ -6,7 +6,9 @@
 #include "remat/BufferPlanning/BufferLiveness.h"
 #include "remat/BufferPlanning/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -26,15 +28,76 @@ struct FunctionBuffers {
   SmallVector<BufferInfo> buffers; // In program order.
 };
 
+/// Whether `yielded` is an allocation made in a branch only to be yielded
+/// as its result `i` (directly, or through the memref.cast bufferization
+/// adds to match the result's layout): used in its block by linalg ops and
+/// copies, which keep no alias, and by that yield once.
+bool madeToBeYielded(Value yielded, scf::YieldOp yield, unsigned i) {
+  Operation *passedOn = yield;
+  if (auto cast = yielded.getDefiningOp<memref::CastOp>()) {
+    if (!cast->hasOneUse() || cast->getBlock() != yield->getBlock())
+      return false;
+    passedOn = cast;
+    yielded = cast.getSource();
+  }
+  auto alloc = yielded.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != yield->getBlock())
+    return false;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == passedOn ? user == yield && use.getOperandNumber() != i
+                         : user->getBlock() != yield->getBlock() ||
+                               !isa<linalg::LinalgOp, memref::CopyOp>(user))
+      return false;
+  }
+  return true;
+}
+
+/// The allocation behind `yielded` (madeToBeYielded's).
+Operation *allocationOf(Value yielded) {
+  if (auto cast = yielded.getDefiningOp<memref::CastOp>())
+    yielded = cast.getSource();
+  return yielded.getDefiningOp();
+}
+
+/// Results of an scf.if whose every branch yields a buffer it made for it
+/// (what a branch choosing a fresh initial value bufferizes to on every
+/// path, -remat-prepare's branchesYieldFreshBuffers): the result owns
+/// whichever was made, so it is the buffer to free in the parent block;
+/// the branches' allocations are not freed themselves. `owned` collects
+/// those.
+void branchResultsOwningBuffers(scf::IfOp branch, SmallVector<Value> &roots,
+                                llvm::SmallPtrSetImpl<Operation *> &owned) {
+  if (branch.getElseRegion().empty())
+    return;
+  for (OpResult r : branch->getResults()) {
+    unsigned i = r.getResultNumber();
+    Value yields[2] = {branch.thenYield().getOperand(i),
+                       branch.elseYield().getOperand(i)};
+    if (!isa<MemRefType>(r.getType()) ||
+        !madeToBeYielded(yields[0], branch.thenYield(), i) ||
+        !madeToBeYielded(yields[1], branch.elseYield(), i))
+      continue;
+    owned.insert(allocationOf(yields[0]));
+    owned.insert(allocationOf(yields[1]));
+    roots.push_back(r);
+  }
+}
+
 FunctionBuffers analyzeFunction(FunctionOpInterface func,
                                 CallSummaries &calls) {
   FunctionBuffers result{func, {}};
   SmallVector<Value> roots;
+  llvm::SmallPtrSet<Operation *, 8> ownedByBranch;
   func->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op != func && op->hasTrait<OpTrait::IsIsolatedFromAbove>())
       return WalkResult::skip(); // Planned as a function of its own, if any.
+    // Before the branches' own ops, which the walk visits next.
+    if (auto branch = dyn_cast<scf::IfOp>(op))
+      branchResultsOwningBuffers(branch, roots, ownedByBranch);
     if (auto alloc = dyn_cast<memref::AllocOp>(op))
-      roots.push_back(alloc.getResult());
+      if (!ownedByBranch.contains(op))
+        roots.push_back(alloc.getResult());
     // Fresh buffers returned by a callee belong to the caller.
     if (auto call = dyn_cast<CallOpInterface>(op))
       if (const CallSummary *summary = calls.lookup(call))

@@ -8,6 +8,7 @@
 #include "remat/Transforms/LoopCarriesInPlace.h"
 #include "remat/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -148,6 +149,44 @@ void branchesWriteIntoOneBuffer(func::FuncOp func) {
   });
 }
 
+/// Where the rewrite above does not apply (V is read after the branch too,
+/// so the fresh value cannot go into it), the path yielding V yields a copy
+/// of it instead: every path then yields a buffer of its own, which is what
+/// the model counts for the result (one buffer, on every rank), and
+/// -remat-plan-buffers frees the result after its last use. As written,
+/// the fresh path's buffer was never freed and a write into the result
+/// copied it first, since it might be V: that rank held a buffer more.
+void branchesYieldFreshBuffers(func::FuncOp func) {
+  func.walk([](scf::IfOp branch) {
+    if (branch.getElseRegion().empty())
+      return;
+    for (OpResult r : branch->getResults()) {
+      unsigned i = r.getResultNumber();
+      scf::YieldOp yields[2] = {branch.thenYield(), branch.elseYield()};
+      auto type = dyn_cast<RankedTensorType>(r.getType());
+      if (!type || !type.hasStaticShape())
+        continue;
+      for (int k = 0; k < 2; ++k) {
+        Value outer = yields[k].getOperand(i);
+        Operation *def = outer.getDefiningOp();
+        auto fresh = inPlaceTarget(yields[1 - k].getOperand(i))
+                         .getDefiningOp<tensor::EmptyOp>();
+        if (!def || branch->isAncestor(def) || !fresh ||
+            !branch->isAncestor(fresh) || outer.getType() != type)
+          continue;
+        OpBuilder b(yields[k]);
+        Value empty = tensor::EmptyOp::create(b, branch.getLoc(),
+                                              type.getShape(),
+                                              type.getElementType());
+        Value copy = linalg::CopyOp::create(b, branch.getLoc(), outer, empty)
+                         ->getResult(0);
+        yields[k]->setOperand(i, copy);
+        break;
+      }
+    }
+  });
+}
+
 struct PreparePass : public remat::impl::PreparePassBase<PreparePass> {
   void runOnOperation() override { prepareForRemat(getOperation()); }
 };
@@ -175,6 +214,7 @@ void prepareForRemat(func::FuncOp func) {
   // After privatizing, which gives a branch its own copy of an initial
   // value from outside.
   branchesWriteIntoOneBuffer(func);
+  branchesYieldFreshBuffers(func);
   // Then each carry's new value is computed into its iteration argument
   // where the old one is dead by then, as an unrolled step would free it.
   writeLoopCarriesInPlace(func);
