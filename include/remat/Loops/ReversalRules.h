@@ -157,18 +157,21 @@ Store<D> store(D &d, const Action<D> &a, typename D::Int lo,
   return s;
 }
 
-/// beta(c, m) = C(c + m, m) for m >= 0, by beta(c, q) = beta(c, q-1) (c + q)
-/// / q, saturated at 2^32: the online rule compares it only with lengths
-/// below 2^31, and every product stays below 2^63.
+/// beta(c, m) = C(c + m, m) for c, m >= 0, as C(n + k, k) with k the
+/// smaller of the two (min(c, m) steps: with few slots the repetitions run
+/// into the hundreds), by C(n + q, q) = C(n + q - 1, q - 1) (n + q) / q,
+/// saturated at 2^32: the online rule compares it only with lengths below
+/// 2^31, and every product stays below 2^63.
 template <typename D>
 typename D::Int binomial(D &d, typename D::Int c, typename D::Int m) {
   using Int = typename D::Int;
+  const Int k = d.min(c, m), n = d.max(c, m);
   const std::array<Int, 2> s = d.whileLoop(
-      std::array<Int, 2>{d.lit(0), d.lit(1)}, // (q, beta(c, q))
-      [&](D &in, const std::array<Int, 2> &a) { return in.less(a[0], m); },
+      std::array<Int, 2>{d.lit(0), d.lit(1)}, // (q, C(n + q, q))
+      [&](D &in, const std::array<Int, 2> &a) { return in.less(a[0], k); },
       [&](D &in, const std::array<Int, 2> &a) {
         Int q = in.add(a[0], in.lit(1));
-        Int beta = in.divExact(in.mul(a[1], in.add(c, q)), q);
+        Int beta = in.divExact(in.mul(a[1], in.add(n, q)), q);
         return std::array<Int, 2>{q, in.min(beta, in.lit(int64_t(1) << 32))};
       });
   return s[1];
@@ -221,14 +224,18 @@ OnlineDrop<D> onlineDrop(D &d, PositionAt positionAt, typename D::Int i,
     return in.either(in.greater(j, in.lit(-1)),
                      in.negate(in.greater(topSegment, r)));
   };
-  const std::array<Int, 2> s = d.whileLoop(
-      std::array<Int, 2>{repetitions, lowestMergeable(d, repetitions)},
-      [&](D &in, const std::array<Int, 2> &a) {
-        return in.negate(settled(in, a[0], a[1]));
+  // (r, j, searched): the first pass searches at the r given, each further
+  // one at r + 1 (the search written once: it is emitted once).
+  const std::array<Int, 3> s = d.whileLoop(
+      std::array<Int, 3>{repetitions, d.lit(-1), d.lit(0)},
+      [&](D &in, const std::array<Int, 3> &a) {
+        return in.either(in.eq(a[2], in.lit(0)),
+                         in.negate(settled(in, a[0], a[1])));
       },
-      [&](D &in, const std::array<Int, 2> &a) {
-        Int r = in.add(a[0], in.lit(1));
-        return std::array<Int, 2>{r, lowestMergeable(in, r)};
+      [&](D &in, const std::array<Int, 3> &a) {
+        Int r = in.select(in.eq(a[2], in.lit(0)), a[0],
+                          in.add(a[0], in.lit(1)));
+        return std::array<Int, 3>{r, lowestMergeable(in, r), in.lit(1)};
       });
   return {s[0], s[1]};
 }
