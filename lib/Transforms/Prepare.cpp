@@ -164,7 +164,7 @@ void branchesYieldFreshBuffers(func::FuncOp func) {
       unsigned i = r.getResultNumber();
       scf::YieldOp yields[2] = {branch.thenYield(), branch.elseYield()};
       auto type = dyn_cast<RankedTensorType>(r.getType());
-      if (!type || !type.hasStaticShape())
+      if (!type || !type.hasStaticShape() || type.getEncoding())
         continue;
       for (int k = 0; k < 2; ++k) {
         Value outer = yields[k].getOperand(i);
