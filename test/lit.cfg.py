@@ -19,6 +19,15 @@ for d in (config.llvm_tools_dir, config.remat_tools_dir):
     config.environment["PATH"] = os.pathsep.join(
         [d, config.environment.get("PATH", os.environ.get("PATH", ""))])
 
+# lit itself passes ASAN_OPTIONS and UBSAN_OPTIONS on to the tests
+# (scripts/sanitize.sh sets them). CXXFLAGS and LDFLAGS, which lit drops,
+# are passed on when set, for the CMake project that test/Embedding builds
+# against the installed remat: sanitize.sh sets them to its -fsanitize
+# flags, without which the sanitized libraries do not link.
+for var in ("CXXFLAGS", "LDFLAGS"):
+    if os.environ.get(var):
+        config.environment[var] = os.environ[var]
+
 config.substitutions.append(("%remat_src_root", config.remat_src_root))
 config.substitutions.append(("%remat_obj_root", config.remat_obj_root))
 config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
