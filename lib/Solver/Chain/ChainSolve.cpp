@@ -9,11 +9,15 @@
 
 namespace remat {
 
+// Sizes in slots saturate at kSlotCap: the rotor DPs add up to 5 of them in
+// an int (7 fit; at 2^29, 4 overflowed, found by UBSan). The slots are
+// fewer, so M < kSlotCap and a saturated size still never fits.
+static constexpr int64_t kSlotCap = int64_t(1) << 28;
+
 int SlotChain::slotsOf(int64_t bytes) const {
   // Ceil for both signs (C++ division truncates towards zero).
   int64_t s = bytes / q + (bytes > 0 && bytes % q != 0);
-  const int64_t cap = int64_t(1) << 29;
-  return static_cast<int>(std::max(-cap, std::min(s, cap)));
+  return static_cast<int>(std::max(-kSlotCap, std::min(s, kSlotCap)));
 }
 
 SlotChain discretiseChain(const ChainSpec &chain, int64_t budget, int slots) {
@@ -23,7 +27,7 @@ SlotChain discretiseChain(const ChainSpec &chain, int64_t budget, int slots) {
   int64_t avail = budget - chain.a0;
   if (avail < 0)
     return c;
-  int64_t S = std::max(1, slots);
+  int64_t S = std::min<int64_t>(std::max(1, slots), kSlotCap - 1);
   c.q = std::max<int64_t>(1, avail / S + (avail % S != 0));
   c.M = static_cast<int>(avail / c.q);
   // Round up: the sum of rounded sizes bounds the sum of real sizes.
