@@ -78,9 +78,15 @@ public:
     if (failed(analyse()))
       return failure();
     if (ig->recomputeHints.empty() && !options.budget.minimum) {
+      // The input as it is, when it fits as the lowering will run it: the
+      // lowering prepares it too (each op its own initial value), and the
+      // prepared copy's peak is the one it measures. (A tensor.empty CSE
+      // shared between a fill and a branch's fill was counted as one
+      // buffer here, 256-512 B under the run.)
       if (std::optional<int64_t> peak = peakAsIs(original);
-          peak && *peak <= fr.budget)
-        return keepAsIs(*peak, /*usePrepared=*/false);
+          peak && *peak <= fr.budget &&
+          (!preparedPeak || *preparedPeak <= fr.budget))
+        return keepAsIs(preparedPeak.value_or(*peak), /*usePrepared=*/false);
       // The prepared copy's timeline, computed once by analyse().
       if (preparedPeak && *preparedPeak <= fr.budget)
         return keepAsIs(*preparedPeak, /*usePrepared=*/true);
