@@ -201,6 +201,8 @@ void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
   Operation *loop = scan.forward;
   IRRewriter rewriter(func.getContext());
   InFlightDiagnostic remark = loop->emitRemark();
+  // Read before the rewrite, which erases the loop.
+  const bool isWhile = isa<scf::WhileOp>(loop);
   CheckpointedScan out = checkpointScan(rewriter, scan, slots);
   if (scan.online()) {
     remark << llvm::formatv(
@@ -210,7 +212,7 @@ void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
         "steps if it runs all {0}",
         scan.steps, slots, scan.carryBytes, scan.stackBytes,
         binomialBeta(slots, 2) - 1,
-        isa<scf::WhileOp>(loop) ? "while loop" : "loop to a run-time bound",
+        isWhile ? "while loop" : "loop to a run-time bound",
         out.counts.forwardSteps);
   } else {
     remark << llvm::formatv(
