@@ -62,7 +62,7 @@ Operation *allocationOf(Value yielded) {
 
 /// Results of an scf.if whose every branch yields a buffer it made for it
 /// (what a branch choosing a fresh initial value bufferizes to on every
-/// path, -remat-prepare's branchesYieldFreshBuffers): the result owns
+/// path, -remat-prepare's giveBranchResultsOneBuffer): the result owns
 /// whichever was made, so it is the buffer to free in the parent block;
 /// the branches' allocations are not freed themselves. `owned` collects
 /// those.

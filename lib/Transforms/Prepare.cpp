@@ -109,54 +109,18 @@ void sinkAbsorbed(Block &block) {
 /// Where the branches of an scf.if yield, for one result, a value defined
 /// outside it (V) on one path and a fresh initial value on the other (what
 /// upstream shard-partition writes for a partial reduction's initial value:
-/// rank 0 keeps the fill, the other ranks make a zero tensor), the fresh
-/// value is written into V instead of a tensor.empty of its own, when
-/// nothing but that result reads V. Bufferization then gives the result
-/// V's buffer on every path, as the planner counts it; otherwise the paths
-/// not yielding V hold V's buffer (it may alias the result, so it is freed
-/// with it) and a second one, so ranks differ and exceed the plan. A
-/// tensor.empty's contents are undefined: any value of its type refines it.
-void branchesWriteIntoOneBuffer(func::FuncOp func) {
-  func.walk([](scf::IfOp branch) {
-    if (branch.getElseRegion().empty())
-      return;
-    for (OpResult r : branch->getResults()) {
-      unsigned i = r.getResultNumber();
-      Value yields[2] = {branch.thenYield().getOperand(i),
-                         branch.elseYield().getOperand(i)};
-      for (int k = 0; k < 2; ++k) {
-        Value outer = yields[k];
-        Operation *def = outer.getDefiningOp();
-        if (!def || branch->isAncestor(def) || yields[1 - k] == outer ||
-            !llvm::all_of(outer.getUses(), [&](OpOperand &use) {
-              return use.getOwner()->getParentOp() == branch &&
-                     isa<scf::YieldOp>(use.getOwner()) &&
-                     use.getOperandNumber() == i;
-            }))
-          continue;
-        auto fresh =
-            inPlaceTarget(yields[1 - k]).getDefiningOp<tensor::EmptyOp>();
-        auto type = dyn_cast<RankedTensorType>(outer.getType());
-        if (!fresh || !type || !branch->isAncestor(fresh) ||
-            !fresh->hasOneUse() || fresh.getType() != type ||
-            !type.hasStaticShape())
-          continue;
-        fresh.getResult().replaceAllUsesWith(outer);
-        fresh.erase();
-        break;
-      }
-    }
-  });
-}
-
-/// Where the rewrite above does not apply (V is read after the branch too,
-/// so the fresh value cannot go into it), the path yielding V yields a copy
-/// of it instead: every path then yields a buffer of its own, which is what
-/// the model counts for the result (one buffer, on every rank), and
-/// -remat-plan-buffers frees the result after its last use. As written,
-/// the fresh path's buffer was never freed and a write into the result
-/// copied it first, since it might be V: that rank held a buffer more.
-void branchesYieldFreshBuffers(func::FuncOp func) {
+/// rank 0 keeps the fill, the other ranks make a zero tensor), every path
+/// is made to yield one buffer the result owns, as the model counts it (one
+/// buffer, on every rank). As written, the paths not yielding V hold V's
+/// buffer (it may alias the result, so it is freed with it) and a second
+/// one, never freed: ranks differ and exceed the plan.
+///  - When nothing but that result reads V, the fresh value is written into
+///    V instead of a tensor.empty of its own (a tensor.empty's contents are
+///    undefined: any value of its type refines it): V's buffer on every
+///    path.
+///  - Otherwise the path yielding V yields a copy of it: every path makes
+///    the buffer it yields, which -remat-plan-buffers frees with the result.
+void giveBranchResultsOneBuffer(func::FuncOp func) {
   func.walk([](scf::IfOp branch) {
     if (branch.getElseRegion().empty())
       return;
@@ -164,7 +128,7 @@ void branchesYieldFreshBuffers(func::FuncOp func) {
       unsigned i = r.getResultNumber();
       scf::YieldOp yields[2] = {branch.thenYield(), branch.elseYield()};
       auto type = dyn_cast<RankedTensorType>(r.getType());
-      if (!type || !type.hasStaticShape() || type.getEncoding())
+      if (!type || !type.hasStaticShape())
         continue;
       for (int k = 0; k < 2; ++k) {
         Value outer = yields[k].getOperand(i);
@@ -173,6 +137,16 @@ void branchesYieldFreshBuffers(func::FuncOp func) {
                          .getDefiningOp<tensor::EmptyOp>();
         if (!def || branch->isAncestor(def) || !fresh ||
             !branch->isAncestor(fresh) || outer.getType() != type)
+          continue;
+        bool onlyYielded = llvm::all_of(outer.getUses(), [&](OpOperand &use) {
+          return use.getOwner() == yields[k] && use.getOperandNumber() == i;
+        });
+        if (onlyYielded && fresh->hasOneUse()) {
+          fresh.getResult().replaceAllUsesWith(outer);
+          fresh.erase();
+          break;
+        }
+        if (type.getEncoding()) // A tensor.empty of the copy would drop it.
           continue;
         OpBuilder b(yields[k]);
         Value empty = tensor::EmptyOp::create(b, branch.getLoc(),
@@ -213,8 +187,7 @@ void prepareForRemat(func::FuncOp func) {
   sinkAbsorbed(block);
   // After privatizing, which gives a branch its own copy of an initial
   // value from outside.
-  branchesWriteIntoOneBuffer(func);
-  branchesYieldFreshBuffers(func);
+  giveBranchResultsOneBuffer(func);
   // Then each carry's new value is computed into its iteration argument
   // where the old one is dead by then, as an unrolled step would free it.
   writeLoopCarriesInPlace(func);

@@ -1,7 +1,7 @@
 // RUN: remat-opt %s -remat-plan-buffers -split-input-file -verify-diagnostics | FileCheck %s
 
 // Both branches of an scf.if make a buffer only to yield it (what
-// -remat-prepare's branchesYieldFreshBuffers leaves of a branch choosing a
+// -remat-prepare's giveBranchResultsOneBuffer leaves of a branch choosing a
 // fresh initial value, bufferized; the cast matches the result's layout):
 // the result owns whichever was made and is freed after its last use in
 // the parent block; the branches' allocations are not freed on their own.
