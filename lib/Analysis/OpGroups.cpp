@@ -97,10 +97,19 @@ Operation *absorbingUser(Operation *op) {
   // A computed value a linalg op updates in place (`outs(%acc)`) stays a
   // node of its own: an accumulation chain of T updates is T nodes, each
   // reading its own step's values, not one node reading all of them.
-  // Slices inserted into a computed value (concatenation, padding) keep
-  // forming one node with it.
-  return isDestinationUse(use) && isa<tensor::InsertSliceOp>(user) ? user
-                                                                    : nullptr;
+  // Slices inserted into a computed value all at once (concatenation,
+  // padding: the next slice is ready before this insert) keep forming one
+  // node with it. Inserted one at a time, each slice computed after the
+  // insert before it (a gradient stacked layer by layer in the backward),
+  // each insert is an update in place like the accumulation above: one
+  // node reading every slice would hold them all until the last insert.
+  auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+  if (!insert || !isDestinationUse(use))
+    return nullptr;
+  Operation *slice = insert.getSource().getDefiningOp();
+  bool computedAfter = slice && slice->getBlock() == op->getBlock() &&
+                       op->isBeforeInBlock(slice);
+  return computedAfter ? nullptr : user;
 }
 
 namespace {

@@ -54,10 +54,4 @@ run diff "$v.t6.loop.out" "$v.t6.unrolled.out"
 echo "bits: seed $seed at T=6: loop form and unrolled twin print the same" \
   "$(grep -c 'Unranked Memref' "$v.t6.loop.out") results"
 
-# TWINS=0 skips the smallest-budget comparison (variants-layers-twins.test
-# runs it for the seeds where the graph planners miss the loop's plan).
-if [ "${TWINS:-1}" = 0 ]; then
-  echo "twins: skipped"
-else
-  run "$py" "$here/check_scan_twins.py" "$v.mlir" "$v.unrolled.mlir"
-fi
+run "$py" "$here/check_scan_twins.py" "$v.mlir" "$v.unrolled.mlir"

@@ -13,7 +13,10 @@
 //    buffer that lives while that op runs: absorbed as workspace;
 //  - a computed value that a linalg op updates in place (`outs(%acc)`, a
 //    gradient accumulated step by step) is a node of its own; the update's
-//    result aliases it (updatedInPlace);
+//    result aliases it (updatedInPlace); so is one that slices are inserted
+//    into one at a time, each slice computed after the insert before it (a
+//    gradient stacked per layer), while slices inserted all at once
+//    (concatenation, padding) form one node with their destination;
 //  - constants (scalars, dense tensors: globals after bufferization) are
 //    *free values*: no node, no bytes, always available; recomputations
 //    clone them.
