@@ -16,6 +16,11 @@
 #include "remat/Loops/OnlineCheckpointing.h"
 #include "remat/Solver/Core/Simulator.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Transforms/FoldUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -77,6 +82,56 @@ double stepTime(const ScanPair &scan, const CostModel &costs) {
   return time;
 }
 
+/// The ops the scan rewrites emit, while they exist.
+struct EmittedOps : RewriterBase::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    ops.insert(op);
+  }
+  void notifyOperationErased(Operation *op) override { ops.remove(op); }
+  llvm::SetVector<Operation *> ops;
+};
+
+/// The rewrite emits its index arithmetic as the reversal rules are
+/// written (a constant per use, `r + 1 - 1`). Folded (the pipeline's
+/// canonicalize ran before the rewrite, not after), the output reads as if
+/// written by hand. Only once every scan of the function is rewritten: the
+/// constants move to the function's entry, which shifts the block
+/// positions the scans are found at.
+void foldIndexArithmetic(func::FuncOp func, EmittedOps &emitted) {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<Operation *> ops;
+  for (Operation *op : emitted.ops)
+    if (isa<arith::ArithDialect>(op->getDialect()) &&
+        !op->getParentOfType<linalg::LinalgOp>() &&
+        llvm::all_of(op->getResultTypes(), [](Type t) {
+          return t.isIndex() || t.isSignlessInteger();
+        }))
+      ops.push_back(op);
+  RewritePatternSet patterns(ctx);
+  ctx->getLoadedDialect<arith::ArithDialect>()->getCanonicalizationPatterns(
+      patterns);
+  for (RegisteredOperationName name : ctx->getRegisteredOperationsByDialect(
+           arith::ArithDialect::getDialectNamespace()))
+    name.getCanonicalizationPatterns(patterns, ctx);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  config.setListener(&emitted);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+  // One constant per value, at the function's entry (the driver above
+  // uniques only the constants it makes): the function's own first.
+  OperationFolder folder(ctx, &emitted);
+  llvm::SetVector<Operation *> constants;
+  for (Operation &op : func.getBody().front())
+    if (isa<arith::ConstantOp>(op))
+      constants.insert(&op);
+  for (Operation *op : emitted.ops)
+    if (isa<arith::ConstantOp>(op) && !op->getParentOfType<linalg::LinalgOp>())
+      constants.insert(op);
+  for (Operation *op : constants)
+    folder.insertKnownConstant(op);
+}
+
 /// A copy of `func` with scan i rewritten at slots[i], its emitted loops
 /// marked, prepared and analysed by the caller's `graphOf`.
 struct Scratch {
@@ -91,6 +146,8 @@ FailureOr<Scratch> rewrittenCopy(func::FuncOp func, ArrayRef<FoundScan> scans,
   scratch.func = func.clone();
   scratch.emitted.resize(scans.size());
   IRRewriter rewriter(func.getContext());
+  EmittedOps emitted;
+  rewriter.setListener(&emitted);
   // Last scan first: the rewrite moves only what follows its forward loop.
   for (size_t i = scans.size(); i-- > 0;) {
     ScanPair pair =
@@ -100,6 +157,7 @@ FailureOr<Scratch> rewrittenCopy(func::FuncOp func, ArrayRef<FoundScan> scans,
     out.forward->setAttr(kProbeForward, rewriter.getI64IntegerAttr(i));
     out.interpreter->setAttr(kProbeReversal, rewriter.getI64IntegerAttr(i));
   }
+  foldIndexArithmetic(*scratch.func, emitted);
   FailureOr<IRTrainingGraph> built = planning.graphOf(*scratch.func);
   if (failed(built))
     return failure();
@@ -196,10 +254,10 @@ checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
 /// Rewrites scan `found` of `func` with `slots`; the remark names what the
 /// reversal executes.
 void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
-                 StringRef why) {
+                 StringRef why, EmittedOps &emitted) {
   const ScanPair &scan = found.pair;
   Operation *loop = scan.forward;
-  IRRewriter rewriter(func.getContext());
+  IRRewriter rewriter(func.getContext(), &emitted);
   InFlightDiagnostic remark = loop->emitRemark();
   // Read before the rewrite, which erases the loop.
   const bool isWhile = isa<scf::WhileOp>(loop);
@@ -304,8 +362,10 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
     }
   }
   // Last scan first: the rewrite moves only what follows its forward loop.
+  EmittedOps emitted;
   for (size_t i = scans.size(); i-- > 0;)
-    rewriteScan(func, scans[i], slots[i], why[i]);
+    rewriteScan(func, scans[i], slots[i], why[i], emitted);
+  foldIndexArithmetic(func, emitted);
   return static_cast<int>(scans.size());
 }
 
