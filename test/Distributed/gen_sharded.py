@@ -68,7 +68,8 @@ Usage:
       --batch B --width D --heads H --ffn F --layers L] [-o MODEL.mlir]
     -o also writes MODEL.harness.mlir next to MODEL.mlir; without -o the
     model goes to stdout (--harness: the harness instead).
-Standard library only, except the simulation (numpy).
+Standard library only, except the simulation (numpy); the ops' text is
+test/Support/mlir_text.py's (imported by path).
 """
 
 import argparse
@@ -77,8 +78,11 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "test", "Support")]
 sys.dont_write_bytecode = True  # keep the source tree clean
+import mlir_text  # noqa: E402
+from mlir_text import FILL_BODY_NAMES, MAC  # noqa: E402
 from remat_import_torch.argfill import (HASH_A, HASH_C, HASH_MASK, Init,  # noqa: E402
                                         arg_seed, fill_arg, hash_values)
 from remat_import_torch.mlir import V, float_text  # noqa: E402
@@ -200,22 +204,13 @@ def arg_array(shape, k, scale):
 
 
 # --------------------------------------------------------------------------
-# Indexing maps.  Attention tensors: q, k, v, o as [S, B, H, dh] views
-# (i or j, b, h, d); scores and probabilities as [B, H, S, S] (b, h, i, j).
+# Indexing maps: mlir_text's and the attention ones.  Attention tensors: q,
+# k, v, o as [S, B, H, dh] views (i or j, b, h, d); scores and probabilities
+# as [B, H, S, S] (b, h, i, j).
 # --------------------------------------------------------------------------
-MAPS = {
-    "id2": "affine_map<(i, j) -> (i, j)>",
-    "red2": "affine_map<(i, j) -> ()>",
+MAPS = dict(mlir_text.MAPS, **{
     "id4": "affine_map<(b, h, i, j) -> (b, h, i, j)>",
     "row4": "affine_map<(b, h, i, j) -> (b, h, i)>",
-    # out[i, j] = sum_n a[n, i] * b[n, j]   (a^T b: weight gradients)
-    "tn_a": "affine_map<(i, j, n) -> (n, i)>",
-    "tn_b": "affine_map<(i, j, n) -> (n, j)>",
-    "tn_o": "affine_map<(i, j, n) -> (i, j)>",
-    # out[n, i] = sum_j a[n, j] * b[i, j]   (a b^T: input gradients)
-    "nt_a": "affine_map<(n, i, j) -> (n, j)>",
-    "nt_b": "affine_map<(n, i, j) -> (i, j)>",
-    "nt_o": "affine_map<(n, i, j) -> (n, i)>",
     # out[b, h, i, j] = sum_d a[i, b, h, d] * c[j, b, h, d]   (q k^T, do v^T)
     "qk_a": "affine_map<(b, h, i, j, d) -> (i, b, h, d)>",
     "qk_c": "affine_map<(b, h, i, j, d) -> (j, b, h, d)>",
@@ -228,45 +223,25 @@ MAPS = {
     "tp_p": "affine_map<(j, b, h, d, i) -> (b, h, i, j)>",
     "tp_c": "affine_map<(j, b, h, d, i) -> (i, b, h, d)>",
     "tp_o": "affine_map<(j, b, h, d, i) -> (j, b, h, d)>",
-}
+})
 PAR, RED = "parallel", "reduction"
-MAC = ["%m = arith.mulf %in, %in2 : f32", "%r = arith.addf %out, %m : f32"]
 
 
-class Gen:
+class Gen(mlir_text.FuncText):
     """Text of one func.func, and optionally its simulation: with `sim`,
     every value's .data is a list of one numpy array per rank."""
 
+    MAPS = MAPS
+
     def __init__(self, name, ranks, sim=False):
-        self.name, self.R, self.sim = name, ranks, sim
-        self.lines, self.consts, self.const_ssa = [], [], {}
-        self.used, self.maps, self.body_names = set(), set(), set()
-        self.args, self.arg_names = [], []
+        super().__init__(name)
+        self.R, self.sim = ranks, sim
+        self.arg_names = []
         self.counts = {}
-        self.depth = 1
-
-    # -- names and text -----------------------------------------------------
-    def fresh(self, base):
-        name, k = base, 2
-        while name in self.used:
-            name, k = "%s_%d" % (base, k), k + 1
-        self.used.add(name)
-        return "%" + name
-
-    def value(self, base, shape):
-        return V(self.fresh(base), shape)
-
-    def emit(self, text):
-        pad = "  " * self.depth
-        self.lines.append(pad + text.replace("\n", "\n" + pad))
-
-    def comment(self, text):
-        self.emit("// " + text)
 
     def op(self, result, text, data=None):
-        self.emit("%s = %s" % (result.ssa, text))
-        result.data = data
-        return result
+        result.data = data  # run()'s per-rank arrays (None: not simulating)
+        return super().op(result, text)
 
     def run(self, fn, ins):
         """fn applied rank by rank (None unless simulating)."""
@@ -274,24 +249,10 @@ class Gen:
             return None
         return [fn(*[a.data[r] for a in ins]) for r in range(self.R)]
 
-    def const(self, value):
-        if value not in self.const_ssa:
-            ssa = self.fresh({0.0: "zero", 1.0: "one", float("-inf"): "neg_inf"}.get(value, "cst"))
-            self.consts.append((ssa, "arith.constant %s : f32" % float_text(value)))
-            self.const_ssa[value] = ssa
-        return self.const_ssa[value]
-
-    def index(self, value):
-        key = ("index", value)
-        if key not in self.const_ssa:
-            ssa = self.fresh("c%d" % value)
-            self.consts.append((ssa, "arith.constant %d : index" % value))
-            self.const_ssa[key] = ssa
-        return self.const_ssa[key]
-
-    def m(self, alias):
-        self.maps.add(alias)
-        return "#" + alias
+    def const_name(self, value, ty):
+        if ty == "index":
+            return "c%d" % value
+        return {0.0: "zero", 1.0: "one", float("-inf"): "neg_inf"}.get(value, "cst")
 
     def arg(self, name, shape):
         v = V(self.fresh(name), shape)
@@ -299,64 +260,10 @@ class Gen:
         self.arg_names.append(name)
         return v
 
+    def preamble(self):
+        return ["shard.grid @grid(shape = %d)" % self.R, ""] if self.R > 1 else []
+
     # -- ops ----------------------------------------------------------------
-    def empty(self, base, shape):
-        e = self.value(base + "_e", shape)
-        return self.op(e, "tensor.empty() : %s" % e.ty)
-
-    def filled(self, base, shape, value=0.0):
-        e = self.empty(base, shape)
-        z = self.value(base + "_z", shape)
-        return self.op(z, "linalg.fill ins(%s : f32) outs(%s : %s) -> %s"
-                       % (self.const(value), e.ssa, e.ty, z.ty))
-
-    def generic(self, base, ins, maps, iters, body, shape, fn, init=None):
-        """linalg.generic with one result; `maps` name the aliases of ins then
-        out; `body` lines use %in, %in2, ... and %out and define %r; fn
-        computes the result from the inputs' arrays (simulation).  The
-        destination is a fresh tensor.empty unless `init`."""
-        out = init if init is not None else self.empty(base, shape)
-        r = self.value(base, shape)
-        argn = ["%in", "%in2", "%in3", "%in4", "%in5"][:len(ins)] + ["%out"]
-        text = ["linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
-                % (", ".join(self.m(a) for a in maps), ", ".join('"%s"' % i for i in iters))]
-        io = "ins(%s : %s) " % (", ".join(v.ssa for v in ins), ", ".join(v.ty for v in ins))
-        text.append("    %souts(%s : %s) {" % (io, out.ssa, out.ty))
-        text.append("^bb0(%s):" % ", ".join("%s: f32" % a for a in argn))
-        for line in body:
-            self.body_names.add(line.split(" = ", 1)[0][1:])
-        text += ["  " + l for l in body] + ["  linalg.yield %r : f32", "} -> " + r.ty]
-        return self.op(r, "\n".join(text), self.run(fn, ins))
-
-    def ew(self, base, ins, body, fn):
-        """Elementwise over 2-D tensors of the first input's shape."""
-        return self.generic(base, ins, ["id2"] * (len(ins) + 1), [PAR, PAR], body,
-                            ins[0].shape, fn)
-
-    def add(self, base, a, b):
-        return self.ew(base, [a, b], ["%r = arith.addf %in, %in2 : f32"], lambda x, y: x + y)
-
-    def matmul(self, base, a, b):
-        """a @ b (linalg.matmul into a zero-filled destination)."""
-        shape = [a.shape[0], b.shape[1]]
-        z = self.filled(base, shape)
-        r = self.value(base, shape)
-        return self.op(r, "linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
-                       % (a.ssa, b.ssa, a.ty, b.ty, z.ssa, z.ty, r.ty),
-                       self.run(lambda x, y: x @ y, [a, b]))
-
-    def matmul_tn(self, base, a, b):
-        """a^T @ b (weight gradient)."""
-        shape = [a.shape[1], b.shape[1]]
-        return self.generic(base, [a, b], ["tn_a", "tn_b", "tn_o"], [PAR, PAR, RED], MAC,
-                            shape, lambda x, y: x.T @ y, init=self.filled(base, shape))
-
-    def matmul_nt(self, base, a, b):
-        """a @ b^T (input gradient)."""
-        shape = [a.shape[0], b.shape[0]]
-        return self.generic(base, [a, b], ["nt_a", "nt_b", "nt_o"], [PAR, PAR, RED], MAC,
-                            shape, lambda x, y: x @ y.T, init=self.filled(base, shape))
-
     def contract(self, base, a, c, kind, shape):
         """The attention contractions (maps `kind`_a/_c/_o or _p/_c/_o)."""
         first = "p" if kind in ("pv", "tp") else "a"
@@ -378,41 +285,12 @@ class Gen:
         return self.op(r, "tensor.collapse_shape %s %s : %s into %s" % (v.ssa, groups, v.ty, r.ty),
                        self.run(lambda x: x.reshape(shape), [v]))
 
-    def slice_at(self, base, src, idx):
-        """src[idx] (rank-reduced); idx an index SSA name, or an int when
-        simulating."""
-        r = self.value(base, src.shape[1:])
-        rest = len(src.shape) - 1
-        return self.op(r, "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
-            src.ssa, ", ".join([str(idx)] + ["0"] * rest),
-            ", ".join(["1"] + [str(d) for d in r.shape]), ", ".join(["1"] * (rest + 1)),
-            src.ty, r.ty), self.run(lambda a: a[idx], [src]))
-
-    def insert_at(self, base, v, dst, idx):
-        """dst with row idx replaced by v."""
-        r = self.value(base, dst.shape)
-        rest = len(dst.shape) - 1
-
-        def put(a, b):
-            a = a.copy()
-            a[idx] = b
-            return a
-        return self.op(r, "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
-            v.ssa, dst.ssa, ", ".join([str(idx)] + ["0"] * rest),
-            ", ".join(["1"] + [str(d) for d in v.shape]), ", ".join(["1"] * (rest + 1)),
-            v.ty, dst.ty), self.run(put, [dst, v]))
-
     def loop(self, name, T, carries, body, reverse=False, stacks=(), reads=None):
-        """An scf.for of T iterations over `carries` [(base, V)], as
-        test/Loops/gen_loops.py writes scans: body(idx, cur, stack, load) ->
-        new carries, where idx is the iteration's row (i, or T-1-j for a
-        reverse loop), stack(base, v) writes v into row idx of the stack
-        `base` (`stacks`: [(base, row shape)], each an iteration argument
-        starting from a tensor.empty), load(base) reads row idx of
-        reads[base].  Returns (carries, {base: stacked result}).  When
+        """mlir_text's scan_for (as test/Loops/gen_loops.py writes scans),
+        stacks [(base, row shape)] starting from a tensor.empty.  When
         simulating, the body runs T times with idx an int (the text written
         then is not the loop's)."""
-        st0 = [(b, self.empty(b + "_stack", [T] + list(shape))) for b, shape in stacks]
+        st0 = self.empty_stacks(T, stacks)
         if self.sim:
             np = _np()
             for _, e in st0:
@@ -428,34 +306,7 @@ class Gen:
                     return self.slice_at(base + "_i", reads[base], idx)
                 cur = body(idx, cur, stack, load)
             return cur, cur_st
-        c0, c1, cT = self.index(0), self.index(1), self.index(T)
-        res = self.fresh(name)
-        ivar = self.fresh("j" if reverse else "i")
-        blk = [(self.value(b, v.shape), v) for b, v in carries]
-        blk += [(self.value("st_" + b, e.shape), e) for b, e in st0]
-        types = ", ".join(a.ty for a, _ in blk)
-        self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
-            res, len(blk), ivar, c0, cT, c1,
-            ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
-        self.depth += 1
-        idx = ivar
-        if reverse:
-            idx = self.fresh("i")
-            self.emit("%s = arith.subi %s, %s : index" % (idx, self.index(T - 1), ivar))
-        cur_st = {b: a for (b, _), (a, _) in zip(st0, blk[len(carries):])}
-
-        def stack(base, v):
-            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], idx)
-
-        def load(base):
-            return self.slice_at(base + "_i", reads[base], idx)
-        new = body(idx, [a for a, _ in blk[:len(carries)]], stack, load)
-        outs = list(new) + [cur_st[b] for b, _ in st0]
-        self.emit("scf.yield %s : %s" % (", ".join(v.ssa for v in outs), types))
-        self.depth -= 1
-        self.emit("}")
-        results = [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
-        return results[:len(carries)], {b: r for (b, _), r in zip(st0, results[len(carries):])}
+        return self.scan_for(name, T, carries, st0, body, reverse, reads)
 
     # -- collectives (simulated over the ranks' arrays) -----------------------
     def count(self, kind):
@@ -490,26 +341,6 @@ class Gen:
             data = _np().split(sum(v.data[1:], v.data[0]), self.R, axis=axis)
         return self.op(r, "shard.reduce_scatter %s on @grid grid_axes = [0] scatter_axis = %d "
                        ": %s -> %s" % (v.ssa, axis, v.ty, r.ty), data)
-
-    # -- the function -------------------------------------------------------
-    def text(self, header, results):
-        clash = self.body_names & self.used
-        assert not clash, "values shadow body names: %s" % sorted(clash)
-        out = ["// " + l if l else "//" for l in header]
-        out += ["#%s = %s" % (a, MAPS[a]) for a in sorted(self.maps)]
-        out.append("")
-        if self.R > 1:
-            out += ["shard.grid @grid(shape = %d)" % self.R, ""]
-        out.append("func.func @%s(%s)" % (self.name, ", ".join(
-            "%s: %s" % (a.ssa, a.ty) for a in self.args)))
-        out.append("    -> (%s) {" % ", ".join(
-            [results[0].ty + " {remat.loss}"] + [r.ty for r in results[1:]]))
-        out += ["  %s = %s" % c for c in self.consts]
-        out += self.lines
-        out.append("  return %s : %s" % (", ".join(r.ssa for r in results),
-                                         ", ".join(r.ty for r in results)))
-        out.append("}")
-        return "\n".join(out) + "\n"
 
 
 def _np():
@@ -806,12 +637,6 @@ def model_text(o):
     hdr = ["GENERATED by test/Distributed/gen_sharded.py; do not edit.",
            "Regenerate: python3 test/Distributed/gen_sharded.py %s" % o.cmdline(), ""]
     return g.text(hdr + header, results)
-
-
-# Names argfill's fill bodies define: @main's values must not shadow them.
-FILL_BODY_NAMES = {"lin", "l", "ca", "cb", "cc", "mask", "s8", "s13", "s15", "u0", "u1",
-                   "u2", "ulp", "one", "scale", "v", "v0", "offset", "cls", "hot", "zero"}
-FILL_BODY_NAMES |= {"q%d" % k for k in range(10)} | {"i%d" % k for k in range(8)}
 
 
 def harness_text(o):

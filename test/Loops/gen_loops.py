@@ -45,8 +45,9 @@ Usage:
     (printMemrefI32), to compare two forms exactly.
   gen_loops.py --write     rewrite the checked-in Inputs/
   gen_loops.py --check     fail if Inputs/ is stale
-Python 3 standard library only; argument values and the harness are the
-importer's (python/remat_import_torch/argfill.py), imported by path.
+Python 3 standard library only; the ops' text is test/Support/mlir_text.py's,
+argument values and the harness are the importer's
+(python/remat_import_torch/argfill.py), both imported by path.
 """
 
 import argparse
@@ -56,100 +57,38 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INPUTS = os.path.join(HERE, "Inputs")
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "test", "Support")]
 sys.dont_write_bytecode = True  # keep the source tree clean
+import mlir_text  # noqa: E402
+from mlir_text import FILL_BODY_NAMES  # noqa: E402
 from remat_import_torch.argfill import Init, arg_seed, main_lines  # noqa: E402
 from remat_import_torch.mlir import V, f32, float_text  # noqa: E402,F401 (f32: check_loops)
 
 
-# --------------------------------------------------------------------------
-# Indexing maps (aliases at the top of every file).
-# --------------------------------------------------------------------------
-MAPS = {
-    "id1": "affine_map<(i) -> (i)>",
-    "red1": "affine_map<(i) -> ()>",
-    "id2": "affine_map<(i, j) -> (i, j)>",
-    "red2": "affine_map<(i, j) -> ()>",
-    "scalar": "affine_map<() -> ()>",
-    # out[i, j] = sum_n a[n, i] * b[n, j]   (a^T b: weight gradients)
-    "tn_a": "affine_map<(i, j, n) -> (n, i)>",
-    "tn_b": "affine_map<(i, j, n) -> (n, j)>",
-    "tn_o": "affine_map<(i, j, n) -> (i, j)>",
-    # out[n, i] = sum_j a[n, j] * b[i, j]   (a b^T: input gradients)
-    "nt_a": "affine_map<(n, i, j) -> (n, j)>",
-    "nt_b": "affine_map<(n, i, j) -> (i, j)>",
-    "nt_o": "affine_map<(n, i, j) -> (n, i)>",
-}
+# Indexing maps: mlir_text's and the scalar one (aliases at the top of every file).
+MAPS = dict(mlir_text.MAPS, scalar="affine_map<() -> ()>")
 
 
-class Gen:
-    """Text of one func.func whose ops may sit in scf.for bodies."""
+class Gen(mlir_text.FuncText):
+    """Text of one func.func whose ops may sit in scf.for or scf.while
+    bodies, or be repeated in unrolled copies (`form`)."""
+
+    MAPS = MAPS
 
     def __init__(self, name, form):
         assert form in ("loop", "unrolled", "while", "dynamic")
-        self.name, self.form = name, form
+        super().__init__(name)
+        self.form = form
         self.horizon = None     # %n: index, the while form's run-time steps
         self.trip = None        # SSA of the forward while loop's trip count
-        self.lines = []
-        self.depth = 1
-        self.used = set()
-        self.consts = []        # (ssa, text) at the top of the function
-        self.const_ssa = {}
-        self.maps = set()
-        self.args, self.inits = [], []
-        self.suffix = ""        # appended to names in unrolled copies
-        self.nops = 0
-        self.body_names = set() # names defined in linalg bodies
+        self.inits = []
 
-    # -- names and text -----------------------------------------------------
-    def fresh(self, base):
-        base = base + self.suffix
-        name, k = base, 2
-        while name in self.used:
-            name, k = "%s_%d" % (base, k), k + 1
-        self.used.add(name)
-        return "%" + name
-
-    def value(self, base, shape):
-        return V(self.fresh(base), shape)
-
-    def emit(self, text):
-        pad = "  " * self.depth
-        self.lines.append(pad + text.replace("\n", "\n" + pad))
-
-    def op(self, result, text):
-        self.nops += 1
-        self.emit("%s = %s" % (result.ssa, text))
-        return result
-
-    def comment(self, text):
-        self.emit("// " + text)
-
-    def const(self, value, ty):
-        key = (value, ty)
-        if key not in self.const_ssa:
-            if ty == "index":
-                base = {0: "c0", 1: "c1"}.get(value, "cT" if value == self.T else "cTm1"
-                                              if value == self.T - 1 else "c%d" % value)
-                text = "arith.constant %d : index" % value
-            else:
-                base = {0.0: "fill_zero", 1.0: "fill_one"}.get(value, "fill_cst")
-                text = "arith.constant %s : f32" % float_text(value)
-            ssa = self.fresh_top(base)
-            self.consts.append((ssa, text))
-            self.const_ssa[key] = ssa
-        return self.const_ssa[key]
-
-    def fresh_top(self, base):
-        saved, self.suffix = self.suffix, ""
-        try:
-            return self.fresh(base)
-        finally:
-            self.suffix = saved
-
-    def m(self, alias):
-        self.maps.add(alias)
-        return "#" + alias
+    def const_name(self, value, ty):
+        if ty == "index":
+            return {0: "c0", 1: "c1"}.get(value, "cT" if value == self.T else "cTm1"
+                                          if value == self.T - 1 else "c%d" % value)
+        return {0.0: "fill_zero", 1.0: "fill_one"}.get(value, "fill_cst")
 
     def arg(self, name, shape, scale):
         v = V(self.fresh_top(name), shape)
@@ -157,68 +96,8 @@ class Gen:
         self.inits.append(Init("uniform", seed=arg_seed(len(self.args) - 1), scale=scale))
         return v
 
-    # -- ops ----------------------------------------------------------------
-    def empty(self, base, shape):
-        e = self.value(base + "_e", shape)
-        return self.op(e, "tensor.empty() : %s" % e.ty)
-
-    def filled(self, base, shape, value=0.0):
-        e = self.empty(base, shape)
-        z = self.value(base + "_z", shape)
-        return self.op(z, "linalg.fill ins(%s : f32) outs(%s : %s) -> %s"
-                       % (self.const(value, "f32"), e.ssa, e.ty, z.ty))
-
-    def generic(self, base, ins, maps, iters, body, shape, init=None):
-        """linalg.generic with one result; `maps` name the aliases of ins then
-        out; `body` lines use %in, %in2, ... and %out and define %r.  The
-        destination is a fresh tensor.empty unless `init` (a filled value)."""
-        out = init if init is not None else self.empty(base, shape)
-        r = self.value(base, shape)
-        argn = ["%in", "%in2", "%in3", "%in4", "%in5"][:len(ins)] + ["%out"]
-        text = ["linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
-                % (", ".join(self.m(a) for a in maps), ", ".join('"%s"' % i for i in iters))]
-        io = ("ins(%s : %s) " % (", ".join(v.ssa for v in ins),
-                                 ", ".join(v.ty for v in ins))) if ins else ""
-        text.append("    %souts(%s : %s) {" % (io, out.ssa, out.ty))
-        text.append("^bb0(%s):" % ", ".join("%s: f32" % a for a in argn))
-        for line in body:
-            self.body_names.add(line.split(" = ", 1)[0][1:])
-        text += ["  " + l for l in body] + ["  linalg.yield %r : f32", "} -> " + r.ty]
-        return self.op(r, "\n".join(text))
-
-    def ew(self, base, ins, body):
-        """Elementwise op over tensors of the first input's shape."""
-        shape = ins[0].shape
-        ident = "id%d" % len(shape)
-        return self.generic(base, ins, [ident] * (len(ins) + 1),
-                            ["parallel"] * len(shape), body, shape)
-
-    def add(self, base, a, b):
-        return self.ew(base, [a, b], ["%r = arith.addf %in, %in2 : f32"])
-
-    def matmul(self, base, a, b):
-        """a @ b (linalg.matmul into a zero-filled destination)."""
-        shape = [a.shape[0], b.shape[1]]
-        z = self.filled(base, shape)
-        r = self.value(base, shape)
-        return self.op(r, "linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s"
-                       % (a.ssa, b.ssa, a.ty, b.ty, z.ssa, z.ty, r.ty))
-
-    MAC = ["%m = arith.mulf %in, %in2 : f32", "%r = arith.addf %out, %m : f32"]
-
-    def matmul_tn(self, base, a, b):
-        """a^T @ b (weight gradient)."""
-        shape = [a.shape[1], b.shape[1]]
-        return self.generic(base, [a, b], ["tn_a", "tn_b", "tn_o"],
-                            ["parallel", "parallel", "reduction"], self.MAC, shape,
-                            init=self.filled(base, shape))
-
-    def matmul_nt(self, base, a, b):
-        """a @ b^T (input gradient)."""
-        shape = [a.shape[0], b.shape[0]]
-        return self.generic(base, [a, b], ["nt_a", "nt_b", "nt_o"],
-                            ["parallel", "parallel", "reduction"], self.MAC, shape,
-                            init=self.filled(base, shape))
+    def params(self):
+        return super().params() + (["%s: index" % self.horizon] if self.horizon else [])
 
     def reduce(self, base, ins, body):
         """Sum over every element into a tensor<f32>; `body` defines %v from
@@ -230,37 +109,21 @@ class Gen:
                             ["reduction"] * rank, body, [],
                             init=self.filled(base, []))
 
-    def slice_at(self, base, src, idx):
-        """src[idx] (rank-reduced); idx is an index SSA name or an int."""
-        r = self.value(base, src.shape[1:])
-        rest = len(src.shape) - 1
-        return self.op(r, "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
-            src.ssa, ", ".join([str(idx)] + ["0"] * rest), ", ".join(["1"] + [str(d) for d in r.shape]),
-            ", ".join(["1"] * (rest + 1)), src.ty, r.ty))
-
-    def insert_at(self, base, v, dst, idx):
-        r = self.value(base, dst.shape)
-        rest = len(dst.shape) - 1
-        return self.op(r, "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
-            v.ssa, dst.ssa, ", ".join([str(idx)] + ["0"] * rest),
-            ", ".join(["1"] + [str(d) for d in v.shape]), ", ".join(["1"] * (rest + 1)),
-            v.ty, dst.ty))
-
     # -- loops --------------------------------------------------------------
     def loop(self, name, T, carries, body, reverse=False, stacks=(), reads=None):
         """A loop of T iterations over `carries` [(base, V)].
 
-        body(idx, cur, stack, load) -> new carries (list of V), where idx is
-        the iteration's index (SSA name or int: i for a forward loop, T-1-j
+        body(idx, cur, stack, load) -> new carries, where idx is the
+        iteration's index (SSA name or int: i for a forward loop, T-1-j
         for a reverse one), cur the current carries, stack(base, v) stores v
         into the stack `base` at idx (forward loops; `stacks` lists
         (base, shape) of every stack), load(base) the value `base` that
         iteration idx of the forward loop stored (reverse loops; `reads` is
         what the forward loop returned).
 
-        Loop form: one scf.for; unrolled: T copies.  Returns (new carries,
-        stacks) where stacks maps base -> stacked tensor (loop form) or the
-        list of per-iteration values (unrolled)."""
+        Loop and dynamic forms: mlir_text's scan_for; while: the forward
+        loop is while_loop's; unrolled: T copies.  Returns (new carries, stacks) where stacks maps base -> stacked
+        tensor (loop form) or the list of per-iteration values (unrolled)."""
         if self.form == "unrolled":
             cur = [v for _, v in carries]
             saved = {b: [None] * T for b, _ in stacks}
@@ -277,7 +140,7 @@ class Gen:
                 cur = body(k, cur, stack, load)
                 self.suffix = ""
             return cur, saved
-        c0, c1, cT = self.const(0, "index"), self.const(1, "index"), self.const(T, "index")
+        _, c1, cT = self.bounds(T)
         if self.form == "while" and not reverse:
             return self.while_loop(name, T, carries, body, stacks)
         if self.form == "dynamic" and self.trip is None:
@@ -287,49 +150,19 @@ class Gen:
             self.emit("%s = arith.minsi %s, %s : index" % (self.trip, self.horizon, cT))
             self.trip_m1 = self.fresh("trip_m1")
             self.emit("%s = arith.subi %s, %s : index" % (self.trip_m1, self.trip, c1))
-        if self.form in ("while", "dynamic"):
-            cT = self.trip
-        st0 = []
-        for base, shape in stacks:
-            st0.append(self.empty(base + "_stack", [T] + list(shape)))
-        res = self.fresh(name)
-        ivar = self.fresh("j" if reverse else "i")
-        blk = [(self.value(b, v.shape), v) for b, v in carries]
-        blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(stacks, st0)]
-        types = ", ".join(a.ty for a, _ in blk)
-        self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
-            res, len(blk), ivar, c0, cT, c1,
-            ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
-        self.depth += 1
-        idx = ivar
-        if reverse:
-            idx = self.fresh("i")
-            last = (self.trip_m1 if self.form in ("while", "dynamic")
-                    else self.const(T - 1, "index"))
-            self.emit("%s = arith.subi %s, %s : index" % (idx, last, ivar))
-        cur_st = {b: a for (b, _), (a, _) in zip(stacks, blk[len(carries):])}
-
-        def stack(base, v):
-            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], idx)
-
-        def load(base):
-            return self.slice_at(base + "_i", reads[base], idx)
-        new = body(idx, [a for a, _ in blk[:len(carries)]], stack, load)
-        outs = list(new) + [cur_st[b] for b, _ in stacks]
-        self.emit("scf.yield %s : %s" % (", ".join(v.ssa for v in outs), types))
-        self.depth -= 1
-        self.emit("}")
-        results = [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
-        return results[:len(carries)], {b: r for (b, _), r in zip(stacks, results[len(carries):])}
+        run_time = self.form in ("while", "dynamic")
+        return self.scan_for(name, T, carries, self.empty_stacks(T, stacks), body, reverse,
+                             reads, upper=self.trip if run_time else None,
+                             last=self.trip_m1 if run_time else None)
 
     def while_loop(self, name, T, carries, body, stacks):
         """The forward loop as an scf.while of at most T iterations that runs
         while i < %n (a run-time argument): the stacks keep T rows, the
         counter is an iteration argument, the trip count is its result."""
-        c0, c1, cT = self.const(0, "index"), self.const(1, "index"), self.const(T, "index")
+        c0, c1, cT = self.bounds(T)
         if self.horizon is None:
             self.horizon = self.fresh_top("n")
-        st0 = [self.empty(base + "_stack", [T] + list(shape)) for base, shape in stacks]
+        st0 = [e for _, e in self.empty_stacks(T, stacks)]
         res = self.fresh(name)
         tensors = [v for _, v in carries] + st0
         types = ", ".join(["index"] + [v.ty for v in tensors])
@@ -368,26 +201,6 @@ class Gen:
         self.emit("%s = arith.subi %s, %s : index" % (self.trip_m1, self.trip, c1))
         results = [V("%s#%d" % (res, k + 1), x.shape) for k, (x, _) in enumerate(blk)]
         return results[:len(carries)], {bb: r for (bb, _), r in zip(stacks, results[len(carries):])}
-
-    # -- the function -------------------------------------------------------
-    def text(self, header, results):
-        clash = self.body_names & self.used
-        assert not clash, "values shadow body names: %s" % sorted(clash)
-        out = ["// " + l if l else "//" for l in header]
-        out += ["#%s = %s" % (a, MAPS[a]) for a in sorted(self.maps)]
-        out.append("")
-        params = ["%s: %s" % (a.ssa, a.ty) for a in self.args]
-        if self.horizon:
-            params.append("%s: index" % self.horizon)
-        out.append("func.func @%s(%s)" % (self.name, ", ".join(params)))
-        out.append("    -> (%s) {" % ", ".join(
-            [results[0].ty + " {remat.loss}"] + [r.ty for r in results[1:]]))
-        out += ["  %s = %s" % c for c in self.consts]
-        out += self.lines
-        out.append("  return %s : %s" % (", ".join(r.ssa for r in results),
-                                         ", ".join(r.ty for r in results)))
-        out.append("}")
-        return "\n".join(out) + "\n"
 
 
 # Body lines of the elementwise ops.
@@ -721,12 +534,6 @@ def model_text(model, o):
     return g.text(hdr, results)
 
 
-# Names argfill's fill bodies define: @main's values must not shadow them.
-FILL_BODY_NAMES = {"lin", "l", "ca", "cb", "cc", "mask", "s8", "s13", "s15", "u0", "u1",
-                   "u2", "ulp", "one", "scale", "v", "v0", "offset", "cls", "hot", "zero"}
-FILL_BODY_NAMES |= {"q%d" % k for k in range(10)} | {"i%d" % k for k in range(8)}
-
-
 def bits_lines(k, ty, shape):
     """Prints result k as the int32 bit patterns of its f32 elements."""
     r, rank = "%%res%d" % k, len(shape)
@@ -743,6 +550,19 @@ def bits_lines(k, ty, shape):
             "  } -> " + ity,
             "  %s_u = tensor.cast %s_b : %s to tensor<*xi32>" % (r, r, ity),
             "  func.call @printMemrefI32(%s_u) : (tensor<*xi32>) -> ()" % r]
+
+
+def bits_main(main, results):
+    """argfill's @main `main` printing the bit patterns of `results`."""
+    out = ["func.func private @printMemrefI32(tensor<*xi32>)"]
+    k = 0
+    for line in main[1:]:
+        if "printMemrefF32" in line:
+            out += bits_lines(k, results[k].ty, results[k].shape)
+            k += 1
+        elif "_u = tensor.cast" not in line:
+            out.append(line)
+    return out
 
 
 def harness_text(model, o, bits=False):
@@ -764,15 +584,7 @@ def harness_text(model, o, bits=False):
         main[k + 1] = main[k + 1].replace(") ->", ", index) ->", 1)
         main.insert(k, "  %%n_run = arith.constant %d : index" % steps)
     if bits:
-        out = ["func.func private @printMemrefI32(tensor<*xi32>)"]
-        k = 0
-        for line in main[1:]:
-            if "printMemrefF32" in line:
-                out += bits_lines(k, results[k].ty, results[k].shape)
-                k += 1
-            elif "_u = tensor.cast" not in line:
-                out.append(line)
-        main = out
+        main = bits_main(main, results)
     lines += main
     return "\n".join(lines) + "\n"
 

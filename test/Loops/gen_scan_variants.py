@@ -172,17 +172,14 @@ class VGen(gl.Gen):
 
     # -- index constants and row expressions ----------------------------------
     def iconst(self, value, ty="index"):
-        key = (value, ty)
-        if key not in self.const_ssa:
-            if ty == "index" and value in (0, 1, self.T, self.T - 1):
-                return self.const(value, "index")
-            base = ("cm%d" % -value) if value < 0 else ("c%d" % value)
-            if ty != "index":
-                base += "_" + ty
-            ssa = self.fresh_top(base)
-            self.consts.append((ssa, "arith.constant %d : %s" % (value, ty)))
-            self.const_ssa[key] = ssa
-        return self.const_ssa[key]
+        return self.const(value, ty)
+
+    def const_name(self, value, ty):
+        """gen_loops' names, and %cm1 for index -1, %c3_i64 for an i64 3."""
+        if ty == "f32" or (ty == "index" and value >= 0):
+            return super().const_name(value, ty)
+        name = "cm%d" % -value if value < 0 else "c%d" % value
+        return name if ty == "index" else name + "_" + ty
 
     def row(self, var, e, c, cache):
         """SSA of e * var + c (e = +-1), spelled as the variant says; var
@@ -643,15 +640,7 @@ def harness_text(ch, bits=False):
              "// linear index i (integer hash, exact), times a scale (see argfill.py)."]
     main = main_lines(g.name, g.args, g.inits, [r.ty for r in results])
     if bits:
-        out = ["func.func private @printMemrefI32(tensor<*xi32>)"]
-        k = 0
-        for line in main[1:]:
-            if "printMemrefF32" in line:
-                out += gl.bits_lines(k, results[k].ty, results[k].shape)
-                k += 1
-            elif "_u = tensor.cast" not in line:
-                out.append(line)
-        main = out
+        main = gl.bits_main(main, results)
     return "\n".join(lines + main) + "\n"
 
 
