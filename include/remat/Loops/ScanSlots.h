@@ -64,8 +64,8 @@ using PlanTime = std::function<std::optional<double>(const TrainingGraph &)>;
 
 struct ScanSlotChoice {
   std::vector<int64_t> slots; ///< Per scan.
-  /// Per scan, the most slots with which the program fits as it is, all
-  /// else kept (0: none).
+  /// Per scan, the slots with which the program fits as it is, all else
+  /// kept, re-running the fewest steps (the fewest such slots; 0: none).
   std::vector<int64_t> asIsSlots;
   /// The plan's time at those slots (planTime, or the program's own time
   /// when it fits as it is), and whether any choice fits at all.
@@ -76,7 +76,8 @@ struct ScanSlotChoice {
 
 /// Chooses each scan's slots. `order` is the program order of `graph` (its
 /// peak as it runs, nothing recomputed). Without `planTime`: the most slots
-/// whose program fits `budget` as it is (1 when none does). With it, also
+/// whose program fits `budget` as it is, or fewer when they re-run as few
+/// steps (T slots re-run what T - 1 do; 1 when none fits). With it, also
 /// more slots than that, the rest of the graph then recomputed by the plan:
 /// the counts tried are the one that fits as it is and a geometric ladder
 /// above it (x1.5) up to T, stopping at the first whose plan fits nowhere;

@@ -86,11 +86,19 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
       else
         hi = mid - 1;
     }
-    choice.asIsSlots[i] = lo;
+    // Slots that re-run no fewer steps only take memory and bookkeeping
+    // (T slots re-run what T - 1 do): the fewest with the same steps.
+    int64_t fewest = lo;
+    if (lo > 1) {
+      const int64_t reRun = scans[i].forwardSteps(lo);
+      while (fewest > 1 && scans[i].forwardSteps(fewest - 1) == reRun)
+        --fewest;
+    }
+    choice.asIsSlots[i] = fewest;
     std::optional<double> best;
-    int64_t bestSlots = std::max<int64_t>(lo, 1);
+    int64_t bestSlots = std::max<int64_t>(fewest, 1);
     if (lo > 0) {
-      slots[i] = lo;
+      slots[i] = fewest;
       best = asIs(slots).time;
     }
     if (planTime) {
