@@ -60,9 +60,9 @@ void registerMILPStrategies(StrategyRegistry &registry) {
   d.autoRole.refines = autoRunsMILP;
   d.autoRole.refineOptions = autoMILPOptions;
   // A solve at an infeasible budget runs to its time limit (a fuzzed
-  // refusal took 2 minutes): its warm start, lowerset-exact, meets every
-  // budget its own search finds, and a few short probes go lower.
-  d.budgetSearch.searchVia = "lowerset-exact";
+  // refusal took 2 minutes): its warm starts meet every budget their own
+  // searches find, and a few short probes go lower.
+  d.budgetSearch.searchVia = kMILPWarmStarts;
   d.budgetSearch.probes = kMinimumBudgetMILPProbes;
   d.budgetSearch.probeOptions = [](const SolveOptions &o) {
     SolveOptions m = o;

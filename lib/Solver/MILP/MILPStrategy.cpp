@@ -3,7 +3,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Solves the Checkmate MILP (CheckmateMILP.h) with CBC, warm-started from
-// the best lower-set plan (or the caller's SolveOptions::warmStart), in that
+// the best lower-set plan, else evict-greedy's (or the caller's
+// SolveOptions::warmStart), in that
 // plan's first-computation order so that the plan is the solver's first
 // incumbent: the answer is never worse than it. Reports the proven bound and
 // the gap.
@@ -29,16 +30,17 @@ std::string percent(double v) {
   return buf;
 }
 
-/// The caller's warm start, or the best lower-set plan within budget.
+/// The caller's warm start, or the first of kMILPWarmStarts' plans within
+/// budget.
 std::optional<Schedule> warmStart(const TrainingGraph &g,
                                   const SolveOptions &opts) {
   if (opts.warmStart)
     return *opts.warmStart;
   SolveOptions quiet = opts;
   quiet.note = nullptr;
-  Solution s = solve(g, "lowerset-exact", quiet);
-  if (s.feasible)
-    return s.schedule;
+  for (const std::string &strategy : kMILPWarmStarts)
+    if (Solution s = solve(g, strategy, quiet); s.feasible)
+      return s.schedule;
   return std::nullopt;
 }
 

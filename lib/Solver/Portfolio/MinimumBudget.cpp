@@ -158,12 +158,19 @@ int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
   const int64_t floor = std::min(peakLowerBound(g), peak);
   BudgetSearch search(floor, peak, granularityShift);
   const StrategyDescriptor &d = *findStrategy(strategy); // It solved.
-  if (d.budgetSearch.portfolio)
+  if (d.budgetSearch.portfolio) {
     lowerWithPortfolio(g, o, search, floor);
-  else
-    lowerWith(g, d.budgetSearch.searchVia.empty() ? strategy
-                                                  : d.budgetSearch.searchVia,
-              o, search, /*pruneFirst=*/false);
+  } else if (d.budgetSearch.searchVia.empty()) {
+    lowerWith(g, strategy, o, search, /*pruneFirst=*/false);
+  } else {
+    // The lowest of theirs: each lowers the best so far in turn.
+    bool first = true;
+    for (const std::string &via : d.budgetSearch.searchVia) {
+      search.lo = floor; // Another may succeed where this one failed.
+      lowerWith(g, via, o, search, /*pruneFirst=*/!first);
+      first = false;
+    }
+  }
   // Below every other run's smallest budget auto's refinement runs as the
   // strategy itself does with auto's limits (no plan to warm-start from),
   // so the probes call it alone.

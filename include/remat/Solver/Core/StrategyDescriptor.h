@@ -119,9 +119,10 @@ struct BudgetSearchRole {
   /// search answers "no" below it without solving, so it finds what it would
   /// have found by solving, sooner.
   std::function<int64_t(const TrainingGraph &, const SolveOptions &)> floor;
-  /// Search this strategy's smallest budget instead (it meets every budget
-  /// that one meets; solves of this one at infeasible budgets are slow).
-  std::string searchVia;
+  /// Search these strategies' smallest budgets instead, the lowest of them
+  /// (it meets every budget each of them meets; solves of this one at
+  /// infeasible budgets are slow).
+  std::vector<std::string> searchVia;
   /// Then bisect with at most `probes` solves of this strategy with these
   /// options (short time limits).
   int probes = 0;

@@ -23,6 +23,13 @@ StrategyResult solveCheckmateMILP(const TrainingGraph &g,
 bool autoRunsMILP(const TrainingGraph &g, const SolveOptions &opts);
 SolveOptions autoMILPOptions(const SolveOptions &opts);
 
+/// The plans checkmate-milp starts from, the first that meets the budget
+/// (without SolveOptions::warmStart): lower sets, then evict-greedy, which
+/// meets budgets below their reach. It meets every budget they meet, so its
+/// smallest-budget search searches theirs.
+inline const std::vector<std::string> kMILPWarmStarts = {"lowerset-exact",
+                                                         "evict-greedy"};
+
 /// The smallest-budget search's probes below the other strategies' budget:
 /// at most this many solves of at most this many seconds.
 constexpr int kMinimumBudgetMILPProbes = 2;

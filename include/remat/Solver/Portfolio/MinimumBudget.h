@@ -18,7 +18,8 @@ namespace remat {
 /// in the budget is settled by one failed probe below it, the others are
 /// searched fully; then, on graphs where auto refines, a few short solves
 /// of the refinement bisect below it (budgetSearch.probes). A strategy with
-/// budgetSearch.searchVia searches that one's budget, then its own probes.
+/// budgetSearch.searchVia searches the lowest of those ones' budgets, then
+/// its own probes.
 /// Below a strategy's proven floor (budgetSearch.floor) nothing is solved:
 /// the answer is the same, sooner. Returns -1 when even the no-remat peak
 /// fails. With `granularityShift` k > 0 the search stops once the range is
