@@ -106,10 +106,17 @@ Operation *absorbingUser(Operation *op) {
   auto insert = dyn_cast<tensor::InsertSliceOp>(user);
   if (!insert || !isDestinationUse(use))
     return nullptr;
+  return insertsOneAtATime(op, insert) ? nullptr : user;
+}
+
+bool insertsOneAtATime(Operation *previous, tensor::InsertSliceOp insert) {
+  // -remat-prepare pins what it saw: a plan may compute the slice earlier,
+  // which must not merge the two nodes it planned.
+  if (insert->hasAttr(RematDialect::kOwnNodeAttrName))
+    return true;
   Operation *slice = insert.getSource().getDefiningOp();
-  bool computedAfter = slice && slice->getBlock() == op->getBlock() &&
-                       op->isBeforeInBlock(slice);
-  return computedAfter ? nullptr : user;
+  return slice && slice->getBlock() == previous->getBlock() &&
+         previous->isBeforeInBlock(slice);
 }
 
 namespace {
@@ -227,11 +234,28 @@ bool readBefore(OpOperand &use, Operation *writer) {
 
 } // namespace
 
+/// Whether `member` is part of `op`'s node: absorbed into it, directly or
+/// through other absorbed ops.
+static bool absorbedInto(Operation *member, Operation *op) {
+  for (Operation *user = absorbingUser(member); user;
+       user = absorbingUser(user))
+    if (user == op)
+      return true;
+  return false;
+}
+
 OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   Operation *op = result.getOwner();
   OpOperand *init = tiedInit(result);
   if (!init)
     return nullptr;
+  // Inserts of slices ready before them are part of the last one's node:
+  // the node writes where the first of them writes.
+  while (auto insert = init->get().getDefiningOp<tensor::InsertSliceOp>()) {
+    if (!absorbedInto(insert, op))
+      break;
+    init = &insert.getDestMutable();
+  }
   Value dest = init->get();
   // An enclosing loop's iteration argument or a writable function
   // argument: its buffer, unless the old value is still read after the
@@ -247,7 +271,7 @@ OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   };
   if (!def || def->getBlock() != op->getBlock() ||
       !llvm::all_of(dest.getUses(), onlyThisWriter) || isFreeValue(def) ||
-      absorbingUser(def) == op || isViewLike(def))
+      absorbedInto(def, op) || isViewLike(def))
     return nullptr;
   // A branch both of whose paths yield one buffer: a value they yield that
   // is read outside the branch too sees the write, so bufferization copies

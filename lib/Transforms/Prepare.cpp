@@ -167,10 +167,25 @@ struct PreparePass : public remat::impl::PreparePassBase<PreparePass> {
 
 } // namespace
 
+/// Marks each insert that updates the insert before it in place as it reads
+/// now (its slice computed after that one, OpGroups.h): the plan made on
+/// this order may compute the slice earlier, and the rewritten function must
+/// still be the graph it planned.
+void pinInsertNodes(func::FuncOp func) {
+  func.walk([](tensor::InsertSliceOp insert) {
+    Operation *previous = insert.getDest().getDefiningOp();
+    if (isa_and_nonnull<tensor::InsertSliceOp>(previous) &&
+        insertsOneAtATime(previous, insert))
+      insert->setAttr(RematDialect::kOwnNodeAttrName,
+                      UnitAttr::get(insert.getContext()));
+  });
+}
+
 void prepareForRemat(func::FuncOp func) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return;
   Block &block = func.getBody().front();
+  pinInsertNodes(func);
   // Loop bodies and branches first: their private copies are then no use
   // of the originals.
   // Sinking matters there too: the last user of an initial value CSE shared

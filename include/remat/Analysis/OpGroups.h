@@ -15,8 +15,10 @@
 //    gradient accumulated step by step) is a node of its own; the update's
 //    result aliases it (updatedInPlace); so is one that slices are inserted
 //    into one at a time, each slice computed after the insert before it (a
-//    gradient stacked per layer), while slices inserted all at once
-//    (concatenation, padding) form one node with their destination;
+//    gradient stacked per layer; `-remat-prepare` pins it with
+//    `remat.own_node`, since a plan may compute the slice earlier), while
+//    slices inserted all at once (concatenation, padding) form one node
+//    with their destination;
 //  - constants (scalars, dense tensors: globals after bufferization) are
 //    *free values*: no node, no bytes, always available; recomputations
 //    clone them.
@@ -28,6 +30,7 @@
 #define REMAT_ANALYSIS_OPGROUPS_H
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -53,6 +56,13 @@ llvm::SmallVector<mlir::OpOperand *> destinationOperands(mlir::Operation *op);
 /// The op whose node `op` belongs to, when `op` is absorbed (see above);
 /// nullptr when `op` is a node of its own.
 mlir::Operation *absorbingUser(mlir::Operation *op);
+
+/// Whether `insert`, writing into the result of `previous`, inserts its
+/// slice one at a time: the slice is computed after `previous`, or
+/// -remat-prepare saw it so (`remat.own_node`). Then `insert` is an update
+/// in place of its own, not part of `previous`'s node.
+bool insertsOneAtATime(mlir::Operation *previous,
+                       mlir::tensor::InsertSliceOp insert);
 
 /// Whether `op` computes from parameters only: a pure op whose inputs are
 /// block arguments or free values and whose destinations are themselves

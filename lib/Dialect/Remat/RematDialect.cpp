@@ -63,6 +63,13 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
                              << "' is an integer on a tensor.empty";
     return success();
   }
+  if (name == kOwnNodeAttrName) {
+    if (op->getName().getStringRef() != "tensor.insert_slice" ||
+        !isa<UnitAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' is a unit attribute on a tensor.insert_slice";
+    return success();
+  }
   if (name == kRegionRunsAttrName) {
     auto runs = dyn_cast<ArrayAttr>(value);
     if (!runs || runs.size() != op->getNumRegions() ||

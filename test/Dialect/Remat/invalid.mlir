@@ -219,3 +219,19 @@ func.func @unknown_result_attr(%x: tensor<f32>) -> (tensor<f32> {remat.weight}) 
 func.func @loss_on_arg(%x: tensor<f32> {remat.loss}) -> tensor<f32> {
   return %x : tensor<f32>
 }
+
+// -----
+
+func.func @own_node_elsewhere(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.own_node' is a unit attribute on a tensor.insert_slice}}
+  %y = math.exp %x {remat.own_node} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @own_node_value(%x: tensor<2xf32>, %s: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.own_node' is a unit attribute on a tensor.insert_slice}}
+  %y = tensor.insert_slice %x into %s[0] [2] [1] {remat.own_node = 1 : i64} : tensor<2xf32> into tensor<4xf32>
+  return %y : tensor<4xf32>
+}

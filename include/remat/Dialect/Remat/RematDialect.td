@@ -35,6 +35,12 @@ def Remat_Dialect : Dialect {
         each op's own initial value (N unique in the function) so that
         `cse` cannot merge them back into one long-lived buffer after
         planning; dropped by `-remat-strip-annotations`.
+      - `remat.own_node` (unit) on a `tensor.insert_slice`: set by
+        `-remat-prepare` where the inserted slice is computed after the
+        insert before it (a gradient stacked layer by layer): the insert
+        updates that one's result in place, a planner node of its own,
+        whatever order a plan then gives the slice; dropped by
+        `-remat-strip-annotations`.
       - `remat.region_runs = [R0, R1, ...]` (floats) on an op with regions
         whose counts the IR does not say (an `scf.for` with bounds known at
         run time, an `scf.if`): how often each region runs, on average, per
@@ -60,6 +66,8 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kStageAttrName = "remat.stage";
     static constexpr ::llvm::StringLiteral kLossAttrName = "remat.loss";
     static constexpr ::llvm::StringLiteral kInitAttrName = "remat.init";
+    static constexpr ::llvm::StringLiteral kOwnNodeAttrName =
+        "remat.own_node";
     static constexpr ::llvm::StringLiteral kRegionRunsAttrName =
         "remat.region_runs";
     static constexpr ::llvm::StringLiteral kBoundsAttrName = "remat.bounds";
