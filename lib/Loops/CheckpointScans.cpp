@@ -48,7 +48,7 @@ CheckpointedScan ScanRewriter::rewrite() {
   OpBuilder::InsertionGuard guard(rewriter);
   // Records what is emitted (to erase the clones' dead ops), and still
   // tells the caller's listener.
-  CreatedOps created(rewriter.getListener());
+  RecordedOps created(rewriter.getListener());
   rewriter.setListener(&created);
   rewriter.setInsertionPoint(scan.forward);
   OpBuilder &b = rewriter;
@@ -105,7 +105,7 @@ static Operation *writtenInto(Operation *write) {
 
 void ScanRewriter::replaceLoops(ValueRange finalCarries,
                                 ValueRange backwardResults,
-                                CreatedOps &created) {
+                                RecordedOps &created) {
   for (const StackRead &read : scan.reads) {
     Value carry;
     if (read.kind == StackRead::Kind::CarryInit)

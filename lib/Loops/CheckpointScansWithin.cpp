@@ -16,6 +16,8 @@
 #include "remat/Loops/OnlineCheckpointing.h"
 #include "remat/Solver/Core/Simulator.h"
 
+#include "ScanRewriter.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Transforms/FoldUtils.h"
@@ -82,23 +84,13 @@ double stepTime(const ScanPair &scan, const CostModel &costs) {
   return time;
 }
 
-/// The ops the scan rewrites emit, while they exist.
-struct EmittedOps : RewriterBase::Listener {
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
-    ops.insert(op);
-  }
-  void notifyOperationErased(Operation *op) override { ops.remove(op); }
-  llvm::SetVector<Operation *> ops;
-};
-
 /// The rewrite emits its index arithmetic as the reversal rules are
 /// written (a constant per use, `r + 1 - 1`). Folded (the pipeline's
 /// canonicalize ran before the rewrite, not after), the output reads as if
 /// written by hand. Only once every scan of the function is rewritten: the
 /// constants move to the function's entry, which shifts the block
 /// positions the scans are found at.
-void foldIndexArithmetic(func::FuncOp func, EmittedOps &emitted) {
+void foldIndexArithmetic(func::FuncOp func, detail::RecordedOps &emitted) {
   MLIRContext *ctx = func.getContext();
   SmallVector<Operation *> ops;
   for (Operation *op : emitted.ops)
@@ -146,7 +138,7 @@ FailureOr<Scratch> rewrittenCopy(func::FuncOp func, ArrayRef<FoundScan> scans,
   scratch.func = func.clone();
   scratch.emitted.resize(scans.size());
   IRRewriter rewriter(func.getContext());
-  EmittedOps emitted;
+  detail::RecordedOps emitted;
   rewriter.setListener(&emitted);
   // Last scan first: the rewrite moves only what follows its forward loop.
   for (size_t i = scans.size(); i-- > 0;) {
@@ -254,7 +246,7 @@ checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
 /// Rewrites scan `found` of `func` with `slots`; the remark names what the
 /// reversal executes.
 void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
-                 StringRef why, EmittedOps &emitted) {
+                 StringRef why, detail::RecordedOps &emitted) {
   const ScanPair &scan = found.pair;
   Operation *loop = scan.forward;
   IRRewriter rewriter(func.getContext(), &emitted);
@@ -362,7 +354,7 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
     }
   }
   // Last scan first: the rewrite moves only what follows its forward loop.
-  EmittedOps emitted;
+  detail::RecordedOps emitted;
   for (size_t i = scans.size(); i-- > 0;)
     rewriteScan(func, scans[i], slots[i], why[i], emitted);
   foldIndexArithmetic(func, emitted);

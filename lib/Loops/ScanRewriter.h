@@ -21,12 +21,48 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace remat::detail {
 
 using namespace mlir;
 
 /// Emits the IR of one reversal; `b` moves along as code is emitted.
+/// The ops a rewriter creates, while they exist (erased ones are
+/// forgotten); every notification goes on to `next`, the caller's listener.
+/// The rewrite erases the clones it left dead (the next carry of a step run
+/// only for its stacked values: the peak must not count them); its caller
+/// folds the index arithmetic it emitted.
+struct RecordedOps : RewriterBase::ForwardingListener {
+  explicit RecordedOps(OpBuilder::Listener *next = nullptr)
+      : RewriterBase::ForwardingListener(next), next(next) {}
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    ops.insert(op);
+    RewriterBase::ForwardingListener::notifyOperationInserted(op, previous);
+  }
+  void notifyOperationErased(Operation *op) override {
+    ops.remove(op);
+    RewriterBase::ForwardingListener::notifyOperationErased(op);
+  }
+  /// Erases the recorded ops that are trivially dead until none is.
+  void eraseDead(RewriterBase &rewriter) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      SmallVector<Operation *> snapshot(ops.begin(), ops.end());
+      for (Operation *op : llvm::reverse(snapshot)) {
+        if (!ops.contains(op) || !isOpTriviallyDead(op))
+          continue;
+        op->walk([&](Operation *nested) { ops.remove(nested); });
+        rewriter.eraseOp(op);
+        changed = true;
+      }
+    }
+  }
+  llvm::SetVector<Operation *> ops;
+  OpBuilder::Listener *next; ///< The caller's listener, restored after.
+};
+
 class ScanRewriter {
 public:
   ScanRewriter(RewriterBase &rewriter, const ScanPair &scan, int64_t slots)
@@ -80,9 +116,8 @@ private:
   /// Replaces the reads outside the loops (a carry's initial or final
   /// value) and the backward loop's results, then erases both loops and
   /// whatever only they used (the stacks' initial values).
-  struct CreatedOps;
   void replaceLoops(ValueRange finalCarries, ValueRange backwardResults,
-                    CreatedOps &created);
+                    RecordedOps &created);
 
   /// `values` written into the buffers of `into` (the iteration arguments),
   /// so that the yield is in place.
@@ -180,34 +215,6 @@ private:
   SmallVector<Value> interpreterStep(OpBuilder &nb, ValueRange args, size_t n,
                                      size_t nState, const LoopResults &fwdOut,
                                      Value last);
-
-  /// The ops the rewrite creates: clones of whole bodies leave some dead
-  /// (the next carry of a step run only for its stacked values), and the
-  /// peak must not count them.
-  struct CreatedOps : RewriterBase::ForwardingListener {
-    explicit CreatedOps(OpBuilder::Listener *next)
-        : RewriterBase::ForwardingListener(next), next(next) {}
-    void notifyOperationInserted(Operation *op,
-                                 OpBuilder::InsertPoint previous) override {
-      ops.push_back(op);
-      RewriterBase::ForwardingListener::notifyOperationInserted(op, previous);
-    }
-    void eraseDead(RewriterBase &rewriter) {
-      llvm::DenseSet<Operation *> erased;
-      for (bool changed = true; changed;) {
-        changed = false;
-        for (Operation *op : llvm::reverse(ops)) {
-          if (erased.contains(op) || !isOpTriviallyDead(op))
-            continue;
-          op->walk([&](Operation *nested) { erased.insert(nested); });
-          rewriter.eraseOp(op);
-          changed = true;
-        }
-      }
-    }
-    std::vector<Operation *> ops;
-    OpBuilder::Listener *next; ///< The caller's listener, restored after.
-  };
 
   /// How often each region of `op` runs per execution, on average (the
   /// cost model's time; remat.region_runs).

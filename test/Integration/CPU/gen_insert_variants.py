@@ -64,9 +64,8 @@ class Stack:
 
     def insert(self, row, v):
         if self.value is None:
-            dst = (self.g.empty if self.spec["init"] == "empty" else self.g.filled)(
-                self.name, [self.k, B, W])
-            self.value = dst
+            self.value = (self.g.empty if self.spec["init"] == "empty"
+                          else self.g.filled)(self.name, [self.k, B, W])
         self.value = self.g.insert_at(self.name + "_next", v, self.value, row)
 
     def offer(self, layer, v):
