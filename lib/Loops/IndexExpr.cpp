@@ -99,6 +99,38 @@ std::optional<IndexExpr> IndexExpr::dividedExactly(int64_t d) const {
   return r;
 }
 
+std::optional<IndexExpr> IndexExpr::floorDivided(int64_t d) const {
+  if (d <= 0)
+    return std::nullopt;
+  // floor(c / d) for any sign of c (C++ division truncates).
+  const int64_t floorOfConstant =
+      constantTerm / d - (constantTerm % d != 0 && constantTerm < 0 ? 1 : 0);
+  IndexExpr terms = *this;
+  terms.constantTerm = 0;
+  std::optional<IndexExpr> r = terms.dividedExactly(d);
+  if (!r)
+    return std::nullopt;
+  r->constantTerm = floorOfConstant;
+  return r;
+}
+
+std::optional<int64_t> IndexExpr::lowerBound(
+    llvm::function_ref<std::optional<std::pair<int64_t, int64_t>>(Value)>
+        range) const {
+  int64_t low = constantTerm;
+  for (auto [v, k] : terms) {
+    std::optional<std::pair<int64_t, int64_t>> r = range(v);
+    if (!r)
+      return std::nullopt;
+    std::optional<int64_t> term = checkedMul(k, k > 0 ? r->first : r->second);
+    std::optional<int64_t> sum = term ? checkedAdd(low, *term) : std::nullopt;
+    if (!sum)
+      return std::nullopt;
+    low = *sum;
+  }
+  return low;
+}
+
 int64_t IndexExpr::coefficient(Value v) const {
   for (auto [t, k] : terms)
     if (t == v)
@@ -145,9 +177,17 @@ IndexExpr::str(llvm::function_ref<std::string(Value)> name) const {
 
 namespace {
 
+/// ceil(n / d) = -floor(-n / d).
+std::optional<IndexExpr> ceilDivided(const IndexExpr &n, int64_t d) {
+  std::optional<IndexExpr> negated = n.times(-1);
+  std::optional<IndexExpr> q = negated ? negated->floorDivided(d) : std::nullopt;
+  return q ? q->times(-1) : std::nullopt;
+}
+
 /// The affine expression `e` of affine.apply, its dims and symbols replaced
-/// by the sums of `operands`; nullopt for floordiv, mod, ceildiv (the
-/// caller keeps the value opaque).
+/// by the sums of `operands`; nullopt where it is not a sum (a product of
+/// two sums, a division of one whose coefficients the divisor does not
+/// divide: the caller keeps the value opaque).
 std::optional<IndexExpr> fromAffine(AffineExpr e, ArrayRef<IndexExpr> dims,
                                     ArrayRef<IndexExpr> symbols) {
   if (auto c = dyn_cast<AffineConstantExpr>(e))
@@ -170,6 +210,20 @@ std::optional<IndexExpr> fromAffine(AffineExpr e, ArrayRef<IndexExpr> dims,
       return lhs->times(*k);
     if (std::optional<int64_t> k = lhs->asConstant())
       return rhs->times(*k);
+    return std::nullopt;
+  }
+  // Affine divisions and mod floor, whatever the sign.
+  std::optional<int64_t> d = rhs->asConstant();
+  if (!d)
+    return std::nullopt;
+  if (e.getKind() == AffineExprKind::FloorDiv)
+    return lhs->floorDivided(*d);
+  if (e.getKind() == AffineExprKind::CeilDiv)
+    return ceilDivided(*lhs, *d);
+  if (e.getKind() == AffineExprKind::Mod) {
+    std::optional<IndexExpr> q = lhs->floorDivided(*d);
+    std::optional<IndexExpr> dq = q ? q->times(*d) : std::nullopt;
+    return dq ? lhs->minus(*dq) : std::nullopt;
   }
   return std::nullopt;
 }
@@ -182,9 +236,99 @@ std::optional<IndexExpr> product(const IndexExpr &a, const IndexExpr &b) {
   return std::nullopt;
 }
 
+/// The range `facts` give a value, if any.
+auto rangeIn(const IndexFacts &facts) {
+  return [&facts](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
+    for (const auto &[value, range] : facts.ranges)
+      if (value == v)
+        return range;
+    return std::nullopt;
+  };
+}
+
+std::optional<IndexExpr> decompose(Value v, int depth, const IndexFacts &facts);
+
+/// The value of `condition` (an arith.cmpi of two sums, signed or equality)
+/// where the ranges in `facts` decide it: how `lower-affine` spells floordiv
+/// (a select on the dividend's sign) is then the division it computes.
+std::optional<bool> decided(Value condition, int depth,
+                            const IndexFacts &facts) {
+  APInt value;
+  if (matchPattern(condition, m_ConstantInt(&value)))
+    return !value.isZero();
+  auto cmp = condition.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return std::nullopt;
+  auto sum = [&](Value operand) {
+    return decompose(operand, depth + 1, facts)
+        .value_or(IndexExpr::of(operand));
+  };
+  std::optional<IndexExpr> d = sum(cmp.getLhs()).minus(sum(cmp.getRhs()));
+  std::optional<IndexExpr> negated = d ? d->times(-1) : std::nullopt;
+  std::optional<int64_t> low = d ? d->lowerBound(rangeIn(facts)) : std::nullopt;
+  std::optional<int64_t> minusHigh =
+      negated ? negated->lowerBound(rangeIn(facts)) : std::nullopt;
+  if (!low || !minusHigh)
+    return std::nullopt;
+  // lhs - rhs lies in [low, high].
+  const int64_t high = -*minusHigh;
+  using P = arith::CmpIPredicate;
+  auto known = [](bool isTrue, bool isFalse) -> std::optional<bool> {
+    if (isTrue)
+      return true;
+    if (isFalse)
+      return false;
+    return std::nullopt;
+  };
+  switch (cmp.getPredicate()) {
+  case P::slt:
+    return known(high < 0, *low >= 0);
+  case P::sle:
+    return known(high <= 0, *low > 0);
+  case P::sgt:
+    return known(*low > 0, high <= 0);
+  case P::sge:
+    return known(*low >= 0, high < 0);
+  case P::eq:
+    return known(*low == 0 && high == 0, *low > 0 || high < 0);
+  case P::ne:
+    return known(*low > 0 || high < 0, *low == 0 && high == 0);
+  default:
+    return std::nullopt; // Unsigned: not needed by the spellings seen.
+  }
+}
+
+/// How a division by a constant rounds.
+enum class Rounding { Floor, Ceil, Truncate, Unsigned };
+
+/// A division of `n` by the constant `d`, as a sum: floor and ceil
+/// divisions whenever `d` divides every coefficient; truncating and
+/// unsigned ones only where they equal the floor division: a truncating
+/// one that divides exactly, or either when `n` is known non-negative
+/// (`facts`' ranges; an unsigned division of a negative index is not one).
+std::optional<IndexExpr> divided(const IndexExpr &n, int64_t d,
+                                 Rounding rounding, const IndexFacts &facts) {
+  if (d <= 0)
+    return std::nullopt;
+  if (rounding == Rounding::Ceil)
+    return ceilDivided(n, d);
+  const bool exact = n.constantPart() % d == 0; // Terms checked below.
+  if (rounding == Rounding::Unsigned ||
+      (rounding == Rounding::Truncate && !exact)) {
+    std::optional<int64_t> low = n.lowerBound(rangeIn(facts));
+    if (!low || *low < 0)
+      return std::nullopt;
+  }
+  return n.floorDivided(d);
+}
+
 /// Depth-limited: index arithmetic is shallow, and a malformed chain of
 /// thousands of adds must not overflow the stack.
-std::optional<IndexExpr> decompose(Value v, int depth) {
+std::optional<IndexExpr> decompose(Value v, int depth,
+                                   const IndexFacts &facts) {
+  for (const auto &[value, with] : facts.replaced)
+    if (value == v)
+      return with;
   APInt value;
   if (matchPattern(v, m_ConstantInt(&value)))
     return IndexExpr::constant(value.getSExtValue());
@@ -192,7 +336,8 @@ std::optional<IndexExpr> decompose(Value v, int depth) {
   if (!def || depth > 32)
     return std::nullopt;
   auto sub = [&](Value operand) {
-    return decompose(operand, depth + 1).value_or(IndexExpr::of(operand));
+    return decompose(operand, depth + 1, facts)
+        .value_or(IndexExpr::of(operand));
   };
   if (isa<arith::AddIOp, index::AddOp>(def))
     return sub(def->getOperand(0)).plus(sub(def->getOperand(1)));
@@ -203,6 +348,34 @@ std::optional<IndexExpr> decompose(Value v, int depth) {
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, index::CastSOp,
           index::CastUOp>(def))
     return sub(def->getOperand(0));
+  // Divisions and right shifts by a constant.
+  std::optional<Rounding> rounding;
+  bool shift = false;
+  if (isa<arith::FloorDivSIOp, index::FloorDivSOp>(def))
+    rounding = Rounding::Floor;
+  else if (isa<arith::CeilDivSIOp, index::CeilDivSOp>(def))
+    rounding = Rounding::Ceil;
+  else if (isa<arith::DivSIOp, index::DivSOp>(def))
+    rounding = Rounding::Truncate;
+  else if (isa<arith::DivUIOp, index::DivUOp>(def))
+    rounding = Rounding::Unsigned;
+  else if (isa<arith::ShRSIOp, index::ShrSOp>(def))
+    rounding = Rounding::Floor, shift = true;
+  else if (isa<arith::ShRUIOp, index::ShrUOp>(def))
+    rounding = Rounding::Unsigned, shift = true;
+  if (rounding) {
+    std::optional<int64_t> d = sub(def->getOperand(1)).asConstant();
+    if (!d || (shift && (*d < 0 || *d > 62)))
+      return std::nullopt;
+    return divided(sub(def->getOperand(0)), shift ? int64_t(1) << *d : *d,
+                   *rounding, facts);
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(def)) {
+    std::optional<bool> c = decided(select.getCondition(), depth, facts);
+    if (!c)
+      return std::nullopt;
+    return sub(*c ? select.getTrueValue() : select.getFalseValue());
+  }
   if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
     AffineMap map = apply.getAffineMap();
     SmallVector<IndexExpr> dims, symbols;
@@ -217,8 +390,8 @@ std::optional<IndexExpr> decompose(Value v, int depth) {
 
 } // namespace
 
-IndexExpr indexExprOf(Value v) {
-  return decompose(v, 0).value_or(IndexExpr::of(v));
+IndexExpr indexExprOf(Value v, const IndexFacts &facts) {
+  return decompose(v, 0, facts).value_or(IndexExpr::of(v));
 }
 
 } // namespace remat

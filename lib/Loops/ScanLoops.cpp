@@ -17,6 +17,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace remat {
@@ -39,14 +41,15 @@ bool isPureBlock(Block *block) {
 /// touches one whole row: tensor.insert_slice / extract_slice of offsets
 /// [row, 0...], sizes [1, the row's dims...], strides 1, or tensor.insert /
 /// extract of a 1-D stack.
-std::optional<IndexExpr> wholeRow(Operation *access, RankedTensorType stack) {
+std::optional<IndexExpr> wholeRow(Operation *access, RankedTensorType stack,
+                                  const IndexFacts &facts = {}) {
   if (isa<tensor::InsertOp, tensor::ExtractOp>(access)) {
     ValueRange indices = isa<tensor::InsertOp>(access)
                              ? cast<tensor::InsertOp>(access).getIndices()
                              : cast<tensor::ExtractOp>(access).getIndices();
     if (stack.getRank() != 1 || indices.size() != 1)
       return std::nullopt;
-    return indexExprOf(indices[0]);
+    return indexExprOf(indices[0], facts);
   }
   auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(access);
   if (!slice ||
@@ -65,7 +68,7 @@ std::optional<IndexExpr> wholeRow(Operation *access, RankedTensorType stack) {
   OpFoldResult row = slice.getMixedOffsets()[0];
   if (std::optional<int64_t> c = getConstantIntValue(row))
     return IndexExpr::constant(*c);
-  return indexExprOf(cast<Value>(row));
+  return indexExprOf(cast<Value>(row), facts);
 }
 
 /// The type of what one row access stores or reads: the inserted or read
@@ -161,31 +164,63 @@ matchCountedWhile(scf::WhileOp loop) {
       indexExprOf(yield.getOperand(*p))
           .minus(IndexExpr::of(loop.getAfterArguments()[*p]));
   std::optional<int64_t> step = delta ? delta->asConstant() : std::nullopt;
-  if (step != 1 && step != -1)
-    return std::string("does not step its counter by one");
+  if (!step || *step == 0 || *step == std::numeric_limits<int64_t>::min())
+    return std::string("does not step its counter by a constant");
   CountedWhile w{*p, loop.getInits()[*p], *step, IndexExpr()};
   const IndexExpr init = indexExprOf(w.init), end = indexExprOf(bound);
   // Iterations while `counter pred end` holds, the counter moving by
-  // `step` from `init`. Unsigned compares only with a bound >= 1, where
-  // the counter never wraps below 0.
+  // `step` from `init`: over a distance d (from the first value to the
+  // last one the condition admits), floor(d / |step|) + 1. Unsigned
+  // compares only with a bound the counter cannot wrap below 0 at (rising:
+  // a bound >= 1).
+  const int64_t by = *step < 0 ? -*step : *step;
   std::optional<IndexExpr> down = init.minus(end), up = end.minus(init);
   using P = arith::CmpIPredicate;
-  const bool boundPositive = end.asConstant() && *end.asConstant() >= 1;
+  std::optional<int64_t> endValue = end.asConstant();
+  const bool boundPositive = endValue && *endValue >= 1;
+  // Falling to the bound: the last value admitted is at most by - 1 above
+  // it (>=: at the bound itself, >: one above), and the next one must not
+  // wrap below 0.
+  const bool noWrapAtOrAbove = endValue && *endValue >= by;
+  const bool noWrapAbove = endValue && *endValue >= by - 1;
+  auto count = [&](std::optional<IndexExpr> distance,
+                   int64_t short_) -> std::optional<IndexExpr> {
+    distance = distance ? distance->minus(IndexExpr::constant(short_))
+                        : std::nullopt;
+    distance = distance ? distance->floorDivided(by) : std::nullopt;
+    return distance ? distance->plus(IndexExpr::constant(1)) : std::nullopt;
+  };
+  // `ne` stops only on the bound itself: the distance a multiple of the step.
+  auto exactly = [&](std::optional<IndexExpr> distance)
+      -> std::optional<IndexExpr> {
+    if (!distance)
+      return std::nullopt;
+    if (std::optional<int64_t> c = distance->asConstant(); c && *c % by != 0)
+      return std::nullopt;
+    return by == 1 ? distance : distance->dividedExactly(by);
+  };
   std::optional<IndexExpr> trips;
-  if (*step < 0 && (pred == P::sge || (pred == P::uge && boundPositive)))
-    trips = down ? down->plus(IndexExpr::constant(1)) : std::nullopt;
-  else if (*step < 0 && (pred == P::sgt || pred == P::ugt || pred == P::ne))
-    trips = down;
-  else if (*step > 0 && (pred == P::slt || pred == P::ne ||
-                         (pred == P::ult && boundPositive)))
-    trips = up;
+  if (*step < 0 && (pred == P::sge || (pred == P::uge && noWrapAtOrAbove)))
+    trips = count(down, 0);
+  else if (*step < 0 && (pred == P::sgt || (pred == P::ugt && noWrapAbove)))
+    trips = count(down, 1);
+  else if (*step < 0 && pred == P::ne)
+    trips = exactly(down);
+  else if (*step > 0 && (pred == P::slt || (pred == P::ult && boundPositive)))
+    trips = count(up, 1);
   else if (*step > 0 && (pred == P::sle || (pred == P::ule && boundPositive)))
-    trips = up ? up->plus(IndexExpr::constant(1)) : std::nullopt;
+    trips = count(up, 0);
+  else if (*step > 0 && pred == P::ne)
+    trips = exactly(up);
   else
     return std::string("has a condition that does not bound its counter in "
                        "the direction it moves");
+  if (!trips && pred == P::ne)
+    return std::string("stops only at its bound (cmpi ne), which its step "
+                       "may pass over (the distance is not a multiple of "
+                       "the step)");
   if (!trips)
-    return std::string("has bounds whose difference overflows");
+    return std::string("has a trip count not affine in its bounds");
   w.trips = *trips;
   return w;
 }
@@ -257,15 +292,37 @@ private:
     return std::nullopt;
   }
 
-  /// The forward iteration number k as the symbol (the index itself stands
-  /// for k once lower + k * step replaced it).
-  std::optional<IndexExpr> inIterations(const IndexExpr &row) {
-    std::optional<IndexExpr> k = IndexExpr::of(pair.index()).times(pair.step);
-    if (!k)
-      return std::nullopt;
+  /// A forward row in the iteration number k (the index itself stands for
+  /// k once lower + k * step replaced it; k in [0, T - 1]).
+  IndexFacts forwardFacts() {
+    IndexFacts facts;
     std::optional<IndexExpr> index =
-        k->plus(IndexExpr::constant(pair.lower));
-    return index ? row.substitute(pair.index(), *index) : std::nullopt;
+        IndexExpr::of(pair.index()).times(pair.step);
+    index = index ? index->plus(IndexExpr::constant(pair.lower)) : index;
+    if (index)
+      facts.replaced.push_back({pair.index(), *index});
+    facts.ranges.push_back(
+        {pair.index(),
+         {0, pair.online() ? std::numeric_limits<int64_t>::max()
+                           : std::max<int64_t>(0, pair.steps - 1)}});
+    return facts;
+  }
+
+  /// A backward row in the backward iteration number m (its index stands
+  /// for m once backwardLower + m * backwardStep replaced it).
+  IndexFacts backwardFacts() {
+    IndexFacts facts;
+    std::optional<IndexExpr> index =
+        IndexExpr::of(pair.backwardIndex()).times(pair.backwardStep);
+    index = index ? index->plus(indexExprOf(pair.backwardLower)) : index;
+    if (index)
+      facts.replaced.push_back({pair.backwardIndex(), *index});
+    std::optional<int64_t> T = tripExpr().asConstant();
+    facts.ranges.push_back(
+        {pair.backwardIndex(),
+         {0, T ? std::max<int64_t>(0, *T - 1)
+               : std::numeric_limits<int64_t>::max()}});
+    return facts;
   }
 
   /// Stacks: iteration arguments yielded as one whole row written into
@@ -307,7 +364,7 @@ private:
     std::optional<IndexExpr> row = wholeRow(insert, type);
     if (!row)
       return which + " is written other than one whole row at a time";
-    std::optional<IndexExpr> inK = inIterations(*row);
+    std::optional<IndexExpr> inK = wholeRow(insert, type, forwardFacts());
     const int64_t alpha = inK ? inK->coefficient(pair.index()) : 0;
     std::optional<IndexExpr> beta =
         inK ? inK->minus(IndexExpr::of(pair.index()).times(alpha).value_or(
@@ -315,6 +372,8 @@ private:
             : std::nullopt;
     if (!beta || !beta->asConstant() || (alpha != 1 && alpha != -1))
       return which + " is written at row " + name(*row) +
+             (inK && *inK != *row ? " (" + name(*inK, "k") + " at step k)"
+                                  : std::string()) +
              ", not one row further each iteration (i + c or c - i)";
     const int64_t base = *beta->asConstant(), rows = type.getDimSize(0);
     if (pair.online()) {
@@ -415,12 +474,9 @@ private:
     // Row of the read as a function of the backward iteration m (the index
     // stands for m), and the rows forward iteration T-1-m and the one
     // before it wrote.
-    std::optional<IndexExpr> m =
-        IndexExpr::of(pair.backwardIndex()).times(pair.backwardStep);
-    std::optional<IndexExpr> index =
-        m ? m->plus(indexExprOf(pair.backwardLower)) : std::nullopt;
-    std::optional<IndexExpr> read_m =
-        index ? row.substitute(pair.backwardIndex(), *index) : std::nullopt;
+    std::optional<IndexExpr> read_m = wholeRow(
+        read, cast<RankedTensorType>(forward->getResult(pair.stacks[s]).getType()),
+        backwardFacts());
     std::optional<IndexExpr> reversed =
         tripExpr().minus(IndexExpr::constant(1));
     reversed = reversed ? reversed->minus(IndexExpr::of(pair.backwardIndex()))
@@ -538,10 +594,10 @@ private:
 
   /// A row index as the user wrote it: the forward index is i, the
   /// backward one j, the run-time trip count n.
-  std::string name(const IndexExpr &e) {
+  std::string name(const IndexExpr &e, StringRef forwardIndex = "i") {
     return e.str([&](Value v) -> std::string {
       if (v == pair.index())
-        return "i";
+        return forwardIndex.str();
       if (pair.backward && v == pair.backwardIndex())
         return "j";
       if (pair.online() && v == pair.tripCount())

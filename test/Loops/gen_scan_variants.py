@@ -33,9 +33,14 @@ variant drawn from a seed (or given explicitly):
              reverse: h_k at row T-1-k, the backward reading row j
              (stacked values other than carries: row k, or T-1-k for
              reverse)
-  forward    scf.for %i = 0 to T, or %i = lb to lb+T (step k = i - lb)
+  forward    scf.for %i = 0 to T, or %i = lb to lb+T (step k = i - lb);
+             with a loop step S > 1, %i = lb to lb+S*T step S, its rows
+             computed from q = i/S (= k + floor(lb/S)), the quotient spelled
+             as `divide` says
   backward   for:        scf.for %j = 0 to T, step k = T-1-j
              for-shift:  scf.for %j = 1 to T+1, step k = T-j
+             (with S > 1: the bounds times S, step S, rows from j/S; the
+             while counts from S*(T-1) down by S)
              while-down: scf.while counting %j from T-1 down to 0, step
                          k = j; condition `cmpi sge, %j, %c0`, `sgt %j,
                          %cm1` or `sle %c0, %j` (cond); the counter stepped
@@ -50,6 +55,10 @@ variant drawn from a seed (or given explicitly):
                      %cC with C negative
              (the rows of the forward loop with lb > 0 or layout next or
              reverse, of the backward loop whenever its row is not j)
+  step       the scf.for loops' step S: 1, 2, 3 or 4
+  divide     how i/S is written (S > 1): affine (affine_map floordiv),
+             floordivsi, divsi, divui (arith), shr (arith.shrui by log2 S;
+             divui where S is not a power of 2), index (index.divu)
 
 Every variant of a model computes its loss and the gradients of the step
 (the backward is the adjoint of the forward: check_variant_gradients.py
@@ -63,7 +72,7 @@ choices and the rows each loop writes and reads.
 Usage:
   gen_scan_variants.py --seed N [--model M --spelling S --backward B
       --cond C --decrement D --lb L --layout Y --stacks K --params|--no-params
-      --steps T --batch B --width W] [--form loop|unrolled]
+      --step S --divide V --steps T --batch B --width W] [--form loop|unrolled]
       [--harness [--bits]] [-o FILE]
   gen_scan_variants.py --seed N --choices     print the variant's choices
   gen_scan_variants.py --cover N...           print the seeds' choices; fail
@@ -95,6 +104,8 @@ BACKWARDS = ["for", "for-shift", "while-down"]
 CONDS = ["sge", "sgt", "sle-swapped"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
+STEPS = [1, 2, 3, 4]
+DIVIDES = ["affine", "floordivsi", "divsi", "divui", "shr", "index"]
 STACKS = {"rnn": (1, 2), "layers": (1, 2), "lstm": (2, 3)}
 
 
@@ -115,6 +126,9 @@ class Choices:
             "cond": rng.choice(CONDS),
             "decrement": rng.choice(DECREMENTS),
             "spelling": rng.choice(SPELLINGS),
+            # Drawn last: the seeds drawn before it keep their other choices.
+            "step": rng.choice([1, 1] + STEPS[1:]),
+            "divide": rng.choice(DIVIDES),
         }
         g = {k: v for k, v in given.items() if v is not None}
         self.model = g.get("model", draw["model"])
@@ -126,8 +140,15 @@ class Choices:
         if self.stacks not in (lo, hi):
             raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
                              % (self.model, lo, hi))
-        for k in ("layout", "lb", "backward", "cond", "decrement", "spelling"):
+        for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
+                  "divide"):
             setattr(self, k, g.get(k, draw[k]))
+        if self.step not in STEPS:
+            raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
+        if self.step == 1:
+            self.divide = None
+        elif self.divide == "shr" and self.step & (self.step - 1):
+            self.divide = "divui"  # No shift divides by 3.
         if self.backward != "while-down":
             self.cond = self.decrement = None
         self.steps = g.get("steps", 64)
@@ -142,7 +163,8 @@ class Choices:
     def line(self):
         parts = ["model=%s" % self.model, "params=%s" % ("yes" if self.params else "no"),
                  "stacks=%d" % self.stacks, "layout=%s" % self.layout,
-                 "forward=%d..%d" % (self.lb, self.lb + self.steps),
+                 "forward=%d..%d" % (self.lb, self.lb + self.step * self.steps)
+                 + (" step %d divide=%s" % (self.step, self.divide) if self.step > 1 else ""),
                  "backward=%s" % self.backward]
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
@@ -156,8 +178,10 @@ class Choices:
             self.lb, self.backward)
         if self.backward == "while-down":
             text += " --cond %s --decrement %s" % (self.cond, self.decrement)
-        text += " --spelling %s --steps %d --batch %d --width %d" % (
-            self.spelling, self.steps, self.batch, self.width)
+        text += " --spelling %s --step %d" % (self.spelling, self.step)
+        if self.divide:
+            text += " --divide %s" % self.divide
+        text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
 
@@ -226,6 +250,27 @@ class VGen(gl.Gen):
         cache[key] = r
         return r
 
+    def quotient(self, var, cache):
+        """SSA of var / S (the loop's step), spelled as the variant says;
+        var itself when S = 1."""
+        S, dv = self.ch.step, self.ch.divide
+        if S == 1:
+            return var
+        key = ("quotient", var)
+        if key in cache:
+            return cache[key]
+        q = self.fresh("q")
+        if dv == "affine":
+            self.emit("%s = affine.apply affine_map<(d0) -> (d0 floordiv %d)>(%s)" % (q, S, var))
+        elif dv == "index":
+            self.emit("%s = index.divu %s, %s" % (q, var, self.iconst(S)))
+        elif dv == "shr":
+            self.emit("%s = arith.shrui %s, %s : index" % (q, var, self.iconst(S.bit_length() - 1)))
+        else:
+            self.emit("%s = arith.%s %s, %s : index" % (q, dv, var, self.iconst(S)))
+        cache[key] = q
+        return q
+
     # -- the scan -------------------------------------------------------------
     # Rows as s * k + r0 of the step k, per kind of stack.
     def carry_row(self, nxt=False):
@@ -285,20 +330,25 @@ class VGen(gl.Gen):
         blk = [(self.value(b, v.shape), v) for b, v in carries]
         blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(carries + values, st0)]
         types = ", ".join(a.ty for a, _ in blk)
+        S = ch.step
         self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
-            res, len(blk), ivar, self.iconst(lb), self.iconst(lb + T), self.iconst(1),
+            res, len(blk), ivar, self.iconst(lb), self.iconst(lb + S * T), self.iconst(S),
             ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
         self.depth += 1
         cache = {}
         nc = len(carries)
         cur_st = {b: a for (b, _), (a, _) in zip(carries + values, blk[nc:])}
 
+        # q = i / S = k + floor(lb / S): k = i - lb when S = 1
+        q0 = lb // S
+
         def at(s, r0):
-            # row s * k + r0 with k = i - lb
-            return self.row(ivar, s, r0 - s * lb, cache)
+            # row s * k + r0 = s * q + r0 - s * q0
+            return self.row(self.quotient(ivar, cache), s, r0 - s * q0, cache)
 
         def note(what, s, r0):
-            self.rows.append((what, self.describe("%i", s, r0 - s * lb)))
+            self.rows.append((what, self.describe("%i" if S == 1 else "%%i/%d" % S, s,
+                                                  r0 - s * q0)))
 
         def store(base, v, s, r0):
             cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], at(s, r0))
@@ -351,7 +401,7 @@ class VGen(gl.Gen):
         seen = set()
 
         def at(s, r0):
-            return self.row(jvar, s * alpha, s * beta + r0, cache)
+            return self.row(self.quotient(jvar, cache), s * alpha, s * beta + r0, cache)
 
         def load(base, nxt=False):
             if base in carry_bases:
@@ -361,7 +411,8 @@ class VGen(gl.Gen):
             what = "backward reads %s_%s at" % (base, "{k+1}" if nxt else "k")
             if what not in seen:
                 seen.add(what)
-                self.rows.append((what, self.describe("%j", s * alpha, s * beta + r0)))
+                jname = "%j" if ch.step == 1 else "%%j/%d" % ch.step
+                self.rows.append((what, self.describe(jname, s * alpha, s * beta + r0)))
             return self.slice_at(base + ("_n" if nxt else "_k"), saved[base], at(s, r0))
         carry_bases = set(self.carry_bases)
         if ch.backward in ("for", "for-shift"):
@@ -369,8 +420,9 @@ class VGen(gl.Gen):
             blk = [(self.value(b, v.shape), v) for b, v in carries]
             types = ", ".join(a.ty for a, _ in blk)
             lo, hi = (0, T) if ch.backward == "for" else (1, T + 1)
+            S = ch.step
             self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
-                res, len(blk), jvar, self.iconst(lo), self.iconst(hi), self.iconst(1),
+                res, len(blk), jvar, self.iconst(lo * S), self.iconst(hi * S), self.iconst(S),
                 ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
             self.depth += 1
             new = body(lambda: at(1, 0), [a for a, _ in blk], load)
@@ -378,12 +430,13 @@ class VGen(gl.Gen):
             self.depth -= 1
             self.emit("}")
             return [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
-        # A downward scf.while: the counter first, from T-1 while >= 0.
+        # A downward scf.while: the counter first, from S*(T-1) by -S while >= 0.
+        S = ch.step
         types = ", ".join(["index"] + [v.ty for _, v in carries])
         before = [self.fresh("j_w")] + [self.fresh(b + "_w") for b, _ in carries]
         self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
             res, len(carries) + 1, ", ".join("%s = %s" % (a, v) for a, v in zip(
-                before, [self.iconst(T - 1)] + [v.ssa for _, v in carries])), types, types))
+                before, [self.iconst(S * (T - 1))] + [v.ssa for _, v in carries])), types, types))
         self.depth += 1
         more = self.fresh("more")
         cmp = {"sge": "sge, %s, %s" % (before[0], self.iconst(0)),
@@ -401,9 +454,9 @@ class VGen(gl.Gen):
         new = body(lambda: at(1, 0), blk, load)
         jn = self.fresh("j_next")
         if ch.decrement == "subi":
-            self.emit("%s = arith.subi %s, %s : index" % (jn, jvar, self.iconst(1)))
+            self.emit("%s = arith.subi %s, %s : index" % (jn, jvar, self.iconst(S)))
         else:
-            self.emit("%s = arith.addi %s, %s : index" % (jn, jvar, self.iconst(-1)))
+            self.emit("%s = arith.addi %s, %s : index" % (jn, jvar, self.iconst(-S)))
         self.emit("scf.yield %s : %s" % (", ".join([jn] + [v.ssa for v in new]), types))
         self.depth -= 1
         self.emit("}")
@@ -648,8 +701,9 @@ def coverage(seeds):
     """The choices `seeds` make between them, and the ones they miss: every
     value of every choice, rnn and lstm with and without stacked parameters,
     every number of stacks of every model, every backward loop with every
-    layout, and every spelling in a backward row C - j (a row the backward
-    computes from its index)."""
+    layout, every spelling in a backward row C - j (a row the backward
+    computes from its index), every loop step, every spelling of i/step and
+    every backward loop with a step > 1."""
     want = {("model", m) for m in MODELS}
     want |= {("params", m, p) for m in ("rnn", "lstm") for p in ("yes", "no")}
     want |= {("stacks", m, k) for m in MODELS for k in STACKS[m]}
@@ -658,6 +712,8 @@ def coverage(seeds):
     want |= {("cond", c) for c in CONDS} | {("decrement", d) for d in DECREMENTS}
     want |= {("layout x backward", y, b) for y in LAYOUTS for b in BACKWARDS}
     want |= {("spelling of C - j", sp) for sp in SPELLINGS}
+    want |= {("step", st) for st in STEPS} | {("divide", d) for d in DIVIDES}
+    want |= {("step > 1 backward", b) for b in BACKWARDS}
     lines, have = [], set()
     for seed in seeds:
         ch = Choices(seed)
@@ -669,8 +725,11 @@ def coverage(seeds):
             have.add(("params", ch.model, "yes" if ch.params else "no"))
         if ch.cond:
             have |= {("cond", ch.cond), ("decrement", ch.decrement)}
+        have.add(("step", ch.step))
+        if ch.step > 1:
+            have |= {("divide", ch.divide), ("step > 1 backward", ch.backward)}
         g, _, _ = build(ch, "loop")
-        if any(w.startswith("backward") and expr.endswith(" - %j") for w, expr in g.rows):
+        if any(w.startswith("backward") and " - %j" in expr for w, expr in g.rows):
             have.add(("spelling of C - j", ch.spelling))
     return lines, want, want - have
 
@@ -693,6 +752,8 @@ def main():
     ap.add_argument("--cond", choices=CONDS, help="while-down: its condition")
     ap.add_argument("--decrement", choices=DECREMENTS, help="while-down: its counter's step")
     ap.add_argument("--spelling", choices=SPELLINGS)
+    ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
+    ap.add_argument("--divide", choices=DIVIDES, help="how i/step is written (step > 1)")
     ap.add_argument("--steps", "-T", type=int)
     ap.add_argument("--batch", "-B", type=int)
     ap.add_argument("--width", "-W", type=int)
@@ -715,7 +776,7 @@ def main():
         ap.error("--seed or --cover is required")
     ch = Choices(a.seed, model=a.model, params=a.params, stacks=a.stacks, layout=a.layout,
                  lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
-                 spelling=a.spelling, steps=a.steps, batch=a.batch, width=a.width)
+                 spelling=a.spelling, step=a.step, divide=a.divide, steps=a.steps, batch=a.batch, width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:
         ap.error("sizes must be positive and lb not negative")
     if a.choices:

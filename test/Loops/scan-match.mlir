@@ -29,13 +29,56 @@ func.func @spellings(%j: index, %n: index) -> (index, index, index, index, index
 
 // -----
 
-// Symbols and a trip count known at run time; floordiv stays opaque.
+// Symbols and a trip count known at run time; a floordiv of what it does
+// not divide stays opaque.
 func.func @symbols(%j: index, %n: index) -> (index, index) {
   // expected-remark @+1 {{index = 2*%arg1 - %arg0 - 1}}
   %a = affine.apply affine_map<(d0)[s0] -> (s0 * 2 - d0 - 1)>(%j)[%n] {test.index}
   // expected-remark-re @+1 {{index = %{{[0-9]+}}}}
   %b = affine.apply affine_map<(d0) -> (d0 floordiv 2)>(%j) {test.index}
   return %a, %b : index, index
+}
+
+// -----
+
+// Divisions by a constant of a sum whose coefficients it divides: floor and
+// ceil (affine, arith, index) and mod, whatever the constant's sign; a
+// truncating division when exact; an unsigned one or a truncating one that
+// rounds only where the sum is known non-negative (not here: %j is any
+// index), so those stay opaque.
+func.func @divisions(%j: index) -> (index, index, index, index, index, index, index, index, index, index) {
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %j4 = arith.muli %j, %c2 : index
+  %j4b = arith.muli %j4, %c2 : index
+  %n3 = arith.subi %j4b, %c3 : index
+  // expected-remark @+1 {{index = 2*%arg0 - 2}}
+  %a = arith.floordivsi %n3, %c2 {test.index} : index
+  // expected-remark @+1 {{index = 2*%arg0 - 1}}
+  %b = arith.ceildivsi %n3, %c2 {test.index} : index
+  // expected-remark @+1 {{index = 2*%arg0 + 3}}
+  %c = affine.apply affine_map<(d0) -> ((d0 * 4 + 6) floordiv 2)>(%j) {test.index}
+  // expected-remark @+1 {{index = 2*%arg0 + 1}}
+  %d = affine.apply affine_map<(d0) -> ((d0 * 4 + 1) ceildiv 2)>(%j) {test.index}
+  // expected-remark @+1 {{index = 1}}
+  %e = affine.apply affine_map<(d0) -> ((d0 * 4 + 7) mod 2)>(%j) {test.index}
+  %n6 = arith.addi %j4b, %c6 : index
+  // expected-remark @+1 {{index = 2*%arg0 + 3}}
+  %f = arith.divsi %n6, %c2 {test.index} : index
+  // expected-remark @+1 {{index = 2*%arg0 - 2}}
+  %g = arith.shrsi %n3, %c1 {test.index} : index
+  // expected-remark-re @+1 {{index = %{{[0-9]+}}}}
+  %h = arith.divsi %n3, %c2 {test.index} : index
+  // expected-remark-re @+1 {{index = %{{[0-9]+}}}}
+  %i = index.divu %n6, %c2 {test.index}
+  // A select on the sign of %j, which no range decides here: opaque.
+  %c0 = arith.constant 0 : index
+  %neg = arith.cmpi slt, %j, %c0 : index
+  // expected-remark-re @+1 {{index = %{{[0-9]+}}}}
+  %k = arith.select %neg, %c0, %j {test.index} : index
+  return %a, %b, %c, %d, %e, %f, %g, %h, %i, %k : index, index, index, index, index, index, index, index, index, index
 }
 
 // -----
@@ -178,6 +221,63 @@ func.func @stride_two(%h0: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// A loop stepping by 2 from 1: its rows are the quotient (i - 1) / 2 = k,
+// here by an unsigned division (i >= 1, so the numerator is never negative:
+// floor division), and the backward loop, also by 2, reads row
+// (7 - j) floordiv 2 = 3 - m of its iteration m, written as `mlir-opt --lower-affine`
+// writes it: a select on the sign of 7 - j, which m in [0, 3] decides.
+func.func @step_two(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c9 = arith.constant 9 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{scan: T = 4, index 1 + 2*k; stack #1 rows 1*k + 0; backward index %c0 + 2*m}}
+  %f:2 = scf.for %i = %c1 to %c9 step %c2 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %im1 = arith.subi %i, %c1 : index
+    %r = arith.divui %im1, %c2 : index
+    %s1 = tensor.insert_slice %h into %s[%r, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  %b = scf.for %j = %c0 to %c8 step %c2 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %cm1 = arith.constant -1 : index
+    %c7 = arith.constant 7 : index
+    %n = arith.subi %c7, %j : index
+    %neg = arith.cmpi slt, %n, %c0 : index
+    %nm = arith.subi %cm1, %n : index
+    %sel = arith.select %neg, %nm, %n : index
+    %q = arith.divsi %sel, %c2 : index
+    %qm = arith.subi %cm1, %q : index
+    %r = arith.select %neg, %qm, %q : index
+    // expected-remark @+1 {{reads row of stack #1}}
+    %x = tensor.extract_slice %f#1[%r, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %x : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %b : tensor<2xf32>
+}
+
+// -----
+
+// Stepping by 2 but writing row i: rows 0, 2, 4, 6, two apart.
+func.func @step_two_undivided(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %s0 = tensor.empty() : tensor<8x2xf32>
+  // expected-remark @+1 {{not a scan: its stack (iteration argument #1) is written at row i (2*k at step k), not one row further each iteration (i + c or c - i)}}
+  %f:2 = scf.for %i = %c0 to %c8 step %c2 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<8x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<8x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<8x2xf32>
+  }
+  return %f#0 : tensor<2xf32>
+}
+
+// -----
+
 // A downward while that stops one row early (j > 0): 3 iterations, not 4.
 func.func @short_while(%h0: tensor<2xf32>) -> tensor<2xf32> {
   %c0 = arith.constant 0 : index
@@ -200,6 +300,70 @@ func.func @short_while(%h0: tensor<2xf32>) -> tensor<2xf32> {
     %x = tensor.extract_slice %f#1[%j, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
     %dn = arith.mulf %d, %x : tensor<2xf32>
     %jm = arith.subi %j, %c1 : index
+    scf.yield %jm, %dn : index, tensor<2xf32>
+  }
+  return %b#1 : tensor<2xf32>
+}
+
+// -----
+
+// A downward while counting by 2 (6, 4, 2, 0: 4 iterations) reading row
+// j floordiv 2 (by a right shift; j >= 0 throughout, so a floor division),
+// which is 3 - m of its iteration m: the row forward iteration 3 - m wrote.
+func.func @while_by_two(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{scan: T = 4, index 0 + 1*k; stack #1 rows 1*k + 0; backward index %c6 + -2*m}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  %b:2 = scf.while (%j = %c6, %d = %f#0) : (index, tensor<2xf32>) -> (index, tensor<2xf32>) {
+    %more = arith.cmpi sge, %j, %c0 : index
+    scf.condition(%more) %j, %d : index, tensor<2xf32>
+  } do {
+  ^bb0(%j: index, %d: tensor<2xf32>):
+    %r = arith.shrui %j, %c1 : index
+    // expected-remark @+1 {{reads row of stack #1}}
+    %x = tensor.extract_slice %f#1[%r, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %x : tensor<2xf32>
+    %jm = arith.subi %j, %c2 : index
+    scf.yield %jm, %dn : index, tensor<2xf32>
+  }
+  return %b#1 : tensor<2xf32>
+}
+
+// -----
+
+// Counting down by 2 from 7 until it equals 0: it never does.
+func.func @while_passes_its_bound(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{not a scan: the while loop reading its stacks stops only at its bound (cmpi ne), which its step may pass over (the distance is not a multiple of the step)}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  // expected-remark @+1 {{not a scan}}
+  %b:2 = scf.while (%j = %c7, %d = %f#0) : (index, tensor<2xf32>) -> (index, tensor<2xf32>) {
+    %more = arith.cmpi ne, %j, %c0 : index
+    scf.condition(%more) %j, %d : index, tensor<2xf32>
+  } do {
+  ^bb0(%j: index, %d: tensor<2xf32>):
+    %r = arith.shrui %j, %c1 : index
+    %x = tensor.extract_slice %f#1[%r, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %x : tensor<2xf32>
+    %jm = arith.subi %j, %c2 : index
     scf.yield %jm, %dn : index, tensor<2xf32>
   }
   return %b#1 : tensor<2xf32>

@@ -8,7 +8,10 @@
 // of them; one that compares the affine sums they denote does not. An
 // IndexExpr is c0 + sum(c_k * v_k) over opaque SSA values v_k (induction
 // variables, trip counts, anything not a sum, a difference or a product by a
-// constant).
+// constant). A division by a constant (floordiv, divui, shrui, ...) is a sum
+// too where the sum it divides is one of multiples of the divisor plus a
+// constant, which a loop stepping by the divisor makes of its index: with
+// `%i` stepping by 2 from 0, `%i floordiv 2` is the iteration number k.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LOOPS_INDEXEXPR_H
@@ -38,6 +41,15 @@ public:
   /// Each coefficient divided by `d` when all divide exactly: the floor
   /// division of the sum, for every value of the terms.
   std::optional<IndexExpr> dividedExactly(int64_t d) const;
+  /// floor(this / d) for d > 0 when every coefficient divides by d (the
+  /// constant need not): the terms divided, plus floor(constant / d).
+  std::optional<IndexExpr> floorDivided(int64_t d) const;
+  /// The smallest value over the terms' ranges (`range` of a term: its
+  /// smallest and largest value, nullopt if unknown).
+  std::optional<int64_t> lowerBound(
+      llvm::function_ref<std::optional<std::pair<int64_t, int64_t>>(
+          mlir::Value)>
+          range) const;
 
   int64_t constantPart() const { return constantTerm; }
   int64_t coefficient(mlir::Value v) const;
@@ -60,7 +72,17 @@ private:
 /// constants, add/sub/mul by a constant (arith and index dialects),
 /// affine.apply of a one-result affine map and integer casts; any other
 /// value is a term of its own.
-IndexExpr indexExprOf(mlir::Value v);
+/// What decomposition may assume of some values: each replaced by a sum
+/// (an induction variable by lower + step * k, the variable itself then
+/// standing for k), and the range of such a k ([0, T - 1]), which makes a
+/// truncating or unsigned division of a sum known non-negative a floor one.
+struct IndexFacts {
+  llvm::SmallVector<std::pair<mlir::Value, IndexExpr>, 1> replaced;
+  llvm::SmallVector<std::pair<mlir::Value, std::pair<int64_t, int64_t>>, 1>
+      ranges;
+};
+
+IndexExpr indexExprOf(mlir::Value v, const IndexFacts &facts = {});
 
 } // namespace remat
 

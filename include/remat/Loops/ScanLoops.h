@@ -120,7 +120,8 @@ struct ScanPair {
 };
 
 /// An scf.while that counts: its condition passes its arguments on and
-/// compares the argument `counter`, which moves by `step` (+-1) from `init`,
+/// compares the argument `counter`, which moves by the constant `step` from
+/// `init`,
 /// with a bound defined before the loop; it runs `trips` iterations.
 struct CountedWhile {
   unsigned counter = 0;
@@ -129,7 +130,7 @@ struct CountedWhile {
   IndexExpr trips;
 };
 /// `loop` as a CountedWhile, or why it is not one ("does not step its
-/// counter by one").
+/// counter by a constant").
 std::variant<CountedWhile, std::string>
 matchCountedWhile(mlir::scf::WhileOp loop);
 
