@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Index/IR/IndexOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
 
@@ -246,13 +247,23 @@ auto rangeIn(const IndexFacts &facts) {
   };
 }
 
-std::optional<IndexExpr> decompose(Value v, int depth, const IndexFacts &facts);
+/// One decomposition: the facts it assumes, and what it found for each
+/// value (an index computed once and used many times, or a chain of adds
+/// each reading the one before twice, is decomposed once, not once per
+/// path to it).
+struct Decomposition {
+  explicit Decomposition(const IndexFacts &facts) : facts(facts) {}
+  const IndexFacts &facts;
+  llvm::DenseMap<Value, std::optional<IndexExpr>> found;
+};
+
+std::optional<IndexExpr> decompose(Value v, int depth, Decomposition &in);
 
 /// The value of `condition` (an arith.cmpi of two sums, signed or equality)
 /// where the ranges in `facts` decide it: how `lower-affine` spells floordiv
 /// (a select on the dividend's sign) is then the division it computes.
-std::optional<bool> decided(Value condition, int depth,
-                            const IndexFacts &facts) {
+std::optional<bool> decided(Value condition, int depth, Decomposition &in) {
+  const IndexFacts &facts = in.facts;
   APInt value;
   if (matchPattern(condition, m_ConstantInt(&value)))
     return !value.isZero();
@@ -260,8 +271,7 @@ std::optional<bool> decided(Value condition, int depth,
   if (!cmp)
     return std::nullopt;
   auto sum = [&](Value operand) {
-    return decompose(operand, depth + 1, facts)
-        .value_or(IndexExpr::of(operand));
+    return decompose(operand, depth + 1, in).value_or(IndexExpr::of(operand));
   };
   std::optional<IndexExpr> d = sum(cmp.getLhs()).minus(sum(cmp.getRhs()));
   std::optional<IndexExpr> negated = d ? d->times(-1) : std::nullopt;
@@ -322,10 +332,22 @@ std::optional<IndexExpr> divided(const IndexExpr &n, int64_t d,
   return n.floorDivided(d);
 }
 
+std::optional<IndexExpr> decomposeOnce(Value v, int depth,
+                                       Decomposition &in);
+
 /// Depth-limited: index arithmetic is shallow, and a malformed chain of
 /// thousands of adds must not overflow the stack.
-std::optional<IndexExpr> decompose(Value v, int depth,
-                                   const IndexFacts &facts) {
+std::optional<IndexExpr> decompose(Value v, int depth, Decomposition &in) {
+  if (auto it = in.found.find(v); it != in.found.end())
+    return it->second;
+  std::optional<IndexExpr> e = decomposeOnce(v, depth, in);
+  in.found[v] = e;
+  return e;
+}
+
+std::optional<IndexExpr> decomposeOnce(Value v, int depth,
+                                       Decomposition &in) {
+  const IndexFacts &facts = in.facts;
   for (const auto &[value, with] : facts.replaced)
     if (value == v)
       return with;
@@ -336,8 +358,7 @@ std::optional<IndexExpr> decompose(Value v, int depth,
   if (!def || depth > 32)
     return std::nullopt;
   auto sub = [&](Value operand) {
-    return decompose(operand, depth + 1, facts)
-        .value_or(IndexExpr::of(operand));
+    return decompose(operand, depth + 1, in).value_or(IndexExpr::of(operand));
   };
   if (isa<arith::AddIOp, index::AddOp>(def))
     return sub(def->getOperand(0)).plus(sub(def->getOperand(1)));
@@ -371,7 +392,7 @@ std::optional<IndexExpr> decompose(Value v, int depth,
                    *rounding, facts);
   }
   if (auto select = dyn_cast<arith::SelectOp>(def)) {
-    std::optional<bool> c = decided(select.getCondition(), depth, facts);
+    std::optional<bool> c = decided(select.getCondition(), depth, in);
     if (!c)
       return std::nullopt;
     return sub(*c ? select.getTrueValue() : select.getFalseValue());
@@ -391,7 +412,8 @@ std::optional<IndexExpr> decompose(Value v, int depth,
 } // namespace
 
 IndexExpr indexExprOf(Value v, const IndexFacts &facts) {
-  return decompose(v, 0, facts).value_or(IndexExpr::of(v));
+  Decomposition in(facts);
+  return decompose(v, 0, in).value_or(IndexExpr::of(v));
 }
 
 } // namespace remat
