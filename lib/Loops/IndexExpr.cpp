@@ -11,6 +11,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace remat {
@@ -139,6 +141,10 @@ int64_t IndexExpr::coefficient(Value v) const {
   return 0;
 }
 
+Value IndexExpr::onlyTerm() const {
+  return terms.size() == 1 ? terms.front().first : Value();
+}
+
 std::optional<int64_t> IndexExpr::asConstant() const {
   if (!terms.empty())
     return std::nullopt;
@@ -252,10 +258,23 @@ auto rangeIn(const IndexFacts &facts) {
 /// each reading the one before twice, is decomposed once, not once per
 /// path to it).
 struct Decomposition {
-  explicit Decomposition(const IndexFacts &facts) : facts(facts) {}
+  Decomposition(const IndexFacts &facts, int splitsLeft)
+      : facts(facts), splitsLeft(splitsLeft) {}
   const IndexFacts &facts;
   llvm::DenseMap<Value, std::optional<IndexExpr>> found;
+  /// Selects read under both assumptions, nested at most this deep (each
+  /// doubles the work).
+  int splitsLeft;
 };
+
+/// lower-affine's floordiv nests two selects on one condition.
+constexpr int kSelectSplits = 3;
+
+/// floor(n / d) for any signs, d != 0.
+int64_t floorDiv(int64_t n, int64_t d) {
+  int64_t q = n / d;
+  return (n % d != 0 && ((n < 0) != (d < 0))) ? q - 1 : q;
+}
 
 std::optional<IndexExpr> decompose(Value v, int depth, Decomposition &in);
 
@@ -267,6 +286,9 @@ std::optional<bool> decided(Value condition, int depth, Decomposition &in) {
   APInt value;
   if (matchPattern(condition, m_ConstantInt(&value)))
     return !value.isZero();
+  for (const auto &[assumedCondition, holds] : in.facts.assumed)
+    if (assumedCondition == condition)
+      return holds;
   auto cmp = condition.getDefiningOp<arith::CmpIOp>();
   if (!cmp)
     return std::nullopt;
@@ -306,6 +328,65 @@ std::optional<bool> decided(Value condition, int depth, Decomposition &in) {
   default:
     return std::nullopt; // Unsigned: not needed by the spellings seen.
   }
+}
+
+/// `in`'s facts with `condition` assumed to be `holds`, the range of the
+/// one value it bounds (a signed compare of a*v + c with 0, v's range
+/// known) narrowed to where it does; std::nullopt when no value of the
+/// range satisfies it (the branch assuming it is never taken).
+std::optional<IndexFacts> assuming(Value condition, bool holds, int depth,
+                                   Decomposition &in) {
+  IndexFacts facts = in.facts;
+  facts.assumed.push_back({condition, holds});
+  auto cmp = condition.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return facts;
+  auto sum = [&](Value operand) {
+    return decompose(operand, depth + 1, in).value_or(IndexExpr::of(operand));
+  };
+  std::optional<IndexExpr> d = sum(cmp.getLhs()).minus(sum(cmp.getRhs()));
+  Value v = d && d->constantPart() != std::numeric_limits<int64_t>::min()
+                ? d->onlyTerm()
+                : Value();
+  auto range = llvm::find_if(facts.ranges,
+                             [&](const auto &r) { return r.first == v; });
+  if (!v || range == facts.ranges.end())
+    return facts;
+  // d = a*v + c, and d in [low, high] where the condition is `holds`.
+  const int64_t a = d->coefficient(v), c = d->constantPart();
+  using P = arith::CmpIPredicate;
+  P pred = holds ? cmp.getPredicate() : arith::invertPredicate(cmp.getPredicate());
+  int64_t low = std::numeric_limits<int64_t>::min() / 4,
+          high = std::numeric_limits<int64_t>::max() / 4;
+  switch (pred) {
+  case P::slt: high = -1; break;
+  case P::sle: high = 0; break;
+  case P::sgt: low = 1; break;
+  case P::sge: low = 0; break;
+  case P::eq: low = high = 0; break;
+  default: return facts; // ne, unsigned: no interval.
+  }
+  // low <= a*v + c <= high, solved for v (a != 0).
+  std::optional<int64_t> lowMinusC = checkedAdd(low, -c),
+                         highMinusC = checkedAdd(high, -c);
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  if (!lowMinusC || !highMinusC || *lowMinusC == kMin || *highMinusC == kMin ||
+      a == 0)
+    return facts;
+  int64_t vLow, vHigh;
+  if (a > 0) {
+    vLow = -floorDiv(-*lowMinusC, a);
+    vHigh = floorDiv(*highMinusC, a);
+  } else {
+    vLow = -floorDiv(-*highMinusC, a);
+    vHigh = floorDiv(*lowMinusC, a);
+  }
+  auto &[first, last] = range->second;
+  first = std::max(first, vLow);
+  last = std::min(last, vHigh);
+  if (first > last)
+    return std::nullopt;
+  return facts;
 }
 
 /// How a division by a constant rounds.
@@ -393,9 +474,30 @@ std::optional<IndexExpr> decomposeOnce(Value v, int depth,
   }
   if (auto select = dyn_cast<arith::SelectOp>(def)) {
     std::optional<bool> c = decided(select.getCondition(), depth, in);
-    if (!c)
+    if (c)
+      return sub(*c ? select.getTrueValue() : select.getFalseValue());
+    if (in.splitsLeft <= 0)
       return std::nullopt;
-    return sub(*c ? select.getTrueValue() : select.getFalseValue());
+    // Each branch under its assumption: the same sum from both (as
+    // lower-affine's floordiv is, each branch right on its side of 0), or
+    // the one branch that can be taken.
+    std::optional<IndexExpr> branches[2];
+    bool taken[2] = {false, false};
+    for (bool holds : {true, false}) {
+      std::optional<IndexFacts> facts =
+          assuming(select.getCondition(), holds, depth, in);
+      if (!facts)
+        continue;
+      taken[holds] = true;
+      Decomposition branch(*facts, in.splitsLeft - 1);
+      Value chosen = holds ? select.getTrueValue() : select.getFalseValue();
+      branches[holds] = decompose(chosen, depth + 1, branch);
+      if (!branches[holds])
+        return std::nullopt;
+    }
+    if (taken[0] && taken[1])
+      return *branches[0] == *branches[1] ? branches[0] : std::nullopt;
+    return taken[1] ? branches[1] : branches[0];
   }
   if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
     AffineMap map = apply.getAffineMap();
@@ -412,7 +514,7 @@ std::optional<IndexExpr> decomposeOnce(Value v, int depth,
 } // namespace
 
 IndexExpr indexExprOf(Value v, const IndexFacts &facts) {
-  Decomposition in(facts);
+  Decomposition in(facts, kSelectSplits);
   return decompose(v, 0, in).value_or(IndexExpr::of(v));
 }
 

@@ -17,6 +17,11 @@
 using namespace mlir;
 
 void remat::addTensorToBufferStages(OpPassManager &pm, int64_t alignment) {
+  // An affine.for carrying tensors does not bufferize: scf first. Calls
+  // stay (a harness times them).
+  NormalizeInputPassOptions normalize;
+  normalize.inlineCalls = false;
+  pm.addPass(createNormalizeInputPass(normalize));
   pm.addPass(createCheckExecutablePass());
   pm.addPass(createInlineRecomputePass());
   pm.addPass(createStripAnnotationsPass());

@@ -62,6 +62,7 @@ bool hasAffineOps(ModuleOp module) {
 
 struct NormalizeInputPass
     : public remat::impl::NormalizeInputPassBase<NormalizeInputPass> {
+  using NormalizeInputPassBase::NormalizeInputPassBase;
   void getDependentDialects(DialectRegistry &registry) const override {
     inlinerPipeline().getDependentDialects(registry);
     lowerAffinePipeline().getDependentDialects(registry);
@@ -70,7 +71,7 @@ struct NormalizeInputPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool changed = false;
-    if (hasInlinerWork(module)) {
+    if (inlineCalls && hasInlinerWork(module)) {
       OpPassManager inliner = inlinerPipeline();
       if (failed(runPipeline(inliner, module)))
         return signalPassFailure();

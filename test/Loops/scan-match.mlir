@@ -368,3 +368,72 @@ func.func @while_passes_its_bound(%h0: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %b#1 : tensor<2xf32>
 }
+
+// -----
+
+// The backward row (6 - j) floordiv 2 as `mlir-opt --lower-affine` writes it:
+// 3 + floordiv(-j, 2), the floordiv a select on the sign of -j, which is 0
+// at m = 0 and negative after, so no range decides it. Read once assuming
+// -j < 0 (then j >= 2: -1 - (-j) = j - 1 >= 1, a floor division) and once
+// assuming -j >= 0 (j = 0), both branches are -m: the row is 3 - m.
+func.func @step_two_lowered(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %cm1 = arith.constant -1 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{scan: T = 4, index 0 + 1*k; stack #1 rows 1*k + 0; backward index %c0 + 2*m}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  %b = scf.for %j = %c0 to %c8 step %c2 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %x = arith.muli %j, %cm1 overflow<nsw> : index
+    %neg = arith.cmpi slt, %x, %c0 : index
+    %xm = arith.subi %cm1, %x : index
+    %sel = arith.select %neg, %xm, %x : index
+    %q = arith.divsi %sel, %c2 : index
+    %qm = arith.subi %cm1, %q : index
+    %fl = arith.select %neg, %qm, %q : index
+    %r = arith.addi %fl, %c3 : index
+    // expected-remark @+1 {{reads row of stack #1}}
+    %v = tensor.extract_slice %f#1[%r, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %v : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %b : tensor<2xf32>
+}
+
+// -----
+
+// The same select with branches that differ (j itself where -j < 0, 0
+// where not): no sum, the row stays opaque and the read is refused.
+func.func @step_two_select_differs(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %cm1 = arith.constant -1 : index
+  %s0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark-re @+1 {{not a scan: its stack (result #1) is read at row %{{[0-9]+}}, which neither the forward iteration it reverses nor the one before wrote (rows read out of order)}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<4x2xf32>
+  }
+  // expected-remark @+1 {{not a scan}}
+  %b = scf.for %j = %c0 to %c8 step %c2 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %x = arith.muli %j, %cm1 : index
+    %neg = arith.cmpi slt, %x, %c0 : index
+    %r = arith.select %neg, %j, %c0 : index
+    %v = tensor.extract_slice %f#1[%r, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %v : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %b : tensor<2xf32>
+}

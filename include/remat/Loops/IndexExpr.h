@@ -54,6 +54,8 @@ public:
   int64_t constantPart() const { return constantTerm; }
   int64_t coefficient(mlir::Value v) const;
   std::optional<int64_t> asConstant() const;
+  /// The value of the one term, or null when there are none or several.
+  mlir::Value onlyTerm() const;
   bool operator==(const IndexExpr &other) const;
   bool operator!=(const IndexExpr &other) const { return !(*this == other); }
 
@@ -80,6 +82,10 @@ struct IndexFacts {
   llvm::SmallVector<std::pair<mlir::Value, IndexExpr>, 1> replaced;
   llvm::SmallVector<std::pair<mlir::Value, std::pair<int64_t, int64_t>>, 1>
       ranges;
+  /// i1 conditions assumed to hold (true) or not: a select on a condition
+  /// the ranges leave open is read once under each assumption, and is a
+  /// sum where both branches are the same one.
+  llvm::SmallVector<std::pair<mlir::Value, bool>, 1> assumed;
 };
 
 IndexExpr indexExprOf(mlir::Value v, const IndexFacts &facts = {});

@@ -47,7 +47,15 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     callable; an op of the affine dialect): on a 40k-op step without either,
     the inliner and its canonicalize took 0.8 s and lower-affine 0.3 s of a
     6 s pass, and changed nothing the pipeline's own canonicalize would not.
+
+    `-remat-lower-to-cpu` and `-remat-lower-to-gpu` run it without the
+    inliner (`inline-calls=false`: a harness's calls stay calls) before
+    bufferization, which has no rules for an `affine.for` carrying tensors.
   }];
+  let options = [
+    Option<"inlineCalls", "inline-calls", "bool", /*default=*/"true",
+           "Inline calls first (the lowerings keep them: false)">,
+  ];
 }
 
 def AnnotateCostsPass : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
