@@ -85,7 +85,9 @@ def TestScanMatchPass : Pass<"remat-test-scan-match", "mlir::ModuleOp"> {
   let description = [{
     On every op carrying the unit attribute `test.index` (any op with
     one index result): its value as an affine sum (IndexExpr), the terms
-    printed as operands. On every scf.for and scf.while at the top level of a
+    printed as operands; inside an scf.for of constant bounds, with the
+    loop's index read as the scan matcher reads it (lower + step * k, k in
+    [0, T - 1], printed as the index). On every scf.for and scf.while at the top level of a
     function: the scan it begins (T, the stacks' rows as alpha * k + beta,
     the backward loop's index as lower + m * step, and what each stack read
     gets: the row the reversed step stacks, the carry entering it, or a

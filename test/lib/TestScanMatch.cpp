@@ -6,6 +6,8 @@
 #include "TestPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -59,6 +61,29 @@ void describe(const ScanPair &scan) {
   }
 }
 
+/// Inside an scf.for of constant bounds, what the scan matcher assumes of
+/// its index: lower + step * k, with k (printed as the index) in
+/// [0, T - 1].
+IndexFacts loopFacts(Operation *op) {
+  IndexFacts facts;
+  auto loop = op->getParentOfType<scf::ForOp>();
+  if (!loop)
+    return facts;
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
+    return facts;
+  Value iv = loop.getInductionVar();
+  std::optional<IndexExpr> index = IndexExpr::of(iv).times(*step);
+  index = index ? index->plus(IndexExpr::constant(*lower)) : index;
+  if (!index)
+    return facts;
+  facts.replaced.push_back({iv, *index});
+  facts.ranges.push_back({iv, {0, (*upper - *lower + *step - 1) / *step - 1}});
+  return facts;
+}
+
 struct TestScanMatchPass
     : public remat::impl::TestScanMatchPassBase<TestScanMatchPass> {
   using TestScanMatchPassBase::TestScanMatchPassBase;
@@ -66,7 +91,8 @@ struct TestScanMatchPass
     getOperation()->walk([](Operation *op) {
       if (op->hasAttr("test.index") && op->getNumResults() == 1)
         op->emitRemark() << "index = "
-                         << indexExprOf(op->getResult(0)).str(operandName);
+                         << indexExprOf(op->getResult(0), loopFacts(op))
+                                .str(operandName);
     });
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
