@@ -300,7 +300,8 @@ std::optional<bool> decided(Value condition, int depth, Decomposition &in) {
   std::optional<int64_t> low = d ? d->lowerBound(rangeIn(facts)) : std::nullopt;
   std::optional<int64_t> minusHigh =
       negated ? negated->lowerBound(rangeIn(facts)) : std::nullopt;
-  if (!low || !minusHigh)
+  if (!low || !minusHigh ||
+      *minusHigh == std::numeric_limits<int64_t>::min()) // -high overflows
     return std::nullopt;
   // lhs - rhs lies in [low, high].
   const int64_t high = -*minusHigh;
