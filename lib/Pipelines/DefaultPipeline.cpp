@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Distributed/Passes.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -28,6 +29,9 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   // whose memory the budget bounds (elementwise ops as linalg first:
   // shard-partition knows linalg's sharding, not arith's on tensors).
   if (options.partition) {
+    // An uneven split is named here; upstream's partition would fail later
+    // on a tensor.cast that names neither it nor what to do.
+    pm.addPass(createCheckEvenShardsPass());
     pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
     pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
     pm.addNestedPass<func::FuncOp>(shard::createPartition());

@@ -54,4 +54,22 @@ def LowerCollectivesPass : Pass<"remat-lower-collectives", "mlir::ModuleOp"> {
   ];
 }
 
+def CheckEvenShardsPass : Pass<"remat-check-even-shards", "mlir::ModuleOp"> {
+  let summary = "Refuse annotations that split a dimension unevenly, before "
+                "upstream's shard-partition";
+  let description = [{
+    Runs first in `-remat-fit{partition=true}` (`--remat-partition`). A
+    `shard.shard` whose sharding splits a static dimension over more devices
+    than divide it (10 rows over 4) and gives no explicit shard sizes
+    (`sharded_dims_offsets`) is an error at that op naming the value, the
+    dimension and the grid axes. Upstream's `shard-partition` (MLIR 22) does
+    not partition such shards: it emits a `tensor.cast` between the shard
+    shapes that fails verification, an error naming neither the annotation
+    nor what to do. The error says what to do: pad the dimension to a
+    multiple of the devices, or write the program each rank runs with the
+    dimension dynamic and bounded by the largest shard (planned once for
+    the largest, docs/distributed.md).
+  }];
+}
+
 #endif // REMAT_DISTRIBUTED_PASSES_TD
