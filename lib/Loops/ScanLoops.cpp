@@ -506,6 +506,8 @@ private:
       return addRead(read, StackRead::Kind::CarryEntering, s, *c);
     }
     return which + " is read at row " + name(row) +
+           (*read_m != row ? " (" + name(*read_m, "i", "m") + " at step m)"
+                           : std::string()) +
            ", which neither the forward iteration it reverses nor the one "
            "before wrote (rows read out of order)";
   }
@@ -594,12 +596,13 @@ private:
 
   /// A row index as the user wrote it: the forward index is i, the
   /// backward one j, the run-time trip count n.
-  std::string name(const IndexExpr &e, StringRef forwardIndex = "i") {
+  std::string name(const IndexExpr &e, StringRef forwardIndex = "i",
+                   StringRef backwardIndex = "j") {
     return e.str([&](Value v) -> std::string {
       if (v == pair.index())
         return forwardIndex.str();
       if (pair.backward && v == pair.backwardIndex())
-        return "j";
+        return backwardIndex.str();
       if (pair.online() && v == pair.tripCount())
         return "n";
       std::string s;

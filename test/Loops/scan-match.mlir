@@ -437,3 +437,32 @@ func.func @step_two_select_differs(%h0: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %b : tensor<2xf32>
 }
+
+// -----
+
+// A backward loop by 2 reading row 6 - j undivided: rows 6, 4, 2, 0 where
+// the reversal needs 3, 2, 1, 0. The remark gives the row in the backward
+// iteration m too.
+func.func @backward_step_undivided(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %s0 = tensor.empty() : tensor<8x2xf32>
+  // expected-remark @+1 {{not a scan: its stack (result #1) is read at row -j + 6 (-2*m + 6 at step m), which neither the forward iteration it reverses nor the one before wrote (rows read out of order)}}
+  %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<8x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<8x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    scf.yield %hn, %s1 : tensor<2xf32>, tensor<8x2xf32>
+  }
+  // expected-remark @+1 {{not a scan}}
+  %b = scf.for %j = %c0 to %c8 step %c2 iter_args(%d = %f#0) -> (tensor<2xf32>) {
+    %r = arith.subi %c6, %j : index
+    %v = tensor.extract_slice %f#1[%r, 0] [1, 2] [1, 1] : tensor<8x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %v : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %b : tensor<2xf32>
+}
