@@ -126,7 +126,8 @@ def main():
     steps = [os.path.join(args.src, p) for p in (
         "test/Corpus/Inputs/mlp.mlir", "test/Transforms/Inputs/tiny-unet.mlir",
         "examples/resnet-train-step.mlir", "test/Loops/Inputs/rnn_while.mlir",
-        "test/Distributed/Inputs/fsdp_small.mlir")]
+        "test/Distributed/Inputs/fsdp_small.mlir",
+        "test/Loops/Inputs/rnn_affine_step2.mlir")]
     seeds = {p: open(p, encoding="utf-8").read() for p in graphs + steps}
     bad = []
     work = tempfile.mkdtemp(prefix="remat-fuzz-")
