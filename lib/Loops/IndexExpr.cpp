@@ -81,14 +81,6 @@ std::optional<IndexExpr> IndexExpr::times(int64_t factor) const {
   return r;
 }
 
-std::optional<IndexExpr> IndexExpr::substitute(Value v,
-                                               const IndexExpr &with) const {
-  IndexExpr rest = *this;
-  llvm::erase_if(rest.terms, [&](const auto &t) { return t.first == v; });
-  std::optional<IndexExpr> scaled = with.times(coefficient(v));
-  return scaled ? rest.plus(*scaled) : std::nullopt;
-}
-
 std::optional<IndexExpr> IndexExpr::dividedExactly(int64_t d) const {
   if (d == 0 || constantTerm % d != 0)
     return std::nullopt;

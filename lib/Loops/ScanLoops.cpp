@@ -179,10 +179,10 @@ matchCountedWhile(scf::WhileOp loop) {
   std::optional<int64_t> endValue = end.asConstant();
   const bool boundPositive = endValue && *endValue >= 1;
   // Falling to the bound: the last value admitted is at most by - 1 above
-  // it (>=: at the bound itself, >: one above), and the next one must not
-  // wrap below 0.
+  // it (>=) or by above it (>), and the next one must not wrap below 0
+  // (by 1 past `>`: the bound itself, never below 0).
   const bool noWrapAtOrAbove = endValue && *endValue >= by;
-  const bool noWrapAbove = endValue && *endValue >= by - 1;
+  const bool noWrapAbove = by == 1 || (endValue && *endValue >= by - 1);
   auto count = [&](std::optional<IndexExpr> distance,
                    int64_t short_) -> std::optional<IndexExpr> {
     distance = distance ? distance->minus(IndexExpr::constant(short_))

@@ -35,9 +35,6 @@ public:
   std::optional<IndexExpr> plus(const IndexExpr &other) const;
   std::optional<IndexExpr> minus(const IndexExpr &other) const;
   std::optional<IndexExpr> times(int64_t factor) const;
-  /// `v` replaced by `with` (an induction variable by lower + k * step).
-  std::optional<IndexExpr> substitute(mlir::Value v,
-                                      const IndexExpr &with) const;
   /// Each coefficient divided by `d` when all divide exactly: the floor
   /// division of the sum, for every value of the terms.
   std::optional<IndexExpr> dividedExactly(int64_t d) const;
