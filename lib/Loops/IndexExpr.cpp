@@ -270,6 +270,15 @@ int64_t floorDiv(int64_t n, int64_t d) {
 
 std::optional<IndexExpr> decompose(Value v, int depth, Decomposition &in);
 
+/// lhs - rhs of `cmp`, as a sum.
+std::optional<IndexExpr> difference(arith::CmpIOp cmp, int depth,
+                                    Decomposition &in) {
+  auto sum = [&](Value operand) {
+    return decompose(operand, depth + 1, in).value_or(IndexExpr::of(operand));
+  };
+  return sum(cmp.getLhs()).minus(sum(cmp.getRhs()));
+}
+
 /// The value of `condition` (an arith.cmpi of two sums, signed or equality)
 /// where the ranges in `facts` decide it: how `lower-affine` spells floordiv
 /// (a select on the dividend's sign) is then the division it computes.
@@ -284,10 +293,7 @@ std::optional<bool> decided(Value condition, int depth, Decomposition &in) {
   auto cmp = condition.getDefiningOp<arith::CmpIOp>();
   if (!cmp)
     return std::nullopt;
-  auto sum = [&](Value operand) {
-    return decompose(operand, depth + 1, in).value_or(IndexExpr::of(operand));
-  };
-  std::optional<IndexExpr> d = sum(cmp.getLhs()).minus(sum(cmp.getRhs()));
+  std::optional<IndexExpr> d = difference(cmp, depth, in);
   std::optional<IndexExpr> negated = d ? d->times(-1) : std::nullopt;
   std::optional<int64_t> low = d ? d->lowerBound(rangeIn(facts)) : std::nullopt;
   std::optional<int64_t> minusHigh =
@@ -334,10 +340,7 @@ std::optional<IndexFacts> assuming(Value condition, bool holds, int depth,
   auto cmp = condition.getDefiningOp<arith::CmpIOp>();
   if (!cmp)
     return facts;
-  auto sum = [&](Value operand) {
-    return decompose(operand, depth + 1, in).value_or(IndexExpr::of(operand));
-  };
-  std::optional<IndexExpr> d = sum(cmp.getLhs()).minus(sum(cmp.getRhs()));
+  std::optional<IndexExpr> d = difference(cmp, depth, in);
   Value v = d && d->constantPart() != std::numeric_limits<int64_t>::min()
                 ? d->onlyTerm()
                 : Value();
@@ -505,6 +508,19 @@ std::optional<IndexExpr> decomposeOnce(Value v, int depth,
 }
 
 } // namespace
+
+IndexFacts iterationFacts(Value index, const IndexExpr &lower, int64_t step,
+                          std::optional<int64_t> trips) {
+  IndexFacts facts;
+  std::optional<IndexExpr> at = IndexExpr::of(index).times(step);
+  at = at ? at->plus(lower) : at;
+  if (at)
+    facts.replaced.push_back({index, *at});
+  facts.ranges.push_back(
+      {index, {0, trips ? std::max<int64_t>(0, *trips - 1)
+                        : std::numeric_limits<int64_t>::max()}});
+  return facts;
+}
 
 IndexExpr indexExprOf(Value v, const IndexFacts &facts) {
   Decomposition in(facts, kSelectSplits);

@@ -292,37 +292,18 @@ private:
     return std::nullopt;
   }
 
-  /// A forward row in the iteration number k (the index itself stands for
-  /// k once lower + k * step replaced it; k in [0, T - 1]).
+  /// A forward row in the iteration number k; a backward one in the
+  /// backward iteration number m.
   IndexFacts forwardFacts() {
-    IndexFacts facts;
-    std::optional<IndexExpr> index =
-        IndexExpr::of(pair.index()).times(pair.step);
-    index = index ? index->plus(IndexExpr::constant(pair.lower)) : index;
-    if (index)
-      facts.replaced.push_back({pair.index(), *index});
-    facts.ranges.push_back(
-        {pair.index(),
-         {0, pair.online() ? std::numeric_limits<int64_t>::max()
-                           : std::max<int64_t>(0, pair.steps - 1)}});
-    return facts;
+    return iterationFacts(pair.index(), IndexExpr::constant(pair.lower),
+                          pair.step,
+                          pair.online() ? std::nullopt
+                                        : std::optional<int64_t>(pair.steps));
   }
-
-  /// A backward row in the backward iteration number m (its index stands
-  /// for m once backwardLower + m * backwardStep replaced it).
   IndexFacts backwardFacts() {
-    IndexFacts facts;
-    std::optional<IndexExpr> index =
-        IndexExpr::of(pair.backwardIndex()).times(pair.backwardStep);
-    index = index ? index->plus(indexExprOf(pair.backwardLower)) : index;
-    if (index)
-      facts.replaced.push_back({pair.backwardIndex(), *index});
-    std::optional<int64_t> T = tripExpr().asConstant();
-    facts.ranges.push_back(
-        {pair.backwardIndex(),
-         {0, T ? std::max<int64_t>(0, *T - 1)
-               : std::numeric_limits<int64_t>::max()}});
-    return facts;
+    return iterationFacts(pair.backwardIndex(),
+                          indexExprOf(pair.backwardLower), pair.backwardStep,
+                          tripExpr().asConstant());
   }
 
   /// Stacks: iteration arguments yielded as one whole row written into

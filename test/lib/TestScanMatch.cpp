@@ -74,14 +74,8 @@ IndexFacts loopFacts(Operation *op) {
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
     return facts;
-  Value iv = loop.getInductionVar();
-  std::optional<IndexExpr> index = IndexExpr::of(iv).times(*step);
-  index = index ? index->plus(IndexExpr::constant(*lower)) : index;
-  if (!index)
-    return facts;
-  facts.replaced.push_back({iv, *index});
-  facts.ranges.push_back({iv, {0, (*upper - *lower + *step - 1) / *step - 1}});
-  return facts;
+  return iterationFacts(loop.getInductionVar(), IndexExpr::constant(*lower),
+                        *step, (*upper - *lower + *step - 1) / *step);
 }
 
 struct TestScanMatchPass

@@ -85,6 +85,12 @@ struct IndexFacts {
   llvm::SmallVector<std::pair<mlir::Value, bool>, 1> assumed;
 };
 
+/// What a loop's index is at its iteration k: `index` replaced by
+/// lower + step * k (the index then stands for k), k in [0, trips - 1]
+/// (trips unknown: k >= 0).
+IndexFacts iterationFacts(mlir::Value index, const IndexExpr &lower,
+                          int64_t step, std::optional<int64_t> trips);
+
 IndexExpr indexExprOf(mlir::Value v, const IndexFacts &facts = {});
 
 } // namespace remat

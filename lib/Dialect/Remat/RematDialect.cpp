@@ -56,20 +56,19 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be non-negative";
     return success();
   }
-  if (name == kInitAttrName) {
-    if (op->getName().getStringRef() != "tensor.empty" ||
-        !isa<IntegerAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' is an integer on a tensor.empty";
+  // The marks -remat-prepare puts on one kind of op only.
+  auto markOn = [&](StringRef opName, bool valueFits,
+                    StringRef what) -> LogicalResult {
+    if (op->getName().getStringRef() != opName || !valueFits)
+      return op->emitError() << "'" << name << "' is " << what << " on a "
+                             << opName;
     return success();
-  }
-  if (name == kOwnNodeAttrName) {
-    if (op->getName().getStringRef() != "tensor.insert_slice" ||
-        !isa<UnitAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' is a unit attribute on a tensor.insert_slice";
-    return success();
-  }
+  };
+  if (name == kInitAttrName)
+    return markOn("tensor.empty", isa<IntegerAttr>(value), "an integer");
+  if (name == kOwnNodeAttrName)
+    return markOn("tensor.insert_slice", isa<UnitAttr>(value),
+                  "a unit attribute");
   if (name == kRegionRunsAttrName) {
     auto runs = dyn_cast<ArrayAttr>(value);
     if (!runs || runs.size() != op->getNumRegions() ||
