@@ -349,35 +349,22 @@ private:
     return success();
   }
 
-  /// The most steps a loop whose trip count is known only at run time can
-  /// run: an online scan's forward loop runs at most its stacks' rows, and
-  /// so does the loop that reverses it.
+  /// The most steps a loop whose trip count the IR does not state can run:
+  /// an online scan's forward loop runs at most its stacks' rows, and the
+  /// loop reversing a scan as many steps as the scan's forward loop (its
+  /// bounds may be the forward counter's result, known only to the scan).
   static std::optional<int64_t> mostStepsAtRunTime(Operation *op) {
-    auto online = [](Operation *forward) -> std::optional<ScanPair> {
-      auto match = matchScan(forward);
-      auto *scan = std::get_if<ScanPair>(&match);
-      return scan && scan->online() ? std::optional<ScanPair>(*scan)
-                                    : std::nullopt;
-    };
-    if (std::optional<ScanPair> scan = online(op))
+    auto match = matchScan(op);
+    if (auto *scan = std::get_if<ScanPair>(&match); scan && scan->online())
       return scan->steps;
-    auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop)
-      return std::nullopt;
-    // The forward loop of the scan this one reverses: the while whose
-    // counter is its bound, or a loop to the same bound.
-    Value bound = loop.getUpperBound();
-    SmallVector<Operation *> forwards;
-    if (auto count = dyn_cast<OpResult>(bound);
-        count && isa<scf::WhileOp>(count.getOwner()))
-      forwards.push_back(count.getOwner());
-    for (Operation *user : bound.getUsers())
-      if (user != op && isa<scf::ForOp>(user))
-        forwards.push_back(user);
-    for (Operation *forward : forwards)
-      if (std::optional<ScanPair> scan = online(forward);
-          scan && scan->backward == loop.getOperation())
+    for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (!isa<scf::ForOp, scf::WhileOp>(prev))
+        continue;
+      auto forward = matchScan(prev);
+      if (auto *scan = std::get_if<ScanPair>(&forward);
+          scan && scan->backward == op)
         return scan->steps;
+    }
     return std::nullopt;
   }
 

@@ -56,14 +56,22 @@ CheckpointedScan ScanRewriter::rewrite() {
   out.slots = slots;
   out.counts = counts;
   SmallVector<Value> results, finalCarries;
+  // A while's counter after the loop, before anything reads it: offline
+  // its final value lower + step * T; online what the emitted loop counts.
+  if (!scan.online() && isa<scf::WhileOp>(scan.forward)) {
+    counterAfter = index(b, scan.lower + scan.step * scan.steps);
+    rewriter.replaceAllUsesWith(scan.result(scan.counter), counterAfter);
+  }
   LoopResults forward =
       scan.online() ? emitOnlineForwardLoop(b) : emitForwardLoop(b);
   out.forward = forward.loop;
   if (scan.online()) {
     finalCarries = forward.carries;
     // Before the backward bodies are cloned: they read the new count.
-    if (isa<scf::WhileOp>(scan.forward))
-      rewriter.replaceAllUsesWith(scan.result(scan.counter), forward.trip);
+    if (isa<scf::WhileOp>(scan.forward)) {
+      counterAfter = forward.trip;
+      rewriter.replaceAllUsesWith(scan.result(scan.counter), counterAfter);
+    }
     b.setInsertionPoint(scan.backward);
     // Nothing at hand: the interpreter reverses all T steps.
     results = emitInterpreter(b, forward, forward.trip, scan.backwardInits());
@@ -176,8 +184,11 @@ SmallVector<Value> ScanRewriter::cloneBackwardStep(OpBuilder &b, Value m,
                                                    const StepValues &step,
                                                    ValueRange entering) {
   IRMapping map;
-  map.map(scan.backwardIndex(),
-          affineIndex(b, scan.backwardLower, m, scan.backwardStep));
+  // The backward loop's bounds may be the counter itself (replaced above).
+  Value lower = counterAfter && scan.backwardLower == scan.result(scan.counter)
+                    ? counterAfter
+                    : scan.backwardLower;
+  map.map(scan.backwardIndex(), affineIndex(b, lower, m, scan.backwardStep));
   map.map(scan.backwardStateArgs(), state);
   llvm::SmallPtrSet<Operation *, 4> reads;
   for (const StackRead &read : scan.reads) {

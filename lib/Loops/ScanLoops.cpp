@@ -136,7 +136,7 @@ arith::CmpIPredicate swapPredicate(arith::CmpIPredicate p) {
 } // namespace
 
 std::variant<CountedWhile, std::string>
-matchCountedWhile(scf::WhileOp loop) {
+matchCountedWhile(scf::WhileOp loop, const IndexFacts &facts) {
   if (!passesArgumentsOn(loop))
     return std::string("does not pass its arguments on unchanged to its body");
   auto cmp =
@@ -167,7 +167,8 @@ matchCountedWhile(scf::WhileOp loop) {
   if (!step || *step == 0 || *step == std::numeric_limits<int64_t>::min())
     return std::string("does not step its counter by a constant");
   CountedWhile w{*p, loop.getInits()[*p], *step, IndexExpr()};
-  const IndexExpr init = indexExprOf(w.init), end = indexExprOf(bound);
+  const IndexExpr init = indexExprOf(w.init, facts),
+                  end = indexExprOf(bound, facts);
   // Iterations while `counter pred end` holds, the counter moving by
   // `step` from `init`: over a distance d (from the first value to the
   // last one the condition admits), floor(d / |step|) + 1. Unsigned
@@ -278,12 +279,29 @@ private:
     auto loop = dyn_cast<scf::WhileOp>(forward);
     if (!loop)
       return std::string("it is not an scf.for or scf.while");
-    pair.runTimeSteps = true;
     if (!passesArgumentsOn(loop))
       return std::string("its condition does not pass its arguments on "
                          "unchanged to the body");
     if (!isPureBlock(loop.getBeforeBody()))
       return std::string("its condition has side effects");
+    // A counter from a constant by a constant to a constant bound (how a
+    // fori_loop or a scan with a static length lowers to a while): T is
+    // known, as for an scf.for with constant bounds.
+    auto counted = matchCountedWhile(loop);
+    if (auto *w = std::get_if<CountedWhile>(&counted)) {
+      std::optional<int64_t> trips = w->trips.asConstant();
+      std::optional<int64_t> init = constantIndex(w->init);
+      if (trips && init) {
+        if (*trips <= 0)
+          return std::string("it runs no iteration");
+        pair.counter = w->counter;
+        pair.lower = *init;
+        pair.step = w->step;
+        pair.steps = *trips;
+        return std::nullopt;
+      }
+    }
+    pair.runTimeSteps = true;
     std::optional<unsigned> counter = counterOf(loop);
     if (!counter)
       return std::string("it has no counter from 0 by 1 (an index argument "
@@ -301,9 +319,21 @@ private:
                                         : std::optional<int64_t>(pair.steps));
   }
   IndexFacts backwardFacts() {
-    return iterationFacts(pair.backwardIndex(),
-                          indexExprOf(pair.backwardLower), pair.backwardStep,
-                          tripExpr().asConstant());
+    IndexFacts facts = iterationFacts(
+        pair.backwardIndex(), indexExprOf(pair.backwardLower, afterFacts()),
+        pair.backwardStep, tripExpr().asConstant());
+    llvm::append_range(facts.replaced, afterFacts().replaced);
+    return facts;
+  }
+  /// What is known after the forward loop: a counted while's counter
+  /// (T known) is lower + step * T.
+  IndexFacts afterFacts() {
+    IndexFacts facts;
+    if (isa<scf::WhileOp>(forward) && !pair.online())
+      facts.replaced.push_back(
+          {forward->getResult(pair.counter),
+           IndexExpr::constant(pair.lower + pair.step * pair.steps)});
+    return facts;
   }
 
   /// Stacks: iteration arguments yielded as one whole row written into
@@ -404,7 +434,7 @@ private:
     auto type = cast<RankedTensorType>(forward->getResult(k).getType());
     std::optional<IndexExpr> row =
         isa<tensor::ExtractSliceOp, tensor::ExtractOp>(user)
-            ? wholeRow(user, type)
+            ? wholeRow(user, type, afterFacts())
             : std::nullopt;
     if (!row)
       return which + " is used other than by a read of one whole row (" +
@@ -540,8 +570,9 @@ private:
       std::optional<int64_t> step = constantIndex(f.getStep());
       pair.backwardLower = f.getLowerBound();
       pair.backwardStep = step.value_or(0);
-      std::optional<IndexExpr> span = indexExprOf(f.getUpperBound())
-                                          .minus(indexExprOf(f.getLowerBound()));
+      std::optional<IndexExpr> span =
+          indexExprOf(f.getUpperBound(), afterFacts())
+              .minus(indexExprOf(f.getLowerBound(), afterFacts()));
       if (span && step > 0) {
         if (std::optional<int64_t> c = span->asConstant())
           trip = IndexExpr::constant(std::max<int64_t>(0, (*c + *step - 1) /
@@ -550,7 +581,7 @@ private:
           trip = span->dividedExactly(*step);
       }
     } else {
-      auto counted = matchCountedWhile(cast<scf::WhileOp>(loop));
+      auto counted = matchCountedWhile(cast<scf::WhileOp>(loop), afterFacts());
       if (auto *why = std::get_if<std::string>(&counted))
         return "the while loop reading its stacks " + *why;
       const CountedWhile &w = std::get<CountedWhile>(counted);

@@ -235,6 +235,8 @@ private:
   int64_t slots;
   LoopReversalCounts counts;
   Operation *interpreterLoop = nullptr; ///< Set by emitInterpreter.
+  /// A forward scf.while's counter after the loop, once replaced.
+  Value counterAfter;
   Location loc;
 };
 

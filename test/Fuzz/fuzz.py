@@ -127,7 +127,8 @@ def main():
         "test/Corpus/Inputs/mlp.mlir", "test/Transforms/Inputs/tiny-unet.mlir",
         "examples/resnet-train-step.mlir", "test/Loops/Inputs/rnn_while.mlir",
         "test/Distributed/Inputs/fsdp_small.mlir",
-        "test/Loops/Inputs/rnn_affine_step2.mlir")]
+        "test/Loops/Inputs/rnn_affine_step2.mlir",
+        "test/Loops/Inputs/rnn_fori_while.mlir")]
     seeds = {p: open(p, encoding="utf-8").read() for p in graphs + steps}
     bad = []
     work = tempfile.mkdtemp(prefix="remat-fuzz-")

@@ -37,6 +37,12 @@ variant drawn from a seed (or given explicitly):
              with a loop step S > 1, %i = lb to lb+S*T step S, its rows
              computed from q = i/S (= k + floor(lb/S)), the quotient spelled
              as `divide` says
+  loop       for:    the forward loop is that scf.for
+             while:  an scf.while counting %i the same way (how a
+                     fori_loop or a scan of static length lowers): the
+                     counter first, stepped by `arith.addi %i, S`, its
+                     condition (`fcond`) `cmpi slt, %i, lb+S*T`, `sle, %i,
+                     lb+S*(T-1)`, `ne, %i, lb+S*T` or `ugt, lb+S*T, %i`
   backward   for:        scf.for %j = 0 to T, step k = T-1-j
              for-shift:  scf.for %j = 1 to T+1, step k = T-j
              (with S > 1: the bounds times S, step S, rows from j/S; the
@@ -102,6 +108,8 @@ MODELS = ["rnn", "lstm", "layers"]
 SPELLINGS = ["subi", "affine", "index", "cast", "mulneg"]
 BACKWARDS = ["for", "for-shift", "while-down"]
 CONDS = ["sge", "sgt", "sle-swapped"]
+LOOPS = ["for", "while"]
+FCONDS = ["slt", "sle", "ne", "ugt-swapped"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -129,6 +137,9 @@ class Choices:
             # Drawn last: the seeds drawn before it keep their other choices.
             "step": rng.choice([1, 1] + STEPS[1:]),
             "divide": rng.choice(DIVIDES),
+            # Drawn after the step: earlier seeds keep their other choices.
+            "loop": rng.choice(LOOPS),
+            "fcond": rng.choice(FCONDS),
         }
         g = {k: v for k, v in given.items() if v is not None}
         self.model = g.get("model", draw["model"])
@@ -141,7 +152,7 @@ class Choices:
             raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
-                  "divide"):
+                  "divide", "loop", "fcond"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -151,6 +162,8 @@ class Choices:
             self.divide = "divui"  # No shift divides by 3.
         if self.backward != "while-down":
             self.cond = self.decrement = None
+        if self.loop != "while":
+            self.fcond = None
         self.steps = g.get("steps", 64)
         if self.params:
             b, w = 128, 8
@@ -165,6 +178,7 @@ class Choices:
                  "stacks=%d" % self.stacks, "layout=%s" % self.layout,
                  "forward=%d..%d" % (self.lb, self.lb + self.step * self.steps)
                  + (" step %d divide=%s" % (self.step, self.divide) if self.step > 1 else ""),
+                 "loop=%s" % self.loop + (" fcond=%s" % self.fcond if self.fcond else ""),
                  "backward=%s" % self.backward]
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
@@ -181,6 +195,9 @@ class Choices:
         text += " --spelling %s --step %d" % (self.spelling, self.step)
         if self.divide:
             text += " --divide %s" % self.divide
+        text += " --loop %s" % self.loop
+        if self.fcond:
+            text += " --fcond %s" % self.fcond
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
@@ -331,9 +348,30 @@ class VGen(gl.Gen):
         blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(carries + values, st0)]
         types = ", ".join(a.ty for a, _ in blk)
         S = ch.step
-        self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
-            res, len(blk), ivar, self.iconst(lb), self.iconst(lb + S * T), self.iconst(S),
-            ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
+        if ch.loop == "for":
+            self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
+                res, len(blk), ivar, self.iconst(lb), self.iconst(lb + S * T), self.iconst(S),
+                ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
+        else:
+            # A counted scf.while: the counter first, from lb by S.
+            wtypes = "index, " + types
+            before = [self.fresh("i_w")] + [self.fresh(a.ssa[1:] + "_w") for a, _ in blk]
+            self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
+                res, len(blk) + 1, ", ".join("%s = %s" % (w, v) for w, v in zip(
+                    before, [self.iconst(lb)] + [v.ssa for _, v in blk])), wtypes, wtypes))
+            self.depth += 1
+            more = self.fresh("more")
+            end = lb + S * T
+            cmp = {"slt": "slt, %s, %s" % (before[0], self.iconst(end)),
+                   "sle": "sle, %s, %s" % (before[0], self.iconst(end - S)),
+                   "ne": "ne, %s, %s" % (before[0], self.iconst(end)),
+                   "ugt-swapped": "ugt, %s, %s" % (self.iconst(end), before[0])}[ch.fcond]
+            self.emit("%s = arith.cmpi %s : index" % (more, cmp))
+            self.emit("scf.condition(%s) %s : %s" % (more, ", ".join(before), wtypes))
+            self.depth -= 1
+            self.emit("} do {")
+            self.emit("^bb0(%s):" % ", ".join(["%s: index" % ivar] + [
+                "%s: %s" % (a.ssa, a.ty) for a, _ in blk]))
         self.depth += 1
         cache = {}
         nc = len(carries)
@@ -369,11 +407,16 @@ class VGen(gl.Gen):
                 s, r0 = self.carry_row(nxt=True)
                 note("forward stores %s_{k+1} at" % b, s, r0)
                 store(b, v, s, r0)
-        outs = list(new) + [cur_st[b] for b, _ in carries + values]
-        self.emit("scf.yield %s : %s" % (", ".join(v.ssa for v in outs), types))
+        outs = [v.ssa for v in new] + [cur_st[b].ssa for b, _ in carries + values]
+        first = 0
+        if ch.loop == "while":
+            inext = self.fresh("i_next")
+            self.emit("%s = arith.addi %s, %s : index" % (inext, ivar, self.iconst(S)))
+            outs, types, first = [inext] + outs, "index, " + types, 1
+        self.emit("scf.yield %s : %s" % (", ".join(outs), types))
         self.depth -= 1
         self.emit("}")
-        results = [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
+        results = [V("%s#%d" % (res, k + first), a.shape) for k, (a, _) in enumerate(blk)]
         saved = {b: r for (b, _), r in zip(carries + values, results[nc:])}
         return results[:nc], saved
 
@@ -703,7 +746,8 @@ def coverage(seeds):
     every number of stacks of every model, every backward loop with every
     layout, every spelling in a backward row C - j (a row the backward
     computes from its index), every loop step, every spelling of i/step and
-    every backward loop with a step > 1."""
+    every backward loop with a step > 1, both forward loops, every
+    condition of the forward while and a forward while by a step > 1."""
     want = {("model", m) for m in MODELS}
     want |= {("params", m, p) for m in ("rnn", "lstm") for p in ("yes", "no")}
     want |= {("stacks", m, k) for m in MODELS for k in STACKS[m]}
@@ -714,6 +758,8 @@ def coverage(seeds):
     want |= {("spelling of C - j", sp) for sp in SPELLINGS}
     want |= {("step", st) for st in STEPS} | {("divide", d) for d in DIVIDES}
     want |= {("step > 1 backward", b) for b in BACKWARDS}
+    want |= {("loop", lp) for lp in LOOPS} | {("fcond", c) for c in FCONDS}
+    want.add(("while with step > 1",))
     lines, have = [], set()
     for seed in seeds:
         ch = Choices(seed)
@@ -726,6 +772,11 @@ def coverage(seeds):
         if ch.cond:
             have |= {("cond", ch.cond), ("decrement", ch.decrement)}
         have.add(("step", ch.step))
+        have.add(("loop", ch.loop))
+        if ch.fcond:
+            have.add(("fcond", ch.fcond))
+            if ch.step > 1:
+                have.add(("while with step > 1",))
         if ch.step > 1:
             have |= {("divide", ch.divide), ("step > 1 backward", ch.backward)}
         g, _, _ = build(ch, "loop")
@@ -750,6 +801,8 @@ def main():
     ap.add_argument("--lb", type=int, help="the forward loop's lower bound (runs lb to lb+T)")
     ap.add_argument("--backward", choices=BACKWARDS)
     ap.add_argument("--cond", choices=CONDS, help="while-down: its condition")
+    ap.add_argument("--loop", choices=LOOPS, help="the forward loop: scf.for or a counted scf.while")
+    ap.add_argument("--fcond", choices=FCONDS, help="loop=while: its condition")
     ap.add_argument("--decrement", choices=DECREMENTS, help="while-down: its counter's step")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")

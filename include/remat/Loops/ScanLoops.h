@@ -6,9 +6,11 @@
 // stacked tensors, and a backward loop that reads them back in reverse. It is
 // recognised by what it reads and writes, not by how it is spelled:
 //
-// - the forward loop is an `scf.for` with constant bounds and any step, one
-//   to a bound known at run time (0 to %n by 1), or an `scf.while` with a
-//   counter from 0 by 1 (online: its trip count is known only at run time);
+// - the forward loop is an `scf.for` with constant bounds and any step, an
+//   `scf.while` counting from a constant by a constant to a constant bound
+//   (T known, as a fori_loop lowers), one to a bound known at run time (0
+//   to %n by 1), or an `scf.while` with a counter from 0 by 1 (online: its
+//   trip count is known only at run time);
 // - a stack is an iteration argument the body writes once per iteration,
 //   a whole row (`tensor.insert_slice` of [1, dims...], or `tensor.insert`
 //   into a 1-D stack) at a row that is an affine function of the iteration,
@@ -59,7 +61,8 @@ struct StackRead {
 };
 
 struct ScanPair {
-  /// The forward loop: an scf.for with constant bounds, or (online()) one
+  /// The forward loop: an scf.for with constant bounds or an scf.while
+  /// counting to a constant (its counter: `counter`), or (online()) one
   /// whose trip count is known only at run time: an scf.for from 0 to a
   /// value by 1, or an scf.while (a counter from 0 by 1).
   mlir::Operation *forward = nullptr;
@@ -72,7 +75,7 @@ struct ScanPair {
   /// while's operands = after-block arguments = results): carried state,
   /// and stacks. The while's counter is in neither.
   llvm::SmallVector<unsigned> carries, stacks;
-  unsigned counter = 0; ///< The while's counter (online() only).
+  unsigned counter = 0; ///< The forward while's counter.
   /// Per stack (same order): the write into it in the forward body
   /// (tensor.insert_slice or tensor.insert), and the value it stores.
   llvm::SmallVector<mlir::Operation *> inserts;
@@ -130,9 +133,9 @@ struct CountedWhile {
   IndexExpr trips;
 };
 /// `loop` as a CountedWhile, or why it is not one ("does not step its
-/// counter by a constant").
+/// counter by a constant"); its bounds read with `facts`.
 std::variant<CountedWhile, std::string>
-matchCountedWhile(mlir::scf::WhileOp loop);
+matchCountedWhile(mlir::scf::WhileOp loop, const IndexFacts &facts = {});
 
 /// The scan `forward` (an scf.for or scf.while) begins, or why it is not
 /// one: a sentence naming the first condition that failed and the value
