@@ -49,9 +49,12 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
   auto loop = scf::WhileOp::create(
       b, loc, TypeRange(ValueRange(loopInits)), loopInits,
       [&](OpBuilder &nb, Location, ValueRange args) {
-        if (!original) { // An scf.for to a run-time bound: i < bound.
+        if (!original) { // An scf.for to a run-time bound: lower + k < bound.
+          Value i = scan.lower == 0
+                        ? args[0]
+                        : affineIndex(nb, index(nb, scan.lower), args[0], 1);
           Value more = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt,
-                                             args[0], scan.tripCount());
+                                             i, scan.tripCount());
           scf::ConditionOp::create(nb, loc, more, args);
           return;
         }

@@ -267,14 +267,15 @@ private:
         pair.steps = (*ub - *lb + *step - 1) / *step;
         return std::nullopt;
       }
-      // From 0 by 1 to a value known at run time: as many steps as the
-      // stacks have rows at most, checkpointed online.
-      if (lb == 0 && step == 1 && !ub) {
+      // From a constant by 1 to a value known at run time: as many steps
+      // as the stacks have rows at most, checkpointed online.
+      if (lb && step == 1 && !ub) {
+        pair.lower = *lb;
         pair.runTimeSteps = true;
         return std::nullopt;
       }
-      return std::string("its bounds are neither constants nor 0 to a "
-                         "run-time value by 1");
+      return std::string("its bounds are neither constants nor a constant "
+                         "to a run-time value by 1");
     }
     auto loop = dyn_cast<scf::WhileOp>(forward);
     if (!loop)
@@ -321,7 +322,8 @@ private:
   IndexFacts backwardFacts() {
     IndexFacts facts = iterationFacts(
         pair.backwardIndex(), indexExprOf(pair.backwardLower, afterFacts()),
-        pair.backwardStep, tripExpr().asConstant());
+        pair.backwardStep,
+        tripExpr() ? tripExpr()->asConstant() : std::nullopt);
     llvm::append_range(facts.replaced, afterFacts().replaced);
     return facts;
   }
@@ -412,10 +414,13 @@ private:
 
   // -- The backward loop and the reads -------------------------------------
 
-  /// T as an IndexExpr: the constant, or the run-time trip count.
-  IndexExpr tripExpr() {
-    return pair.online() ? indexExprOf(pair.tripCount())
-                         : IndexExpr::constant(pair.steps);
+  /// T as an IndexExpr: the constant, or the run-time trip count (the
+  /// bound less the lower one; nullopt where that overflows).
+  std::optional<IndexExpr> tripExpr() {
+    if (!pair.online())
+      return IndexExpr::constant(pair.steps);
+    return indexExprOf(pair.tripCount())
+        .minus(IndexExpr::constant(pair.lower));
   }
 
   std::optional<std::string> matchReads() {
@@ -489,7 +494,7 @@ private:
         read, cast<RankedTensorType>(forward->getResult(pair.stacks[s]).getType()),
         backwardFacts());
     std::optional<IndexExpr> reversed =
-        tripExpr().minus(IndexExpr::constant(1));
+        tripExpr() ? tripExpr()->minus(IndexExpr::constant(1)) : std::nullopt;
     reversed = reversed ? reversed->minus(IndexExpr::of(pair.backwardIndex()))
                         : std::nullopt;
     std::optional<IndexExpr> own =
@@ -564,7 +569,10 @@ private:
   /// iterations (an scf.for, or an scf.while counting by one).
   std::optional<std::string> matchBackwardLoop(Operation *loop) {
     pair.backward = loop;
-    const IndexExpr T = tripExpr();
+    std::optional<IndexExpr> tripOrNone = tripExpr();
+    if (!tripOrNone)
+      return std::string("its trip count overflows");
+    const IndexExpr T = *tripOrNone;
     std::optional<IndexExpr> trip;
     if (auto f = dyn_cast<scf::ForOp>(loop)) {
       std::optional<int64_t> step = constantIndex(f.getStep());

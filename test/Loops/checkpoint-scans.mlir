@@ -132,7 +132,7 @@ func.func @step_two(%h0: tensor<2xf32>, %n: index) -> tensor<2xf32> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %s0 = tensor.empty() : tensor<4x2xf32>
-  // expected-remark @+1 {{loop not checkpointed: its bounds are neither constants nor 0 to a run-time value by 1}}
+  // expected-remark @+1 {{loop not checkpointed: its bounds are neither constants nor a constant to a run-time value by 1}}
   %f:2 = scf.for %i = %c0 to %n step %c2 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
     %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
     %hn = math.sin %h : tensor<2xf32>

@@ -701,8 +701,8 @@ def main():
         ap.error("--form %s takes the scan models (rnn, gru, scan_layers, pde)" % a.form)
     o = Opts(a.model, a.form, a.steps, a.batch, a.width, a.recompute_gates,
              a.layers, a.run_steps)
-    if o.run_steps is not None and not 1 <= o.run_steps <= o.steps:
-        ap.error("--run-steps must be in [1, T]")
+    if o.run_steps is not None and not 0 <= o.run_steps <= o.steps:
+        ap.error("--run-steps must be in [0, T]")
     if min(o.steps, o.batch, o.width, o.layers) < 1:
         ap.error("sizes must be positive")
     text = harness_text(a.model, o, a.bits) if a.harness else model_text(a.model, o)
