@@ -59,7 +59,8 @@ CheckpointedScan ScanRewriter::rewrite() {
   // A while's counter after the loop, before anything reads it: offline
   // its final value lower + step * T; online what the emitted loop counts.
   if (!scan.online() && isa<scf::WhileOp>(scan.forward)) {
-    counterAfter = index(b, scan.lower + scan.step * scan.steps);
+    counterAfter = asType(b, index(b, scan.lower + scan.step * scan.steps),
+                          scan.index().getType());
     rewriter.replaceAllUsesWith(scan.result(scan.counter), counterAfter);
   }
   LoopResults forward =
@@ -69,7 +70,7 @@ CheckpointedScan ScanRewriter::rewrite() {
     finalCarries = forward.carries;
     // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward)) {
-      counterAfter = forward.trip;
+      counterAfter = asType(b, forward.trip, scan.index().getType());
       rewriter.replaceAllUsesWith(scan.result(scan.counter), counterAfter);
     }
     b.setInsertionPoint(scan.backward);
@@ -148,6 +149,12 @@ void ScanRewriter::replaceLoops(ValueRange finalCarries,
   }
 }
 
+Value ScanRewriter::asType(OpBuilder &b, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::IndexCastOp::create(b, loc, type, v);
+}
+
 Value ScanRewriter::affineIndex(OpBuilder &b, Value lower, Value k,
                                 int64_t step) {
   Value scaled = step == 1 ? k
@@ -161,10 +168,12 @@ Value ScanRewriter::affineIndex(OpBuilder &b, Value lower, Value k,
 ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value k,
                                                  ValueRange carries) {
   IRMapping map;
-  map.map(scan.index(), scan.lower == 0 && scan.step == 1
-                            ? k
-                            : affineIndex(b, index(b, scan.lower), k,
-                                          scan.step));
+  map.map(scan.index(),
+          asType(b,
+                 scan.lower == 0 && scan.step == 1
+                     ? k
+                     : affineIndex(b, index(b, scan.lower), k, scan.step),
+                 scan.index().getType()));
   for (auto [kk, c] : llvm::zip(scan.carries, carries))
     map.map(scan.iterArg(kk), c);
   for (Operation &op : scan.body()->without_terminator())
@@ -188,7 +197,11 @@ SmallVector<Value> ScanRewriter::cloneBackwardStep(OpBuilder &b, Value m,
   Value lower = counterAfter && scan.backwardLower == scan.result(scan.counter)
                     ? counterAfter
                     : scan.backwardLower;
-  map.map(scan.backwardIndex(), affineIndex(b, lower, m, scan.backwardStep));
+  map.map(scan.backwardIndex(),
+          asType(b,
+                 affineIndex(b, asType(b, lower, b.getIndexType()), m,
+                             scan.backwardStep),
+                 scan.backwardIndex().getType()));
   map.map(scan.backwardStateArgs(), state);
   llvm::SmallPtrSet<Operation *, 4> reads;
   for (const StackRead &read : scan.reads) {

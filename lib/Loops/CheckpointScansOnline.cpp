@@ -53,14 +53,16 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
           Value i = scan.lower == 0
                         ? args[0]
                         : affineIndex(nb, index(nb, scan.lower), args[0], 1);
-          Value more = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt,
-                                             i, scan.tripCount());
+          Value more = arith::CmpIOp::create(
+              nb, loc, arith::CmpIPredicate::slt, i,
+              asType(nb, scan.tripCount(), nb.getIndexType()));
           scf::ConditionOp::create(nb, loc, more, args);
           return;
         }
         IRMapping map;
         Block *before = original.getBeforeBody();
-        map.map(before->getArgument(scan.counter), args[0]);
+        map.map(before->getArgument(scan.counter),
+                asType(nb, args[0], scan.index().getType()));
         for (auto [c, k] : llvm::enumerate(scan.carries))
           map.map(before->getArgument(k), args[1 + c]);
         for (Operation &op : before->without_terminator())

@@ -110,6 +110,10 @@ private:
                                        const StepValues &step,
                                        ValueRange entering);
 
+  /// `v` as a value of `type`: a loop's counter may be an integer (i32, as
+  /// a frontend's scan counts) where the emitted loops count in index.
+  Value asType(OpBuilder &b, Value v, Type type);
+
   /// lower + k * step, folded when trivial.
   Value affineIndex(OpBuilder &b, Value lower, Value k, int64_t step);
 

@@ -43,6 +43,9 @@ variant drawn from a seed (or given explicitly):
                      counter first, stepped by `arith.addi %i, S`, its
                      condition (`fcond`) `cmpi slt, %i, lb+S*T`, `sle, %i,
                      lb+S*(T-1)`, `ne, %i, lb+S*T` or `ugt, lb+S*T, %i`
+  counter    the scf.while loops' counters (loop=while, backward=while-down):
+             index, or i32 (as a frontend's scan counts), the body reading
+             `arith.index_cast` of it
   backward   for:        scf.for %j = 0 to T, step k = T-1-j
              for-shift:  scf.for %j = 1 to T+1, step k = T-j
              (with S > 1: the bounds times S, step S, rows from j/S; the
@@ -110,6 +113,7 @@ BACKWARDS = ["for", "for-shift", "while-down"]
 CONDS = ["sge", "sgt", "sle-swapped"]
 LOOPS = ["for", "while"]
 FCONDS = ["slt", "sle", "ne", "ugt-swapped"]
+COUNTERS = ["index", "i32"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -140,6 +144,7 @@ class Choices:
             # Drawn after the step: earlier seeds keep their other choices.
             "loop": rng.choice(LOOPS),
             "fcond": rng.choice(FCONDS),
+            "counter": rng.choice(COUNTERS),
         }
         g = {k: v for k, v in given.items() if v is not None}
         self.model = g.get("model", draw["model"])
@@ -152,7 +157,7 @@ class Choices:
             raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
-                  "divide", "loop", "fcond"):
+                  "divide", "loop", "fcond", "counter"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -164,6 +169,8 @@ class Choices:
             self.cond = self.decrement = None
         if self.loop != "while":
             self.fcond = None
+        if self.loop != "while" and self.backward != "while-down":
+            self.counter = None
         self.steps = g.get("steps", 64)
         if self.params:
             b, w = 128, 8
@@ -178,7 +185,8 @@ class Choices:
                  "stacks=%d" % self.stacks, "layout=%s" % self.layout,
                  "forward=%d..%d" % (self.lb, self.lb + self.step * self.steps)
                  + (" step %d divide=%s" % (self.step, self.divide) if self.step > 1 else ""),
-                 "loop=%s" % self.loop + (" fcond=%s" % self.fcond if self.fcond else ""),
+                 "loop=%s" % self.loop + (" fcond=%s" % self.fcond if self.fcond else "")
+                 + (" counter=%s" % self.counter if self.counter else ""),
                  "backward=%s" % self.backward]
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
@@ -198,6 +206,8 @@ class Choices:
         text += " --loop %s" % self.loop
         if self.fcond:
             text += " --fcond %s" % self.fcond
+        if self.counter:
+            text += " --counter %s" % self.counter
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
@@ -354,24 +364,28 @@ class VGen(gl.Gen):
                 ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
         else:
             # A counted scf.while: the counter first, from lb by S.
-            wtypes = "index, " + types
+            it = ch.counter
+            wtypes = it + ", " + types
             before = [self.fresh("i_w")] + [self.fresh(a.ssa[1:] + "_w") for a, _ in blk]
             self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
                 res, len(blk) + 1, ", ".join("%s = %s" % (w, v) for w, v in zip(
-                    before, [self.iconst(lb)] + [v.ssa for _, v in blk])), wtypes, wtypes))
+                    before, [self.iconst(lb, it)] + [v.ssa for _, v in blk])), wtypes, wtypes))
             self.depth += 1
             more = self.fresh("more")
             end = lb + S * T
-            cmp = {"slt": "slt, %s, %s" % (before[0], self.iconst(end)),
-                   "sle": "sle, %s, %s" % (before[0], self.iconst(end - S)),
-                   "ne": "ne, %s, %s" % (before[0], self.iconst(end)),
-                   "ugt-swapped": "ugt, %s, %s" % (self.iconst(end), before[0])}[ch.fcond]
-            self.emit("%s = arith.cmpi %s : index" % (more, cmp))
+            cmp = {"slt": "slt, %s, %s" % (before[0], self.iconst(end, it)),
+                   "sle": "sle, %s, %s" % (before[0], self.iconst(end - S, it)),
+                   "ne": "ne, %s, %s" % (before[0], self.iconst(end, it)),
+                   "ugt-swapped": "ugt, %s, %s" % (self.iconst(end, it), before[0])}[ch.fcond]
+            self.emit("%s = arith.cmpi %s : %s" % (more, cmp, it))
             self.emit("scf.condition(%s) %s : %s" % (more, ", ".join(before), wtypes))
             self.depth -= 1
             self.emit("} do {")
-            self.emit("^bb0(%s):" % ", ".join(["%s: index" % ivar] + [
+            counter = ivar if it == "index" else self.fresh("i_" + it)
+            self.emit("^bb0(%s):" % ", ".join(["%s: %s" % (counter, it)] + [
                 "%s: %s" % (a.ssa, a.ty) for a, _ in blk]))
+            if it != "index":
+                self.emit("  %s = arith.index_cast %s : %s to index" % (ivar, counter, it))
         self.depth += 1
         cache = {}
         nc = len(carries)
@@ -411,8 +425,8 @@ class VGen(gl.Gen):
         first = 0
         if ch.loop == "while":
             inext = self.fresh("i_next")
-            self.emit("%s = arith.addi %s, %s : index" % (inext, ivar, self.iconst(S)))
-            outs, types, first = [inext] + outs, "index, " + types, 1
+            self.emit("%s = arith.addi %s, %s : %s" % (inext, counter, self.iconst(S, it), it))
+            outs, types, first = [inext] + outs, it + ", " + types, 1
         self.emit("scf.yield %s : %s" % (", ".join(outs), types))
         self.depth -= 1
         self.emit("}")
@@ -475,31 +489,36 @@ class VGen(gl.Gen):
             return [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
         # A downward scf.while: the counter first, from S*(T-1) by -S while >= 0.
         S = ch.step
-        types = ", ".join(["index"] + [v.ty for _, v in carries])
+        it = ch.counter
+        types = ", ".join([it] + [v.ty for _, v in carries])
         before = [self.fresh("j_w")] + [self.fresh(b + "_w") for b, _ in carries]
         self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
             res, len(carries) + 1, ", ".join("%s = %s" % (a, v) for a, v in zip(
-                before, [self.iconst(S * (T - 1))] + [v.ssa for _, v in carries])), types, types))
+                before, [self.iconst(S * (T - 1), it)] + [v.ssa for _, v in carries])),
+            types, types))
         self.depth += 1
         more = self.fresh("more")
-        cmp = {"sge": "sge, %s, %s" % (before[0], self.iconst(0)),
-               "sgt": "sgt, %s, %s" % (before[0], self.iconst(-1)),
-               "sle-swapped": "sle, %s, %s" % (self.iconst(0), before[0])}[ch.cond]
-        self.emit("%s = arith.cmpi %s : index" % (more, cmp))
+        cmp = {"sge": "sge, %s, %s" % (before[0], self.iconst(0, it)),
+               "sgt": "sgt, %s, %s" % (before[0], self.iconst(-1, it)),
+               "sle-swapped": "sle, %s, %s" % (self.iconst(0, it), before[0])}[ch.cond]
+        self.emit("%s = arith.cmpi %s : %s" % (more, cmp, it))
         self.emit("scf.condition(%s) %s : %s" % (more, ", ".join(before), types))
         self.depth -= 1
         jvar = self.fresh("j")
+        counter = jvar if it == "index" else self.fresh("j_" + it)
         blk = [self.value(b, v.shape) for b, v in carries]
         self.emit("} do {")
-        self.emit("^bb0(%s):" % ", ".join(["%s: index" % jvar] + [
+        self.emit("^bb0(%s):" % ", ".join(["%s: %s" % (counter, it)] + [
             "%s: %s" % (x.ssa, x.ty) for x in blk]))
         self.depth += 1
+        if it != "index":
+            self.emit("%s = arith.index_cast %s : %s to index" % (jvar, counter, it))
         new = body(lambda: at(1, 0), blk, load)
         jn = self.fresh("j_next")
         if ch.decrement == "subi":
-            self.emit("%s = arith.subi %s, %s : index" % (jn, jvar, self.iconst(S)))
+            self.emit("%s = arith.subi %s, %s : %s" % (jn, counter, self.iconst(S, it), it))
         else:
-            self.emit("%s = arith.addi %s, %s : index" % (jn, jvar, self.iconst(-S)))
+            self.emit("%s = arith.addi %s, %s : %s" % (jn, counter, self.iconst(-S, it), it))
         self.emit("scf.yield %s : %s" % (", ".join([jn] + [v.ssa for v in new]), types))
         self.depth -= 1
         self.emit("}")
@@ -759,6 +778,7 @@ def coverage(seeds):
     want |= {("step", st) for st in STEPS} | {("divide", d) for d in DIVIDES}
     want |= {("step > 1 backward", b) for b in BACKWARDS}
     want |= {("loop", lp) for lp in LOOPS} | {("fcond", c) for c in FCONDS}
+    want |= {("counter", c) for c in COUNTERS}
     want.add(("while with step > 1",))
     lines, have = [], set()
     for seed in seeds:
@@ -773,6 +793,8 @@ def coverage(seeds):
             have |= {("cond", ch.cond), ("decrement", ch.decrement)}
         have.add(("step", ch.step))
         have.add(("loop", ch.loop))
+        if ch.counter:
+            have.add(("counter", ch.counter))
         if ch.fcond:
             have.add(("fcond", ch.fcond))
             if ch.step > 1:
@@ -803,6 +825,8 @@ def main():
     ap.add_argument("--cond", choices=CONDS, help="while-down: its condition")
     ap.add_argument("--loop", choices=LOOPS, help="the forward loop: scf.for or a counted scf.while")
     ap.add_argument("--fcond", choices=FCONDS, help="loop=while: its condition")
+    ap.add_argument("--counter", choices=COUNTERS,
+                    help="the scf.while loops' counter type (loop=while, backward=while-down)")
     ap.add_argument("--decrement", choices=DECREMENTS, help="while-down: its counter's step")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
