@@ -12,6 +12,7 @@
 #include "remat/Loops/ScanLoops.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Loops/IndexExpr.h"
+#include "remat/Support/CheckedArithmetic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -96,11 +97,15 @@ Value insertDest(Operation *insert) {
 }
 
 /// The after-block argument of `loop` that starts at 0 and is yielded
-/// incremented by 1, if any.
+/// incremented by 1, if any: an index, or an integer of 32 bits or more (a
+/// narrower one could wrap within the stacks' rows).
 std::optional<unsigned> counterOf(scf::WhileOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getAfterBody()->getTerminator());
   for (auto [k, arg] : llvm::enumerate(loop.getAfterArguments())) {
-    if (!arg.getType().isIndex() || constantIndex(loop.getInits()[k]) != 0)
+    Type type = arg.getType();
+    if (!(type.isIndex() ||
+          (type.isSignlessInteger() && type.getIntOrFloatBitWidth() >= 32)) ||
+        constantIndex(loop.getInits()[k]) != 0)
       continue;
     std::optional<IndexExpr> next =
         indexExprOf(yield.getOperand(k)).minus(IndexExpr::of(arg));
@@ -295,6 +300,18 @@ private:
       if (trips && init) {
         if (*trips <= 0)
           return std::string("it runs no iteration");
+        // Its last value, lower + step * T, is what the counter holds after
+        // the loop: it must not wrap in the counter's type.
+        std::optional<int64_t> travel = checkedMul(w->step, *trips);
+        std::optional<int64_t> last =
+            travel ? checkedAdd(*init, *travel) : std::nullopt;
+        Type type = loop.getAfterArguments()[w->counter].getType();
+        const unsigned bits =
+            type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+        if (!last || (bits < 64 && (*last >= (int64_t(1) << (bits - 1)) ||
+                                    *last < -(int64_t(1) << (bits - 1)))))
+          return std::string("its counter wraps around before its last "
+                             "iteration ends");
         pair.counter = w->counter;
         pair.lower = *init;
         pair.step = w->step;
@@ -305,7 +322,7 @@ private:
     pair.runTimeSteps = true;
     std::optional<unsigned> counter = counterOf(loop);
     if (!counter)
-      return std::string("it has no counter from 0 by 1 (an index argument "
+      return std::string("it has no counter from 0 by 1 (an index or integer argument "
                          "yielded as itself + 1) to stack its values at");
     pair.counter = *counter;
     return std::nullopt;

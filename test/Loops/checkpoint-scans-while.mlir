@@ -151,6 +151,31 @@ func.func @no_counter(%h0: tensor<2xf32>, %n: index) -> tensor<2xf32> {
 
 // -----
 
+// A counted while whose i8 counter would pass 127 (while i <= 127: 128
+// iterations, the counter 128 after the last): refused, not planned as if
+// it ended.
+func.func @wraps(%h0: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : i8
+  %c1 = arith.constant 1 : i8
+  %c127 = arith.constant 127 : i8
+  %s0 = tensor.empty() : tensor<128x2xf32>
+  // expected-remark @+1 {{loop not checkpointed: its counter wraps around before its last iteration ends}}
+  %f:3 = scf.while (%i = %c0, %h = %h0, %s = %s0) : (i8, tensor<2xf32>, tensor<128x2xf32>) -> (i8, tensor<2xf32>, tensor<128x2xf32>) {
+    %more = arith.cmpi sle, %i, %c127 : i8
+    scf.condition(%more) %i, %h, %s : i8, tensor<2xf32>, tensor<128x2xf32>
+  } do {
+  ^bb0(%i: i8, %h: tensor<2xf32>, %s: tensor<128x2xf32>):
+    %row = arith.index_cast %i : i8 to index
+    %s1 = tensor.insert_slice %h into %s[%row, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<128x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    %i1 = arith.addi %i, %c1 : i8
+    scf.yield %i1, %hn, %s1 : i8, tensor<2xf32>, tensor<128x2xf32>
+  }
+  return %f#1 : tensor<2xf32>
+}
+
+// -----
+
 // A condition that hands the body other values than its arguments: refused.
 func.func @reordered(%h0: tensor<2xf32>, %n: index) -> tensor<2xf32> {
   %c0 = arith.constant 0 : index
