@@ -466,3 +466,45 @@ func.func @backward_step_undivided(%h0: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %b : tensor<2xf32>
 }
+
+// -----
+
+// A reverse scan as a frontend lowers it: the forward loop an scf.while
+// counting an i32 down from 3 while >= 0 (T = 4 known: index 3 - k), rows
+// falling with the counter; the backward loop counts up from the forward
+// counter's result + 1 (= 0 after the loop) while < 4, reading row j.
+func.func @counted_while_down(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1 : index
+  %e = tensor.empty() : tensor<4x2xf32>
+  // expected-remark-re @+1 {{scan: T = 4, index 3 + -1*k; stack #2 rows -1*k + 3; backward index %{{[0-9]+}} + 1*m}}
+  %f:3 = scf.while (%i = %c3, %h = %h0, %s = %e) : (i32, tensor<2xf32>, tensor<4x2xf32>) -> (i32, tensor<2xf32>, tensor<4x2xf32>) {
+    %more = arith.cmpi sge, %i, %c0 : i32
+    scf.condition(%more) %i, %h, %s : i32, tensor<2xf32>, tensor<4x2xf32>
+  } do {
+  ^bb0(%i: i32, %h: tensor<2xf32>, %s: tensor<4x2xf32>):
+    %row = arith.index_cast %i : i32 to index
+    %s1 = tensor.insert_slice %h into %s[%row, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    %in = arith.subi %i, %c1 : i32
+    scf.yield %in, %hn, %s1 : i32, tensor<2xf32>, tensor<4x2xf32>
+  }
+  %after = arith.index_cast %f#0 : i32 to index
+  %start = arith.addi %after, %one : index
+  %b:2 = scf.while (%j = %start, %d = %h0) : (index, tensor<2xf32>) -> (index, tensor<2xf32>) {
+    %more = arith.cmpi slt, %j, %c4 : index
+    scf.condition(%more) %j, %d : index, tensor<2xf32>
+  } do {
+  ^bb0(%j: index, %d: tensor<2xf32>):
+    // expected-remark @+1 {{reads row of stack #2}}
+    %x = tensor.extract_slice %f#2[%j, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %c = math.cos %x : tensor<2xf32>
+    %dn = arith.mulf %d, %c : tensor<2xf32>
+    %jn = arith.addi %j, %one : index
+    scf.yield %jn, %dn : index, tensor<2xf32>
+  }
+  return %f#1, %b#1 : tensor<2xf32>, tensor<2xf32>
+}
