@@ -221,9 +221,11 @@ def TimeNodesPass : Pass<"remat-time-nodes", "mlir::ModuleOp"> {
 def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
   let summary = "Keep K checkpoints of a scan's carries instead of its stacks";
   let description = [{
-    Finds scans (a forward `scf.for` stacking per-iteration values with
-    `tensor.insert_slice` at its induction variable, and a backward
-    `scf.for` reading every stack at T-1-j; docs/loops.md) and rewrites each
+    Finds scans (a forward loop -- `scf.for`, or an `scf.while` counting to
+    a constant -- writing one row per iteration into stacked tensors at a
+    row affine in its index, however spelled, and a backward loop whose
+    iteration j provably reads only what forward iteration T-1-j wrote;
+    docs/loops.md) and rewrites each
     into loops that keep `slots` checkpoints of the carried state and
     re-run forward segments from the nearest one (binomial checkpointing:
     the fewest forward steps for that many checkpoints). A forward loop
