@@ -508,3 +508,69 @@ func.func @counted_while_down(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf3
   }
   return %f#1, %b#1 : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A counted forward while from 2 by 2 while i < 10 (T = 4, index 2 + 2k,
+// rows i / 2 - 1 = k); the backward scf.for runs to the counter's result
+// (10 after the loop) by 2 from 2, reading row (%f#0 - 2 - j) / 2, the
+// row forward iteration T-1-m wrote.
+func.func @counted_while_to_counter(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c10 = arith.constant 10 : index
+  %e = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{scan: T = 4, index 2 + 2*k; stack #2 rows 1*k + 0; backward index %c2 + 2*m}}
+  %f:3 = scf.while (%i = %c2, %h = %h0, %s = %e) : (index, tensor<2xf32>, tensor<4x2xf32>) -> (index, tensor<2xf32>, tensor<4x2xf32>) {
+    %more = arith.cmpi slt, %i, %c10 : index
+    scf.condition(%more) %i, %h, %s : index, tensor<2xf32>, tensor<4x2xf32>
+  } do {
+  ^bb0(%i: index, %h: tensor<2xf32>, %s: tensor<4x2xf32>):
+    %row = affine.apply affine_map<(d0) -> (d0 floordiv 2 - 1)>(%i)
+    %s1 = tensor.insert_slice %h into %s[%row, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    %in = arith.addi %i, %c2 : index
+    scf.yield %in, %hn, %s1 : index, tensor<2xf32>, tensor<4x2xf32>
+  }
+  %b = scf.for %j = %c2 to %f#0 step %c2 iter_args(%d = %h0) -> (tensor<2xf32>) {
+    %r = affine.apply affine_map<(d0)[s0] -> ((s0 - 2 - d0) floordiv 2)>(%j)[%f#0]
+    // expected-remark @+1 {{reads row of stack #2}}
+    %x = tensor.extract_slice %f#2[%r, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %c = math.cos %x : tensor<2xf32>
+    %dn = arith.mulf %d, %c : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %f#1, %b : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// The same forward loop, its stack read by a loop of another trip count:
+// refused, the remark naming both.
+func.func @counted_while_other_trip(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c10 = arith.constant 10 : index
+  %e = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @+1 {{not a scan: the loop reading its stacks does not run 4 iterations (3)}}
+  %f:3 = scf.while (%i = %c2, %h = %h0, %s = %e) : (index, tensor<2xf32>, tensor<4x2xf32>) -> (index, tensor<2xf32>, tensor<4x2xf32>) {
+    %more = arith.cmpi slt, %i, %c10 : index
+    scf.condition(%more) %i, %h, %s : index, tensor<2xf32>, tensor<4x2xf32>
+  } do {
+  ^bb0(%i: index, %h: tensor<2xf32>, %s: tensor<4x2xf32>):
+    %row = affine.apply affine_map<(d0) -> (d0 floordiv 2 - 1)>(%i)
+    %s1 = tensor.insert_slice %h into %s[%row, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+    %hn = math.sin %h : tensor<2xf32>
+    %in = arith.addi %i, %c2 : index
+    scf.yield %in, %hn, %s1 : index, tensor<2xf32>, tensor<4x2xf32>
+  }
+  // expected-remark @+1 {{not a scan}}
+  %b = scf.for %j = %c0 to %c3 step %c1 iter_args(%d = %h0) -> (tensor<2xf32>) {
+    %x = tensor.extract_slice %f#2[%j, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %dn = arith.mulf %d, %x : tensor<2xf32>
+    scf.yield %dn : tensor<2xf32>
+  }
+  return %f#1, %b : tensor<2xf32>, tensor<2xf32>
+}
