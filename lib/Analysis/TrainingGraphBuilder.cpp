@@ -353,14 +353,20 @@ private:
   /// an online scan's forward loop runs at most its stacks' rows, and the
   /// loop reversing a scan as many steps as the scan's forward loop (its
   /// bounds may be the forward counter's result, known only to the scan).
+  /// That forward loop is one whose stacks `op`'s body reads.
   static std::optional<int64_t> mostStepsAtRunTime(Operation *op) {
     auto match = matchScan(op);
     if (auto *scan = std::get_if<ScanPair>(&match); scan && scan->online())
       return scan->steps;
-    for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-      if (!isa<scf::ForOp, scf::WhileOp>(prev))
+    llvm::SetVector<Value> read;
+    getUsedValuesDefinedAbove(op->getRegions(), read);
+    llvm::SmallPtrSet<Operation *, 4> tried;
+    for (Value v : read) {
+      Operation *loop = v.getDefiningOp();
+      if (!loop || loop->getBlock() != op->getBlock() ||
+          !isa<scf::ForOp, scf::WhileOp>(loop) || !tried.insert(loop).second)
         continue;
-      auto forward = matchScan(prev);
+      auto forward = matchScan(loop);
       if (auto *scan = std::get_if<ScanPair>(&forward);
           scan && scan->backward == op)
         return scan->steps;

@@ -241,6 +241,12 @@ public:
     pair.forward = forward;
     if (std::optional<std::string> failed = matchForwardLoop())
       return *failed;
+    // What is known after the forward loop: a counted while's counter
+    // (T known) is lower + step * T (the bound checked not to overflow).
+    if (isa<scf::WhileOp>(forward) && !pair.online())
+      after.replaced.push_back(
+          {forward->getResult(pair.counter),
+           IndexExpr::constant(pair.lower + pair.step * pair.steps)});
     if (!isPureBlock(pair.body()))
       return std::string("its body has side effects");
     if (std::optional<std::string> failed = splitIterArgs())
@@ -337,21 +343,11 @@ private:
                                         : std::optional<int64_t>(pair.steps));
   }
   IndexFacts backwardFacts() {
+    std::optional<IndexExpr> T = tripExpr();
     IndexFacts facts = iterationFacts(
-        pair.backwardIndex(), indexExprOf(pair.backwardLower, afterFacts()),
-        pair.backwardStep,
-        tripExpr() ? tripExpr()->asConstant() : std::nullopt);
-    llvm::append_range(facts.replaced, afterFacts().replaced);
-    return facts;
-  }
-  /// What is known after the forward loop: a counted while's counter
-  /// (T known) is lower + step * T.
-  IndexFacts afterFacts() {
-    IndexFacts facts;
-    if (isa<scf::WhileOp>(forward) && !pair.online())
-      facts.replaced.push_back(
-          {forward->getResult(pair.counter),
-           IndexExpr::constant(pair.lower + pair.step * pair.steps)});
+        pair.backwardIndex(), indexExprOf(pair.backwardLower, after),
+        pair.backwardStep, T ? T->asConstant() : std::nullopt);
+    llvm::append_range(facts.replaced, after.replaced);
     return facts;
   }
 
@@ -456,7 +452,7 @@ private:
     auto type = cast<RankedTensorType>(forward->getResult(k).getType());
     std::optional<IndexExpr> row =
         isa<tensor::ExtractSliceOp, tensor::ExtractOp>(user)
-            ? wholeRow(user, type, afterFacts())
+            ? wholeRow(user, type, after)
             : std::nullopt;
     if (!row)
       return which + " is used other than by a read of one whole row (" +
@@ -596,8 +592,8 @@ private:
       pair.backwardLower = f.getLowerBound();
       pair.backwardStep = step.value_or(0);
       std::optional<IndexExpr> span =
-          indexExprOf(f.getUpperBound(), afterFacts())
-              .minus(indexExprOf(f.getLowerBound(), afterFacts()));
+          indexExprOf(f.getUpperBound(), after)
+              .minus(indexExprOf(f.getLowerBound(), after));
       if (span && step > 0) {
         if (std::optional<int64_t> c = span->asConstant())
           trip = IndexExpr::constant(std::max<int64_t>(0, (*c + *step - 1) /
@@ -606,7 +602,7 @@ private:
           trip = span->dividedExactly(*step);
       }
     } else {
-      auto counted = matchCountedWhile(cast<scf::WhileOp>(loop), afterFacts());
+      auto counted = matchCountedWhile(cast<scf::WhileOp>(loop), after);
       if (auto *why = std::get_if<std::string>(&counted))
         return "the while loop reading its stacks " + *why;
       const CountedWhile &w = std::get<CountedWhile>(counted);
@@ -651,6 +647,8 @@ private:
 
   Operation *forward;
   ScanPair pair;
+  /// What is known after the forward loop (set once it is matched).
+  IndexFacts after;
 };
 
 } // namespace
