@@ -270,6 +270,45 @@ int64_t floorDiv(int64_t n, int64_t d) {
 
 std::optional<IndexExpr> decompose(Value v, int depth, Decomposition &in);
 
+/// The smallest and largest value of `e` over the ranges of `facts`.
+std::optional<std::pair<int64_t, int64_t>> bounds(const IndexExpr &e,
+                                                  const IndexFacts &facts) {
+  std::optional<IndexExpr> negated = e.times(-1);
+  std::optional<int64_t> low = e.lowerBound(rangeIn(facts));
+  std::optional<int64_t> minusHigh =
+      negated ? negated->lowerBound(rangeIn(facts)) : std::nullopt;
+  if (!low || !minusHigh ||
+      *minusHigh == std::numeric_limits<int64_t>::min()) // -high overflows
+    return std::nullopt;
+  return std::make_pair(*low, -*minusHigh);
+}
+
+/// min(a, b) or max(a, b) where the ranges order the two sums: a clamp of a
+/// row into the stack's bounds, as the lowering of StableHLO's dynamic
+/// slices writes every index (maxsi with 0, minsi with rows - 1), is the
+/// row itself. Unsigned ones only where both sums are non-negative (their
+/// order is then the signed one).
+std::optional<IndexExpr> ordered(const IndexExpr &a, const IndexExpr &b,
+                                 bool isMin, bool isUnsigned,
+                                 const IndexFacts &facts) {
+  if (isUnsigned) {
+    std::optional<int64_t> lowA = a.lowerBound(rangeIn(facts));
+    std::optional<int64_t> lowB = b.lowerBound(rangeIn(facts));
+    if (!lowA || !lowB || *lowA < 0 || *lowB < 0)
+      return std::nullopt;
+  }
+  std::optional<IndexExpr> d = a.minus(b);
+  std::optional<std::pair<int64_t, int64_t>> range =
+      d ? bounds(*d, facts) : std::nullopt;
+  if (!range)
+    return std::nullopt;
+  if (range->second <= 0) // a <= b
+    return isMin ? a : b;
+  if (range->first >= 0) // a >= b
+    return isMin ? b : a;
+  return std::nullopt;
+}
+
 /// lhs - rhs of `cmp`, as a sum.
 std::optional<IndexExpr> difference(arith::CmpIOp cmp, int depth,
                                     Decomposition &in) {
@@ -294,15 +333,13 @@ std::optional<bool> decided(Value condition, int depth, Decomposition &in) {
   if (!cmp)
     return std::nullopt;
   std::optional<IndexExpr> d = difference(cmp, depth, in);
-  std::optional<IndexExpr> negated = d ? d->times(-1) : std::nullopt;
-  std::optional<int64_t> low = d ? d->lowerBound(rangeIn(facts)) : std::nullopt;
-  std::optional<int64_t> minusHigh =
-      negated ? negated->lowerBound(rangeIn(facts)) : std::nullopt;
-  if (!low || !minusHigh ||
-      *minusHigh == std::numeric_limits<int64_t>::min()) // -high overflows
+  std::optional<std::pair<int64_t, int64_t>> range =
+      d ? bounds(*d, facts) : std::nullopt;
+  if (!range)
     return std::nullopt;
   // lhs - rhs lies in [low, high].
-  const int64_t high = -*minusHigh;
+  const int64_t low = range->first;
+  const int64_t high = range->second;
   using P = arith::CmpIPredicate;
   auto known = [](bool isTrue, bool isFalse) -> std::optional<bool> {
     if (isTrue)
@@ -313,17 +350,17 @@ std::optional<bool> decided(Value condition, int depth, Decomposition &in) {
   };
   switch (cmp.getPredicate()) {
   case P::slt:
-    return known(high < 0, *low >= 0);
+    return known(high < 0, low >= 0);
   case P::sle:
-    return known(high <= 0, *low > 0);
+    return known(high <= 0, low > 0);
   case P::sgt:
-    return known(*low > 0, high <= 0);
+    return known(low > 0, high <= 0);
   case P::sge:
-    return known(*low >= 0, high < 0);
+    return known(low >= 0, high < 0);
   case P::eq:
-    return known(*low == 0 && high == 0, *low > 0 || high < 0);
+    return known(low == 0 && high == 0, low > 0 || high < 0);
   case P::ne:
-    return known(*low > 0 || high < 0, *low == 0 && high == 0);
+    return known(low > 0 || high < 0, low == 0 && high == 0);
   default:
     return std::nullopt; // Unsigned: not needed by the spellings seen.
   }
@@ -468,6 +505,14 @@ std::optional<IndexExpr> decomposeOnce(Value v, int depth,
     return divided(sub(def->getOperand(0)), shift ? int64_t(1) << *d : *d,
                    *rounding, facts);
   }
+  const bool isMin = isa<arith::MinSIOp, arith::MinUIOp, index::MinSOp,
+                         index::MinUOp>(def);
+  if (isMin || isa<arith::MaxSIOp, arith::MaxUIOp, index::MaxSOp,
+                   index::MaxUOp>(def))
+    return ordered(sub(def->getOperand(0)), sub(def->getOperand(1)), isMin,
+                   isa<arith::MinUIOp, arith::MaxUIOp, index::MinUOp,
+                       index::MaxUOp>(def),
+                   facts);
   if (auto select = dyn_cast<arith::SelectOp>(def)) {
     std::optional<bool> c = decided(select.getCondition(), depth, in);
     if (c)

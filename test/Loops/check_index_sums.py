@@ -12,8 +12,9 @@ index %i, each tagged `test.index`: sums, differences and products by
 constants, divisions by constants in every spelling (affine floordiv,
 ceildiv and mod; arith floordivsi, ceildivsi, divsi, divui, shrsi, shrui;
 index floordivs, divs, divu), lower-affine's select-and-divide form of
-floordiv, selects on a comparison of two expressions, and casts through
-i64. `remat-opt -remat-test-scan-match` prints each as a sum in the
+floordiv, selects on a comparison of two expressions, casts through i64,
+and the min or max of two expressions or of one and a constant (a clamp;
+arith minsi/maxsi/minui/maxui, index mins/maxs/minu/maxu). `remat-opt -remat-test-scan-match` prints each as a sum in the
 iteration number k (lower + step * k replacing %i, k in [0, T - 1]) or
 leaves it opaque. This script evaluates every expression as the ops define
 it (64-bit two's complement; divsi truncates, divui and shrui are
@@ -80,7 +81,7 @@ class Gen:
             c = rng.randint(-20, 20)
             return (self.const(c), lambda k, c=c: c)
         kind = rng.choice(["addc", "subc", "mulc", "add2", "div", "div", "div", "lowered",
-                           "select", "cast"])
+                           "select", "cast", "minmax"])
         if kind == "add2":
             a, b = self.expr(depth - 1), self.expr(depth - 1)
             r = self.fresh()
@@ -118,6 +119,24 @@ class Gen:
             self.emit("%s = arith.subi %s, %s : index" % (qm, self.const(-1), q))
             self.emit("%s = arith.select %s, %s, %s : index" % (r, neg, qm, q))
             return (r, lambda k: x[1](k) // d)
+        if kind == "minmax":
+            # A clamp (max with a lower, min with an upper constant, as the
+            # lowering of StableHLO's dynamic slices writes rows), or the
+            # min or max of two expressions; signed or unsigned, arith or
+            # index.
+            if rng.random() < 0.6:
+                c = rng.randint(-10, 70)
+                y = (self.const(c), lambda k, c=c: c)
+            else:
+                y = self.expr(depth - 1)
+            op = rng.choice(["arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui",
+                             "index.mins", "index.maxs", "index.minu", "index.maxu"])
+            ty = " : index" if op.startswith("arith") else ""
+            self.emit("%s = %s %s, %s%s" % (r, op, x[0], y[0], ty))
+            name = op.split(".")[1]
+            key = unsigned if name.endswith("u") or name.endswith("ui") else (lambda v: v)
+            pick = min if name.startswith("min") else max
+            return (r, lambda k: pick(x[1](k), y[1](k), key=key))
         if kind == "select":
             y = self.expr(depth - 1)
             pred = rng.choice(["slt", "sle", "sgt", "sge", "eq", "ne"])
