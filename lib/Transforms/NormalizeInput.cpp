@@ -5,12 +5,16 @@
 // Runs upstream's inliner and -lower-affine as nested pipelines, each only
 // when the module holds something it would change: both walk and rewrite
 // every function (the inliner canonicalizes each callable), which costs
-// seconds on a large step that has no call and no affine op.
+// seconds on a large step that has no call and no affine op. Then loop
+// counters held in 0-d tensors become scalars (remat/Loops/ScalarCounters.h),
+// in the functions that have one.
 
 #include "remat/Transforms/Passes.h"
+#include "remat/Loops/ScalarCounters.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Pass/PassManager.h"
@@ -66,6 +70,7 @@ struct NormalizeInputPass
   void getDependentDialects(DialectRegistry &registry) const override {
     inlinerPipeline().getDependentDialects(registry);
     lowerAffinePipeline().getDependentDialects(registry);
+    registry.insert<tensor::TensorDialect>(); // Scalar counters' edges.
   }
 
   void runOnOperation() override {
@@ -84,6 +89,8 @@ struct NormalizeInputPass
         return signalPassFailure();
       changed = true;
     }
+    if (failed(remat::scalarizeTensorCounters(module, changed)))
+      return signalPassFailure();
     // Unchanged IR is not verified again (a quarter second at 40k ops).
     if (!changed)
       markAllAnalysesPreserved();

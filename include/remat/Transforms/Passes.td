@@ -37,7 +37,8 @@ def CheckExecutablePass : Pass<"remat-check-executable"> {
 }
 
 def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
-  let summary = "Inline calls and lower affine index arithmetic, where present";
+  let summary = "Inline calls, lower affine index arithmetic and make 0-d "
+                "tensor loop counters scalars, where present";
   let description = [{
     The input clean-up of `-remat-fit`: upstream's inliner (private callees
     inlined, then dropped once unused), so the planner sees through calls,
@@ -47,6 +48,14 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     callable; an op of the affine dialect): on a 40k-op step without either,
     the inliner and its canonicalize took 0.8 s and lower-affine 0.3 s of a
     6 s pass, and changed nothing the pipeline's own canonicalize would not.
+
+    Last, in functions whose `scf` loops carry a 0-d integer tensor (the
+    `tensor<i32>` counter of a StableHLO `while`, as `lax.scan` and
+    `fori_loop` reach SCF through `stablehlo-legalize-to-linalg` and
+    `stablehlo-legalize-control-flow`): those carries become scalars, and
+    pure rank-0 `linalg.generic` / `linalg.map` ops on integers the scalar
+    ops of their bodies, so the scan matcher reads the counter as it reads
+    an `i32` one. Float 0-d tensors (a loss) are left as they are.
 
     `-remat-lower-to-cpu` and `-remat-lower-to-gpu` run it without the
     inliner (`inline-calls=false`: a harness's calls stay calls) before
