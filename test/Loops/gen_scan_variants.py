@@ -45,7 +45,10 @@ variant drawn from a seed (or given explicitly):
                      lb+S*(T-1)`, `ne, %i, lb+S*T` or `ugt, lb+S*T, %i`
   counter    the scf.while loops' counters (loop=while, backward=while-down):
              index, or i32 (as a frontend's scan counts), the body reading
-             `arith.index_cast` of it
+             `arith.index_cast` of it, or tensor (a tensor<i32>, as
+             StableHLO's while carries it to SCF: compared and stepped by
+             rank-0 linalg.generic ops, the condition and the counter read
+             with tensor.extract)
   backward   for:        scf.for %j = 0 to T, step k = T-1-j
              for-shift:  scf.for %j = 1 to T+1, step k = T-j
              (with S > 1: the bounds times S, step S, rows from j/S; the
@@ -64,6 +67,10 @@ variant drawn from a seed (or given explicitly):
                      %cC with C negative
              (the rows of the forward loop with lb > 0 or layout next or
              reverse, of the backward loop whenever its row is not j)
+  clamp      none, or every row index clamped into the stacks' rows
+             [0, rows - 1]: maxmin (arith.maxsi with 0, then minsi, as the
+             lowering of StableHLO's dynamic_slice and dynamic_update_slice
+             writes start indices) or minmax (the other order)
   step       the scf.for loops' step S: 1, 2, 3 or 4
   divide     how i/S is written (S > 1): affine (affine_map floordiv),
              floordivsi, divsi, divui (arith), shr (arith.shrui by log2 S;
@@ -81,6 +88,7 @@ choices and the rows each loop writes and reads.
 Usage:
   gen_scan_variants.py --seed N [--model M --spelling S --backward B
       --cond C --decrement D --lb L --layout Y --stacks K --params|--no-params
+      --loop F --fcond C --counter I --clamp K
       --step S --divide V --steps T --batch B --width W] [--form loop|unrolled]
       [--harness [--bits]] [-o FILE]
   gen_scan_variants.py --seed N --choices     print the variant's choices
@@ -113,7 +121,8 @@ BACKWARDS = ["for", "for-shift", "while-down"]
 CONDS = ["sge", "sgt", "sle-swapped"]
 LOOPS = ["for", "while"]
 FCONDS = ["slt", "sle", "ne", "ugt-swapped"]
-COUNTERS = ["index", "i32"]
+COUNTERS = ["index", "i32", "tensor"]
+CLAMPS = ["none", "none", "maxmin", "minmax"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -144,8 +153,13 @@ class Choices:
             # Drawn after the step: earlier seeds keep their other choices.
             "loop": rng.choice(LOOPS),
             "fcond": rng.choice(FCONDS),
-            "counter": rng.choice(COUNTERS),
+            "counter": rng.choice(COUNTERS[:2]),
+            # Drawn last, each: the seeds keep their earlier choices.
+            "held": rng.choice(["scalar", "tensor"]),
+            "clamp": rng.choice(CLAMPS),
         }
+        if draw["counter"] == "i32" and draw["held"] == "tensor":
+            draw["counter"] = "tensor"
         g = {k: v for k, v in given.items() if v is not None}
         self.model = g.get("model", draw["model"])
         self.params = True if self.model == "layers" else g.get("params", draw["params"])
@@ -157,7 +171,7 @@ class Choices:
             raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
-                  "divide", "loop", "fcond", "counter"):
+                  "divide", "loop", "fcond", "counter", "clamp"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -188,6 +202,8 @@ class Choices:
                  "loop=%s" % self.loop + (" fcond=%s" % self.fcond if self.fcond else "")
                  + (" counter=%s" % self.counter if self.counter else ""),
                  "backward=%s" % self.backward]
+        if self.clamp != "none":
+            parts.append("clamp=%s" % self.clamp)
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
         parts += ["spelling=%s" % self.spelling, "T=%d" % self.steps,
@@ -208,6 +224,8 @@ class Choices:
             text += " --fcond %s" % self.fcond
         if self.counter:
             text += " --counter %s" % self.counter
+        if self.clamp != "none":
+            text += " --clamp %s" % self.clamp
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
@@ -231,6 +249,89 @@ class VGen(gl.Gen):
             return super().const_name(value, ty)
         name = "cm%d" % -value if value < 0 else "c%d" % value
         return name if ty == "index" else name + "_" + ty
+
+    def tconst(self, value):
+        """A 0-d tensor<i32> constant at the top (StableHLO's scalars)."""
+        key = (value, "tensor<i32>")
+        if key not in self.const_ssa:
+            ssa = self.fresh_top("t%d" % value if value >= 0 else "tm%d" % -value)
+            self.consts.append((ssa, "arith.constant dense<%d> : tensor<i32>" % value))
+            self.const_ssa[key] = ssa
+        return self.const_ssa[key]
+
+    def counter_type(self):
+        return {"tensor": "tensor<i32>"}.get(self.ch.counter, self.ch.counter)
+
+    def counter_const(self, value):
+        it = self.ch.counter
+        return self.tconst(value) if it == "tensor" else self.iconst(value, it)
+
+    def counter_op(self, base, op, a, b, result="i32"):
+        """`op` (arith.addi, arith.subi, or arith.cmpi <pred>) applied to two
+        counters: that arith op, or for counter=tensor a rank-0
+        linalg.generic as stablehlo-legalize-to-linalg writes StableHLO's add
+        and compare of a while's counter."""
+        r = self.fresh(base)
+        it = self.ch.counter
+        sep = ", " if " " in op else " "  # arith.cmpi slt, %a, %b
+        if it != "tensor":
+            self.emit("%s = %s%s%s, %s : %s" % (r, op, sep, a, b, it))
+            return r
+        e = self.fresh(base + "_e")
+        self.emit("%s = tensor.empty() : tensor<%s>" % (e, result))
+        sc = self.m("scalar")
+        self.emit("%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = []}"
+                  % (r, sc, sc, sc))
+        self.emit("    ins(%s, %s : tensor<i32>, tensor<i32>) outs(%s : tensor<%s>) {"
+                  % (a, b, e, result))
+        self.emit("^bb0(%%in: i32, %%in2: i32, %%out: %s):" % result)
+        self.emit("  %%r = %s%s%%in, %%in2 : i32" % (op, sep))
+        self.emit("  linalg.yield %%r : %s" % result)
+        self.emit("} -> tensor<%s>" % result)
+        self.body_names.add("r")
+        return r
+
+    def counter_condition(self, base, pred, a, b):
+        """An i1: cmpi `pred` of two counters (through tensor.extract of a
+        rank-0 tensor<i1> for counter=tensor)."""
+        tensor = self.ch.counter == "tensor"
+        c = self.counter_op(base + "_t" if tensor else base, "arith.cmpi " + pred, a, b, "i1")
+        if not tensor:
+            return c
+        more = self.fresh(base)
+        self.emit("%s = tensor.extract %s[] : tensor<i1>" % (more, c))
+        return more
+
+    def counter_index(self, counter, ivar):
+        """%ivar (index) from the counter block argument."""
+        it = self.ch.counter
+        if it == "tensor":
+            s = self.fresh(ivar[1:] + "_i32")
+            self.emit("%s = tensor.extract %s[] : tensor<i32>" % (s, counter))
+            self.emit("%s = arith.index_cast %s : i32 to index" % (ivar, s))
+        elif it != "index":
+            self.emit("%s = arith.index_cast %s : %s to index" % (ivar, counter, it))
+
+    def clamped(self, r, cache):
+        """Row r clamped into the stacks' rows (clamp=maxmin: maxsi with 0,
+        then minsi with rows - 1, as the lowering of StableHLO's dynamic
+        slices writes every start index; minmax: the other order)."""
+        if self.ch.clamp == "none":
+            return r
+        key = ("clamp", r)
+        if key in cache:
+            return cache[key]
+        rows = self.T + 1 if self.ch.layout == "next" else self.T
+        lo, hi = self.iconst(0), self.iconst(rows - 1)
+        first, c = self.fresh("row_lo"), self.fresh("row_in")
+        if self.ch.clamp == "maxmin":
+            self.emit("%s = arith.maxsi %s, %s : index" % (first, r, lo))
+            self.emit("%s = arith.minsi %s, %s : index" % (c, first, hi))
+        else:
+            self.emit("%s = arith.minsi %s, %s : index" % (first, r, hi))
+            self.emit("%s = arith.maxsi %s, %s : index" % (c, first, lo))
+        cache[key] = c
+        return c
 
     def row(self, var, e, c, cache):
         """SSA of e * var + c (e = +-1), spelled as the variant says; var
@@ -364,28 +465,28 @@ class VGen(gl.Gen):
                 ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
         else:
             # A counted scf.while: the counter first, from lb by S.
-            it = ch.counter
+            it = self.counter_type()
             wtypes = it + ", " + types
             before = [self.fresh("i_w")] + [self.fresh(a.ssa[1:] + "_w") for a, _ in blk]
             self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
                 res, len(blk) + 1, ", ".join("%s = %s" % (w, v) for w, v in zip(
-                    before, [self.iconst(lb, it)] + [v.ssa for _, v in blk])), wtypes, wtypes))
+                    before, [self.counter_const(lb)] + [v.ssa for _, v in blk])), wtypes, wtypes))
             self.depth += 1
-            more = self.fresh("more")
             end = lb + S * T
-            cmp = {"slt": "slt, %s, %s" % (before[0], self.iconst(end, it)),
-                   "sle": "sle, %s, %s" % (before[0], self.iconst(end - S, it)),
-                   "ne": "ne, %s, %s" % (before[0], self.iconst(end, it)),
-                   "ugt-swapped": "ugt, %s, %s" % (self.iconst(end, it), before[0])}[ch.fcond]
-            self.emit("%s = arith.cmpi %s : %s" % (more, cmp, it))
+            pred, a, b = {"slt": ("slt", before[0], self.counter_const(end)),
+                          "sle": ("sle", before[0], self.counter_const(end - S)),
+                          "ne": ("ne", before[0], self.counter_const(end)),
+                          "ugt-swapped": ("ugt", self.counter_const(end), before[0])}[ch.fcond]
+            more = self.counter_condition("more", pred, a, b)
             self.emit("scf.condition(%s) %s : %s" % (more, ", ".join(before), wtypes))
             self.depth -= 1
             self.emit("} do {")
-            counter = ivar if it == "index" else self.fresh("i_" + it)
+            counter = ivar if it == "index" else self.fresh("i_" + ch.counter)
             self.emit("^bb0(%s):" % ", ".join(["%s: %s" % (counter, it)] + [
                 "%s: %s" % (a.ssa, a.ty) for a, _ in blk]))
-            if it != "index":
-                self.emit("  %s = arith.index_cast %s : %s to index" % (ivar, counter, it))
+            self.depth += 1
+            self.counter_index(counter, ivar)
+            self.depth -= 1
         self.depth += 1
         cache = {}
         nc = len(carries)
@@ -396,7 +497,8 @@ class VGen(gl.Gen):
 
         def at(s, r0):
             # row s * k + r0 = s * q + r0 - s * q0
-            return self.row(self.quotient(ivar, cache), s, r0 - s * q0, cache)
+            return self.clamped(self.row(self.quotient(ivar, cache), s, r0 - s * q0, cache),
+                                cache)
 
         def note(what, s, r0):
             self.rows.append((what, self.describe("%i" if S == 1 else "%%i/%d" % S, s,
@@ -424,8 +526,8 @@ class VGen(gl.Gen):
         outs = [v.ssa for v in new] + [cur_st[b].ssa for b, _ in carries + values]
         first = 0
         if ch.loop == "while":
-            inext = self.fresh("i_next")
-            self.emit("%s = arith.addi %s, %s : %s" % (inext, counter, self.iconst(S, it), it))
+            inext = self.counter_op("i_next", "arith.addi", counter,
+                                    self.counter_const(S))
             outs, types, first = [inext] + outs, it + ", " + types, 1
         self.emit("scf.yield %s : %s" % (", ".join(outs), types))
         self.depth -= 1
@@ -458,7 +560,8 @@ class VGen(gl.Gen):
         seen = set()
 
         def at(s, r0):
-            return self.row(self.quotient(jvar, cache), s * alpha, s * beta + r0, cache)
+            return self.clamped(self.row(self.quotient(jvar, cache), s * alpha,
+                                         s * beta + r0, cache), cache)
 
         def load(base, nxt=False):
             if base in carry_bases:
@@ -489,36 +592,35 @@ class VGen(gl.Gen):
             return [V("%s#%d" % (res, k), a.shape) for k, (a, _) in enumerate(blk)]
         # A downward scf.while: the counter first, from S*(T-1) by -S while >= 0.
         S = ch.step
-        it = ch.counter
+        it = self.counter_type()
         types = ", ".join([it] + [v.ty for _, v in carries])
         before = [self.fresh("j_w")] + [self.fresh(b + "_w") for b, _ in carries]
         self.emit("%s:%d = scf.while (%s) : (%s) -> (%s) {" % (
             res, len(carries) + 1, ", ".join("%s = %s" % (a, v) for a, v in zip(
-                before, [self.iconst(S * (T - 1), it)] + [v.ssa for _, v in carries])),
+                before, [self.counter_const(S * (T - 1))] + [v.ssa for _, v in carries])),
             types, types))
         self.depth += 1
-        more = self.fresh("more")
-        cmp = {"sge": "sge, %s, %s" % (before[0], self.iconst(0, it)),
-               "sgt": "sgt, %s, %s" % (before[0], self.iconst(-1, it)),
-               "sle-swapped": "sle, %s, %s" % (self.iconst(0, it), before[0])}[ch.cond]
-        self.emit("%s = arith.cmpi %s : %s" % (more, cmp, it))
+        pred, a, b = {"sge": ("sge", before[0], self.counter_const(0)),
+                      "sgt": ("sgt", before[0], self.counter_const(-1)),
+                      "sle-swapped": ("sle", self.counter_const(0), before[0])}[ch.cond]
+        more = self.counter_condition("more", pred, a, b)
         self.emit("scf.condition(%s) %s : %s" % (more, ", ".join(before), types))
         self.depth -= 1
         jvar = self.fresh("j")
-        counter = jvar if it == "index" else self.fresh("j_" + it)
+        counter = jvar if it == "index" else self.fresh("j_" + ch.counter)
         blk = [self.value(b, v.shape) for b, v in carries]
         self.emit("} do {")
         self.emit("^bb0(%s):" % ", ".join(["%s: %s" % (counter, it)] + [
             "%s: %s" % (x.ssa, x.ty) for x in blk]))
         self.depth += 1
-        if it != "index":
-            self.emit("%s = arith.index_cast %s : %s to index" % (jvar, counter, it))
+        self.counter_index(counter, jvar)
         new = body(lambda: at(1, 0), blk, load)
-        jn = self.fresh("j_next")
         if ch.decrement == "subi":
-            self.emit("%s = arith.subi %s, %s : %s" % (jn, counter, self.iconst(S, it), it))
+            jn = self.counter_op("j_next", "arith.subi", counter,
+                                 self.counter_const(S))
         else:
-            self.emit("%s = arith.addi %s, %s : %s" % (jn, counter, self.iconst(-S, it), it))
+            jn = self.counter_op("j_next", "arith.addi", counter,
+                                 self.counter_const(-S))
         self.emit("scf.yield %s : %s" % (", ".join([jn] + [v.ssa for v in new]), types))
         self.depth -= 1
         self.emit("}")
@@ -779,6 +881,7 @@ def coverage(seeds):
     want |= {("step > 1 backward", b) for b in BACKWARDS}
     want |= {("loop", lp) for lp in LOOPS} | {("fcond", c) for c in FCONDS}
     want |= {("counter", c) for c in COUNTERS}
+    want |= {("clamp", c) for c in CLAMPS}
     want.add(("while with step > 1",))
     lines, have = [], set()
     for seed in seeds:
@@ -795,6 +898,7 @@ def coverage(seeds):
         have.add(("loop", ch.loop))
         if ch.counter:
             have.add(("counter", ch.counter))
+        have.add(("clamp", ch.clamp))
         if ch.fcond:
             have.add(("fcond", ch.fcond))
             if ch.step > 1:
@@ -828,6 +932,8 @@ def main():
     ap.add_argument("--counter", choices=COUNTERS,
                     help="the scf.while loops' counter type (loop=while, backward=while-down)")
     ap.add_argument("--decrement", choices=DECREMENTS, help="while-down: its counter's step")
+    ap.add_argument("--clamp", choices=CLAMPS[1:] + ["none"],
+                    help="clamp every row into the stacks' rows (maxsi/minsi)")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
     ap.add_argument("--divide", choices=DIVIDES, help="how i/step is written (step > 1)")
@@ -853,7 +959,9 @@ def main():
         ap.error("--seed or --cover is required")
     ch = Choices(a.seed, model=a.model, params=a.params, stacks=a.stacks, layout=a.layout,
                  lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
-                 spelling=a.spelling, step=a.step, divide=a.divide, steps=a.steps, batch=a.batch, width=a.width)
+                 spelling=a.spelling, step=a.step, divide=a.divide, loop=a.loop, fcond=a.fcond,
+                 counter=a.counter, clamp=a.clamp, steps=a.steps, batch=a.batch,
+                 width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:
         ap.error("sizes must be positive and lb not negative")
     if a.choices:
