@@ -7,8 +7,10 @@
 
 Times every planner node of the step on this machine, in the lowering the
 step gets (`remat-opt -remat-time-nodes`, then `-remat-lower-to-cpu` and
-mlir-runner -O3 with libRematRuntime): each node is called alone W times,
-then N times timed one call at a time, and its median goes to the node's op
+mlir-runner -O3 with libRematRuntime): every node is called W times, untimed,
+in program order (a warm-up pass: under MPICH the first few dozen messages
+are slow), then each node is called alone W more times, then N times timed
+one call at a time, and its median goes to the node's op
 in the table (its absorbed initial values get 0: the node's time includes
 them). Read the table with `remat-opt --remat-cost-table=TABLE.json`: every
 strategy, and `auto`'s choice, then plan with measured times (ns) instead of
@@ -89,7 +91,9 @@ def main():
     ap.add_argument("--build", help="build directory (default: the one of the "
                     "remat-opt on PATH, else build/)")
     ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=10,
+                    help="untimed calls of each node, in a warm-up pass over "
+                    "all nodes and again before its timed calls")
     ap.add_argument("--ranks", type=int, default=None,
                     help="a sharded step: time it as this many MPI processes")
     args = ap.parse_args()

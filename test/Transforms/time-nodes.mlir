@@ -2,10 +2,13 @@
 // RUN: FileCheck %s --check-prefix=KEYS < %t.keys.json
 //
 // Every planner node of the step becomes a function of what it reads (its
-// initial values inside, constants cloned in), and @main times each one
-// after the other: 2 untimed calls, 7 calls between timer 0's start and
-// stop, then the timer is printed and reset. The keys file names the ops of
-// every node, in the same order, by their cost-table key.
+// initial values inside, constants cloned in), and @__remat_time_all times
+// each one after the other: `warmup` untimed calls, `runs` calls between
+// timer 0's start and stop, then (when recording) the timer is printed and
+// reset. @main runs it twice: a warm-up pass (2 untimed calls of every
+// node, none timed, nothing printed), then the timed pass (2 untimed, 7
+// timed). The keys file names the ops of every node, in the same order, by
+// their cost-table key.
 #id = affine_map<(i) -> (i)>
 #red = affine_map<(i) -> ()>
 func.func @step(%x: tensor<8xf32> loc("x"), %w: tensor<8xf32>) -> (tensor<f32> {remat.loss}, tensor<8xf32>) {
@@ -40,18 +43,17 @@ func.func @step(%x: tensor<8xf32> loc("x"), %w: tensor<8xf32>) -> (tensor<f32> {
 // CHECK: func.func private @remat_timer_stop(i64)
 // CHECK: func.func private @remat_timer_print(i64)
 // CHECK: func.func private @remat_timer_reset()
-// CHECK: func.func @main()
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
+// CHECK: func.func private @__remat_time_all(%[[RECORD:.*]]: i1, %[[WARMUP:.*]]: index, %[[RUNS:.*]]: index)
 // CHECK: %[[X:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8xf32>)
 // CHECK: %[[W:.*]] = linalg.fill
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C2]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[WARMUP]]
 // CHECK-NEXT: func.call @__remat_time_node0(%[[X]], %[[W]])
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C7]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[RUNS]]
 // CHECK-NEXT: func.call @remat_timer_start
 // CHECK-NEXT: func.call @__remat_time_node0
 // CHECK-NEXT: func.call @remat_timer_stop
-// CHECK: call @remat_timer_print
+// CHECK: scf.if %[[RECORD]]
+// CHECK-NEXT: call @remat_timer_print
 // CHECK-NEXT: call @remat_timer_reset
 // CHECK: call @__remat_time_node1
 // CHECK: call @__remat_time_node2
@@ -63,6 +65,15 @@ func.func @step(%x: tensor<8xf32> loc("x"), %w: tensor<8xf32>) -> (tensor<f32> {
 // CHECK-NEXT: tensor.empty
 // CHECK-NEXT: linalg.fill
 // CHECK-NEXT: linalg.generic
+// CHECK: func.func @main()
+// CHECK-DAG: %[[FALSE:.*]] = arith.constant false
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: call @__remat_time_all(%[[FALSE]], %[[TWO]], %[[ZERO]])
+// CHECK-DAG: %[[TRUE:.*]] = arith.constant true
+// CHECK-DAG: %[[TWO2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[SEVEN:.*]] = arith.constant 7 : index
+// CHECK: call @__remat_time_all(%[[TRUE]], %[[TWO2]], %[[SEVEN]])
 // KEYS: "function": "step"
 // KEYS: "node": 0
 // KEYS: "key": "e"

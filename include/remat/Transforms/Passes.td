@@ -187,7 +187,10 @@ def TimeNodesPass : Pass<"remat-time-nodes", "mlir::ModuleOp"> {
     builds arguments of its input types (filled with 0.5, integers with 0),
     calls it `warmup` times, then `runs` times, each call timed alone with
     libRematRuntime's timer 0, prints the timer (`timer id=0 ... median_ns=`
-    on stderr) and resets it. `keys=FILE` receives, as JSON, the cost-table
+    on stderr) and resets it. Before that, `@main` calls every node `warmup`
+    times, untimed, in the same order: the nodes timed first would otherwise
+    measure a cold process (under MPICH the first collectives of a sharded
+    step took 3-4x what the same collectives took later). `keys=FILE` receives, as JSON, the cost-table
     key of each node's ops in the same order, so that
     `benchmarks/timing/calibrate_costs.py` can write a cost table of
     measured times for `--remat-cost-table`. Lower the module as the step is
@@ -217,8 +220,9 @@ def TimeNodesPass : Pass<"remat-time-nodes", "mlir::ModuleOp"> {
            "Write the nodes' cost-table keys, in timing order, as JSON (required)">,
     Option<"runs", "runs", "int", /*default=*/"20",
            "Timed calls of each node">,
-    Option<"warmup", "warmup", "int", /*default=*/"3",
-           "Untimed calls of each node first">,
+    Option<"warmup", "warmup", "int", /*default=*/"10",
+           "Untimed calls of each node, in a warm-up pass over all nodes and "
+           "again before its timed calls">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect",
