@@ -8,8 +8,8 @@
 Times every planner node of the step on this machine, in the lowering the
 step gets (`remat-opt -remat-time-nodes`, then `-remat-lower-to-cpu` and
 mlir-runner -O3 with libRematRuntime): every node is called W times, untimed,
-in program order (a warm-up pass: under MPICH the first few dozen messages
-are slow), then each node is called alone W more times, then N times timed
+in program order (a warm-up pass: under MPICH the first hundred or so
+collectives of a process run slow), then each node is called alone W more times, then N times timed
 one call at a time, and its median goes to the node's op
 in the table (its absorbed initial values get 0: the node's time includes
 them). Read the table with `remat-opt --remat-cost-table=TABLE.json`: every

@@ -122,10 +122,10 @@ struct TimeNodesPass : public remat::impl::TimeNodesPassBase<TimeNodesPass> {
 
     // @main runs every node's calls twice over: `warmup` untimed calls per
     // node, then `warmup` untimed and `runs` timed ones. Without the first
-    // pass the nodes timed first measured a cold process: on the 2-rank
-    // FSDP step MPICH's first few dozen messages are slow, and the first
-    // all_gathers took 7-12 us where the same gathers later took 2-4 us
-    // (docs/distributed.md).
+    // pass the nodes timed first measured a cold process: on the 2-rank FSDP
+    // step under MPICH the first hundred or so collectives ran slow, and the
+    // first all_gathers were timed at 7-12 us where the same gathers later
+    // took 2-4 us (docs/benchmarks.md).
     auto index = b.getIndexType();
     auto all = func::FuncOp::create(
         b, loc, "__remat_time_all",
