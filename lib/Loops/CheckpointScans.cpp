@@ -70,7 +70,10 @@ CheckpointedScan ScanRewriter::rewrite() {
     finalCarries = forward.carries;
     // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward)) {
-      counterAfter = asType(b, forward.trip, scan.index().getType());
+      Value count = scan.lower == 0
+                        ? forward.trip
+                        : affineIndex(b, index(b, scan.lower), forward.trip, 1);
+      counterAfter = asType(b, count, scan.index().getType());
       rewriter.replaceAllUsesWith(scan.result(scan.counter), counterAfter);
     }
     b.setInsertionPoint(scan.backward);

@@ -61,8 +61,11 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
         }
         IRMapping map;
         Block *before = original.getBeforeBody();
+        Value counter = scan.lower == 0 ? args[0]
+                                        : affineIndex(nb, index(nb, scan.lower),
+                                                      args[0], 1);
         map.map(before->getArgument(scan.counter),
-                asType(nb, args[0], scan.index().getType()));
+                asType(nb, counter, scan.index().getType()));
         for (auto [c, k] : llvm::enumerate(scan.carries))
           map.map(before->getArgument(k), args[1 + c]);
         for (Operation &op : before->without_terminator())

@@ -96,21 +96,23 @@ Value insertDest(Operation *insert) {
   return Value();
 }
 
-/// The after-block argument of `loop` that starts at 0 and is yielded
-/// incremented by 1, if any: an index, or an integer of 32 bits or more (a
-/// narrower one could wrap within the stacks' rows).
-std::optional<unsigned> counterOf(scf::WhileOp loop) {
+/// The after-block argument of `loop` that starts at a constant and is
+/// yielded incremented by 1, with that constant, if any: an index, or an
+/// integer of 32 bits or more (a narrower one could wrap within the stacks'
+/// rows; a wider one is checked once the rows are known).
+std::optional<std::pair<unsigned, int64_t>> counterOf(scf::WhileOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getAfterBody()->getTerminator());
   for (auto [k, arg] : llvm::enumerate(loop.getAfterArguments())) {
     Type type = arg.getType();
+    std::optional<int64_t> start = constantIndex(loop.getInits()[k]);
     if (!(type.isIndex() ||
           (type.isSignlessInteger() && type.getIntOrFloatBitWidth() >= 32)) ||
-        constantIndex(loop.getInits()[k]) != 0)
+        !start)
       continue;
     std::optional<IndexExpr> next =
         indexExprOf(yield.getOperand(k)).minus(IndexExpr::of(arg));
     if (next && next->asConstant() == 1)
-      return k;
+      return std::make_pair(unsigned(k), *start);
   }
   return std::nullopt;
 }
@@ -255,6 +257,10 @@ public:
       return std::string("it stacks no per-iteration value (no iteration "
                          "argument is written one whole row per iteration, "
                          "at a row affine in the iteration, and yielded)");
+    if (isa<scf::WhileOp>(forward) && pair.online() &&
+        counterWraps(pair.lower + pair.steps))
+      return std::string("its counter wraps around before the stacks' last "
+                         "row is written");
     if (std::optional<std::string> failed = matchReads())
       return *failed;
     if (!pair.backward)
@@ -326,12 +332,23 @@ private:
       }
     }
     pair.runTimeSteps = true;
-    std::optional<unsigned> counter = counterOf(loop);
+    std::optional<std::pair<unsigned, int64_t>> counter = counterOf(loop);
     if (!counter)
-      return std::string("it has no counter from 0 by 1 (an index or integer argument "
-                         "yielded as itself + 1) to stack its values at");
-    pair.counter = *counter;
+      return std::string("it has no counter from a constant by 1 (an index "
+                         "or integer argument yielded as itself + 1) to "
+                         "stack its values at");
+    pair.counter = counter->first;
+    pair.lower = counter->second;
     return std::nullopt;
+  }
+
+  /// Whether `last` (the counter's value after the most steps the loop can
+  /// take) is out of the range of the while loop's counter type.
+  bool counterWraps(int64_t last) {
+    Type type = pair.index().getType();
+    const unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+    return bits < 64 && (last >= (int64_t(1) << (bits - 1)) ||
+                         last < -(int64_t(1) << (bits - 1)));
   }
 
   /// A forward row in the iteration number k; a backward one in the

@@ -130,7 +130,8 @@ def main():
         "test/Loops/Inputs/rnn_affine_step2.mlir",
         "test/Loops/Inputs/rnn_fori_while.mlir",
         "test/Loops/Inputs/rnn_reverse_scan.mlir",
-        "test/Loops/Inputs/rnn_jax_scan.mlir")]
+        "test/Loops/Inputs/rnn_jax_scan.mlir",
+        "test/Loops/Inputs/rnn_while_from1.mlir")]
     seeds = {p: open(p, encoding="utf-8").read() for p in graphs + steps}
     bad = []
     work = tempfile.mkdtemp(prefix="remat-fuzz-")

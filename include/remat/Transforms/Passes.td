@@ -243,7 +243,7 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
     re-run forward segments from the nearest one (binomial checkpointing:
     the fewest forward steps for that many checkpoints). A forward loop
     whose trip count is known only at run time (an `scf.while` stacking at a
-    counter from 0, or an `scf.for` to a value) is checkpointed online: which
+    counter from a constant by 1, or an `scf.for` to a value) is checkpointed online: which
     carries to keep is decided step by step at run time, optimally while it
     runs at most (K+1)(K+2)/2 - 1 steps. The IR does not grow with T.
     With `budget` instead of `slots`, the number of slots is
