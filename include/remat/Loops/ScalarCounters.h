@@ -25,8 +25,9 @@ namespace remat {
 /// structural type conversion, tensor.from_elements / tensor.extract at the
 /// edges), and pure rank-0 linalg ops on integers become the scalar ops of
 /// their bodies, so that `%i + 1` and `%i < 64` read as they would have been
-/// written on an i32. Float 0-d tensors (a loss) are left as they are.
-/// Sets `changed`; fails only if the conversion does.
+/// written on an i32. Float 0-d tensors (a loss) are left as they are; so
+/// is a function whose conversion fails (rolled back, with a remark). Sets
+/// `changed` when a function changed.
 mlir::LogicalResult scalarizeTensorCounters(mlir::Operation *root,
                                             bool &changed);
 
