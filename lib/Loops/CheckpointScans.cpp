@@ -70,10 +70,8 @@ CheckpointedScan ScanRewriter::rewrite() {
     finalCarries = forward.carries;
     // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward)) {
-      Value count = scan.lower == 0
-                        ? forward.trip
-                        : affineIndex(b, index(b, scan.lower), forward.trip, 1);
-      counterAfter = asType(b, count, scan.index().getType());
+      counterAfter =
+          asType(b, forwardIndexAt(b, forward.trip), scan.index().getType());
       rewriter.replaceAllUsesWith(scan.result(scan.counter), counterAfter);
     }
     b.setInsertionPoint(scan.backward);
@@ -168,15 +166,17 @@ Value ScanRewriter::affineIndex(OpBuilder &b, Value lower, Value k,
   return arith::AddIOp::create(b, loc, lower, scaled);
 }
 
+Value ScanRewriter::forwardIndexAt(OpBuilder &b, Value k) {
+  return scan.lower == 0 && scan.step == 1
+             ? k
+             : affineIndex(b, index(b, scan.lower), k, scan.step);
+}
+
 ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value k,
                                                  ValueRange carries) {
   IRMapping map;
   map.map(scan.index(),
-          asType(b,
-                 scan.lower == 0 && scan.step == 1
-                     ? k
-                     : affineIndex(b, index(b, scan.lower), k, scan.step),
-                 scan.index().getType()));
+          asType(b, forwardIndexAt(b, k), scan.index().getType()));
   for (auto [kk, c] : llvm::zip(scan.carries, carries))
     map.map(scan.iterArg(kk), c);
   for (Operation &op : scan.body()->without_terminator())

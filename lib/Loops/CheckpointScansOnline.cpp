@@ -50,9 +50,7 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
       b, loc, TypeRange(ValueRange(loopInits)), loopInits,
       [&](OpBuilder &nb, Location, ValueRange args) {
         if (!original) { // An scf.for to a run-time bound: lower + k < bound.
-          Value i = scan.lower == 0
-                        ? args[0]
-                        : affineIndex(nb, index(nb, scan.lower), args[0], 1);
+          Value i = forwardIndexAt(nb, args[0]);
           Value more = arith::CmpIOp::create(
               nb, loc, arith::CmpIPredicate::slt, i,
               asType(nb, scan.tripCount(), nb.getIndexType()));
@@ -61,11 +59,9 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
         }
         IRMapping map;
         Block *before = original.getBeforeBody();
-        Value counter = scan.lower == 0 ? args[0]
-                                        : affineIndex(nb, index(nb, scan.lower),
-                                                      args[0], 1);
         map.map(before->getArgument(scan.counter),
-                asType(nb, counter, scan.index().getType()));
+                asType(nb, forwardIndexAt(nb, args[0]),
+                       scan.index().getType()));
         for (auto [c, k] : llvm::enumerate(scan.carries))
           map.map(before->getArgument(k), args[1 + c]);
         for (Operation &op : before->without_terminator())

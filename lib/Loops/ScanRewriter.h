@@ -117,6 +117,10 @@ private:
   /// lower + k * step, folded when trivial.
   Value affineIndex(OpBuilder &b, Value lower, Value k, int64_t step);
 
+  /// The forward loop's index at its iteration k (an index), in index:
+  /// lower + step * k, k itself for a loop from 0 by 1.
+  Value forwardIndexAt(OpBuilder &b, Value k);
+
   /// Replaces the reads outside the loops (a carry's initial or final
   /// value) and the backward loop's results, then erases both loops and
   /// whatever only they used (the stacks' initial values).
