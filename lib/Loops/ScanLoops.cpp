@@ -258,7 +258,7 @@ public:
                          "argument is written one whole row per iteration, "
                          "at a row affine in the iteration, and yielded)");
     if (isa<scf::WhileOp>(forward) && pair.online() &&
-        counterWraps(pair.lower + pair.steps))
+        wrapsIn(pair.index().getType(), pair.lower + pair.steps))
       return std::string("its counter wraps around before the stacks' last "
                          "row is written");
     if (std::optional<std::string> failed = matchReads())
@@ -317,11 +317,8 @@ private:
         std::optional<int64_t> travel = checkedMul(w->step, *trips);
         std::optional<int64_t> last =
             travel ? checkedAdd(*init, *travel) : std::nullopt;
-        Type type = loop.getAfterArguments()[w->counter].getType();
-        const unsigned bits =
-            type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-        if (!last || (bits < 64 && (*last >= (int64_t(1) << (bits - 1)) ||
-                                    *last < -(int64_t(1) << (bits - 1)))))
+        if (!last ||
+            wrapsIn(loop.getAfterArguments()[w->counter].getType(), *last))
           return std::string("its counter wraps around before its last "
                              "iteration ends");
         pair.counter = w->counter;
@@ -342,10 +339,9 @@ private:
     return std::nullopt;
   }
 
-  /// Whether `last` (the counter's value after the most steps the loop can
-  /// take) is out of the range of the while loop's counter type.
-  bool counterWraps(int64_t last) {
-    Type type = pair.index().getType();
+  /// Whether `last` (a counter's value after the last step the loop can
+  /// take) is out of the range of the counter's `type` (index: 64 bits).
+  static bool wrapsIn(Type type, int64_t last) {
     const unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
     return bits < 64 && (last >= (int64_t(1) << (bits - 1)) ||
                          last < -(int64_t(1) << (bits - 1)));

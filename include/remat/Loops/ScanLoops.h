@@ -9,8 +9,9 @@
 // - the forward loop is an `scf.for` with constant bounds and any step, an
 //   `scf.while` counting from a constant by a constant to a constant bound
 //   (T known, as a fori_loop lowers), one to a bound known at run time (a
-//   constant to %n by 1), or an `scf.while` with a counter from 0 by 1
-//   (online: its trip count is known only at run time);
+//   constant to %n by 1), or an `scf.while` with a counter from a constant
+//   by 1 (online: its trip count is known only at run time; a counter held
+//   in a 0-d tensor is made a scalar first, ScalarCounters.h);
 // - a stack is an iteration argument the body writes once per iteration,
 //   a whole row (`tensor.insert_slice` of [1, dims...], or `tensor.insert`
 //   into a 1-D stack) at a row that is an affine function of the iteration,
@@ -64,7 +65,7 @@ struct ScanPair {
   /// The forward loop: an scf.for with constant bounds or an scf.while
   /// counting to a constant (its counter: `counter`), or (online()) one
   /// whose trip count is known only at run time: an scf.for from a constant
-  /// to a value by 1, or an scf.while (a counter from 0 by 1).
+  /// to a value by 1, or an scf.while (a counter from a constant by 1).
   mlir::Operation *forward = nullptr;
   /// T for an scf.for; online, the most steps the stacks have rows for (the
   /// nominal T of the time model).
