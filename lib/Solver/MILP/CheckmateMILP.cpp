@@ -22,6 +22,17 @@
 // Objective: sum R[t][i] time(i). Memory is scaled by the room left after
 // the inputs and times by the base time, for the solver's tolerances.
 //
+// Sized parts (SizedParts.h): Y[p][c] = 1 when part p takes choice c (one
+// per part). The graph is modelled at each sized tensor's fewest bytes and
+// each sized node's least time; what choice c adds above them, E_p =
+// sum_c Y[p][c] e_c <= e_max, enters every term the tensor or node is in as
+// a product with that term's 0/1 quantity q (S, R or FREE), linearised:
+//   memory held, time:  P >= E_p - e_max (1 - q), P >= 0 (exact: the model
+//                       wants P small);
+//   memory freed:       Q <= E_p, Q <= e_max q, Q >= 0 (exact: it wants Q
+//                       large).
+// A sized node's first run (the diagonal) adds E_p itself.
+//
 // Decoding runs each stage's nodes in order and frees eagerly
 // (Schedule::withEagerFrees). Every tensor the model holds at a run is live
 // there, or freed earlier by the eager frees, which are the lowest for the
@@ -80,11 +91,32 @@ private:
   double constant = 0;
 };
 
+/// `g` with every sized tensor at its fewest bytes and every sized node at
+/// its least time: the model adds what a choice adds above them.
+TrainingGraph atSmallest(TrainingGraph g, const std::vector<SizedPart> &parts) {
+  for (const SizedPart &p : parts) {
+    for (size_t j = 0; j < p.tensors.size(); ++j) {
+      int64_t least = p.choices.front().bytes[j];
+      for (const SizedPart::Choice &c : p.choices)
+        least = std::min(least, c.bytes[j]);
+      g.tensor(p.tensors[j]).bytes = least;
+    }
+    if (p.node != kNone) {
+      double least = p.choices.front().time;
+      for (const SizedPart::Choice &c : p.choices)
+        least = std::min(least, c.time);
+      g.node(p.node).time = least;
+    }
+  }
+  return g;
+}
+
 class Formulation {
 public:
-  Formulation(const TrainingGraph &g, std::vector<NodeId> order,
-              int64_t budget)
-      : g(g), order(std::move(order)), n(static_cast<int>(this->order.size())),
+  Formulation(const TrainingGraph &graph, std::vector<NodeId> order,
+              int64_t budget, const std::vector<SizedPart> &parts)
+      : smallest(atSmallest(graph, parts)), g(smallest), parts(parts),
+        order(std::move(order)), n(static_cast<int>(this->order.size())),
         budget(budget) {
     pos.assign(g.numNodes(), -1);
     for (int i = 0; i < n; ++i)
@@ -95,6 +127,7 @@ public:
     timeScale = std::max(1e-300, g.baseTime());
     if (!feasible)
       return;
+    addChoiceColumns();
     addRunColumns();
     addHoldColumns();
     addDependencies();
@@ -109,7 +142,17 @@ public:
   /// The solver's values for `s` when its runs fit the stage structure
   /// (each stage: recomputations in order, then its first computation),
   /// else empty.
-  std::vector<double> encode(const Schedule &s) const;
+  std::vector<double> encode(const Schedule &s,
+                             const std::vector<int> &picks) const;
+  /// The choice the solution takes for each sized part.
+  std::vector<int> picks(const std::vector<double> &x) const {
+    std::vector<int> out(parts.size(), 0);
+    for (size_t p = 0; p < parts.size(); ++p)
+      for (size_t c = 0; c < Y[p].size(); ++c)
+        if (value(Y[p][c], x) > 0.5)
+          out[p] = static_cast<int>(c);
+    return out;
+  }
   /// The runs the solution selects, in stage order, with eager frees.
   Schedule decode(const std::vector<double> &x) const {
     Schedule s;
@@ -163,14 +206,106 @@ private:
     return r;
   }
 
+  /// What choice c of part p adds to its entry `entry`: tensor `entry`'s
+  /// bytes, or (entry = its number of tensors) its node's time, scaled.
+  double extra(int p, int entry, int c) const {
+    const SizedPart &part = parts[p];
+    if (entry < static_cast<int>(part.tensors.size()))
+      return (part.choices[c].bytes[entry] -
+              g.tensor(part.tensors[entry]).bytes) /
+             memScale;
+    return (part.choices[c].time - g.node(part.node).time) / timeScale;
+  }
+  double mostExtra(int p, int entry) const {
+    double most = 0;
+    for (size_t c = 0; c < parts[p].choices.size(); ++c)
+      most = std::max(most, extra(p, entry, static_cast<int>(c)));
+    return most;
+  }
+
+  /// One binary per choice, one choice per part. A sized node runs at least
+  /// once: its least time is in the base, what the choice adds is on Y.
+  void addChoiceColumns() {
+    sizedTensor.assign(g.numTensors(), {-1, -1});
+    sizedNode.assign(g.numNodes(), -1);
+    Y.resize(parts.size());
+    for (size_t p = 0; p < parts.size(); ++p) {
+      const int ip = static_cast<int>(p);
+      for (size_t j = 0; j < parts[p].tensors.size(); ++j)
+        sizedTensor[parts[p].tensors[j]] = {ip, static_cast<int>(j)};
+      const int timeEntry = static_cast<int>(parts[p].tensors.size());
+      if (parts[p].node != kNone)
+        sizedNode[parts[p].node] = ip;
+      const size_t m = parts[p].choices.size();
+      Y[p].resize(m);
+      if (m == 1) { // Its one size is the base: nothing to add.
+        Y[p][0].value = 1;
+        continue;
+      }
+      RowBuilder one;
+      for (size_t c = 0; c < m; ++c) {
+        const double cost = parts[p].node != kNone
+                                ? extra(ip, timeEntry, static_cast<int>(c))
+                                : 0;
+        Y[p][c].col = model.addColumn(0, 1, cost, true);
+        one.add(Y[p][c], 1);
+      }
+      one.into(model, 1, 1);
+    }
+  }
+
+  /// A column equal to `factor` (a column) times what part p's choice adds
+  /// to `entry`: bounded from below where the product is held memory or
+  /// time, from above where it is freed memory.
+  int productColumn(int p, int entry, const Var &factor, bool freed,
+                    double objective) {
+    const double most = mostExtra(p, entry);
+    const int col = model.addColumn(0, most, objective, false);
+    RowBuilder sum;
+    sum.addColumn(col, 1);
+    for (size_t c = 0; c < Y[p].size(); ++c)
+      sum.add(Y[p][c], -extra(p, entry, static_cast<int>(c)));
+    if (!freed) {
+      sum.add(factor, -most).into(model, -most, milp::kInfinity);
+    } else {
+      sum.into(model, -milp::kInfinity, 0);
+      RowBuilder().addColumn(col, 1).add(factor, -most).into(
+          model, -milp::kInfinity, 0);
+    }
+    products.push_back({col, p, entry, factor});
+    return col;
+  }
+
+  /// Adds `coef` times (`factor` x the bytes tensor x's choice adds) to
+  /// `row`; nothing for a tensor of one size.
+  void addExtraBytes(RowBuilder &row, TensorId x, const Var &factor,
+                     double coef, bool freed) {
+    auto [p, entry] = sizedTensor.empty() ? std::pair<int, int>{-1, -1}
+                                          : sizedTensor[x];
+    if (p < 0 || factor.isZero() || mostExtra(p, entry) <= 0)
+      return;
+    if (factor.isOne()) {
+      for (size_t c = 0; c < Y[p].size(); ++c)
+        row.add(Y[p][c], coef * extra(p, entry, static_cast<int>(c)));
+      return;
+    }
+    row.addColumn(productColumn(p, entry, factor, freed, 0), coef);
+  }
+
   void addRunColumns() {
     R.assign(n, {});
     for (int t = 0; t < n; ++t) {
       R[t].resize(t + 1);
       for (int i = 0; i < t; ++i)
-        if (!runsOnce(order[i]))
+        if (!runsOnce(order[i])) {
           R[t][i].col = model.addColumn(
               0, 1, g.node(order[i]).time / timeScale, true);
+          // A recomputation of a sized node costs what its choice adds too.
+          if (const int p = sizedNode[order[i]];
+              p >= 0 && mostExtra(p, parts[p].tensors.size()) > 0)
+            productColumn(p, static_cast<int>(parts[p].tensors.size()),
+                          R[t][i], /*freed=*/false, 1);
+        }
       R[t][t].value = 1;
       fixedTime += g.node(order[t]).time; // The diagonal: the base time.
     }
@@ -235,7 +370,9 @@ private:
   std::vector<std::vector<std::pair<int, TensorId>>> addFrees(int t);
   void addMemory();
 
+  const TrainingGraph smallest; ///< The graph at the sized parts' least.
   const TrainingGraph &g;
+  const std::vector<SizedPart> &parts;
   std::vector<NodeId> order;
   int n;
   int64_t budget;
@@ -246,6 +383,16 @@ private:
   /// FREE[t][k]: (column, tensor) pairs freed after position k in stage t.
   std::vector<std::vector<std::vector<std::pair<int, TensorId>>>> FREE;
   std::vector<std::vector<int>> U; ///< U[t][k] columns.
+  std::vector<std::vector<Var>> Y; ///< Y[p][c]: part p takes choice c.
+  /// By tensor: (part, index in its tensors), {-1, -1} when not sized.
+  std::vector<std::pair<int, int>> sizedTensor;
+  std::vector<int> sizedNode; ///< By node: its part, or -1.
+  /// The product columns: col = factor x what part p's choice adds to entry.
+  struct Product {
+    int col, part, entry;
+    Var factor;
+  };
+  std::vector<Product> products;
 };
 
 std::vector<std::vector<std::pair<int, TensorId>>>
@@ -291,14 +438,20 @@ void Formulation::addMemory() {
       U[t][k] = model.addColumn(0, milp::kInfinity, 0, false);
       RowBuilder row;
       row.addColumn(U[t][k], 1).add(R[t][k], -outBytes(k));
+      for (TensorId x : g.node(order[k]).outputs)
+        addExtraBytes(row, x, R[t][k], -1, /*freed=*/false);
       if (k == 0) {
         for (TensorId x = 0; x < g.numTensors(); ++x)
-          if (!g.isInput(x) && producerPos(x) < t)
+          if (!g.isInput(x) && producerPos(x) < t) {
             row.add(S[x][t], -bytes(x));
+            addExtraBytes(row, x, S[x][t], -1, /*freed=*/false);
+          }
       } else {
         row.addColumn(U[t][k - 1], -1);
-        for (auto [col, x] : FREE[t][k - 1])
+        for (auto [col, x] : FREE[t][k - 1]) {
           row.addColumn(col, bytes(x));
+          addExtraBytes(row, x, Var{col, 0}, 1, /*freed=*/true);
+        }
       }
       row.into(model, 0, 0);
       const double ws = g.node(order[k]).workspace / memScale;
@@ -308,7 +461,10 @@ void Formulation::addMemory() {
   }
 }
 
-std::vector<double> Formulation::encode(const Schedule &s) const {
+std::vector<double> Formulation::encode(const Schedule &s,
+                                        const std::vector<int> &picks) const {
+  if (picks.size() != parts.size())
+    return {};
   // Stage of each run: recomputations belong to the next first computation.
   std::vector<std::vector<char>> run(n, std::vector<char>(n, 0));
   std::vector<char> seen(g.numNodes(), 0);
@@ -377,6 +533,10 @@ std::vector<double> Formulation::encode(const Schedule &s) const {
       return false;
     return true;
   };
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (size_t c = 0; c < Y[p].size(); ++c)
+      if (!set(Y[p][c], static_cast<int>(c) == picks[p] ? 1 : 0))
+        return {};
   for (int st = 0; st < n; ++st)
     for (int i = 0; i <= st; ++i)
       if (!set(R[st][i], run[st][i]))
@@ -388,6 +548,11 @@ std::vector<double> Formulation::encode(const Schedule &s) const {
       if (!set(S[v][st], held[st][v]))
         return {};
   }
+  // Bytes at the warm start's choices.
+  auto bytesAt = [&](TensorId v) {
+    auto [p, entry] = sizedTensor[v];
+    return bytes(v) + (p < 0 ? 0 : extra(p, entry, picks[p]));
+  };
   // FREE as large as its bounds allow; U by its recursion.
   for (int st = 0; st < n; ++st) {
     double u = 0;
@@ -395,7 +560,7 @@ std::vector<double> Formulation::encode(const Schedule &s) const {
       if (k == 0) {
         for (TensorId v = 0; v < g.numTensors(); ++v)
           if (!g.isInput(v) && producerPos(v) < st)
-            u += bytes(v) * value(S[v][st], x);
+            u += bytesAt(v) * value(S[v][st], x);
       } else {
         for (auto [col, v] : FREE[st][k - 1]) {
           bool canFree = value(R[st][k - 1], x) > 0.5 &&
@@ -404,13 +569,18 @@ std::vector<double> Formulation::encode(const Schedule &s) const {
             if (j > k - 1 && j <= st && value(R[st][j], x) > 0.5)
               canFree = false;
           x[col] = canFree ? 1 : 0;
-          u -= bytes(v) * x[col];
+          u -= bytesAt(v) * x[col];
         }
       }
-      u += value(R[st][k], x) * outBytes(k);
+      for (TensorId v : g.node(order[k]).outputs)
+        u += value(R[st][k], x) * bytesAt(v);
       x[U[st][k]] = std::max(0.0, u);
     }
   }
+  // The products, now that their factors are set.
+  for (const Product &prod : products)
+    x[prod.col] = value(prod.factor, x) * extra(prod.part, prod.entry,
+                                                picks[prod.part]);
   return x;
 }
 
@@ -437,18 +607,28 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
       options.order.empty() ? g.defaultOrder() : options.order;
   if (static_cast<int>(order.size()) != g.numNodes())
     return result; // Not a permutation of the nodes.
-  Formulation f(g, order, options.budget);
+  static const std::vector<SizedPart> kNoParts;
+  const std::vector<SizedPart> &parts =
+      options.sized ? *options.sized : kNoParts;
+  if (verifySizedParts(g, parts))
+    return result; // The caller's parts do not fit the graph.
+  Formulation f(g, order, options.budget, parts);
   result.columns = static_cast<int>(f.model.columns.size());
   result.rows = static_cast<int>(f.model.rows.size());
 
   // The warm start is the answer to beat, whether or not it fits the model.
   std::optional<Schedule> warm;
-  if (options.warmStart) {
-    Schedule w = options.warmStart->withEagerFrees(g);
-    SimulationResult sim = simulate(g, w);
+  if (options.warmStart &&
+      (parts.empty() || options.warmPicks.size() == parts.size())) {
+    const std::vector<int> &picks =
+        parts.empty() ? std::vector<int>{} : options.warmPicks;
+    TrainingGraph at = withSizes(g, parts, picks);
+    Schedule w = options.warmStart->withEagerFrees(at);
+    SimulationResult sim = simulate(at, w);
     if (sim.valid && sim.peak <= options.budget) {
       warm = w;
       result.schedule = w;
+      result.picks = picks;
       result.time = sim.time;
     }
   }
@@ -460,7 +640,7 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
   params.seconds = options.seconds;
   params.maxNodes = options.maxNodes;
   if (warm)
-    params.start = f.encode(*warm);
+    params.start = f.encode(*warm, result.picks);
   result.warmStartUsed = !params.start.empty();
   milp::Result r = backend.solve(f.model, params);
   result.status = r.status;
@@ -468,12 +648,15 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
     result.bound = f.timeOf(r.bound);
   if (r.values.empty())
     return result;
+  std::vector<int> picks = f.picks(r.values);
+  TrainingGraph at = withSizes(g, parts, picks);
   Schedule s = f.decode(r.values);
-  SimulationResult sim = simulate(g, s);
+  SimulationResult sim = simulate(at, s);
   if (!sim.valid || sim.peak > options.budget)
     return result; // Numerical slack: never return an invalid schedule.
   if (!result.schedule || sim.time < result.time) {
     result.schedule = std::move(s);
+    result.picks = std::move(picks);
     result.time = sim.time;
   }
   return result;

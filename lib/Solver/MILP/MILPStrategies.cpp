@@ -51,6 +51,7 @@ void registerMILPStrategies(StrategyRegistry &registry) {
   d.description = "Checkmate's MILP solved by CBC (exact for its order; "
                   "recomputes anywhere, reports a bound)";
   d.run = solveCheckmateMILP;
+  d.runSized = solveCheckmateMILPSized;
   d.rank = 130;
   d.options = {secondsOption()};
   // Small graphs: the exact MILP, warm-started from auto's best plan (so

@@ -67,28 +67,46 @@ std::optional<StrategyResult> wholeProgram(const TrainingGraph &g,
 
 } // namespace
 
-StrategyResult solveCheckmateMILP(const TrainingGraph &g,
-                                  const SolveOptions &opts) {
-  StrategyResult res;
+namespace {
+
+/// checkmate-milp, with sized parts or without (parts empty).
+SizedStrategyResult solveMILP(const TrainingGraph &g,
+                              const std::vector<SizedPart> &parts,
+                              const SolveOptions &opts,
+                              std::vector<int> warmPicks) {
+  SizedStrategyResult out;
+  StrategyResult &res = out.result;
   if (g.numNodes() > kMaxNodes) {
     res.reason = "checkmate-milp: the graph has " +
                  std::to_string(g.numNodes()) + " nodes, more than the " +
                  std::to_string(kMaxNodes) +
                  " its model handles; use auto or lowerset-approx";
-    return res;
+    return out;
   }
-  if (std::optional<StrategyResult> all = wholeProgram(g, opts))
-    return std::move(*all);
-  std::optional<Schedule> warm = warmStart(g, opts);
+  if (parts.empty()) {
+    if (std::optional<StrategyResult> all = wholeProgram(g, opts)) {
+      out.result = std::move(*all);
+      return out;
+    }
+  } else if (warmPicks.size() != parts.size()) {
+    warmPicks.assign(parts.size(), 0);
+  }
+  // The warm start is a schedule of the graph at the warm choices.
+  const TrainingGraph warmGraph = withSizes(g, parts, warmPicks);
+  std::optional<Schedule> warm = warmStart(warmGraph, opts);
   CheckmateOptions co;
   co.budget = opts.budget == kUnlimitedBudget
-                  ? simulate(g, keepEverythingSchedule(g)).peak
+                  ? simulate(warmGraph, keepEverythingSchedule(warmGraph)).peak
                   : opts.budget;
   co.seconds = opts.milpSeconds;
   co.maxNodes = opts.milpNodes;
   if (warm) {
     co.warmStart = &*warm;
     co.order = firstComputationOrder(g, *warm);
+  }
+  if (!parts.empty()) {
+    co.sized = &parts;
+    co.warmPicks = warmPicks;
   }
   std::unique_ptr<milp::Backend> cbc = milp::createCbcBackend();
   CheckmateResult r = solveCheckmate(g, co, *cbc);
@@ -98,10 +116,11 @@ StrategyResult solveCheckmateMILP(const TrainingGraph &g,
                        "budget (proven)"
                      : "checkmate-milp: no schedule found within " +
                            std::to_string(opts.milpSeconds) + " s";
-    return res;
+    return out;
   }
   res.feasible = true;
   res.schedule = std::move(*r.schedule);
+  out.picks = std::move(r.picks);
   if (r.bound >= 0) {
     res.bound = std::min(r.bound, r.time);
     res.gap = r.time > 0 ? std::max(0.0, (r.time - r.bound) / r.time) : 0;
@@ -114,9 +133,24 @@ StrategyResult solveCheckmateMILP(const TrainingGraph &g,
                                                : std::string("unknown"));
     opts.note("checkmate-milp: " + what + " (" + std::to_string(r.columns) +
               " columns, " + std::to_string(r.rows) + " rows" +
-              (r.warmStartUsed ? ", warm-started" : "") + ")");
+              (r.warmStartUsed ? ", warm-started" : "") +
+              (parts.empty() ? "" : ", sizes chosen in the model") + ")");
   }
-  return res;
+  return out;
+}
+
+} // namespace
+
+StrategyResult solveCheckmateMILP(const TrainingGraph &g,
+                                  const SolveOptions &opts) {
+  return solveMILP(g, {}, opts, {}).result;
+}
+
+SizedStrategyResult solveCheckmateMILPSized(const TrainingGraph &g,
+                                            const std::vector<SizedPart> &parts,
+                                            const SolveOptions &opts,
+                                            const std::vector<int> &warmPicks) {
+  return solveMILP(g, parts, opts, warmPicks);
 }
 
 } // namespace remat

@@ -11,6 +11,7 @@
 #ifndef REMAT_SOLVER_CORE_STRATEGYDESCRIPTOR_H
 #define REMAT_SOLVER_CORE_STRATEGYDESCRIPTOR_H
 
+#include "remat/Solver/Core/SizedParts.h"
 #include "remat/Solver/Core/SolveOptions.h"
 #include "remat/Solver/Core/TrainingGraph.h"
 
@@ -133,6 +134,19 @@ struct BudgetSearchRole {
   bool portfolio = false;
 };
 
+/// What a strategy that chooses sized parts (SizedParts.h) returns: the
+/// schedule and, per part, the choice (index) it is a schedule for.
+struct SizedStrategyResult {
+  StrategyResult result;
+  std::vector<int> picks;
+};
+/// Plans `g` with its sized parts' choices as decisions of the same model;
+/// SolveOptions::warmStart, when set, is a schedule of the graph at
+/// `warmPicks` (the answer to beat).
+using SizedStrategyFn = std::function<SizedStrategyResult(
+    const TrainingGraph &, const std::vector<SizedPart> &,
+    const SolveOptions &, const std::vector<int> &warmPicks)>;
+
 struct StrategyDescriptor {
   std::string name;
   std::string description;
@@ -146,6 +160,9 @@ struct StrategyDescriptor {
   /// Why it does not apply to a graph, when it does not ("": it may).
   std::function<std::string(const GraphMeasures &)> notApplicable;
   std::vector<StrategyOption> options;
+  /// Strategies whose model also chooses the sizes of sized parts (a
+  /// scan's slot count); unset: the caller compares plans made at each.
+  SizedStrategyFn runSized;
   AutoRole autoRole;
   BudgetSearchRole budgetSearch;
 };

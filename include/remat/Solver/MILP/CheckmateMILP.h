@@ -15,11 +15,19 @@
 // optimum is that of a subset of schedules: an upper bound of the true
 // optimum, and its bound a lower bound only within that subset.
 //
+// Sized parts (SizedParts.h) make their choice a variable of the same model:
+// one binary per choice, the bytes a sized tensor adds above its smallest
+// size counted wherever the tensor is (products with the 0/1 variables
+// linearised exactly), the time its node adds at every run. The optimum is
+// then the best (choices, schedule) pair, not the best schedule at each
+// choice compared afterwards.
+//
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_SOLVER_MILP_CHECKMATEMILP_H
 #define REMAT_SOLVER_MILP_CHECKMATEMILP_H
 
 #include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/SizedParts.h"
 #include "remat/Solver/MILP/MILPBackend.h"
 
 #include <optional>
@@ -36,13 +44,18 @@ struct CheckmateOptions {
   /// to be used as the solver's incumbent; it is returned when nothing
   /// better is found). May be null.
   const Schedule *warmStart = nullptr;
+  /// Parts whose size the model chooses (may be null: none). `warmPicks`
+  /// are the choices the warm start is a schedule for.
+  const std::vector<SizedPart> *sized = nullptr;
+  std::vector<int> warmPicks;
 };
 
 struct CheckmateResult {
   milp::Status status = milp::Status::Unknown;
-  /// The decoded schedule (eager frees), checked by the Simulator: valid
-  /// and within budget, or absent.
+  /// The decoded schedule (eager frees), checked by the Simulator on the
+  /// graph at `picks`: valid and within budget, or absent.
   std::optional<Schedule> schedule;
+  std::vector<int> picks; ///< Per sized part, the choice (index) taken.
   double time = 0;   ///< Its total time (Simulator).
   double bound = -1; ///< Proven lower bound on the time within the model.
   /// The warm start fit the stage structure and was offered to the solver.

@@ -18,6 +18,15 @@ void registerMILPStrategies(StrategyRegistry &registry);
 StrategyResult solveCheckmateMILP(const TrainingGraph &g,
                                   const SolveOptions &opts);
 
+/// The same MILP with the sized parts' choices as binaries of the model
+/// (CheckmateMILP.h): the best (choices, schedule) pair within the search
+/// limits, never worse than the warm start (SolveOptions::warmStart at
+/// `warmPicks`).
+SizedStrategyResult solveCheckmateMILPSized(const TrainingGraph &g,
+                                            const std::vector<SizedPart> &parts,
+                                            const SolveOptions &opts,
+                                            const std::vector<int> &warmPicks);
+
 /// Whether auto refines with checkmate-milp on this graph (small ones), and
 /// the options it gives it (a branch-and-bound node limit, a clock limit).
 bool autoRunsMILP(const TrainingGraph &g, const SolveOptions &opts);
