@@ -225,7 +225,7 @@ FailureOr<std::vector<ScanSlotNode>> slotNodes(ArrayRef<FoundScan> scans,
 }
 
 /// Whether `func` with its scans at `slots` fits `budget` by the caller's
-/// analysis (as it is, or planned by `planTime` when given); how many
+/// analysis (as it is, or planned by `plan` when given); how many
 /// bytes it exceeds it by as it is otherwise.
 FailureOr<std::pair<bool, int64_t>>
 checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
@@ -238,7 +238,7 @@ checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
       simulate(scratch->graph.graph, scratch->graph.programOrder);
   if (asIs.valid && asIs.peak <= budget)
     return std::make_pair(true, int64_t(0));
-  if (planned && planning.planTime(scratch->graph.graph))
+  if (planned && planning.plan(scratch->graph.graph))
     return std::make_pair(true, int64_t(0));
   return std::make_pair(false, asIs.valid ? asIs.peak - budget : int64_t(-1));
 }
@@ -276,6 +276,18 @@ void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
     remark << "; " << why;
 }
 
+/// What the joint model of slots and schedule did for scan i, if it ran.
+std::string sizedNote(const ScanSlotChoice &choice, size_t i) {
+  if (i >= choice.sizedCounts.size())
+    return "";
+  return llvm::formatv("; then {0} counts and the schedule in one model: "
+                       "{1}",
+                       choice.sizedCounts[i],
+                       choice.sizedChose ? "its choice was faster"
+                                         : "no faster choice")
+      .str();
+}
+
 } // namespace
 
 FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
@@ -308,12 +320,12 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
       return internalError();
     ScanSlotChoice choice =
         chooseScanSlots(scratch->graph.graph, scratch->graph.programOrder,
-                        budget, *nodes, planning.planTime);
+                        budget, *nodes, planning.plan, planning.planSized);
     slots = choice.slots;
     // The model is checked on the rewrite itself. Where it was wrong (a
     // temporary of the emitted loops that grows with the slots), fewer
     // slots: the count that fits as it is, then fewer by the bytes over.
-    bool planned = static_cast<bool>(planning.planTime);
+    bool planned = static_cast<bool>(planning.plan);
     for (int attempt = 0; choice.feasible && attempt < 8; ++attempt) {
       FailureOr<std::pair<bool, int64_t>> fits =
           checkSlots(func, scans, slots, planning, budget, planned);
@@ -345,11 +357,12 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
                                "chose: the rewrite with them exceeds {1} B",
                                choice.slots[i], budget)
                      .str();
-      else if (planning.planTime && choice.feasible)
+      else if (planning.plan && choice.feasible)
         why[i] = llvm::formatv("the slots of the fastest plan of the whole "
                                "function within {0} B ({1} with nothing "
-                               "else recomputed; {2} plans compared)",
-                               budget, choice.asIsSlots[i], choice.plansSolved)
+                               "else recomputed; {2} plans compared{3})",
+                               budget, choice.asIsSlots[i], choice.plansSolved,
+                               sizedNote(choice, i))
                      .str();
     }
   }

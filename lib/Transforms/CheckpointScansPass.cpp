@@ -94,7 +94,7 @@ struct CheckpointScansPass
                                 func->getParentOp());
     };
     CostModel costs;
-    ScanPlanning planning{graphOf, costs, /*planTime=*/{}};
+    ScanPlanning planning{graphOf, costs, /*plan=*/{}};
     return success(succeeded(checkpointScansWithin(
         func, bytes, planning, size ? 0 : int64_t(slots))));
   }

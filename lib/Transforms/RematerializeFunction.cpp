@@ -17,6 +17,7 @@
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Portfolio/MinimumBudget.h"
+#include "remat/Solver/Portfolio/SizedSolve.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Transforms/FloorBreakdown.h"
 #include "remat/Transforms/Materialize.h"
@@ -173,11 +174,30 @@ private:
     SolveOptions opts = options.solve;
     opts.budget = fr.budget;
     opts.note = nullptr;
-    auto planTime = [&, opts](const TrainingGraph &g) -> std::optional<double> {
+    auto plan = [&, opts](const TrainingGraph &g) -> std::optional<GraphPlan> {
       Solution sol = solve(g, options.strategy, opts);
-      return sol.feasible ? std::optional<double>(sol.sim.time) : std::nullopt;
+      if (!sol.feasible)
+        return std::nullopt;
+      return GraphPlan{sol.sim.time, std::move(sol.schedule)};
     };
-    ScanPlanning planning{graphOf, costs, planTime};
+    // Where the strategy has a model that chooses sizes (checkmate-milp;
+    // auto on the graphs it refines with it), every scan's slots are also
+    // chosen in it, with the schedule.
+    auto planSized = [&, opts](const TrainingGraph &g,
+                               const std::vector<SizedPart> &parts,
+                               const std::vector<int> &warmPicks,
+                               const Schedule &warm)
+        -> std::optional<SizedPlan> {
+      if (!sizingStrategy(g, options.strategy, opts))
+        return std::nullopt;
+      SolveOptions o = opts;
+      o.warmStart = std::make_shared<Schedule>(warm);
+      SizedSolution s = solveSized(g, parts, options.strategy, o, warmPicks);
+      if (!s.solution.feasible)
+        return std::nullopt;
+      return SizedPlan{std::move(s.picks), std::move(s.solution.schedule)};
+    };
+    ScanPlanning planning{graphOf, costs, plan, planSized};
     // At the smallest budget, the fewest slots (-1).
     FailureOr<int> rewritten = checkpointScansWithin(
         func, options.budget.minimum ? -1 : fr.budget, planning);

@@ -128,3 +128,17 @@ TEST(OnlineCheckpointing, DecisionsDescribeThePositions) {
 }
 
 } // namespace
+
+// The closed form the slot choice asks for many K is the walk's count,
+// inside the bound (where it applies) and beyond (where it walks).
+TEST(OnlineCheckpointing, ForwardStepsInClosedForm) {
+  int closed = 0;
+  for (int64_t steps = 1; steps <= 300; ++steps)
+    for (int64_t slots = 1; slots <= 30; ++slots) {
+      ASSERT_EQ(onlineForwardSteps(steps, slots),
+                countOnlineReversal(steps, slots).forwardSteps)
+          << steps << " steps, " << slots << " slots";
+      closed += steps <= binomialBeta(slots, 2) - 1;
+    }
+  EXPECT_GT(closed, 4000); // About half the cases take the closed form.
+}

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <random>
 
 using namespace remat;
@@ -117,12 +119,14 @@ TEST(ScanSlots, WithAPlannerNeverSlowerThanWhatFitsAsItIs) {
                           5 + rng() % 20);
     const int64_t budget = 64 * 6 + row * (rng() % 8);
     int solves = 0;
-    PlanTime optimum = [&](const TrainingGraph &g) -> std::optional<double> {
+    PlanGraph optimum = [&](const TrainingGraph &g) {
       ++solves;
       auto r = bruteForceOptimum(g, budget);
       if (!r)
         ADD_FAILURE() << "the brute force gave up";
-      return r && r->feasible ? std::optional<double>(r->time) : std::nullopt;
+      return r && r->feasible
+                 ? std::optional<GraphPlan>({r->time, r->schedule})
+                 : std::nullopt;
     };
     ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
     EXPECT_EQ(c.plansSolved, solves);
@@ -157,9 +161,10 @@ TEST(ScanSlots, RecomputingAnActivationBuysSlots) {
   // 1024 B more: 5 rows (6 slots, far fewer steps).
   ScanStep s = makeStep(16, 256, 1024, 1, 20);
   const int64_t budget = 1600;
-  PlanTime optimum = [&](const TrainingGraph &g) -> std::optional<double> {
+  PlanGraph optimum = [&](const TrainingGraph &g) {
     auto r = bruteForceOptimum(g, budget);
-    return r && r->feasible ? std::optional<double>(r->time) : std::nullopt;
+    return r && r->feasible ? std::optional<GraphPlan>({r->time, r->schedule})
+                            : std::nullopt;
   };
   ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
   ASSERT_TRUE(c.feasible);
@@ -169,6 +174,104 @@ TEST(ScanSlots, RecomputingAnActivationBuysSlots) {
   EXPECT_LT(countLoopReversal(16, c.slots[0]).forwardSteps,
             countLoopReversal(16, std::max<int64_t>(c.asIsSlots[0], 1))
                 .forwardSteps);
+}
+
+// The scan as a sized part is the graph withScanSlots makes, at every count.
+TEST(ScanSlots, AsASizedPartItIsTheResizedGraph) {
+  ScanStep s = makeStep(16, 100, 64, 1, 10);
+  std::vector<int64_t> counts;
+  for (int64_t k = 1; k <= 16; ++k)
+    counts.push_back(k);
+  SizedPart part = s.scan.sizedPart(s.g, counts);
+  ASSERT_FALSE(verifySizedParts(s.g, {part}));
+  for (int i = 0; i < 16; ++i) {
+    TrainingGraph a = withSizes(s.g, {part}, {i});
+    TrainingGraph b = withScanSlots(s.g, {s.scan}, {counts[i]});
+    EXPECT_EQ(a.tensor(s.scan.storage[0].tensor).bytes,
+              b.tensor(s.scan.storage[0].tensor).bytes);
+    EXPECT_DOUBLE_EQ(a.node(s.scan.reversal).time,
+                     b.node(s.scan.reversal).time);
+  }
+}
+
+// The counts offered to the joint model: every useful count near the
+// ladder's choice, a geometric ladder beyond, never a count that re-runs as
+// many steps as one less.
+TEST(ScanSlots, SizedCounts) {
+  ScanStep s = makeStep(200, 100, 64, 1, 10);
+  std::vector<int64_t> c = sizedCounts(s.scan, 60);
+  for (int64_t k = 60 - kSizedWindow; k <= 60 + kSizedWindow; ++k)
+    EXPECT_NE(std::find(c.begin(), c.end(), k), c.end()) << k;
+  // Below: kSizedBelow counts, each 4/5 of the one before.
+  EXPECT_EQ(std::vector<int64_t>(c.begin(), c.begin() + 9),
+            (std::vector<int64_t>{8, 11, 14, 18, 23, 29, 37, 47, 48}));
+  for (size_t i = 1; i < c.size(); ++i) {
+    EXPECT_LT(c[i - 1], c[i]);
+    EXPECT_LT(s.scan.forwardSteps(c[i]), s.scan.forwardSteps(c[i] - 1));
+  }
+  EXPECT_LT(c.size(), 80u); // Not all 200.
+  // T = 200: 199 and 200 slots re-run as many steps.
+  EXPECT_EQ(std::find(c.begin(), c.end(), 200), c.end());
+}
+
+// With a joint model of counts and schedule (here an exhaustive oracle:
+// the brute force at every count offered), the choice is the best plan
+// over every count from 1 to T, also between the ladder's rungs.
+TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
+  std::mt19937 rng(7);
+  int feasible = 0, between = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t steps = 6 + rng() % 8; // sizedCounts then covers 1..T.
+    const int64_t row = 64 * (1 + rng() % 4);
+    ScanStep s = makeStep(steps, row, row * (1 + rng() % 6), 1 + rng() % 5,
+                          5 + rng() % 20);
+    const int64_t budget = 64 * 6 + row * (rng() % 8);
+    auto optimum = [&](const TrainingGraph &g) {
+      auto r = bruteForceOptimum(g, budget);
+      return r && r->feasible
+                 ? std::optional<GraphPlan>({r->time, r->schedule})
+                 : std::nullopt;
+    };
+    PlanSized exhaustive = [&](const TrainingGraph &g,
+                               const std::vector<SizedPart> &parts,
+                               const std::vector<int> &, const Schedule &) {
+      std::optional<SizedPlan> best;
+      double bestTime = 0;
+      for (size_t c = 0; c < parts[0].choices.size(); ++c) {
+        std::optional<GraphPlan> p =
+            optimum(withSizes(g, parts, {static_cast<int>(c)}));
+        if (p && (!best || p->time < bestTime)) {
+          best = SizedPlan{{static_cast<int>(c)}, p->schedule};
+          bestTime = p->time;
+        }
+      }
+      return best;
+    };
+    ScanSlotChoice ladder =
+        chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
+    ScanSlotChoice c =
+        chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum, exhaustive);
+    // The oracle: the best plan at every count.
+    std::optional<double> best;
+    for (int64_t k = 1; k <= steps; ++k)
+      if (std::optional<GraphPlan> p =
+              optimum(withScanSlots(s.g, {s.scan}, {k})))
+        best = best ? std::min(*best, p->time) : p->time;
+    ASSERT_EQ(c.feasible, best.has_value()) << "trial " << trial;
+    if (!best)
+      continue;
+    ++feasible;
+    EXPECT_DOUBLE_EQ(c.time, *best) << "trial " << trial;
+    EXPECT_LE(c.time, ladder.time);
+    auto at = bruteForceOptimum(withScanSlots(s.g, {s.scan}, c.slots), budget);
+    ASSERT_TRUE(at && at->feasible);
+    EXPECT_DOUBLE_EQ(at->time, c.time);
+    between += c.sizedChose && c.time < ladder.time;
+  }
+  std::printf("%d trials feasible, the ladder missed the best count in %d\n",
+              feasible, between);
+  EXPECT_GE(feasible, 20);
+  EXPECT_GE(between, 1) << "no trial where the ladder missed the best count";
 }
 
 TEST(ScanSlots, FewestSlotsAtTheSmallestBudget) {

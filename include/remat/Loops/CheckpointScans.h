@@ -55,14 +55,17 @@ enum class ScanBookkeeping { Copy, Store };
 std::string scanBookkeepingKey(ScanBookkeeping kind, mlir::Type carry);
 
 /// How the caller sees a function: `graphOf` prepares a copy (in place)
-/// and builds its graph as the caller's analysis does; `planTime` is the
-/// time of the caller's best plan of a graph within the budget (empty: the
-/// program must fit as it is, nothing else recomputed).
+/// and builds its graph as the caller's analysis does; `plan` is the
+/// caller's best plan of a graph within the budget (empty: the program must
+/// fit as it is, nothing else recomputed); `planSized`, where the caller's
+/// strategy has a model that chooses sizes, plans the slot counts with the
+/// schedule (ScanSlots.h).
 struct ScanPlanning {
   llvm::function_ref<mlir::FailureOr<IRTrainingGraph>(mlir::func::FuncOp)>
       graphOf;
   const CostModel &costs;
-  PlanTime planTime;
+  PlanGraph plan;
+  PlanSized planSized = {};
 };
 
 /// Checkpoints each scan at the top level of `func`, rewriting it once:

@@ -75,6 +75,12 @@ private:
 /// included).
 LoopReversalCounts countOnlineReversal(int64_t steps, int64_t slots);
 
+/// countOnlineReversal(steps, slots).forwardSteps, in closed form where the
+/// rule is optimal (T <= beta(K, 2) - 1: the offline count, plus the step
+/// to the last carry, which the forward loop does not keep, once a slot
+/// was dropped, T > K), else by the walk. A planner asks it for many K.
+int64_t onlineForwardSteps(int64_t steps, int64_t slots);
+
 /// The unrolled equivalent, for the Simulator (as unrolledLoopReversal).
 UnrolledReversal unrolledOnlineReversal(int64_t steps, int64_t slots,
                                         int64_t carryBytes);

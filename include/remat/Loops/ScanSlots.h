@@ -17,6 +17,7 @@
 #define REMAT_LOOPS_SCANSLOTS_H
 
 #include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/SizedParts.h"
 #include "remat/Support/AllocAlignment.h"
 
 #include <cstdint>
@@ -49,6 +50,13 @@ struct ScanSlotNode {
   int64_t forwardSteps(int64_t slots) const;
   /// The bytes tensor `s` of `storage` takes with `slots` slots.
   int64_t storageBytes(const Storage &s, int64_t slots) const;
+  /// The reversal's time with `slots` slots, from its time at probeSlots:
+  /// the forward steps gained or saved, at stepTime each.
+  double reversalTime(double probeTime, int64_t slots) const;
+  /// The scan in `graph` (read off the probe) as a part sized by its slot
+  /// count, one choice per entry of `counts`: what withScanSlots gives.
+  SizedPart sizedPart(const TrainingGraph &graph,
+                      const std::vector<int64_t> &counts) const;
 };
 
 /// `graph` (read off the rewrite at each scan's probeSlots) with scan i at
@@ -58,35 +66,73 @@ TrainingGraph withScanSlots(TrainingGraph graph,
                             const std::vector<ScanSlotNode> &scans,
                             const std::vector<int64_t> &slots);
 
-/// The time of the best plan of a graph within the caller's budget (its
-/// strategy), or std::nullopt when none fits.
-using PlanTime = std::function<std::optional<double>(const TrainingGraph &)>;
+/// The best plan of a graph within the caller's budget (by its strategy):
+/// its time and schedule, or std::nullopt when none fits.
+struct GraphPlan {
+  double time = 0;
+  Schedule schedule;
+};
+using PlanGraph = std::function<std::optional<GraphPlan>(const TrainingGraph &)>;
+
+/// A plan that chooses the sized parts' choices with the schedule, in one
+/// model (solveSized, SizedSolve.h), warm-started from `warm` (a schedule
+/// of the graph at `warmPicks`): the choices and the schedule, or
+/// std::nullopt when it finds none within the budget.
+struct SizedPlan {
+  std::vector<int> picks;
+  Schedule schedule;
+};
+using PlanSized = std::function<std::optional<SizedPlan>(
+    const TrainingGraph &, const std::vector<SizedPart> &,
+    const std::vector<int> &warmPicks, const Schedule &warm)>;
 
 struct ScanSlotChoice {
   std::vector<int64_t> slots; ///< Per scan.
   /// Per scan, the slots with which the program fits as it is, all else
   /// kept, re-running the fewest steps (the fewest such slots; 0: none).
   std::vector<int64_t> asIsSlots;
-  /// The plan's time at those slots (planTime, or the program's own time
+  /// The plan's time at those slots (plan, or the program's own time
   /// when it fits as it is), and whether any choice fits at all.
   double time = 0;
   bool feasible = false;
-  int plansSolved = 0; ///< Calls of planTime.
+  int plansSolved = 0; ///< Calls of plan.
+  /// The counts planSized was offered, per scan (empty: not called), and
+  /// whether its choice was faster than the ladder's (then `slots` are its).
+  std::vector<int64_t> sizedCounts;
+  bool sizedChose = false;
 };
 
 /// Chooses each scan's slots. `order` is the program order of `graph` (its
-/// peak as it runs, nothing recomputed). Without `planTime`: the most slots
+/// peak as it runs, nothing recomputed). Without `plan`: the most slots
 /// whose program fits `budget` as it is, or fewer when they re-run as few
-/// steps (T slots re-run what T - 1 do; 1 when none fits). With it, also
+/// steps (T slots re-run what T - 1 do; the online rule re-runs fewer with
+/// some counts than with one more: the fewest re-running the fewest steps
+/// among the kSizedWindow below; 1 when none fits). With it, also
 /// more slots than that, the rest of the graph then recomputed by the plan:
 /// the counts tried are the one that fits as it is and a geometric ladder
 /// above it (x1.5) up to T, stopping at the first whose plan fits nowhere;
 /// scans are chosen one after the other, the others at their choice so far
-/// (fewest slots first). Ties go to fewer slots. `budget` < 0: fewest slots.
+/// (fewest slots first). Ties go to fewer slots. Then, with `planSized`,
+/// every scan's count and the schedule are chosen together in one model
+/// (the counts of sizedCounts), warm-started from the ladder's best plan:
+/// its choice is taken when the Simulator finds it faster. `budget` < 0:
+/// fewest slots.
 ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
                                const Schedule &order, int64_t budget,
                                const std::vector<ScanSlotNode> &scans,
-                               const PlanTime &planTime);
+                               const PlanGraph &plan,
+                               const PlanSized &planSized = {});
+
+/// planSized is offered every count within kSizedWindow of the ladder's
+/// choice, a geometric ladder (x1.25) above it up to T, and kSizedBelow
+/// counts below it (each 4/5 of the one before).
+constexpr int64_t kSizedWindow = 12;
+constexpr int kSizedBelow = 8;
+
+/// The counts of `scan` offered to planSized when the ladder chose
+/// `chosen` (kSizedWindow), without those that re-run as many steps as one
+/// slot less (they only take memory); `chosen` always.
+std::vector<int64_t> sizedCounts(const ScanSlotNode &scan, int64_t chosen);
 
 } // namespace remat
 

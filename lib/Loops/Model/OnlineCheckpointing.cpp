@@ -55,6 +55,12 @@ LoopReversalCounts countOnlineReversal(int64_t steps, int64_t slots) {
                            [&](auto &v) { walkOnline(steps, slots, v); });
 }
 
+int64_t onlineForwardSteps(int64_t steps, int64_t slots) {
+  if (steps >= 1 && slots >= 1 && steps <= binomialBeta(slots, 2) - 1)
+    return minimalAdvances(steps, slots) + 1 + (steps > slots ? 1 : 0);
+  return countOnlineReversal(steps, slots).forwardSteps;
+}
+
 UnrolledReversal unrolledOnlineReversal(int64_t steps, int64_t slots,
                                         int64_t carryBytes) {
   return detail::unrolledWalk(

@@ -14,8 +14,10 @@
 namespace remat {
 
 int64_t ScanSlotNode::forwardSteps(int64_t slots) const {
-  return online ? countOnlineReversal(steps, slots).forwardSteps
-                : countLoopReversal(steps, slots).forwardSteps;
+  // In closed form where there is one (LoopReversalTest and
+  // OnlineCheckpointingTest check them against the walks).
+  return online ? onlineForwardSteps(steps, slots)
+                : minimalAdvances(steps, std::max<int64_t>(slots, 1)) + 1;
 }
 
 int64_t ScanSlotNode::storageBytes(const Storage &s, int64_t slots) const {
@@ -25,19 +27,64 @@ int64_t ScanSlotNode::storageBytes(const Storage &s, int64_t slots) const {
       alignment);
 }
 
+double ScanSlotNode::reversalTime(double probeTime, int64_t slots) const {
+  const int64_t extra = forwardSteps(slots) - forwardSteps(probeSlots);
+  return std::max(0.0, probeTime + static_cast<double>(extra) * stepTime);
+}
+
+SizedPart ScanSlotNode::sizedPart(const TrainingGraph &graph,
+                                  const std::vector<int64_t> &counts) const {
+  SizedPart part;
+  for (const Storage &s : storage)
+    part.tensors.push_back(s.tensor);
+  part.node = reversal;
+  for (int64_t k : counts) {
+    SizedPart::Choice c;
+    c.value = k;
+    for (const Storage &s : storage)
+      c.bytes.push_back(storageBytes(s, k));
+    c.time = reversalTime(graph.node(reversal).time, k);
+    part.choices.push_back(std::move(c));
+  }
+  return part;
+}
+
 TrainingGraph withScanSlots(TrainingGraph graph,
                             const std::vector<ScanSlotNode> &scans,
                             const std::vector<int64_t> &slots) {
-  for (size_t i = 0; i < scans.size(); ++i) {
-    const ScanSlotNode &scan = scans[i];
-    for (const ScanSlotNode::Storage &s : scan.storage)
-      graph.tensor(s.tensor).bytes = scan.storageBytes(s, slots[i]);
-    const int64_t extra =
-        scan.forwardSteps(slots[i]) - scan.forwardSteps(scan.probeSlots);
-    double &time = graph.node(scan.reversal).time;
-    time = std::max(0.0, time + static_cast<double>(extra) * scan.stepTime);
-  }
-  return graph;
+  std::vector<SizedPart> parts;
+  std::vector<int> picks(scans.size(), 0);
+  for (size_t i = 0; i < scans.size(); ++i)
+    parts.push_back(scans[i].sizedPart(graph, {slots[i]}));
+  return withSizes(std::move(graph), parts, picks);
+}
+
+std::vector<int64_t> sizedCounts(const ScanSlotNode &scan, int64_t chosen) {
+  const int64_t steps = std::max<int64_t>(1, scan.steps);
+  // Every count near the ladder's choice, a geometric ladder beyond: up to
+  // T, and down by at most kSizedBelow counts (fewer slots only re-run more
+  // steps; they may leave room for other scans, not for much more).
+  chosen = std::clamp<int64_t>(chosen, 1, steps);
+  std::vector<int64_t> candidates{steps, chosen};
+  for (int64_t k = std::max<int64_t>(1, chosen - kSizedWindow);
+       k <= std::min(steps, chosen + kSizedWindow); ++k)
+    candidates.push_back(k);
+  for (int64_t k = chosen + kSizedWindow + 1; k < steps;
+       k += std::max<int64_t>(1, k / 4))
+    candidates.push_back(k);
+  int64_t below = chosen - kSizedWindow - 1;
+  for (int i = 0; i < kSizedBelow && below >= 1; ++i, below -= below / 5 + 1)
+    candidates.push_back(below);
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()),
+                   candidates.end());
+  // A count that re-runs as many steps as one less only takes memory.
+  std::vector<int64_t> counts;
+  for (int64_t k : candidates)
+    if (k == chosen || k == 1 ||
+        scan.forwardSteps(k) < scan.forwardSteps(k - 1))
+      counts.push_back(k);
+  return counts;
 }
 
 namespace {
@@ -55,13 +102,50 @@ std::vector<int64_t> ladder(int64_t from, int64_t steps) {
   return counts;
 }
 
+/// Every scan's count and the schedule in one model, warm-started from the
+/// ladder's best plan (`warm`, at choice.slots); taken when the Simulator
+/// finds it valid, within budget and faster.
+void chooseTogether(const TrainingGraph &graph, int64_t budget,
+                    const std::vector<ScanSlotNode> &scans,
+                    const PlanSized &planSized, const Schedule &warm,
+                    ScanSlotChoice &choice) {
+  std::vector<SizedPart> parts;
+  std::vector<int> warmPicks;
+  for (size_t i = 0; i < scans.size(); ++i) {
+    std::vector<int64_t> counts = sizedCounts(scans[i], choice.slots[i]);
+    choice.sizedCounts.push_back(static_cast<int64_t>(counts.size()));
+    warmPicks.push_back(static_cast<int>(
+        std::find(counts.begin(), counts.end(), choice.slots[i]) -
+        counts.begin()));
+    parts.push_back(scans[i].sizedPart(graph, counts));
+  }
+  std::optional<SizedPlan> p = planSized(graph, parts, warmPicks, warm);
+  if (!p || p->picks.size() != parts.size())
+    return;
+  std::vector<int64_t> slots;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (p->picks[i] < 0 ||
+        p->picks[i] >= static_cast<int>(parts[i].choices.size()))
+      return;
+    slots.push_back(parts[i].choices[p->picks[i]].value);
+  }
+  SimulationResult r = simulate(withScanSlots(graph, scans, slots), p->schedule);
+  if (!r.valid || r.peak > budget || !(r.time < choice.time))
+    return;
+  choice.slots = std::move(slots);
+  choice.time = r.time;
+  choice.sizedChose = true;
+}
+
 } // namespace
 
 ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
                                const Schedule &order, int64_t budget,
                                const std::vector<ScanSlotNode> &scans,
-                               const PlanTime &planTime) {
+                               const PlanGraph &plan,
+                               const PlanSized &planSized) {
   ScanSlotChoice choice;
+  Schedule bestSchedule = order;
   choice.slots.assign(scans.size(), 1);
   choice.asIsSlots.assign(scans.size(), 0);
   auto asIs = [&](const std::vector<int64_t> &slots) {
@@ -86,34 +170,44 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
       else
         hi = mid - 1;
     }
-    // Slots that re-run no fewer steps only take memory and bookkeeping
-    // (T slots re-run what T - 1 do): the fewest with the same steps.
+    // Slots that re-run no fewer steps only take memory and bookkeeping:
+    // the fewest that re-run the fewest steps. T slots re-run what T - 1
+    // do, and the online rule re-runs more with some counts than with
+    // fewer (64 steps: 208 with 5 slots, 207 with 4).
     int64_t fewest = lo;
     if (lo > 1) {
-      const int64_t reRun = scans[i].forwardSteps(lo);
+      int64_t reRun = scans[i].forwardSteps(lo);
+      for (int64_t k = lo - 1; k >= std::max<int64_t>(1, lo - kSizedWindow);
+           --k)
+        if (const int64_t s = scans[i].forwardSteps(k); s <= reRun) {
+          reRun = s;
+          fewest = k;
+        }
       while (fewest > 1 && scans[i].forwardSteps(fewest - 1) == reRun)
         --fewest;
     }
     choice.asIsSlots[i] = fewest;
-    std::optional<double> best;
+      std::optional<double> best;
     int64_t bestSlots = std::max<int64_t>(fewest, 1);
     if (lo > 0) {
       slots[i] = fewest;
       best = asIs(slots).time;
+      bestSchedule = order;
     }
-    if (planTime) {
+    if (plan) {
       // Beyond what fits as it is, the plan recomputes something else to
       // make room; below it, nothing is gained (the scan re-runs more and
       // the program already fits).
       for (int64_t s : ladder(lo + 1, steps)) {
         slots[i] = s;
-        std::optional<double> t = planTime(withScanSlots(graph, scans, slots));
+        std::optional<GraphPlan> p = plan(withScanSlots(graph, scans, slots));
         ++choice.plansSolved;
-        if (!t)
+        if (!p)
           break; // More slots only take more memory.
-        if (!best || *t < *best) {
-          best = t;
+        if (!best || p->time < *best) {
+          best = p->time;
           bestSlots = s;
+          bestSchedule = std::move(p->schedule);
         }
       }
     }
@@ -123,6 +217,8 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
       choice.time = *best;
     }
   }
+  if (planSized && choice.feasible)
+    chooseTogether(graph, budget, scans, planSized, bestSchedule, choice);
   return choice;
 }
 
