@@ -183,13 +183,15 @@ private:
     // Where the strategy has a model that chooses sizes (checkmate-milp;
     // auto on the graphs it refines with it), every scan's slots are also
     // chosen in it, with the schedule.
-    auto planSized = [&, opts](const TrainingGraph &g,
+    PlanSized planSized;
+    planSized.applies = [&, opts](const TrainingGraph &g) {
+      return sizingStrategy(g, options.strategy, opts) != nullptr;
+    };
+    planSized.plan = [&, opts](const TrainingGraph &g,
                                const std::vector<SizedPart> &parts,
                                const std::vector<int> &warmPicks,
                                const Schedule &warm)
         -> std::optional<SizedPlan> {
-      if (!sizingStrategy(g, options.strategy, opts))
-        return std::nullopt;
       SolveOptions o = opts;
       o.warmStart = std::make_shared<Schedule>(warm);
       SizedSolution s = solveSized(g, parts, options.strategy, o, warmPicks);

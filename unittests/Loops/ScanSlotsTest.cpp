@@ -106,6 +106,35 @@ TEST(ScanSlots, WithoutAPlannerTheMostUsefulSlotsThatFitAsTheProgramIs) {
             countLoopReversal(20, 19).forwardSteps);
 }
 
+// Online, the rule re-runs more steps with some counts than with fewer (64
+// steps: 208 with 5 slots, 207 with 4): the count kept is the fewest that
+// re-run the fewest steps of all that fit (the oracle: every count).
+TEST(ScanSlots, OnlineTheFewestSlotsReRunningTheFewestSteps) {
+  int nonMonotone = 0;
+  for (int64_t steps : {20, 64, 90}) {
+    ScanStep s = makeStep(steps, 256, 512, 1, 10);
+    s.scan.online = true;
+    for (int64_t budget = 0; budget <= steps * 256 + 2048; budget += 131) {
+      int64_t most = 0;
+      for (int64_t k = 1; k <= steps; ++k) {
+        SimulationResult r =
+            simulate(withScanSlots(s.g, {s.scan}, {k}), s.order);
+        if (r.valid && r.peak <= budget)
+          most = k;
+      }
+      int64_t best = most;
+      for (int64_t k = most - 1; k >= 1; --k)
+        if (s.scan.forwardSteps(k) <= s.scan.forwardSteps(best))
+          best = k;
+      nonMonotone += most > 0 &&
+                     s.scan.forwardSteps(best) < s.scan.forwardSteps(most);
+      ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, {});
+      EXPECT_EQ(c.asIsSlots[0], best) << steps << " steps, budget " << budget;
+    }
+  }
+  EXPECT_GE(nonMonotone, 3) << "no budget where fewer slots re-run fewer steps";
+}
+
 TEST(ScanSlots, WithAPlannerNeverSlowerThanWhatFitsAsItIs) {
   // The activation is cheap to recompute and as large as several slots: at
   // budgets where few slots fit as the program is, recomputing it buys
@@ -232,9 +261,11 @@ TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
                  ? std::optional<GraphPlan>({r->time, r->schedule})
                  : std::nullopt;
     };
-    PlanSized exhaustive = [&](const TrainingGraph &g,
-                               const std::vector<SizedPart> &parts,
-                               const std::vector<int> &, const Schedule &) {
+    PlanSized exhaustive;
+    exhaustive.applies = [](const TrainingGraph &) { return true; };
+    exhaustive.plan = [&](const TrainingGraph &g,
+                          const std::vector<SizedPart> &parts,
+                          const std::vector<int> &, const Schedule &) {
       std::optional<SizedPlan> best;
       double bestTime = 0;
       for (size_t c = 0; c < parts[0].choices.size(); ++c) {

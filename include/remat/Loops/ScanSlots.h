@@ -75,16 +75,24 @@ struct GraphPlan {
 using PlanGraph = std::function<std::optional<GraphPlan>(const TrainingGraph &)>;
 
 /// A plan that chooses the sized parts' choices with the schedule, in one
-/// model (solveSized, SizedSolve.h), warm-started from `warm` (a schedule
-/// of the graph at `warmPicks`): the choices and the schedule, or
-/// std::nullopt when it finds none within the budget.
+/// model (solveSized, SizedSolve.h), on the graphs `applies` accepts (the
+/// caller's strategy has such a model there): `plan`, warm-started from
+/// `warm` (a schedule of the graph at `warmPicks`), gives the choices and
+/// the schedule, or std::nullopt when it finds none within the budget.
 struct SizedPlan {
   std::vector<int> picks;
   Schedule schedule;
 };
-using PlanSized = std::function<std::optional<SizedPlan>(
-    const TrainingGraph &, const std::vector<SizedPart> &,
-    const std::vector<int> &warmPicks, const Schedule &warm)>;
+struct PlanSized {
+  std::function<bool(const TrainingGraph &)> applies;
+  std::function<std::optional<SizedPlan>(
+      const TrainingGraph &, const std::vector<SizedPart> &,
+      const std::vector<int> &warmPicks, const Schedule &warm)>
+      plan;
+  bool appliesTo(const TrainingGraph &g) const {
+    return applies && plan && applies(g);
+  }
+};
 
 struct ScanSlotChoice {
   std::vector<int64_t> slots; ///< Per scan.

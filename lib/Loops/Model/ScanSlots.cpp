@@ -119,7 +119,7 @@ void chooseTogether(const TrainingGraph &graph, int64_t budget,
         counts.begin()));
     parts.push_back(scans[i].sizedPart(graph, counts));
   }
-  std::optional<SizedPlan> p = planSized(graph, parts, warmPicks, warm);
+  std::optional<SizedPlan> p = planSized.plan(graph, parts, warmPicks, warm);
   if (!p || p->picks.size() != parts.size())
     return;
   std::vector<int64_t> slots;
@@ -217,7 +217,7 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
       choice.time = *best;
     }
   }
-  if (planSized && choice.feasible)
+  if (choice.feasible && planSized.appliesTo(graph))
     chooseTogether(graph, budget, scans, planSized, bestSchedule, choice);
   return choice;
 }
