@@ -12,8 +12,11 @@ plan that fits is the best count. The choice must be as fast as the best,
 within --tolerance (the two-step runs are the reference for both: the
 choice is timed as the oracle times its own K).
 
+With --strategy S both the choice and the oracle's plans use strategy S
+(checkmate-milp chooses the count inside its model: SizedParts.h).
+
 Usage: check_slot_choice.py MODEL.mlir --budgets 50% 30% [--tolerance 0.002]
-(remat-opt from PATH). Prints one line per budget ending in ": ok" or
+[--strategy S] (remat-opt from PATH). Prints one line per budget ending in ": ok" or
 ": FAIL"; exits 1 on a failure.
 """
 
@@ -36,11 +39,11 @@ def report_of(path):
         return json.load(fh)["functions"][0]
 
 
-def chosen(model, budget, tmp):
+def chosen(model, budget, tmp, strategy):
     """(budget in bytes, slots chosen, steps) of the default pipeline."""
     report = os.path.join(tmp, "chosen.json")
     p = run([model, "--remat-budget=" + budget, "--remat-report=" + report,
-             "-o", os.devnull])
+             "-o", os.devnull] + strategy)
     m = re.search(r"scan of (\d+) steps checkpointed with (\d+) slots", p.stderr)
     if p.returncode != 0 or not m:
         sys.exit("check_slot_choice: remat-opt %s --remat-budget=%s did not "
@@ -48,7 +51,7 @@ def chosen(model, budget, tmp):
     return report_of(report)["budget"], int(m.group(2)), int(m.group(1))
 
 
-def time_with(model, slots, budget_bytes, tmp):
+def time_with(model, slots, budget_bytes, tmp, strategy):
     """The planned time with the scan at `slots`, None when nothing fits."""
     rewritten = os.path.join(tmp, "k%d.mlir" % slots)
     report = os.path.join(tmp, "k%d.json" % slots)
@@ -56,7 +59,7 @@ def time_with(model, slots, budget_bytes, tmp):
             "-o", rewritten]).returncode != 0:
         return None
     p = run([rewritten, "--remat-budget=%d" % budget_bytes,
-             "--remat-report=" + report, "-o", os.devnull])
+             "--remat-report=" + report, "-o", os.devnull] + strategy)
     if p.returncode != 0:
         return None
     r = report_of(report)
@@ -68,15 +71,18 @@ def main():
     ap.add_argument("model")
     ap.add_argument("--budgets", nargs="+", required=True)
     ap.add_argument("--tolerance", type=float, default=0.002)
+    ap.add_argument("--strategy", help="the planner's strategy (default: "
+                    "remat-opt's, auto)")
     a = ap.parse_args()
+    strategy = ["--remat-strategy=" + a.strategy] if a.strategy else []
     name = os.path.basename(a.model)
     failed = False
     for budget in a.budgets:
         with tempfile.TemporaryDirectory() as tmp:
-            bytes_, k, steps = chosen(a.model, budget, tmp)
+            bytes_, k, steps = chosen(a.model, budget, tmp, strategy)
             with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
                 times = dict(zip(range(1, steps + 1), pool.map(
-                    lambda s: time_with(a.model, s, bytes_, tmp),
+                    lambda s: time_with(a.model, s, bytes_, tmp, strategy),
                     range(1, steps + 1))))
         fits = {s: t for s, t in times.items() if t is not None}
         if not fits or times[k] is None:
