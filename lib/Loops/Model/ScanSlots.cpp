@@ -146,6 +146,11 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
                                const PlanSized &planSized) {
   ScanSlotChoice choice;
   Schedule bestSchedule = order;
+  // Whether a plan that recomputes something else fits more slots than the
+  // program as it is, for some scan. Where none does, more slots fit no
+  // plan (they only take more memory) and fewer only re-run more steps:
+  // the joint model has nothing to find between the ladder's counts.
+  bool planBuysSlots = false;
   choice.slots.assign(scans.size(), 1);
   choice.asIsSlots.assign(scans.size(), 0);
   auto asIs = [&](const std::vector<int64_t> &slots) {
@@ -204,6 +209,7 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
         ++choice.plansSolved;
         if (!p)
           break; // More slots only take more memory.
+        planBuysSlots = true;
         if (!best || p->time < *best) {
           best = p->time;
           bestSlots = s;
@@ -217,7 +223,7 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
       choice.time = *best;
     }
   }
-  if (choice.feasible && planSized.appliesTo(graph))
+  if (choice.feasible && planBuysSlots && planSized.appliesTo(graph))
     chooseTogether(graph, budget, scans, planSized, bestSchedule, choice);
   return choice;
 }
