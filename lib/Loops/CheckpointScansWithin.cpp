@@ -6,8 +6,9 @@
 // a scratch copy, whose graph the caller builds; there each scan is a node
 // whose slot buffers and forward steps are resized for any count
 // (ScanSlots.h), and the caller's planner solves the whole graph at the
-// counts worth trying. Then the function itself is rewritten once, with the
-// counts of the fastest plan.
+// counts worth trying. The counts of the fastest plan are checked on a
+// rewrite with them, which then becomes the function's body (adoptChecked;
+// otherwise, and where no check ran, the function is rewritten with them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -225,35 +226,36 @@ FailureOr<std::vector<ScanSlotNode>> slotNodes(ArrayRef<FoundScan> scans,
 }
 
 /// Whether `func` with its scans at `slots` fits `budget` by the caller's
-/// analysis (as it is, or planned by `plan` when given); how many
-/// bytes it exceeds it by as it is otherwise.
-FailureOr<std::pair<bool, int64_t>>
-checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
-           ArrayRef<int64_t> slots, const ScanPlanning &planning,
-           int64_t budget, bool planned) {
+/// analysis (as it is, or planned by `plan` when given), with the rewrite
+/// checked; how many bytes it exceeds it by as it is otherwise.
+struct Check {
+  bool fits = false;
+  int64_t over = 0;
+  Scratch rewrite;
+};
+FailureOr<Check> checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
+                            ArrayRef<int64_t> slots,
+                            const ScanPlanning &planning, int64_t budget,
+                            bool planned) {
   FailureOr<Scratch> scratch = rewrittenCopy(func, scans, slots, planning);
   if (failed(scratch))
     return failure();
+  Check check;
   SimulationResult asIs =
       simulate(scratch->graph.graph, scratch->graph.programOrder);
-  if (asIs.valid && asIs.peak <= budget)
-    return std::make_pair(true, int64_t(0));
-  if (planned && planning.plan(scratch->graph.graph))
-    return std::make_pair(true, int64_t(0));
-  return std::make_pair(false, asIs.valid ? asIs.peak - budget : int64_t(-1));
+  check.fits = (asIs.valid && asIs.peak <= budget) ||
+               (planned && planning.plan(scratch->graph.graph));
+  check.over = check.fits ? 0 : asIs.valid ? asIs.peak - budget : -1;
+  check.rewrite = std::move(*scratch);
+  return check;
 }
 
-/// Rewrites scan `found` of `func` with `slots`; the remark names what the
-/// reversal executes.
-void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
-                 StringRef why, detail::RecordedOps &emitted) {
-  const ScanPair &scan = found.pair;
-  Operation *loop = scan.forward;
-  IRRewriter rewriter(func.getContext(), &emitted);
-  InFlightDiagnostic remark = loop->emitRemark();
-  // Read before the rewrite, which erases the loop.
-  const bool isWhile = isa<scf::WhileOp>(loop);
-  CheckpointedScan out = checkpointScan(rewriter, scan, slots);
+/// The remark at a scan's forward loop: what the reversal with `slots`
+/// executes (`counts`), and why that many.
+void remarkScan(const ScanPair &scan, int64_t slots,
+                const LoopReversalCounts &counts, StringRef why) {
+  InFlightDiagnostic remark = scan.forward->emitRemark();
+  const bool isWhile = isa<scf::WhileOp>(scan.forward);
   if (scan.online()) {
     remark << llvm::formatv(
         "{5} of at most {0} steps checkpointed online with {1} slots "
@@ -263,17 +265,41 @@ void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
         scan.steps, slots, scan.carryBytes, scan.stackBytes,
         binomialBeta(slots, 2) - 1,
         isWhile ? "while loop" : "loop to a run-time bound",
-        out.counts.forwardSteps);
+        counts.forwardSteps);
   } else {
     remark << llvm::formatv(
         "scan of {0} steps checkpointed with {1} slots of {2} B (stacks of "
         "{3} B dropped): {4} forward steps (the minimum for {1} checkpoints "
         "plus one), {5} reversal actions",
         scan.steps, slots, scan.carryBytes, scan.stackBytes,
-        out.counts.forwardSteps, out.counts.actions);
+        counts.forwardSteps, counts.actions);
   }
   if (!why.empty())
     remark << "; " << why;
+}
+
+/// Rewrites scan `found` of `func` with `slots`, with its remark.
+void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
+                 StringRef why, detail::RecordedOps &emitted) {
+  IRRewriter rewriter(func.getContext(), &emitted);
+  // The remark before the rewrite, which erases the loop; the counts are
+  // the schedule's (ScanRewriter counts the same).
+  const ScanPair &scan = found.pair;
+  remarkScan(scan, slots,
+             scan.online() ? countOnlineReversal(scan.steps, slots)
+                           : countLoopReversal(scan.steps, slots),
+             why);
+  (void)checkpointScan(rewriter, found.pair, slots);
+}
+
+/// Takes the checked rewrite's body as `func`'s: the IR the analysis
+/// checked is the IR returned, and the emitter ran once on it.
+void adoptRewrite(func::FuncOp func, Scratch &checked) {
+  func.getBody().takeBody(checked.func->getBody());
+  func.walk([](Operation *op) {
+    op->removeAttr(kProbeForward);
+    op->removeAttr(kProbeReversal);
+  });
 }
 
 /// What the joint model of slots and schedule did for scan i, if it ran.
@@ -290,14 +316,17 @@ std::string sizedNote(const ScanSlotChoice &choice, size_t i) {
 
 } // namespace
 
-FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
-                                     const ScanPlanning &planning,
-                                     int64_t fixedSlots) {
+FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
+                                                int64_t budget,
+                                                const ScanPlanning &planning,
+                                                int64_t fixedSlots) {
   SmallVector<FoundScan, 2> scans = findScans(func);
   if (scans.empty())
-    return 0;
+    return ScansRewritten{};
+  const int count = static_cast<int>(scans.size());
   std::vector<int64_t> slots(scans.size(), 1);
   std::vector<std::string> why(scans.size());
+  std::optional<Scratch> checked; // The rewrite at `slots`, when checked.
   if (fixedSlots > 0) {
     for (size_t i = 0; i < scans.size(); ++i)
       slots[i] = std::min(fixedSlots, scans[i].pair.steps);
@@ -327,19 +356,21 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
     // slots: the count that fits as it is, then fewer by the bytes over.
     bool planned = static_cast<bool>(planning.plan);
     for (int attempt = 0; choice.feasible && attempt < 8; ++attempt) {
-      FailureOr<std::pair<bool, int64_t>> fits =
+      FailureOr<Check> fits =
           checkSlots(func, scans, slots, planning, budget, planned);
       if (failed(fits))
         return failure();
-      if (fits->first)
+      if (fits->fits) {
+        checked = std::move(fits->rewrite);
         break;
+      }
       std::vector<int64_t> fewer = slots;
       for (size_t i = 0; i < scans.size(); ++i) {
         int64_t perSlot = 0;
         for (const ScanSlotNode::Storage &s : (*nodes)[i].storage)
           perSlot += s.rowBytes;
-        int64_t by = fits->second > 0 && perSlot > 0
-                         ? (fits->second + perSlot - 1) / perSlot
+        int64_t by = fits->over > 0 && perSlot > 0
+                         ? (fits->over + perSlot - 1) / perSlot
                          : slots[i] / 2;
         fewer[i] = planned && choice.asIsSlots[i] > 0 &&
                            choice.asIsSlots[i] < slots[i]
@@ -366,12 +397,19 @@ FailureOr<int> checkpointScansWithin(func::FuncOp func, int64_t budget,
                      .str();
     }
   }
+  // Last scan first (the order the rewrite takes them in).
+  if (checked && planning.adoptChecked) {
+    for (size_t i = scans.size(); i-- > 0;)
+      remarkScan(scans[i].pair, slots[i], checked->emitted[i].counts, why[i]);
+    adoptRewrite(func, *checked);
+    return ScansRewritten{count, /*prepared=*/true};
+  }
   // Last scan first: the rewrite moves only what follows its forward loop.
   detail::RecordedOps emitted;
   for (size_t i = scans.size(); i-- > 0;)
     rewriteScan(func, scans[i], slots[i], why[i], emitted);
   foldIndexArithmetic(func, emitted);
-  return static_cast<int>(scans.size());
+  return ScansRewritten{count, /*prepared=*/false};
 }
 
 } // namespace remat

@@ -164,7 +164,7 @@ private:
   /// Scans (ScanLoops.h) keep the checkpoints of the fastest plan of the
   /// whole function within the budget (the strategy solves the graph with
   /// each scan as a node resized to the counts tried, ScanSlots.h); the
-  /// function is then rewritten once and re-analysed.
+  /// rewrite checked with those counts becomes the body, re-analysed.
   FailureOr<bool> checkpointScans() {
     auto graphOf = [&](func::FuncOp copy) {
       prepareForRemat(copy);
@@ -199,16 +199,18 @@ private:
         return std::nullopt;
       return SizedPlan{std::move(s.picks), std::move(s.solution.schedule)};
     };
-    ScanPlanning planning{graphOf, costs, plan, planSized};
+    ScanPlanning planning{graphOf, costs, plan, planSized,
+                          /*adoptChecked=*/true};
     // At the smallest budget, the fewest slots (-1).
-    FailureOr<int> rewritten = checkpointScansWithin(
+    FailureOr<ScansRewritten> rewritten = checkpointScansWithin(
         func, options.budget.minimum ? -1 : fr.budget, planning);
     if (failed(rewritten))
       return failure();
-    if (*rewritten == 0)
+    if (rewritten->count == 0)
       return false;
-    checkpointedScans = *rewritten;
-    prepareForRemat(func);
+    checkpointedScans = rewritten->count;
+    if (!rewritten->prepared)
+      prepareForRemat(func);
     FailureOr<IRTrainingGraph> built =
         buildTrainingGraph(func, costs, RecomputeRegions::Atomic, scope());
     if (failed(built))

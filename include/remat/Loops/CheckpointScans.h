@@ -66,6 +66,9 @@ struct ScanPlanning {
   const CostModel &costs;
   PlanGraph plan;
   PlanSized planSized = {};
+  /// Keep the rewrite the slots were checked on (prepared by `graphOf`) as
+  /// the function's body, rather than rewriting the function again.
+  bool adoptChecked = false;
 };
 
 /// Checkpoints each scan at the top level of `func`, rewriting it once:
@@ -74,11 +77,16 @@ struct ScanPlanning {
 /// probe rewrite (one slot when nothing fits: the caller's planner then
 /// names the smallest budget). Emits a remark per loop: the slots and
 /// forward steps chosen, or why it is not a scan. Returns how many scans it
-/// rewrote; failure (with an error) when the graph cannot be built.
-mlir::FailureOr<int> checkpointScansWithin(mlir::func::FuncOp func,
-                                           int64_t budget,
-                                           const ScanPlanning &planning,
-                                           int64_t fixedSlots = 0);
+/// rewrote, and whether the body is the checked rewrite (adoptChecked),
+/// prepared by `graphOf`; failure (with an error) when the graph cannot be
+/// built.
+struct ScansRewritten {
+  int count = 0;
+  bool prepared = false;
+};
+mlir::FailureOr<ScansRewritten>
+checkpointScansWithin(mlir::func::FuncOp func, int64_t budget,
+                      const ScanPlanning &planning, int64_t fixedSlots = 0);
 
 } // namespace remat
 
