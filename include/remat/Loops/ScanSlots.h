@@ -120,7 +120,8 @@ struct ScanSlotChoice {
 /// the counts tried are the one that fits as it is and a geometric ladder
 /// above it (x1.5) up to T, stopping at the first whose plan fits nowhere;
 /// scans are chosen one after the other, the others at their choice so far
-/// (fewest slots first). Ties go to fewer slots. Then, with `planSized`,
+/// (fewest slots first), then (several scans) each once more, its current
+/// count the one to beat. Ties go to fewer slots. Then, with `planSized`,
 /// where a plan fitted more slots than the program as it is for some scan,
 /// every scan's count and the schedule are chosen together in one model
 /// (the counts of sizedCounts), warm-started from the ladder's best plan:

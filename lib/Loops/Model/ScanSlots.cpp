@@ -160,7 +160,9 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
     choice.time = asIs(choice.slots).time;
     return choice;
   }
-  for (size_t i = 0; i < scans.size(); ++i) {
+  // One scan's count, the others at their choice so far. `again`: a second
+  // pass, where the current count (and its plan) is the one to beat.
+  auto chooseOne = [&](size_t i, bool again) {
     const int64_t steps = std::max<int64_t>(1, scans[i].steps);
     // The most slots whose program fits as it is: the peak grows with the
     // slots, so by bisection over [0, T] (0: not even one).
@@ -192,12 +194,20 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
         --fewest;
     }
     choice.asIsSlots[i] = fewest;
-      std::optional<double> best;
+    std::optional<double> best;
     int64_t bestSlots = std::max<int64_t>(fewest, 1);
+    if (again) {
+      best = choice.time;
+      bestSlots = choice.slots[i];
+    }
     if (lo > 0) {
       slots[i] = fewest;
-      best = asIs(slots).time;
-      bestSchedule = order;
+      const double t = asIs(slots).time;
+      if (!best || t < *best) {
+        best = t;
+        bestSlots = fewest;
+        bestSchedule = order;
+      }
     }
     if (plan) {
       // Beyond what fits as it is, the plan recomputes something else to
@@ -222,7 +232,14 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
       choice.feasible = true;
       choice.time = *best;
     }
-  }
+  };
+  for (size_t i = 0; i < scans.size(); ++i)
+    chooseOne(i, false);
+  // Several scans: each again with the others at their choice (the first
+  // was chosen with the others at one slot); never slower.
+  if (scans.size() > 1 && choice.feasible)
+    for (size_t i = 0; i < scans.size(); ++i)
+      chooseOne(i, true);
   if (choice.feasible && planBuysSlots && planSized.appliesTo(graph))
     chooseTogether(graph, budget, scans, planSized, bestSchedule, choice);
   return choice;
