@@ -250,12 +250,11 @@ FailureOr<Check> checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
   return check;
 }
 
-/// The remark at a scan's forward loop: what the reversal with `slots`
-/// executes (`counts`), and why that many.
-void remarkScan(const ScanPair &scan, int64_t slots,
-                const LoopReversalCounts &counts, StringRef why) {
-  InFlightDiagnostic remark = scan.forward->emitRemark();
-  const bool isWhile = isa<scf::WhileOp>(scan.forward);
+/// Says in `remark` (at the scan's forward loop) what the reversal with
+/// `slots` executes (`counts`), and why that many.
+void describeScan(InFlightDiagnostic &remark, const ScanPair &scan,
+                  bool isWhile, int64_t slots,
+                  const LoopReversalCounts &counts, StringRef why) {
   if (scan.online()) {
     remark << llvm::formatv(
         "{5} of at most {0} steps checkpointed online with {1} slots "
@@ -282,14 +281,11 @@ void remarkScan(const ScanPair &scan, int64_t slots,
 void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
                  StringRef why, detail::RecordedOps &emitted) {
   IRRewriter rewriter(func.getContext(), &emitted);
-  // The remark before the rewrite, which erases the loop; the counts are
-  // the schedule's (ScanRewriter counts the same).
-  const ScanPair &scan = found.pair;
-  remarkScan(scan, slots,
-             scan.online() ? countOnlineReversal(scan.steps, slots)
-                           : countLoopReversal(scan.steps, slots),
-             why);
-  (void)checkpointScan(rewriter, found.pair, slots);
+  // Made and read before the rewrite, which erases the loop.
+  InFlightDiagnostic remark = found.pair.forward->emitRemark();
+  const bool isWhile = isa<scf::WhileOp>(found.pair.forward);
+  CheckpointedScan out = checkpointScan(rewriter, found.pair, slots);
+  describeScan(remark, found.pair, isWhile, slots, out.counts, why);
 }
 
 /// Takes the checked rewrite's body as `func`'s: the IR the analysis
@@ -399,8 +395,12 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
   }
   // Last scan first (the order the rewrite takes them in).
   if (checked && planning.adoptChecked) {
-    for (size_t i = scans.size(); i-- > 0;)
-      remarkScan(scans[i].pair, slots[i], checked->emitted[i].counts, why[i]);
+    for (size_t i = scans.size(); i-- > 0;) {
+      const ScanPair &scan = scans[i].pair;
+      InFlightDiagnostic remark = scan.forward->emitRemark();
+      describeScan(remark, scan, isa<scf::WhileOp>(scan.forward), slots[i],
+                   checked->emitted[i].counts, why[i]);
+    }
     adoptRewrite(func, *checked);
     return ScansRewritten{count, /*prepared=*/true};
   }

@@ -67,6 +67,45 @@ ScanStep makeStep(int64_t steps, int64_t rowBytes, int64_t activationBytes,
   return s;
 }
 
+/// The planner as the brute force: the optimum plan within `budget`.
+std::optional<GraphPlan> bruteForcePlan(const TrainingGraph &g,
+                                        int64_t budget) {
+  auto r = bruteForceOptimum(g, budget);
+  if (!r)
+    ADD_FAILURE() << "the brute force gave up";
+  return r && r->feasible ? std::optional<GraphPlan>({r->time, r->schedule})
+                          : std::nullopt;
+}
+
+/// The joint model as an exhaustive search: the brute force at every
+/// combination of the parts' choices.
+PlanSized exhaustiveJointModel(int64_t budget) {
+  PlanSized exhaustive;
+  exhaustive.applies = [](const TrainingGraph &) { return true; };
+  exhaustive.plan = [budget](const TrainingGraph &g,
+                             const std::vector<SizedPart> &parts,
+                             const std::vector<int> &, const Schedule &) {
+    std::optional<SizedPlan> best;
+    double bestTime = 0;
+    std::vector<int> picks(parts.size(), 0);
+    while (true) {
+      std::optional<GraphPlan> p = bruteForcePlan(withSizes(g, parts, picks),
+                                                  budget);
+      if (p && (!best || p->time < bestTime)) {
+        best = SizedPlan{picks, p->schedule};
+        bestTime = p->time;
+      }
+      size_t i = 0; // The next combination, the first part fastest.
+      while (i < parts.size() &&
+             ++picks[i] == static_cast<int>(parts[i].choices.size()))
+        picks[i++] = 0;
+      if (i == parts.size())
+        return best;
+    }
+  };
+  return exhaustive;
+}
+
 TEST(ScanSlots, ResizesStorageAndReversal) {
   ScanStep s = makeStep(16, 100, 64, 1, 10);
   for (int64_t k = 1; k <= 16; ++k) {
@@ -150,12 +189,7 @@ TEST(ScanSlots, WithAPlannerNeverSlowerThanWhatFitsAsItIs) {
     int solves = 0;
     PlanGraph optimum = [&](const TrainingGraph &g) {
       ++solves;
-      auto r = bruteForceOptimum(g, budget);
-      if (!r)
-        ADD_FAILURE() << "the brute force gave up";
-      return r && r->feasible
-                 ? std::optional<GraphPlan>({r->time, r->schedule})
-                 : std::nullopt;
+      return bruteForcePlan(g, budget);
     };
     ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
     EXPECT_EQ(c.plansSolved, solves);
@@ -191,9 +225,7 @@ TEST(ScanSlots, RecomputingAnActivationBuysSlots) {
   ScanStep s = makeStep(16, 256, 1024, 1, 20);
   const int64_t budget = 1600;
   PlanGraph optimum = [&](const TrainingGraph &g) {
-    auto r = bruteForceOptimum(g, budget);
-    return r && r->feasible ? std::optional<GraphPlan>({r->time, r->schedule})
-                            : std::nullopt;
+    return bruteForcePlan(g, budget);
   };
   ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
   ASSERT_TRUE(c.feasible);
@@ -256,28 +288,9 @@ TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
                           5 + rng() % 20);
     const int64_t budget = 64 * 6 + row * (rng() % 8);
     auto optimum = [&](const TrainingGraph &g) {
-      auto r = bruteForceOptimum(g, budget);
-      return r && r->feasible
-                 ? std::optional<GraphPlan>({r->time, r->schedule})
-                 : std::nullopt;
+      return bruteForcePlan(g, budget);
     };
-    PlanSized exhaustive;
-    exhaustive.applies = [](const TrainingGraph &) { return true; };
-    exhaustive.plan = [&](const TrainingGraph &g,
-                          const std::vector<SizedPart> &parts,
-                          const std::vector<int> &, const Schedule &) {
-      std::optional<SizedPlan> best;
-      double bestTime = 0;
-      for (size_t c = 0; c < parts[0].choices.size(); ++c) {
-        std::optional<GraphPlan> p =
-            optimum(withSizes(g, parts, {static_cast<int>(c)}));
-        if (p && (!best || p->time < bestTime)) {
-          best = SizedPlan{{static_cast<int>(c)}, p->schedule};
-          bestTime = p->time;
-        }
-      }
-      return best;
-    };
+    PlanSized exhaustive = exhaustiveJointModel(budget);
     ScanSlotChoice ladder =
         chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
     ScanSlotChoice c =
@@ -357,29 +370,9 @@ TEST(ScanSlots, TwoScansChosenTogether) {
       order.run(n);
     const int64_t budget = 64 * 6 + 64 * (rng() % 16);
     auto optimum = [&](const TrainingGraph &h) {
-      auto r = bruteForceOptimum(h, budget);
-      return r && r->feasible
-                 ? std::optional<GraphPlan>({r->time, r->schedule})
-                 : std::nullopt;
+      return bruteForcePlan(h, budget);
     };
-    PlanSized exhaustive;
-    exhaustive.applies = [](const TrainingGraph &) { return true; };
-    exhaustive.plan = [&](const TrainingGraph &h,
-                          const std::vector<SizedPart> &parts,
-                          const std::vector<int> &, const Schedule &) {
-      std::optional<SizedPlan> best;
-      double bestTime = 0;
-      for (size_t c0 = 0; c0 < parts[0].choices.size(); ++c0)
-        for (size_t c1 = 0; c1 < parts[1].choices.size(); ++c1) {
-          std::vector<int> picks{static_cast<int>(c0), static_cast<int>(c1)};
-          std::optional<GraphPlan> p = optimum(withSizes(h, parts, picks));
-          if (p && (!best || p->time < bestTime)) {
-            best = SizedPlan{picks, p->schedule};
-            bestTime = p->time;
-          }
-        }
-      return best;
-    };
+    PlanSized exhaustive = exhaustiveJointModel(budget);
     ScanSlotChoice ladder = chooseScanSlots(g, order, budget, scans, optimum);
     ScanSlotChoice c =
         chooseScanSlots(g, order, budget, scans, optimum, exhaustive);

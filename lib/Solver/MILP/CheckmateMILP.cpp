@@ -280,8 +280,7 @@ private:
   /// `row`; nothing for a tensor of one size.
   void addExtraBytes(RowBuilder &row, TensorId x, const Var &factor,
                      double coef, bool freed) {
-    auto [p, entry] = sizedTensor.empty() ? std::pair<int, int>{-1, -1}
-                                          : sizedTensor[x];
+    auto [p, entry] = sizedTensor[x];
     if (p < 0 || factor.isZero() || mostExtra(p, entry) <= 0)
       return;
     if (factor.isOne()) {
