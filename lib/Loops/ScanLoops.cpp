@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Loops/ScanLoops.h"
+#include "StackRows.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Loops/IndexExpr.h"
 #include "remat/Support/CheckedArithmetic.h"
@@ -36,64 +37,6 @@ bool isPureBlock(Block *block) {
       pure = false;
   });
   return pure;
-}
-
-/// The row `access` (a write into or a read of `stack`) touches, when it
-/// touches one whole row: tensor.insert_slice / extract_slice of offsets
-/// [row, 0...], sizes [1, the row's dims...], strides 1, or tensor.insert /
-/// extract of a 1-D stack.
-std::optional<IndexExpr> wholeRow(Operation *access, RankedTensorType stack,
-                                  const IndexFacts &facts = {}) {
-  if (isa<tensor::InsertOp, tensor::ExtractOp>(access)) {
-    ValueRange indices = isa<tensor::InsertOp>(access)
-                             ? cast<tensor::InsertOp>(access).getIndices()
-                             : cast<tensor::ExtractOp>(access).getIndices();
-    if (stack.getRank() != 1 || indices.size() != 1)
-      return std::nullopt;
-    return indexExprOf(indices[0], facts);
-  }
-  auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(access);
-  if (!slice ||
-      slice.getMixedOffsets().size() != static_cast<size_t>(stack.getRank()))
-    return std::nullopt;
-  for (auto [d, ofr] : llvm::enumerate(slice.getMixedOffsets()))
-    if (d > 0 && getConstantIntValue(ofr) != 0)
-      return std::nullopt;
-  for (auto [d, ofr] : llvm::enumerate(slice.getMixedSizes()))
-    if (getConstantIntValue(ofr) != (d == 0 ? 1 : stack.getDimSize(d)))
-      return std::nullopt;
-  if (!llvm::all_of(slice.getMixedStrides(), [](OpFoldResult s) {
-        return getConstantIntValue(s) == 1;
-      }))
-    return std::nullopt;
-  OpFoldResult row = slice.getMixedOffsets()[0];
-  if (std::optional<int64_t> c = getConstantIntValue(row))
-    return IndexExpr::constant(*c);
-  return indexExprOf(cast<Value>(row), facts);
-}
-
-/// The type of what one row access stores or reads: the inserted or read
-/// value's.
-Type rowValueType(Operation *access) {
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(access))
-    return insert.getSourceType();
-  if (auto insert = dyn_cast<tensor::InsertOp>(access))
-    return insert.getScalar().getType();
-  return access->getResult(0).getType();
-}
-
-Value storedValue(Operation *insert) {
-  if (auto slice = dyn_cast<tensor::InsertSliceOp>(insert))
-    return slice.getSource();
-  return cast<tensor::InsertOp>(insert).getScalar();
-}
-
-Value insertDest(Operation *insert) {
-  if (auto slice = dyn_cast<tensor::InsertSliceOp>(insert))
-    return slice.getDest();
-  if (auto scalar = dyn_cast<tensor::InsertOp>(insert))
-    return scalar.getDest();
-  return Value();
 }
 
 /// The after-block argument of `loop` that starts at a constant and is
@@ -400,10 +343,15 @@ private:
         loop && !llvm::all_of(loop.getBeforeArguments()[k].getUsers(),
                               llvm::IsaPred<scf::ConditionOp>))
       return which + " is read by the loop's condition";
-    std::optional<IndexExpr> row = wholeRow(insert, type);
+    std::optional<int64_t> axis = rowAxisOf(insert, type);
+    std::optional<IndexExpr> row =
+        axis ? wholeRow(insert, type, *axis) : std::nullopt;
     if (!row)
-      return which + " is written other than one whole row at a time";
-    std::optional<IndexExpr> inK = wholeRow(insert, type, forwardFacts());
+      return which + " is written other than one whole row at a time (a "
+                     "slice of one index along one axis, whole along the "
+                     "others)";
+    std::optional<IndexExpr> inK =
+        wholeRow(insert, type, *axis, forwardFacts());
     const int64_t alpha = inK ? inK->coefficient(pair.index()) : 0;
     std::optional<IndexExpr> beta =
         inK ? inK->minus(IndexExpr::of(pair.index()).times(alpha).value_or(
@@ -414,7 +362,7 @@ private:
              (inK && *inK != *row ? " (" + name(*inK, "k") + " at step k)"
                                   : std::string()) +
              ", not one row further each iteration (i + c or c - i)";
-    const int64_t base = *beta->asConstant(), rows = type.getDimSize(0);
+    const int64_t base = *beta->asConstant(), rows = type.getDimSize(*axis);
     if (pair.online()) {
       if (alpha != 1 || base < 0 || base >= rows)
         return which + " is written at row " + name(*row) +
@@ -434,6 +382,7 @@ private:
     pair.stored.push_back(storedValue(insert));
     pair.rowStride.push_back(alpha);
     pair.rowBase.push_back(base);
+    pair.rowAxis.push_back(*axis);
     pair.stackBytes += typeBytes(type).value_or(0);
     return std::nullopt;
   }
@@ -465,7 +414,7 @@ private:
     auto type = cast<RankedTensorType>(forward->getResult(k).getType());
     std::optional<IndexExpr> row =
         isa<tensor::ExtractSliceOp, tensor::ExtractOp>(user)
-            ? wholeRow(user, type, after)
+            ? wholeRow(user, type, pair.rowAxis[s], after)
             : std::nullopt;
     if (!row)
       return which + " is used other than by a read of one whole row (" +
@@ -518,7 +467,7 @@ private:
     // before it wrote.
     std::optional<IndexExpr> read_m = wholeRow(
         read, cast<RankedTensorType>(forward->getResult(pair.stacks[s]).getType()),
-        backwardFacts());
+        pair.rowAxis[s], backwardFacts());
     std::optional<IndexExpr> reversed =
         tripExpr() ? tripExpr()->minus(IndexExpr::constant(1)) : std::nullopt;
     reversed = reversed ? reversed->minus(IndexExpr::of(pair.backwardIndex()))
@@ -577,7 +526,7 @@ private:
       Value dest = insertDest(def);
       if (!dest)
         break;
-      std::optional<IndexExpr> row = wholeRow(def, type);
+      std::optional<IndexExpr> row = wholeRow(def, type, pair.rowAxis[s]);
       if (!row || !row->asConstant())
         break;
       if (*row->asConstant() == r) {

@@ -71,6 +71,10 @@ variant drawn from a seed (or given explicitly):
              [0, rows - 1]: maxmin (arith.maxsi with 0, then minsi, as the
              lowering of StableHLO's dynamic_slice and dynamic_update_slice
              writes start indices) or minmax (the other order)
+  axis       the stacks' time axis: time-major (a stack of [T, B, W], a row
+             [k, 0, 0] of [1, B, W]) or batch-first ([B, T, W], a row
+             [0, k, 0] of [B, 1, W], as PyTorch's batch_first outputs and a
+             loop filling `out[:, t, :]` lay it out)
   step       the scf.for loops' step S: 1, 2, 3 or 4
   divide     how i/S is written (S > 1): affine (affine_map floordiv),
              floordivsi, divsi, divui (arith), shr (arith.shrui by log2 S;
@@ -123,6 +127,7 @@ LOOPS = ["for", "while"]
 FCONDS = ["slt", "sle", "ne", "ugt-swapped"]
 COUNTERS = ["index", "i32", "tensor"]
 CLAMPS = ["none", "none", "maxmin", "minmax"]
+AXES = ["time-major", "time-major", "batch-first"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -157,6 +162,7 @@ class Choices:
             # Drawn last, each: the seeds keep their earlier choices.
             "held": rng.choice(["scalar", "tensor"]),
             "clamp": rng.choice(CLAMPS),
+            "axis": rng.choice(AXES),
         }
         if draw["counter"] == "i32" and draw["held"] == "tensor":
             draw["counter"] = "tensor"
@@ -171,7 +177,7 @@ class Choices:
             raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
-                  "divide", "loop", "fcond", "counter", "clamp"):
+                  "divide", "loop", "fcond", "counter", "clamp", "axis"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -204,6 +210,8 @@ class Choices:
                  "backward=%s" % self.backward]
         if self.clamp != "none":
             parts.append("clamp=%s" % self.clamp)
+        if self.axis != "time-major":
+            parts.append("axis=%s" % self.axis)
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
         parts += ["spelling=%s" % self.spelling, "T=%d" % self.steps,
@@ -226,6 +234,8 @@ class Choices:
             text += " --counter %s" % self.counter
         if self.clamp != "none":
             text += " --clamp %s" % self.clamp
+        if self.axis != "time-major":
+            text += " --axis %s" % self.axis
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
@@ -400,6 +410,16 @@ class VGen(gl.Gen):
         return q
 
     # -- the scan -------------------------------------------------------------
+    @property
+    def axis(self):
+        """The stacks' time axis (ch.axis)."""
+        return 1 if self.ch.axis == "batch-first" else 0
+
+    def stack_shape(self, rows, shape):
+        """A stack of `rows` rows of `shape` along the time axis."""
+        shape = list(shape)
+        return shape[:self.axis] + [rows] + shape[self.axis:]
+
     # Rows as s * k + r0 of the step k, per kind of stack.
     def carry_row(self, nxt=False):
         ch = self.ch
@@ -448,12 +468,12 @@ class VGen(gl.Gen):
         rows = T + 1 if ch.layout == "next" else T
         st0 = []
         for b, v in carries:
-            e = self.empty(b + "_stack", [rows] + list(v.shape))
+            e = self.empty(b + "_stack", self.stack_shape(rows, v.shape))
             if ch.layout == "next":
-                e = self.insert_at(b + "_stack0", v, e, 0)
+                e = self.insert_at(b + "_stack0", v, e, 0, self.axis)
             st0.append(e)
         for b, shape in values:
-            st0.append(self.empty(b + "_stack", [T] + list(shape)))
+            st0.append(self.empty(b + "_stack", self.stack_shape(T, shape)))
         res, ivar = self.fresh("fwd"), self.fresh("i")
         blk = [(self.value(b, v.shape), v) for b, v in carries]
         blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(carries + values, st0)]
@@ -505,7 +525,8 @@ class VGen(gl.Gen):
                                                   r0 - s * q0)))
 
         def store(base, v, s, r0):
-            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], at(s, r0))
+            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], at(s, r0),
+                                          self.axis)
 
         if ch.layout != "next":
             for (b, _), (a, _) in zip(carries, blk):
@@ -573,7 +594,8 @@ class VGen(gl.Gen):
                 seen.add(what)
                 jname = "%j" if ch.step == 1 else "%%j/%d" % ch.step
                 self.rows.append((what, self.describe(jname, s * alpha, s * beta + r0)))
-            return self.slice_at(base + ("_n" if nxt else "_k"), saved[base], at(s, r0))
+            return self.slice_at(base + ("_n" if nxt else "_k"), saved[base], at(s, r0),
+                                 self.axis)
         carry_bases = set(self.carry_bases)
         if ch.backward in ("for", "for-shift"):
             jvar = self.fresh("j")
@@ -881,7 +903,7 @@ def coverage(seeds):
     want |= {("step > 1 backward", b) for b in BACKWARDS}
     want |= {("loop", lp) for lp in LOOPS} | {("fcond", c) for c in FCONDS}
     want |= {("counter", c) for c in COUNTERS}
-    want |= {("clamp", c) for c in CLAMPS}
+    want |= {("clamp", c) for c in CLAMPS} | {("axis", x) for x in AXES}
     want.add(("while with step > 1",))
     lines, have = [], set()
     for seed in seeds:
@@ -899,6 +921,7 @@ def coverage(seeds):
         if ch.counter:
             have.add(("counter", ch.counter))
         have.add(("clamp", ch.clamp))
+        have.add(("axis", ch.axis))
         if ch.fcond:
             have.add(("fcond", ch.fcond))
             if ch.step > 1:
@@ -934,6 +957,8 @@ def main():
     ap.add_argument("--decrement", choices=DECREMENTS, help="while-down: its counter's step")
     ap.add_argument("--clamp", choices=CLAMPS[1:] + ["none"],
                     help="clamp every row into the stacks' rows (maxsi/minsi)")
+    ap.add_argument("--axis", choices=AXES[1:] + ["time-major"],
+                    help="the stacks' time axis: time-major [T, B, W] or batch-first [B, T, W]")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
     ap.add_argument("--divide", choices=DIVIDES, help="how i/step is written (step > 1)")
@@ -960,7 +985,7 @@ def main():
     ch = Choices(a.seed, model=a.model, params=a.params, stacks=a.stacks, layout=a.layout,
                  lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
                  spelling=a.spelling, step=a.step, divide=a.divide, loop=a.loop, fcond=a.fcond,
-                 counter=a.counter, clamp=a.clamp, steps=a.steps, batch=a.batch,
+                 counter=a.counter, clamp=a.clamp, axis=a.axis, steps=a.steps, batch=a.batch,
                  width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:
         ap.error("sizes must be positive and lb not negative")

@@ -178,28 +178,36 @@ class FuncText:
                             ["parallel", "parallel", "reduction"], self.MAC, shape,
                             lambda x, y: x @ y.T, init=self.filled(base, shape))
 
-    def slice_at(self, base, src, idx):
-        """src[idx] (rank-reduced); idx an index SSA name or an int (an
-        unrolled copy, a simulated iteration)."""
-        r = self.value(base, src.shape[1:])
-        rest = len(src.shape) - 1
+    def slice_at(self, base, src, idx, axis=0):
+        """src[idx] along `axis` (rank-reduced); idx an index SSA name or an
+        int (an unrolled copy, a simulated iteration)."""
+        shape = list(src.shape)
+        r = self.value(base, shape[:axis] + shape[axis + 1:])
+        offsets = ["0"] * len(shape)
+        offsets[axis] = str(idx)
+        sizes = [str(d) for d in shape]
+        sizes[axis] = "1"
+        at = (slice(None),) * axis
         return self.op(r, "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
-            src.ssa, ", ".join([str(idx)] + ["0"] * rest),
-            ", ".join(["1"] + [str(d) for d in r.shape]), ", ".join(["1"] * (rest + 1)),
-            src.ty, r.ty), self.run(lambda a: a[idx], [src]))
+            src.ssa, ", ".join(offsets), ", ".join(sizes), ", ".join(["1"] * len(shape)),
+            src.ty, r.ty), self.run(lambda a: a[at + (idx,)], [src]))
 
-    def insert_at(self, base, v, dst, idx):
-        """dst with row idx replaced by v."""
+    def insert_at(self, base, v, dst, idx, axis=0):
+        """dst with row idx along `axis` replaced by v."""
         r = self.value(base, dst.shape)
-        rest = len(dst.shape) - 1
+        shape = list(dst.shape)
+        offsets = ["0"] * len(shape)
+        offsets[axis] = str(idx)
+        sizes = [str(d) for d in shape]
+        sizes[axis] = "1"
+        at = (slice(None),) * axis
 
         def put(a, b):
             a = a.copy()
-            a[idx] = b
+            a[at + (idx,)] = b
             return a
         return self.op(r, "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
-            v.ssa, dst.ssa, ", ".join([str(idx)] + ["0"] * rest),
-            ", ".join(["1"] + [str(d) for d in v.shape]), ", ".join(["1"] * (rest + 1)),
+            v.ssa, dst.ssa, ", ".join(offsets), ", ".join(sizes), ", ".join(["1"] * len(shape)),
             v.ty, dst.ty), self.run(put, [dst, v]))
 
     # -- the scf.for of a scan ----------------------------------------------

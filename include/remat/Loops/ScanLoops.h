@@ -13,8 +13,10 @@
 //   by 1 (online: its trip count is known only at run time; a counter held
 //   in a 0-d tensor is made a scalar first, ScalarCounters.h);
 // - a stack is an iteration argument the body writes once per iteration,
-//   a whole row (`tensor.insert_slice` of [1, dims...], or `tensor.insert`
-//   into a 1-D stack) at a row that is an affine function of the iteration,
+//   a whole row along one axis (`tensor.insert_slice` of one index on that
+//   axis and whole on the others: [1, dims...], or [B, 1, H] batch-first;
+//   or `tensor.insert` into a 1-D stack) at a row that is an affine
+//   function of the iteration,
 //   rising or falling by one row (`i`, `i + 1`, `T - 1 - i`, however the
 //   index is spelled: IndexExpr.h); rows may have been written before the
 //   loop (h_0 at row 0, as `torch.stack([h0, ..., hT])` stores states);
@@ -82,8 +84,9 @@ struct ScanPair {
   llvm::SmallVector<mlir::Operation *> inserts;
   llvm::SmallVector<mlir::Value> stored;
   /// Per stack: forward iteration k writes row rowStride * k + rowBase
-  /// (rowStride = +-1).
-  llvm::SmallVector<int64_t> rowStride, rowBase;
+  /// (rowStride = +-1) along the axis rowAxis (0: [T, ...], as torch.stack
+  /// and JAX's scan stack; 1: a batch-first [B, T, ...]).
+  llvm::SmallVector<int64_t> rowStride, rowBase, rowAxis;
   /// Every read of every stack, in the backward body or outside the loops.
   llvm::SmallVector<StackRead> reads;
   /// Bytes of one iteration's carried state, and of the stacks in all.
