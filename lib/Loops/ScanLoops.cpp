@@ -182,6 +182,15 @@ class Matcher {
 public:
   explicit Matcher(Operation *forward) : forward(forward) {}
 
+  /// The forward loop's index and what it is at iteration k, if `forward`
+  /// is a loop the matcher reads a forward loop's rows of.
+  std::optional<LoopIteration> iteration() {
+    pair.forward = forward;
+    if (matchForwardLoop())
+      return std::nullopt;
+    return LoopIteration{pair.index(), forwardFacts()};
+  }
+
   std::variant<ScanPair, std::string> run() {
     pair.forward = forward;
     if (std::optional<std::string> failed = matchForwardLoop())
@@ -617,6 +626,10 @@ private:
 
 std::variant<ScanPair, std::string> matchScan(Operation *forward) {
   return Matcher(forward).run();
+}
+
+std::optional<LoopIteration> forwardIteration(Operation *loop) {
+  return Matcher(loop).iteration();
 }
 
 /// The block of one iteration of `loop` (a for's body, a while's after

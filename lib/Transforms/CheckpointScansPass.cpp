@@ -13,6 +13,7 @@
 #include "remat/Loops/LoopReversal.h"
 #include "remat/Support/Units.h"
 #include "remat/Loops/CheckpointScans.h"
+#include "remat/Loops/ForwardStackReads.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"
 
@@ -71,6 +72,9 @@ struct CheckpointScansPass
                               const std::optional<SizeSpec> &size) {
     if (func.isExternal() || !func.getBody().hasOneBlock())
       return success();
+    // A loop keeping its state in its stack carries it (as
+    // -remat-normalize-input does before -remat-fit), so it reads as a scan.
+    forwardStackReads(func);
     int64_t bytes = 0;
     if (size) {
       std::optional<int64_t> peak = preparedPeak(func);

@@ -7,9 +7,11 @@
 // every function (the inliner canonicalizes each callable), which costs
 // seconds on a large step that has no call and no affine op. Then loop
 // counters held in 0-d tensors become scalars (remat/Loops/ScalarCounters.h),
-// in the functions that have one.
+// in the functions that have one, and a loop's reads of rows of a stack it
+// writes are carried instead (remat/Loops/ForwardStackReads.h).
 
 #include "remat/Transforms/Passes.h"
+#include "remat/Loops/ForwardStackReads.h"
 #include "remat/Loops/ScalarCounters.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -91,6 +93,9 @@ struct NormalizeInputPass
     }
     if (failed(remat::scalarizeTensorCounters(module, changed)))
       return signalPassFailure();
+    // After the counters: a StableHLO while's rows are read by them.
+    if (remat::forwardStackReads(module) > 0)
+      changed = true;
     // Unchanged IR is not verified again (a quarter second at 40k ops).
     if (!changed)
       markAllAnalysesPreserved();

@@ -75,6 +75,10 @@ variant drawn from a seed (or given explicitly):
              [k, 0, 0] of [1, B, W]) or batch-first ([B, T, W], a row
              [0, k, 0] of [B, 1, W], as PyTorch's batch_first outputs and a
              loop filling `out[:, t, :]` lay it out)
+  state      layout next: carried (each carry an iteration argument too) or
+             stack (the carries only in their stacks, as `hs[k + 1] =
+             f(hs[k])` keeps them: each step reads h_k back from row k; the
+             loss reads the last row)
   step       the scf.for loops' step S: 1, 2, 3 or 4
   divide     how i/S is written (S > 1): affine (affine_map floordiv),
              floordivsi, divsi, divui (arith), shr (arith.shrui by log2 S;
@@ -128,6 +132,7 @@ FCONDS = ["slt", "sle", "ne", "ugt-swapped"]
 COUNTERS = ["index", "i32", "tensor"]
 CLAMPS = ["none", "none", "maxmin", "minmax"]
 AXES = ["time-major", "time-major", "batch-first"]
+STATES = ["carried", "stack"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -163,6 +168,7 @@ class Choices:
             "held": rng.choice(["scalar", "tensor"]),
             "clamp": rng.choice(CLAMPS),
             "axis": rng.choice(AXES),
+            "state": rng.choice(STATES),
         }
         if draw["counter"] == "i32" and draw["held"] == "tensor":
             draw["counter"] = "tensor"
@@ -177,7 +183,7 @@ class Choices:
             raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
-                  "divide", "loop", "fcond", "counter", "clamp", "axis"):
+                  "divide", "loop", "fcond", "counter", "clamp", "axis", "state"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -189,6 +195,8 @@ class Choices:
             self.cond = self.decrement = None
         if self.loop != "while":
             self.fcond = None
+        if self.layout != "next":
+            self.state = None  # Only rows k + 1 hold what step k yields.
         if self.loop != "while" and self.backward != "while-down":
             self.counter = None
         self.steps = g.get("steps", 64)
@@ -212,6 +220,8 @@ class Choices:
             parts.append("clamp=%s" % self.clamp)
         if self.axis != "time-major":
             parts.append("axis=%s" % self.axis)
+        if self.state:
+            parts.append("state=%s" % self.state)
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
         parts += ["spelling=%s" % self.spelling, "T=%d" % self.steps,
@@ -236,6 +246,8 @@ class Choices:
             text += " --clamp %s" % self.clamp
         if self.axis != "time-major":
             text += " --axis %s" % self.axis
+        if self.state:
+            text += " --state %s" % self.state
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
@@ -475,7 +487,11 @@ class VGen(gl.Gen):
         for b, shape in values:
             st0.append(self.empty(b + "_stack", self.stack_shape(T, shape)))
         res, ivar = self.fresh("fwd"), self.fresh("i")
-        blk = [(self.value(b, v.shape), v) for b, v in carries]
+        # state=stack: no iteration argument holds the carries; each step
+        # reads them back from the rows the step before wrote.
+        in_stack = ch.state == "stack"
+        held = 0 if in_stack else len(carries)
+        blk = [] if in_stack else [(self.value(b, v.shape), v) for b, v in carries]
         blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(carries + values, st0)]
         types = ", ".join(a.ty for a, _ in blk)
         S = ch.step
@@ -510,7 +526,7 @@ class VGen(gl.Gen):
         self.depth += 1
         cache = {}
         nc = len(carries)
-        cur_st = {b: a for (b, _), (a, _) in zip(carries + values, blk[nc:])}
+        cur_st = {b: a for (b, _), (a, _) in zip(carries + values, blk[held:])}
 
         # q = i / S = k + floor(lb / S): k = i - lb when S = 1
         q0 = lb // S
@@ -538,13 +554,22 @@ class VGen(gl.Gen):
             s, r0 = self.value_row()
             note("forward stores %s_k at" % base, s, r0)
             store(base, v, s, r0)
-        new = body(lambda: at(1, 0), [a for a, _ in blk[:nc]], stack)
+        if in_stack:
+            s, r0 = self.carry_row()
+            for b, _ in carries:
+                note("forward reads %s_k at" % b, s, r0)
+            cur = [self.slice_at(b + "_k", cur_st[b], at(s, r0), self.axis)
+                   for b, _ in carries]
+        else:
+            cur = [a for a, _ in blk[:nc]]
+        new = body(lambda: at(1, 0), cur, stack)
         if ch.layout == "next":
             for (b, _), v in zip(carries, new):
                 s, r0 = self.carry_row(nxt=True)
                 note("forward stores %s_{k+1} at" % b, s, r0)
                 store(b, v, s, r0)
-        outs = [v.ssa for v in new] + [cur_st[b].ssa for b, _ in carries + values]
+        outs = ([] if in_stack else [v.ssa for v in new]) + [
+            cur_st[b].ssa for b, _ in carries + values]
         first = 0
         if ch.loop == "while":
             inext = self.counter_op("i_next", "arith.addi", counter,
@@ -554,7 +579,10 @@ class VGen(gl.Gen):
         self.depth -= 1
         self.emit("}")
         results = [V("%s#%d" % (res, k + first), a.shape) for k, (a, _) in enumerate(blk)]
-        saved = {b: r for (b, _), r in zip(carries + values, results[nc:])}
+        saved = {b: r for (b, _), r in zip(carries + values, results[held:])}
+        if in_stack:  # The final carries: the stacks' last rows, hs[-1].
+            final = [self.slice_at(b + "_last", saved[b], T, self.axis) for b, _ in carries]
+            return final, saved
         return results[:nc], saved
 
     def backward(self, carries, body, saved):
@@ -904,6 +932,7 @@ def coverage(seeds):
     want |= {("loop", lp) for lp in LOOPS} | {("fcond", c) for c in FCONDS}
     want |= {("counter", c) for c in COUNTERS}
     want |= {("clamp", c) for c in CLAMPS} | {("axis", x) for x in AXES}
+    want |= {("state", x) for x in STATES}
     want.add(("while with step > 1",))
     lines, have = [], set()
     for seed in seeds:
@@ -922,6 +951,8 @@ def coverage(seeds):
             have.add(("counter", ch.counter))
         have.add(("clamp", ch.clamp))
         have.add(("axis", ch.axis))
+        if ch.state:
+            have.add(("state", ch.state))
         if ch.fcond:
             have.add(("fcond", ch.fcond))
             if ch.step > 1:
@@ -959,6 +990,9 @@ def main():
                     help="clamp every row into the stacks' rows (maxsi/minsi)")
     ap.add_argument("--axis", choices=AXES[1:] + ["time-major"],
                     help="the stacks' time axis: time-major [T, B, W] or batch-first [B, T, W]")
+    ap.add_argument("--state", choices=STATES,
+                    help="layout next: the carries held in iteration arguments (carried) or "
+                         "only in the stacks, each step reading them back (stack)")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
     ap.add_argument("--divide", choices=DIVIDES, help="how i/step is written (step > 1)")
@@ -985,7 +1019,8 @@ def main():
     ch = Choices(a.seed, model=a.model, params=a.params, stacks=a.stacks, layout=a.layout,
                  lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
                  spelling=a.spelling, step=a.step, divide=a.divide, loop=a.loop, fcond=a.fcond,
-                 counter=a.counter, clamp=a.clamp, axis=a.axis, steps=a.steps, batch=a.batch,
+                 counter=a.counter, clamp=a.clamp, axis=a.axis, state=a.state,
+                 steps=a.steps, batch=a.batch,
                  width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:
         ap.error("sizes must be positive and lb not negative")

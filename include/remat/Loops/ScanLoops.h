@@ -147,6 +147,16 @@ matchCountedWhile(mlir::scf::WhileOp loop, const IndexFacts &facts = {});
 /// neither forward iteration 63 - j nor the one before wrote").
 std::variant<ScanPair, std::string> matchScan(mlir::Operation *forward);
 
+/// A forward loop's index (an scf.for's induction variable, a while's
+/// counter) and the facts under which indexExprOf reads it as the
+/// iteration number k; for a loop matchScan accepts as a forward loop (its
+/// bounds, not its stacks), else std::nullopt.
+struct LoopIteration {
+  mlir::Value index;
+  IndexFacts facts;
+};
+std::optional<LoopIteration> forwardIteration(mlir::Operation *loop);
+
 } // namespace remat
 
 #endif // REMAT_LOOPS_SCANLOOPS_H

@@ -57,6 +57,14 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     ops of their bodies, so the scan matcher reads the counter as it reads
     an `i32` one. Float 0-d tensors (a loss) are left as they are.
 
+    Then a loop that reads back rows of a stack it writes (`hs[t + 1] =
+    f(hs[t])`: its state kept in the stack, not in an iteration argument)
+    carries the value instead, where the row read is provably the one an
+    earlier iteration (at most 8 back) or the code before the loop wrote:
+    each such read becomes an iteration argument holding that value. The
+    meaning is unchanged; the stack is then only written, and the loop a
+    scan `-remat-checkpoint-scans` reads (which runs this step too).
+
     `-remat-lower-to-cpu` and `-remat-lower-to-gpu` run it without the
     inliner (`inline-calls=false`: a harness's calls stay calls) before
     bufferization, which has no rules for an `affine.for` carrying tensors.
@@ -248,7 +256,9 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
     runs at most (K+1)(K+2)/2 - 1 steps. The IR does not grow with T.
     With `budget` instead of `slots`, the number of slots is
     the largest whose estimated peak fits. Loops it cannot checkpoint are
-    left as they are, with a remark naming the reason.
+    left as they are, with a remark naming the reason. A loop that reads
+    back a row of its own stack (`hs[t + 1] = f(hs[t])`) carries that value
+    first, as `-remat-normalize-input` does.
 
     Runs on the module: the options are checked once, at the module, and
     the first function that cannot be rewritten stops the pass.
