@@ -298,16 +298,24 @@ void adoptRewrite(func::FuncOp func, Scratch &checked) {
   });
 }
 
-/// What the joint model of slots and schedule did for scan i, if it ran.
+/// What the joint model of slots and schedule did for scan i, if it ran,
+/// or the search between the ladder's rungs where no such model applies.
 std::string sizedNote(const ScanSlotChoice &choice, size_t i) {
-  if (i >= choice.sizedCounts.size())
-    return "";
-  return llvm::formatv("; then {0} counts and the schedule in one model: "
-                       "{1}",
-                       choice.sizedCounts[i],
-                       choice.sizedChose ? "its choice was faster"
-                                         : "no faster choice")
-      .str();
+  if (i < choice.sizedCounts.size())
+    return llvm::formatv("; then {0} counts and the schedule in one model: "
+                         "{1}",
+                         choice.sizedCounts[i],
+                         choice.sizedChose ? "its choice was faster"
+                                           : "no faster choice")
+        .str();
+  if (i < choice.betweenCounts.size() && choice.betweenCounts[i] > 0)
+    return llvm::formatv("; then {0} {1} between the ladder's rungs: {2}",
+                         choice.betweenCounts[i],
+                         choice.betweenCounts[i] == 1 ? "count" : "counts",
+                         choice.betweenChose ? "one was faster"
+                                             : "no faster choice")
+        .str();
+  return "";
 }
 
 } // namespace

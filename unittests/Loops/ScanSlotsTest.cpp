@@ -106,6 +106,18 @@ PlanSized exhaustiveJointModel(int64_t budget) {
   return exhaustive;
 }
 
+/// A joint model that applies and finds nothing: chooseScanSlots then
+/// keeps the ladder's choice alone (no search between its rungs).
+PlanSized noJointModel() {
+  PlanSized none;
+  none.applies = [](const TrainingGraph &) { return true; };
+  none.plan = [](const TrainingGraph &, const std::vector<SizedPart> &,
+                 const std::vector<int> &, const Schedule &) {
+    return std::optional<SizedPlan>();
+  };
+  return none;
+}
+
 TEST(ScanSlots, ResizesStorageAndReversal) {
   ScanStep s = makeStep(16, 100, 64, 1, 10);
   for (int64_t k = 1; k <= 16; ++k) {
@@ -291,8 +303,8 @@ TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
       return bruteForcePlan(g, budget);
     };
     PlanSized exhaustive = exhaustiveJointModel(budget);
-    ScanSlotChoice ladder =
-        chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
+    ScanSlotChoice ladder = chooseScanSlots(s.g, s.order, budget, {s.scan},
+                                            optimum, noJointModel());
     ScanSlotChoice c =
         chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum, exhaustive);
     // The oracle: the best plan at every count.
@@ -318,14 +330,58 @@ TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
   EXPECT_GE(between, 1) << "no trial where the ladder missed the best count";
 }
 
+// Without a joint model (the DPs, evict-greedy, auto on larger graphs),
+// the counts between the ladder's rungs around its choice are planned
+// too. Oracle: the brute force at every count 1..T; the ladder alone is
+// the same search with a joint model that finds nothing.
+TEST(ScanSlots, WithoutAJointModelTheCountsBetweenRungs) {
+  std::mt19937 rng(7);
+  int feasible = 0, missedBefore = 0, missed = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t steps = 6 + rng() % 8;
+    const int64_t row = 64 * (1 + rng() % 4);
+    ScanStep s = makeStep(steps, row, row * (1 + rng() % 6), 1 + rng() % 5,
+                          5 + rng() % 20);
+    const int64_t budget = 64 * 6 + row * (rng() % 8);
+    auto optimum = [&](const TrainingGraph &g) {
+      return bruteForcePlan(g, budget);
+    };
+    ScanSlotChoice ladder = chooseScanSlots(s.g, s.order, budget, {s.scan},
+                                            optimum, noJointModel());
+    ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
+    std::optional<double> best;
+    for (int64_t k = 1; k <= steps; ++k)
+      if (std::optional<GraphPlan> p =
+              optimum(withScanSlots(s.g, {s.scan}, {k})))
+        best = best ? std::min(*best, p->time) : p->time;
+    ASSERT_EQ(c.feasible, best.has_value()) << "trial " << trial;
+    if (!best)
+      continue;
+    ++feasible;
+    EXPECT_LE(c.time, ladder.time) << "trial " << trial;
+    // The time claimed is the plan's at the count chosen.
+    auto at = bruteForceOptimum(withScanSlots(s.g, {s.scan}, c.slots), budget);
+    ASSERT_TRUE(at && at->feasible);
+    EXPECT_DOUBLE_EQ(at->time, c.time);
+    missedBefore += ladder.time > *best;
+    missed += c.time > *best;
+  }
+  std::printf("%d trials feasible: the ladder missed the best count in %d, "
+              "with the counts between its rungs in %d\n",
+              feasible, missedBefore, missed);
+  EXPECT_GE(feasible, 20);
+  EXPECT_LT(missed, missedBefore);
+}
+
 // Two scans beside an activation: the ladder chooses them one after the
 // other, the joint model together. Oracle: the brute force at every pair
 // of counts (80 trials: 68 feasible, the joint model faster than the
 // ladder in 25, the best pair in every one; the ladder's second pass over
-// the scans brought its misses from 35 down to 25).
+// the scans brought its misses from 35 down to 25, and the counts between
+// its rungs, one scan at a time, to 21: pairs need the joint model).
 TEST(ScanSlots, TwoScansChosenTogether) {
   std::mt19937 rng(3);
-  int feasible = 0, better = 0;
+  int feasible = 0, better = 0, betweenMissed = 0;
   for (int trial = 0; trial < 80; ++trial) {
     const int64_t steps1 = 4 + rng() % 5, steps2 = 4 + rng() % 5;
     const int64_t row1 = 64 * (1 + rng() % 3), row2 = 64 * (1 + rng() % 3);
@@ -373,7 +429,9 @@ TEST(ScanSlots, TwoScansChosenTogether) {
       return bruteForcePlan(h, budget);
     };
     PlanSized exhaustive = exhaustiveJointModel(budget);
-    ScanSlotChoice ladder = chooseScanSlots(g, order, budget, scans, optimum);
+    ScanSlotChoice ladder =
+        chooseScanSlots(g, order, budget, scans, optimum, noJointModel());
+    ScanSlotChoice between = chooseScanSlots(g, order, budget, scans, optimum);
     ScanSlotChoice c =
         chooseScanSlots(g, order, budget, scans, optimum, exhaustive);
     std::optional<double> best;
@@ -390,10 +448,14 @@ TEST(ScanSlots, TwoScansChosenTogether) {
     // The best pair of all: found by the joint model where a plan bought
     // slots, by the ladder where none did.
     EXPECT_DOUBLE_EQ(c.time, *best) << "trial " << trial;
+    EXPECT_LE(between.time, ladder.time) << "trial " << trial;
     better += c.time < ladder.time;
+    betweenMissed += between.time > *best;
   }
-  std::printf("%d trials feasible, the joint model faster in %d\n", feasible,
-              better);
+  std::printf("%d trials feasible, the joint model faster than the ladder in "
+              "%d; with the counts between its rungs instead, %d not the "
+              "best pair\n",
+              feasible, better, betweenMissed);
   EXPECT_GE(feasible, 40);
   EXPECT_GE(better, 10); // One scan after the other often misses the pair.
 }
