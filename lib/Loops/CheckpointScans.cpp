@@ -55,7 +55,7 @@ CheckpointedScan ScanRewriter::rewrite() {
   CheckpointedScan out;
   out.slots = slots;
   out.counts = counts;
-  SmallVector<Value> results, finalCarries;
+  SmallVector<Value> results, finalCarries, finalKept;
   // A while's counter after the loop, before anything reads it: offline
   // its final value lower + step * T; online what the emitted loop counts.
   if (!scan.online() && isa<scf::WhileOp>(scan.forward)) {
@@ -68,6 +68,7 @@ CheckpointedScan ScanRewriter::rewrite() {
   out.forward = forward.loop;
   if (scan.online()) {
     finalCarries = forward.carries;
+    finalKept = forward.kept;
     // Before the backward bodies are cloned: they read the new count.
     if (isa<scf::WhileOp>(scan.forward)) {
       counterAfter =
@@ -79,8 +80,10 @@ CheckpointedScan ScanRewriter::rewrite() {
     results = emitInterpreter(b, forward, forward.trip, scan.backwardInits());
   } else {
     // Step T-1 from the loop's result: the carries the loss reads.
-    StepValues last = cloneStep(b, index(b, scan.steps - 1), forward.carries);
+    StepValues last = cloneStep(b, index(b, scan.steps - 1), forward.carries,
+                                forward.kept);
     finalCarries = last.next;
+    finalKept = last.kept;
     // The first backward step reads the rows step T-1 made.
     b.setInsertionPoint(scan.backward);
     SmallVector<Value> state = cloneBackwardStep(
@@ -99,7 +102,7 @@ CheckpointedScan ScanRewriter::rewrite() {
   slotResult(forward.positions, 0);
   if (forward.slotOf)
     slotResult(forward.slotOf, 0);
-  replaceLoops(finalCarries, results, created);
+  replaceLoops(finalCarries, results, finalKept, created);
   rewriter.setListener(created.next);
   return out;
 }
@@ -115,7 +118,7 @@ static Operation *writtenInto(Operation *write) {
 
 void ScanRewriter::replaceLoops(ValueRange finalCarries,
                                 ValueRange backwardResults,
-                                RecordedOps &created) {
+                                ValueRange finalKept, RecordedOps &created) {
   for (const StackRead &read : scan.reads) {
     Value carry;
     if (read.kind == StackRead::Kind::CarryInit)
@@ -127,11 +130,16 @@ void ScanRewriter::replaceLoops(ValueRange finalCarries,
   }
   for (auto [k, v] : llvm::zip(scan.carries, finalCarries))
     rewriter.replaceAllUsesWith(scan.result(k), v);
+  size_t kept = 0;
+  for (auto [s, k] : llvm::enumerate(scan.stacks))
+    if (scan.keptWhole[s])
+      rewriter.replaceAllUsesWith(scan.result(k), finalKept[kept++]);
   for (auto [old, v] : llvm::zip(scan.backwardResults(), backwardResults))
     rewriter.replaceAllUsesWith(old, v);
   SmallVector<Value> stackInits;
-  for (unsigned k : scan.stacks)
-    stackInits.push_back(scan.init(k));
+  for (auto [s, k] : llvm::enumerate(scan.stacks))
+    if (!scan.keptWhole[s])
+      stackInits.push_back(scan.init(k));
   for (const StackRead &read : scan.reads)
     if (read.op->getBlock() == scan.forward->getBlock())
       rewriter.eraseOp(read.op);
@@ -173,17 +181,29 @@ Value ScanRewriter::forwardIndexAt(OpBuilder &b, Value k) {
 }
 
 ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value k,
-                                                 ValueRange carries) {
+                                                 ValueRange carries,
+                                                 ValueRange kept) {
   IRMapping map;
   map.map(scan.index(),
           asType(b, forwardIndexAt(b, k), scan.index().getType()));
   for (auto [kk, c] : llvm::zip(scan.carries, carries))
     map.map(scan.iterArg(kk), c);
-  for (Operation &op : scan.body()->without_terminator())
+  // The kept stacks' writes, into `kept`, in order.
+  llvm::SmallDenseMap<Operation *, Value> keptWrite;
+  size_t at = 0;
+  for (auto [st, insert] : llvm::enumerate(scan.inserts))
+    if (scan.keptWhole[st] && !kept.empty()) {
+      map.map(scan.iterArg(scan.stacks[st]), kept[at]);
+      keptWrite[insert] = kept[at++];
+    }
+  StepValues s;
+  for (Operation &op : scan.body()->without_terminator()) {
     if (!llvm::is_contained(scan.inserts, &op))
       b.clone(op, map);
+    else if (keptWrite.count(&op))
+      s.kept.push_back(b.clone(op, map)->getResult(0));
+  }
   scf::YieldOp yield = scan.yield();
-  StepValues s;
   for (unsigned kk : scan.carries)
     s.next.push_back(map.lookupOrDefault(yield.getOperand(kk)));
   for (Value stored : scan.stored)
@@ -338,15 +358,19 @@ ScanRewriter::LoopResults ScanRewriter::emitForwardLoop(OpBuilder &b) {
   loopInits.push_back(positions);
   loopInits.push_back(zero);                                      // top
   loopInits.push_back(index(b, optimalSplit(scan.steps, slots))); // next
+  SmallVector<Value> keptStacks = keptInits();
+  const size_t nKept = keptStacks.size();
+  llvm::append_range(loopInits, keptStacks);
   auto loop = scf::ForOp::create(
       b, loc, zero, index(b, scan.steps - 1), index(b, 1), loopInits,
       [&](OpBuilder &nb, Location, Value i, ValueRange args) {
         ValueRange carries = args.take_front(n);
-        SmallVector<Value> kept =
-            emitFirstSweepStore(nb, i, carries, args.drop_front(n));
-        StepValues s = cloneStep(nb, i, carries);
+        SmallVector<Value> slotState = emitFirstSweepStore(
+            nb, i, carries, args.drop_front(n).drop_back(nKept));
+        StepValues s = cloneStep(nb, i, carries, args.take_back(nKept));
         SmallVector<Value> yields = copiedInto(nb, s.next, carries);
-        llvm::append_range(yields, kept);
+        llvm::append_range(yields, slotState);
+        llvm::append_range(yields, s.kept);
         scf::YieldOp::create(nb, loc, yields);
       });
   LoopResults r;
@@ -356,6 +380,7 @@ ScanRewriter::LoopResults ScanRewriter::emitForwardLoop(OpBuilder &b) {
                       loop.getResults().begin() + 2 * n);
   r.positions = loop.getResult(2 * n);
   r.top = loop.getResult(2 * n + 1);
+  llvm::append_range(r.kept, loop.getResults().take_back(nKept));
   return r;
 }
 

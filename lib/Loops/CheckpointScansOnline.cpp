@@ -46,6 +46,9 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
   loopInits.push_back(identity.getResult(0));
   loopInits.push_back(index(b, 1)); // slots in use
   loopInits.push_back(index(b, 2)); // repetitions
+  SmallVector<Value> keptStacks = keptInits();
+  const size_t nKept = keptStacks.size();
+  llvm::append_range(loopInits, keptStacks);
   auto loop = scf::WhileOp::create(
       b, loc, TypeRange(ValueRange(loopInits)), loopInits,
       [&](OpBuilder &nb, Location, ValueRange args) {
@@ -73,13 +76,14 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
       [&](OpBuilder &nb, Location, ValueRange args) {
         Value i = args[0];
         ValueRange carries = args.slice(1, n);
-        SmallVector<Value> kept =
-            emitOnlineStore(nb, i, carries, args.drop_front(1 + n));
-        StepValues s = cloneStep(nb, i, carries);
+        SmallVector<Value> slotState = emitOnlineStore(
+            nb, i, carries, args.drop_front(1 + n).drop_back(nKept));
+        StepValues s = cloneStep(nb, i, carries, args.take_back(nKept));
         SmallVector<Value> yields{
             arith::AddIOp::create(nb, loc, i, index(nb, 1))};
         llvm::append_range(yields, copiedInto(nb, s.next, carries));
-        llvm::append_range(yields, kept);
+        llvm::append_range(yields, slotState);
+        llvm::append_range(yields, s.kept);
         scf::YieldOp::create(nb, loc, yields);
       });
   setRegionRuns(loop, {double(scan.steps + 1), double(scan.steps)});
@@ -93,6 +97,7 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
   r.positions = loop.getResult(1 + 2 * n);
   r.slotOf = loop.getResult(2 + 2 * n);
   r.top = arith::SubIOp::create(b, loc, loop.getResult(3 + 2 * n), index(b, 1));
+  llvm::append_range(r.kept, loop.getResults().take_back(nKept));
   return r;
 }
 

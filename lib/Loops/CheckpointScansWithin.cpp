@@ -250,6 +250,22 @@ FailureOr<Check> checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
   return check;
 }
 
+/// The stacks the rewrite drops, and those it keeps for their reads after
+/// the loop.
+std::string stacksNote(const ScanPair &scan) {
+  if (scan.keptBytes == 0)
+    return llvm::formatv("stacks of {0} B dropped", scan.stackBytes).str();
+  if (scan.stackBytes == 0)
+    return llvm::formatv("stacks of {0} B kept for their reads after the "
+                         "loop, none dropped",
+                         scan.keptBytes)
+        .str();
+  return llvm::formatv("stacks of {0} B dropped, {1} B kept for their reads "
+                       "after the loop",
+                       scan.stackBytes, scan.keptBytes)
+      .str();
+}
+
 /// Says in `remark` (at the scan's forward loop) what the reversal with
 /// `slots` executes (`counts`), and why that many.
 void describeScan(InFlightDiagnostic &remark, const ScanPair &scan,
@@ -258,19 +274,19 @@ void describeScan(InFlightDiagnostic &remark, const ScanPair &scan,
   if (scan.online()) {
     remark << llvm::formatv(
         "{5} of at most {0} steps checkpointed online with {1} slots "
-        "of {2} B (stacks of {3} B dropped): the fewest forward steps for "
+        "of {2} B ({3}): the fewest forward steps for "
         "{1} checkpoints while it runs at most {4} steps; {6} forward "
         "steps if it runs all {0}",
-        scan.steps, slots, scan.carryBytes, scan.stackBytes,
+        scan.steps, slots, scan.carryBytes, stacksNote(scan),
         binomialBeta(slots, 2) - 1,
         isWhile ? "while loop" : "loop to a run-time bound",
         counts.forwardSteps);
   } else {
     remark << llvm::formatv(
-        "scan of {0} steps checkpointed with {1} slots of {2} B (stacks of "
-        "{3} B dropped): {4} forward steps (the minimum for {1} checkpoints "
-        "plus one), {5} reversal actions",
-        scan.steps, slots, scan.carryBytes, scan.stackBytes,
+        "scan of {0} steps checkpointed with {1} slots of {2} B ({3}): {4} "
+        "forward steps (the minimum for {1} checkpoints plus one), {5} "
+        "reversal actions",
+        scan.steps, slots, scan.carryBytes, stacksNote(scan),
         counts.forwardSteps, counts.actions);
   }
   if (!why.empty())

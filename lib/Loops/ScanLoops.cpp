@@ -217,6 +217,13 @@ public:
       return *failed;
     if (!pair.backward)
       return std::string("no loop reads its stacks back");
+    // Every stack kept: the rewrite only ends their lives before the loop
+    // reading them back, and not even that when they are read after it.
+    if (llvm::all_of(pair.keptWhole, [](bool k) { return k; }) &&
+        pair.backward->isBeforeInBlock(lastKeptRead))
+      return "its stacks are all read after the loop reading them back (" +
+             lastKeptRead->getName().getStringRef().str() +
+             "): checkpointing would drop none of them";
     return pair;
   }
 
@@ -393,6 +400,7 @@ private:
     pair.rowBase.push_back(base);
     pair.rowAxis.push_back(*axis);
     pair.stackBytes += typeBytes(type).value_or(0);
+    pair.keptWhole.push_back(false);
     return std::nullopt;
   }
 
@@ -425,12 +433,18 @@ private:
         isa<tensor::ExtractSliceOp, tensor::ExtractOp>(user)
             ? wholeRow(user, type, pair.rowAxis[s], after)
             : std::nullopt;
-    if (!row)
-      return which + " is used other than by a read of one whole row (" +
-             user->getName().getStringRef().str() + ")";
-    if (rowValueType(user) != rowValueType(pair.inserts[s]))
+    const bool outside = user->getBlock() == forward->getBlock();
+    if (!row || rowValueType(user) != rowValueType(pair.inserts[s])) {
+      // Read whole (a loss over every step's output), or a slice of it,
+      // after the loop: the rewrite keeps writing it, for those reads only.
+      if (outside && !isa<scf::ForOp, scf::WhileOp>(user))
+        return keepWhole(s, user);
+      if (!row)
+        return which + " is used other than by a read of one whole row (" +
+               user->getName().getStringRef().str() + ")";
       return which + " is read with another type than it was stored";
-    if (user->getBlock() == forward->getBlock())
+    }
+    if (outside)
       return classifyOutside(s, which, user, *row);
     Operation *loop = user->getParentOp();
     if (!isa<scf::ForOp, scf::WhileOp>(loop) ||
@@ -463,8 +477,27 @@ private:
         if (std::optional<unsigned> c = yieldedCarry(s))
           return addRead(read, StackRead::Kind::CarryFinal, s, *c);
     }
-    return which + " is read after the loop at row " + name(row) +
-           ", which holds neither a carry's initial value nor its last one";
+    // Another row: read from the stack, which the rewrite then keeps.
+    return keepWhole(s, read);
+  }
+
+  /// Stack `s` is read after the loop other than at a carry's row: the
+  /// rewrite keeps writing it (its reads in the backward loop are still
+  /// recomputed, so it dies after its last read outside).
+  std::optional<std::string> keepWhole(unsigned s, Operation *read) {
+    lastKeptRead = !lastKeptRead || lastKeptRead->isBeforeInBlock(read)
+                       ? read
+                       : lastKeptRead;
+    if (!pair.keptWhole[s]) {
+      pair.keptWhole[s] = true;
+      const int64_t bytes =
+          typeBytes(cast<RankedTensorType>(
+                        forward->getResult(pair.stacks[s]).getType()))
+              .value_or(0);
+      pair.stackBytes -= bytes;
+      pair.keptBytes += bytes;
+    }
+    return std::nullopt;
   }
 
   std::optional<std::string> classifyInside(unsigned s,
@@ -620,6 +653,8 @@ private:
   ScanPair pair;
   /// What is known after the forward loop (set once it is matched).
   IndexFacts after;
+  /// The last read, in the block, of a stack kept (ScanPair::keptWhole).
+  Operation *lastKeptRead = nullptr;
 };
 
 } // namespace

@@ -77,10 +77,12 @@ private:
   struct StepValues {
     SmallVector<Value> next; ///< Carries after the step.
     SmallVector<Value> rows; ///< What the step stacks, per stack.
+    SmallVector<Value> kept; ///< The kept stacks with the step's rows.
   };
   struct LoopResults {
     Operation *loop = nullptr; ///< The forward loop emitted.
     SmallVector<Value> carries, slotStacks;
+    SmallVector<Value> kept; ///< The stacks kept (ScanPair::keptWhole).
     Value positions, top;
     /// Online only: the physical slot of each position (a permutation; the
     /// entries above the top are the free slots), and the trip count.
@@ -100,8 +102,10 @@ private:
   }
 
   /// The forward body at iteration `k` (its index lower + k * step) from
-  /// `carries`, without the stacking.
-  StepValues cloneStep(OpBuilder &b, Value k, ValueRange carries);
+  /// `carries`, without the stacking; with `kept` (the kept stacks, in
+  /// order), their rows written into them as the body writes them.
+  StepValues cloneStep(OpBuilder &b, Value k, ValueRange carries,
+                       ValueRange kept = {});
 
   /// The backward body at iteration `m` from `state`, its stack reads
   /// replaced by what the step it reverses stacked (`step.rows`) or by the
@@ -122,10 +126,11 @@ private:
   Value forwardIndexAt(OpBuilder &b, Value k);
 
   /// Replaces the reads outside the loops (a carry's initial or final
-  /// value) and the backward loop's results, then erases both loops and
-  /// whatever only they used (the stacks' initial values).
+  /// value; the kept stacks by `finalKept`) and the backward loop's
+  /// results, then erases both loops and whatever only they used (the
+  /// dropped stacks' initial values).
   void replaceLoops(ValueRange finalCarries, ValueRange backwardResults,
-                    RecordedOps &created);
+                    ValueRange finalKept, RecordedOps &created);
 
   /// `values` written into the buffers of `into` (the iteration arguments),
   /// so that the yield is in place.
@@ -150,6 +155,14 @@ private:
     SmallVector<Value> inits;
     for (unsigned k : scan.carries)
       inits.push_back(scan.init(k));
+    return inits;
+  }
+  /// The kept stacks' initial values (rows written before the loop).
+  SmallVector<Value> keptInits() {
+    SmallVector<Value> inits;
+    for (auto [s, k] : llvm::enumerate(scan.stacks))
+      if (scan.keptWhole[s])
+        inits.push_back(scan.init(k));
     return inits;
   }
 

@@ -34,26 +34,37 @@ from check_gradients import arg_values, compare, parse_memrefs  # noqa: E402
 def reference(ch, a):
     """(loss, [(name, tensor whose .grad is the result)]) in result order."""
     T = ch.steps
+
+    def stacked(hs):
+        """whole=loss: the sum of the stack of h, the loss reads it whole (h_0
+        .. h_T with rows at k + 1, h_0 .. h_{T-1} otherwise)."""
+        if ch.whole != "loss":
+            return 0.0
+        return sum(h.sum() for h in (hs if ch.layout == "next" else hs[:-1]))
     if ch.model == "rnn":
         h0, w = a["h0"], a["ws" if ch.params else "w"]
-        h = h0
+        h, hs = h0, [h0]
         for k in range(T):
             h = torch.tanh(h @ (w[k] if ch.params else w))
-        return h.sum(), [("ws" if ch.params else "w", w), ("h0", h0)]
+            hs.append(h)
+        return h.sum() + stacked(hs), [("ws" if ch.params else "w", w), ("h0", h0)]
     if ch.model == "lstm":
         nf, na = ("wfs", "was") if ch.params else ("wf", "wa")
         h0, c0, wf, wa = a["h0"], a["c_init"], a[nf], a[na]
-        h, c = h0, c0
+        h, c, hs = h0, c0, [h0]
         for k in range(T):
             f = torch.sigmoid(h @ (wf[k] if ch.params else wf))
             c = f * c + torch.tanh(h @ (wa[k] if ch.params else wa))
             h = torch.tanh(c)
-        return h.sum() + c.sum(), [(nf, wf), (na, wa), ("h0", h0), ("c_init", c0)]
+            hs.append(h)
+        return h.sum() + c.sum() + stacked(hs), [(nf, wf), (na, wa), ("h0", h0),
+                                                ("c_init", c0)]
     h0, ws = a["h0"], a["ws"]
-    h = h0
+    h, hs = h0, [h0]
     for k in range(T):
         h = h + torch.relu(h @ ws[k])
-    return (h * h).sum(), [("ws", ws), ("h0", h0)]
+        hs.append(h)
+    return (h * h).sum() + stacked(hs), [("ws", ws), ("h0", h0)]
 
 
 def main():

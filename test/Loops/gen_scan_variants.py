@@ -79,6 +79,10 @@ variant drawn from a seed (or given explicitly):
              stack (the carries only in their stacks, as `hs[k + 1] =
              f(hs[k])` keeps them: each step reads h_k back from row k; the
              loss reads the last row)
+  whole      none, or loss: the loss also sums the whole stack of h after the
+             loop (a loss over every step's output; the stack is then read
+             whole besides row by row, and each backward step adds 1 to
+             dloss/dh_k, h_T's too where it is stacked)
   step       the scf.for loops' step S: 1, 2, 3 or 4
   divide     how i/S is written (S > 1): affine (affine_map floordiv),
              floordivsi, divsi, divui (arith), shr (arith.shrui by log2 S;
@@ -133,6 +137,7 @@ COUNTERS = ["index", "i32", "tensor"]
 CLAMPS = ["none", "none", "maxmin", "minmax"]
 AXES = ["time-major", "time-major", "batch-first"]
 STATES = ["carried", "stack"]
+WHOLES = ["none", "none", "loss"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -169,6 +174,7 @@ class Choices:
             "clamp": rng.choice(CLAMPS),
             "axis": rng.choice(AXES),
             "state": rng.choice(STATES),
+            "whole": rng.choice(WHOLES),
         }
         if draw["counter"] == "i32" and draw["held"] == "tensor":
             draw["counter"] = "tensor"
@@ -183,7 +189,8 @@ class Choices:
             raise SystemExit("gen_scan_variants: %s takes --stacks %d or %d"
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
-                  "divide", "loop", "fcond", "counter", "clamp", "axis", "state"):
+                  "divide", "loop", "fcond", "counter", "clamp", "axis", "state",
+                  "whole"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -222,6 +229,8 @@ class Choices:
             parts.append("axis=%s" % self.axis)
         if self.state:
             parts.append("state=%s" % self.state)
+        if self.whole != "none":
+            parts.append("whole=%s" % self.whole)
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
         parts += ["spelling=%s" % self.spelling, "T=%d" % self.steps,
@@ -248,12 +257,18 @@ class Choices:
             text += " --axis %s" % self.axis
         if self.state:
             text += " --state %s" % self.state
+        if self.whole != "none":
+            text += " --whole %s" % self.whole
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
 
 class VGen(gl.Gen):
     """gen_loops' Gen with the loops of a variant."""
+
+    # A stack of h read whole (whole=loss): rank 3.
+    MAPS = dict(gl.MAPS, id3="affine_map<(i, j, k) -> (i, j, k)>",
+                red3="affine_map<(i, j, k) -> ()>")
 
     def __init__(self, name, form, ch):
         super().__init__(name, form)
@@ -676,6 +691,45 @@ class VGen(gl.Gen):
         self.emit("}")
         return [V("%s#%d" % (res, k + 1), x.shape) for k, x in enumerate(blk)]
 
+    # -- a loss over every step ----------------------------------------------
+    def whole_loss(self, loss, saved, h0):
+        """loss + the sum of the whole stack of h (whole=loss): the loop
+        form's stack; the unrolled twin builds the same tensor from its
+        rows (same positions, same summation order: the same bits)."""
+        if self.ch.whole != "loss":
+            return loss
+        if self.form == "unrolled":
+            T, ch = self.T, self.ch
+            rows = T + 1 if ch.layout == "next" else T
+            st = self.empty("h_stack", self.stack_shape(rows, h0.shape))
+            if ch.layout == "next":
+                st = self.insert_at("h_all0", h0, st, 0, self.axis)
+                for k in range(T):
+                    st = self.insert_at("h_all", saved["next"]["h"][k], st, k + 1, self.axis)
+            else:
+                for k in range(T):
+                    r = T - 1 - k if ch.layout == "reverse" else k
+                    st = self.insert_at("h_all", saved["rows"]["h"][k], st, r, self.axis)
+            stack = st
+        else:
+            stack = saved["h"]
+        self.comment("loss over every step: + sum of the stack of h")
+        rank = len(stack.shape)
+        return self.generic("loss_all", [stack], ["id%d" % rank, "red%d" % rank],
+                            ["reduction"] * rank, ["%r = arith.addf %out, %in : f32"], [],
+                            init=loss)
+
+    def plus_one(self, base, d):
+        """d + 1 (whole=loss: h_k's own term of the loss); d otherwise."""
+        if self.ch.whole != "loss":
+            return d
+        return self.ew(base, [d], ["%one = arith.constant 1.0 : f32",
+                                   "%r = arith.addf %in, %one : f32"])
+
+    def dh_last(self, base, d):
+        """dloss/dh_T: plus one where h_T is stacked too (layout next)."""
+        return self.plus_one(base, d) if self.ch.layout == "next" else d
+
     # -- parameters -------------------------------------------------------------
     def weight(self, ws, at_k, base):
         """ws[k] (stacked parameters) or ws itself (shared)."""
@@ -721,9 +775,9 @@ def rnn(g, ch):
         return [g.ew("y", [p], TANH)]
     g.comment("forward: h_{k+1} = tanh(h_k %s)" % ("ws[k]" if ch.params else "w"))
     (hT,), saved = g.forward([("h", h0)], [("p", [B, W])] if keep_p else [], fwd)
-    loss = g.reduce("loss", [hT], [])
+    loss = g.whole_loss(g.reduce("loss", [hT], []), saved, h0)
     g.comment("backward: dloss/dh_T = 1")
-    dT = g.filled("dT", [B, W], 1.0)
+    dT = g.dh_last("dT_all", g.filled("dT", [B, W], 1.0))
     gw0 = g.filled("gw0", w.shape)
 
     def bwd(at_k, cur, load):
@@ -740,7 +794,7 @@ def rnn(g, ch):
             y = g.ew("y_r", [p], TANH)
         da = one_minus_sq(g, "da", d, y, t)
         gwn = g.weight_grad(gw, g.matmul_tn("gwc", h, da), at_k, "gw_next")
-        dn = g.matmul_nt("d_next", da, wk)
+        dn = g.plus_one("d_next_all", g.matmul_nt("d_next", da, wk))
         return [dn, gwn]
     dh0, gw = g.backward([("d", dT), ("gw", gw0)], bwd, saved)
     return ["tanh RNN: h_{k+1} = tanh(h_k %s), loss = sum(h_T)." % (
@@ -773,9 +827,10 @@ def lstm(g, ch):
     g.comment("forward: f = sigmoid(h wf%s), a = tanh(h wa%s), c' = f c + a, h' = tanh(c')"
               % (("s[k]",) * 2 if ch.params else ("",) * 2))
     (hT, cT), saved = g.forward([("h", h0), ("c", c0)], [("f", [B, W])] if keep_f else [], fwd)
-    loss = g.reduce("loss", [hT, cT], ["%v = arith.addf %in, %in2 : f32"])
+    loss = g.whole_loss(g.reduce("loss", [hT, cT], ["%v = arith.addf %in, %in2 : f32"]),
+                        saved, h0)
     g.comment("backward: dloss/dh_T = dloss/dc_T = 1")
-    dhT = g.filled("dhT", [B, W], 1.0)
+    dhT = g.dh_last("dhT_all", g.filled("dhT", [B, W], 1.0))
     dcT = g.filled("dcT", [B, W], 1.0)
     gf0 = g.filled("gwf0", shape)
     ga0 = g.filled("gwa0", shape)
@@ -810,7 +865,7 @@ def lstm(g, ch):
         gan = g.weight_grad(ga, g.matmul_tn("gwac", h, dpa), at_k, "gwa_next")
         dhf = g.matmul_nt("dhf", dpf, wfk)
         dha = g.matmul_nt("dha", dpa, wak)
-        dhp = g.add("dh_next", dhf, dha)
+        dhp = g.plus_one("dh_next_all", g.add("dh_next", dhf, dha))
         return [dhp, dcp, gfn, gan]
     dh0, dc0, gf, ga = g.backward([("dh", dhT), ("dc", dcT), ("gwf", gf0), ("gwa", ga0)],
                                   bwd, saved)
@@ -838,9 +893,10 @@ def layers(g, ch):
         return [g.add("hn", h, g.ew("a", [p], RELU))]
     g.comment("forward: h_{k+1} = h_k + relu(h_k ws[k])")
     (hT,), saved = g.forward([("h", h0)], [("p", [B, W])] if keep_p else [], fwd)
-    loss = g.reduce("loss", [hT], gl.SQUARE)
+    loss = g.whole_loss(g.reduce("loss", [hT], gl.SQUARE), saved, h0)
     g.comment("backward: dloss/dh_T = 2 h_T")
-    dT = g.ew("dT", [hT], ["%two = arith.constant 2.0 : f32", "%r = arith.mulf %in, %two : f32"])
+    dT = g.dh_last("dT_all", g.ew("dT", [hT], ["%two = arith.constant 2.0 : f32",
+                                               "%r = arith.mulf %in, %two : f32"]))
     gws0 = g.filled("gws0", [T, W, W])
 
     def bwd(at_k, cur, load):
@@ -852,7 +908,7 @@ def layers(g, ch):
                                  "%pos = arith.cmpf ogt, %in2, %zero : f32",
                                  "%r = arith.select %pos, %in, %zero : f32"])
         gwsn = g.weight_grad(gws, g.matmul_tn("gw_k", h, dp), at_k, "gws_next")
-        dn = g.add("d_next", d, g.matmul_nt("dh", dp, wk))
+        dn = g.plus_one("d_next_all", g.add("d_next", d, g.matmul_nt("dh", dp, wk)))
         return [dn, gwsn]
     dh0, gws = g.backward([("d", dT), ("gws", gws0)], bwd, saved)
     return ["Scan over T residual layers with stacked parameters ws[T]:",
@@ -932,7 +988,7 @@ def coverage(seeds):
     want |= {("loop", lp) for lp in LOOPS} | {("fcond", c) for c in FCONDS}
     want |= {("counter", c) for c in COUNTERS}
     want |= {("clamp", c) for c in CLAMPS} | {("axis", x) for x in AXES}
-    want |= {("state", x) for x in STATES}
+    want |= {("state", x) for x in STATES} | {("whole", x) for x in WHOLES}
     want.add(("while with step > 1",))
     lines, have = [], set()
     for seed in seeds:
@@ -953,6 +1009,7 @@ def coverage(seeds):
         have.add(("axis", ch.axis))
         if ch.state:
             have.add(("state", ch.state))
+        have.add(("whole", ch.whole))
         if ch.fcond:
             have.add(("fcond", ch.fcond))
             if ch.step > 1:
@@ -993,6 +1050,8 @@ def main():
     ap.add_argument("--state", choices=STATES,
                     help="layout next: the carries held in iteration arguments (carried) or "
                          "only in the stacks, each step reading them back (stack)")
+    ap.add_argument("--whole", choices=WHOLES[1:] + ["none"],
+                    help="loss: the loss also sums the whole stack of h after the loop")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
     ap.add_argument("--divide", choices=DIVIDES, help="how i/step is written (step > 1)")
@@ -1020,6 +1079,7 @@ def main():
                  lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
                  spelling=a.spelling, step=a.step, divide=a.divide, loop=a.loop, fcond=a.fcond,
                  counter=a.counter, clamp=a.clamp, axis=a.axis, state=a.state,
+                 whole=a.whole,
                  steps=a.steps, batch=a.batch,
                  width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:

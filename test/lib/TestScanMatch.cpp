@@ -48,7 +48,10 @@ void describe(const ScanPair &scan) {
     << ", index " << scan.lower << " + " << scan.step << "*k";
   for (auto [s, k] : llvm::enumerate(scan.stacks))
     d << "; stack #" << k << " rows " << scan.rowStride[s] << "*k + "
-      << scan.rowBase[s];
+      << scan.rowBase[s]
+      << (scan.rowAxis[s] ? " along axis " + std::to_string(scan.rowAxis[s])
+                          : std::string())
+      << (scan.keptWhole[s] ? ", kept for reads after the loop" : "");
   d << "; backward index " << operandName(scan.backwardLower) << " + "
     << scan.backwardStep << "*m";
   for (const StackRead &read : scan.reads) {

@@ -27,7 +27,9 @@
 //   wrote if they hold the carry it yielded (the carry entering T-1-m; for
 //   m = T-1, a row written before the loop with the carry's initial value).
 //   Reads at a constant row outside the loops get the carry's initial or
-//   final value the same way.
+//   final value the same way; a stack read otherwise after the loop (whole,
+//   by a loss over every step's output, or at another row) is kept for
+//   those reads, written by the rewritten forward loop as before.
 //
 // Both bodies are pure. Such a pair is a chain of T identical stages: every
 // value read from a stack is a function of the carries entering one step,
@@ -89,8 +91,14 @@ struct ScanPair {
   llvm::SmallVector<int64_t> rowStride, rowBase, rowAxis;
   /// Every read of every stack, in the backward body or outside the loops.
   llvm::SmallVector<StackRead> reads;
-  /// Bytes of one iteration's carried state, and of the stacks in all.
-  int64_t carryBytes = 0, stackBytes = 0;
+  /// Per stack: also read after the loop other than at a carry's row (read
+  /// whole by a loss over every step, or at another row): the rewrite keeps
+  /// writing it, for those reads; its reads in the backward loop are still
+  /// recomputed.
+  llvm::SmallVector<bool> keptWhole;
+  /// Bytes of one iteration's carried state, of the stacks dropped, and of
+  /// those kept.
+  int64_t carryBytes = 0, stackBytes = 0, keptBytes = 0;
 
   /// The backward loop (an scf.for or scf.while) in the forward loop's
   /// block; its index at iteration m is backwardLower + m * backwardStep,
