@@ -118,6 +118,31 @@ PlanSized noJointModel() {
   return none;
 }
 
+/// A random single-scan step small enough for the brute force at every
+/// count (T = 6..13), and a budget around what a few slots take.
+struct RandomStep {
+  ScanStep s;
+  int64_t budget;
+};
+RandomStep randomStep(std::mt19937 &rng) {
+  const int64_t steps = 6 + rng() % 8; // sizedCounts then covers 1..T.
+  const int64_t row = 64 * (1 + rng() % 4);
+  ScanStep s = makeStep(steps, row, row * (1 + rng() % 6), 1 + rng() % 5,
+                        5 + rng() % 20);
+  const int64_t budget = 64 * 6 + row * (rng() % 8);
+  return {std::move(s), budget};
+}
+
+/// The oracle: the best plan of `s` within `budget` at every count 1..T.
+std::optional<double> bestAtEveryCount(const ScanStep &s, int64_t budget) {
+  std::optional<double> best;
+  for (int64_t k = 1; k <= s.scan.steps; ++k)
+    if (std::optional<GraphPlan> p =
+            bruteForcePlan(withScanSlots(s.g, {s.scan}, {k}), budget))
+      best = best ? std::min(*best, p->time) : p->time;
+  return best;
+}
+
 TEST(ScanSlots, ResizesStorageAndReversal) {
   ScanStep s = makeStep(16, 100, 64, 1, 10);
   for (int64_t k = 1; k <= 16; ++k) {
@@ -294,12 +319,8 @@ TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
   std::mt19937 rng(7);
   int feasible = 0, between = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const int64_t steps = 6 + rng() % 8; // sizedCounts then covers 1..T.
-    const int64_t row = 64 * (1 + rng() % 4);
-    ScanStep s = makeStep(steps, row, row * (1 + rng() % 6), 1 + rng() % 5,
-                          5 + rng() % 20);
-    const int64_t budget = 64 * 6 + row * (rng() % 8);
-    auto optimum = [&](const TrainingGraph &g) {
+    auto [s, budget] = randomStep(rng);
+    auto optimum = [&, budget = budget](const TrainingGraph &g) {
       return bruteForcePlan(g, budget);
     };
     PlanSized exhaustive = exhaustiveJointModel(budget);
@@ -307,12 +328,7 @@ TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
                                             optimum, noJointModel());
     ScanSlotChoice c =
         chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum, exhaustive);
-    // The oracle: the best plan at every count.
-    std::optional<double> best;
-    for (int64_t k = 1; k <= steps; ++k)
-      if (std::optional<GraphPlan> p =
-              optimum(withScanSlots(s.g, {s.scan}, {k})))
-        best = best ? std::min(*best, p->time) : p->time;
+    std::optional<double> best = bestAtEveryCount(s, budget);
     ASSERT_EQ(c.feasible, best.has_value()) << "trial " << trial;
     if (!best)
       continue;
@@ -338,22 +354,14 @@ TEST(ScanSlots, WithoutAJointModelTheCountsBetweenRungs) {
   std::mt19937 rng(7);
   int feasible = 0, missedBefore = 0, missed = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const int64_t steps = 6 + rng() % 8;
-    const int64_t row = 64 * (1 + rng() % 4);
-    ScanStep s = makeStep(steps, row, row * (1 + rng() % 6), 1 + rng() % 5,
-                          5 + rng() % 20);
-    const int64_t budget = 64 * 6 + row * (rng() % 8);
-    auto optimum = [&](const TrainingGraph &g) {
+    auto [s, budget] = randomStep(rng);
+    auto optimum = [&, budget = budget](const TrainingGraph &g) {
       return bruteForcePlan(g, budget);
     };
     ScanSlotChoice ladder = chooseScanSlots(s.g, s.order, budget, {s.scan},
                                             optimum, noJointModel());
     ScanSlotChoice c = chooseScanSlots(s.g, s.order, budget, {s.scan}, optimum);
-    std::optional<double> best;
-    for (int64_t k = 1; k <= steps; ++k)
-      if (std::optional<GraphPlan> p =
-              optimum(withScanSlots(s.g, {s.scan}, {k})))
-        best = best ? std::min(*best, p->time) : p->time;
+    std::optional<double> best = bestAtEveryCount(s, budget);
     ASSERT_EQ(c.feasible, best.has_value()) << "trial " << trial;
     if (!best)
       continue;
