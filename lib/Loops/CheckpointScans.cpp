@@ -22,6 +22,11 @@
 // lose a row (an unrolled program, too, reads the step's input where it is).
 // The online form (CheckpointScansOnline.cpp) never drops position 0 either.
 //
+// A stack also read after the loops other than at a carry's row
+// (ScanPair::keptWhole) is still written, by the forward loop and the
+// peeled step, for those reads; the backward loop's reads of it are
+// recomputed as the others'.
+//
 // Values carried by the emitted loops are copied into their iteration
 // argument before the yield, so One-Shot Bufferize keeps one buffer per
 // carry for the whole loop (no allocation escapes an iteration).
