@@ -361,7 +361,7 @@ private:
     const std::string which = "its stack (iteration argument #" +
                               std::to_string(k) + ")";
     if (!pair.iterArg(k).hasOneUse())
-      return which + " is read in the body as well as written";
+      return which + readInBody(k, insert, type);
     if (auto loop = dyn_cast<scf::WhileOp>(forward);
         loop && !llvm::all_of(loop.getBeforeArguments()[k].getUsers(),
                               llvm::IsaPred<scf::ConditionOp>))
@@ -409,6 +409,32 @@ private:
     pair.stackBytes += typeBytes(type).value_or(0);
     pair.keptWhole.push_back(false);
     return std::nullopt;
+  }
+
+  /// Why a stack read in the forward body is refused, with the read and
+  /// the rows as written (the forwarding of ForwardStackReads.h, run
+  /// before, carries every read of a row an earlier iteration or the code
+  /// before the loop wrote).
+  std::string readInBody(unsigned k, Operation *insert,
+                         RankedTensorType type) {
+    Operation *read = nullptr;
+    for (Operation *user : pair.iterArg(k).getUsers())
+      if (user != insert && (!read || user->isBeforeInBlock(read)))
+        read = user->getBlock() == insert->getBlock() ? user : read;
+    std::optional<int64_t> axis = rowAxisOf(insert, type);
+    std::optional<IndexExpr> written =
+        axis ? wholeRow(insert, type, *axis) : std::nullopt;
+    std::optional<IndexExpr> at =
+        axis && read ? wholeRow(read, type, *axis) : std::nullopt;
+    std::string text = " is read in the body";
+    if (read)
+      text += " (" + read->getName().getStringRef().str() +
+              (at ? " of row " + name(*at) : std::string()) + ")";
+    text += " as well as written";
+    if (written)
+      text += " at row " + name(*written);
+    return text + ": only a read of a row an earlier iteration or the code "
+                  "before the loop wrote can be carried instead";
   }
 
   // -- The backward loop and the reads -------------------------------------

@@ -1,4 +1,5 @@
 // RUN: remat-opt %s -remat-normalize-input | FileCheck %s
+// RUN: remat-opt %s -remat-checkpoint-scans=slots=2 -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 //
 // A loop that reads back rows of a stack it writes carries those values
 // instead (lib/Loops/ForwardStackReads.cpp), where the row read is provably
@@ -69,6 +70,7 @@ func.func @two_back(%a: tensor<f32>, %b: tensor<f32>) -> tensor<12xf32> {
 
 // Not forwarded: the row read is the one this iteration writes (zero rows
 // back: the stack as it entered holds no value there yet).
+// REMARK: remark: loop not checkpointed: its stack (iteration argument #0) is read in the body (tensor.extract_slice of row i) as well as written at row i: only a read of a row an earlier iteration or the code before the loop wrote can be carried instead
 // CHECK-LABEL: func.func @same_row
 // CHECK:         scf.for {{.*}} -> (tensor<8x4xf32>)
 // CHECK:           tensor.extract_slice
@@ -87,6 +89,7 @@ func.func @same_row(%e: tensor<8x4xf32>) -> tensor<8x4xf32> {
 
 // Not forwarded: row 0, read at the first step, was not written before the
 // loop (the stack an argument: its rows are not known values).
+// REMARK: remark: loop not checkpointed: its stack (iteration argument #0) is read in the body (tensor.extract_slice of row i) as well as written at row i + 1: only
 // CHECK-LABEL: func.func @no_initial_row
 // CHECK:         scf.for {{.*}} -> (tensor<9x4xf32>)
 // CHECK:           tensor.extract_slice
@@ -105,6 +108,7 @@ func.func @no_initial_row(%e: tensor<9x4xf32>) -> tensor<9x4xf32> {
 }
 
 // Not forwarded: a row read at an index not affine in the step (t * t).
+// REMARK: remark: loop not checkpointed: its stack (iteration argument #0) is read in the body (tensor.extract_slice of row %{{[0-9]+}}) as well as written at row i + 1: only
 // CHECK-LABEL: func.func @not_affine
 // CHECK:         scf.for {{.*}} -> (tensor<9x4xf32>)
 // CHECK:           tensor.extract_slice
