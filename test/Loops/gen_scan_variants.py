@@ -82,7 +82,8 @@ variant drawn from a seed (or given explicitly):
   whole      none, or loss: the loss also sums the whole stack of h after the
              loop (a loss over every step's output; the stack is then read
              whole besides row by row, and each backward step adds 1 to
-             dloss/dh_k, h_T's too where it is stacked)
+             dloss/dh_k, h_T's too where it is stacked); with 2 stacks or
+             more only (with h's alone nothing would be dropped)
   step       the scf.for loops' step S: 1, 2, 3 or 4
   divide     how i/S is written (S > 1): affine (affine_map floordiv),
              floordivsi, divsi, divui (arith), shr (arith.shrui by log2 S;
@@ -204,6 +205,10 @@ class Choices:
             self.fcond = None
         if self.layout != "next":
             self.state = None  # Only rows k + 1 hold what step k yields.
+        if self.stacks < 2:
+            # The stack of h kept for the loss, no other stack to drop: the
+            # scan is refused (checkpointing would only add memory).
+            self.whole = "none"
         if self.loop != "while" and self.backward != "while-down":
             self.counter = None
         self.steps = g.get("steps", 64)
