@@ -26,6 +26,10 @@ using namespace mlir;
 namespace remat {
 namespace {
 
+/// The index bookkeeping of a rewrite (positions, slotOf: one aligned
+/// buffer each), counted against what keeping a stack saves.
+constexpr int64_t kKeptBookkeeping = 128;
+
 std::optional<int64_t> constantIndex(Value v) {
   return indexExprOf(v).asConstant();
 }
@@ -232,6 +236,17 @@ public:
       return "its stacks are all also read after the loop (" +
              lastKeptRead->getName().getStringRef().str() +
              "): checkpointing would drop none of them";
+    // Where a kept stack is whole, the rewrite holds two carries more (the
+    // last step's, peeled, and the one entering it, for the first backward
+    // step): what it drops must outweigh them, or it is worse there.
+    if (pair.keptBytes > 0 &&
+        pair.stackBytes < 2 * pair.carryBytes + kKeptBookkeeping)
+      return "its stacks dropped (" + std::to_string(pair.stackBytes) +
+             " B) weigh less than the two carries (" +
+             std::to_string(2 * pair.carryBytes) +
+             " B) the rewrite holds beside the stacks kept for their reads "
+             "after the loop (" +
+             lastKeptRead->getName().getStringRef().str() + ")";
     return pair;
   }
 

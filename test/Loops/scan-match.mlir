@@ -580,28 +580,28 @@ func.func @counted_while_other_trip(%h0: tensor<2xf32>) -> (tensor<2xf32>, tenso
 // A batch-first stack (rows [0, k, 0] of [3, 1, 2]: the time axis is 1)
 // also read whole after the forward loop (a loss over every step): kept
 // for that read; the backward loop reads the other stack.
-func.func @batch_first_kept(%h0: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x4x2xf32>) {
+func.func @batch_first_kept(%h0: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x32x2xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c3 = arith.constant 3 : index
-  %c4 = arith.constant 4 : index
-  %s0 = tensor.empty() : tensor<3x4x2xf32>
-  %q0 = tensor.empty() : tensor<4x3x2xf32>
-  // expected-remark @+1 {{scan: T = 4, index 0 + 1*k; stack #1 rows 1*k + 0 along axis 1, kept for reads after the loop; stack #2 rows 1*k + 0; backward index %c0 + 1*m}}
-  %f:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0, %q = %q0) -> (tensor<3x2xf32>, tensor<3x4x2xf32>, tensor<4x3x2xf32>) {
-    %s1 = tensor.insert_slice %h into %s[0, %i, 0] [3, 1, 2] [1, 1, 1] : tensor<3x2xf32> into tensor<3x4x2xf32>
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
+  %s0 = tensor.empty() : tensor<3x32x2xf32>
+  %q0 = tensor.empty() : tensor<32x3x2xf32>
+  // expected-remark @+1 {{scan: T = 32, index 0 + 1*k; stack #1 rows 1*k + 0 along axis 1, kept for reads after the loop; stack #2 rows 1*k + 0; backward index %c0 + 1*m}}
+  %f:3 = scf.for %i = %c0 to %c32 step %c1 iter_args(%h = %h0, %s = %s0, %q = %q0) -> (tensor<3x2xf32>, tensor<3x32x2xf32>, tensor<32x3x2xf32>) {
+    %s1 = tensor.insert_slice %h into %s[0, %i, 0] [3, 1, 2] [1, 1, 1] : tensor<3x2xf32> into tensor<3x32x2xf32>
     %hn = math.sin %h : tensor<3x2xf32>
-    %q1 = tensor.insert_slice %hn into %q[%i, 0, 0] [1, 3, 2] [1, 1, 1] : tensor<3x2xf32> into tensor<4x3x2xf32>
-    scf.yield %hn, %s1, %q1 : tensor<3x2xf32>, tensor<3x4x2xf32>, tensor<4x3x2xf32>
+    %q1 = tensor.insert_slice %hn into %q[%i, 0, 0] [1, 3, 2] [1, 1, 1] : tensor<3x2xf32> into tensor<32x3x2xf32>
+    scf.yield %hn, %s1, %q1 : tensor<3x2xf32>, tensor<3x32x2xf32>, tensor<32x3x2xf32>
   }
-  %all = math.exp %f#1 : tensor<3x4x2xf32>
-  %b = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<3x2xf32>) {
-    %k = arith.subi %c3, %j : index
+  %all = math.exp %f#1 : tensor<3x32x2xf32>
+  %b = scf.for %j = %c0 to %c32 step %c1 iter_args(%d = %f#0) -> (tensor<3x2xf32>) {
+    %k = arith.subi %c31, %j : index
     // expected-remark @+1 {{reads row of stack #2}}
-    %yk = tensor.extract_slice %f#2[%k, 0, 0] [1, 3, 2] [1, 1, 1] : tensor<4x3x2xf32> to tensor<3x2xf32>
+    %yk = tensor.extract_slice %f#2[%k, 0, 0] [1, 3, 2] [1, 1, 1] : tensor<32x3x2xf32> to tensor<3x2xf32>
     %c = math.cos %yk : tensor<3x2xf32>
     %dn = arith.mulf %d, %c : tensor<3x2xf32>
     scf.yield %dn : tensor<3x2xf32>
   }
-  return %b, %all : tensor<3x2xf32>, tensor<3x4x2xf32>
+  return %b, %all : tensor<3x2xf32>, tensor<3x32x2xf32>
 }
