@@ -305,7 +305,7 @@ void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
 }
 
 /// Takes the checked rewrite's body as `func`'s: the IR the analysis
-/// checked is the IR returned, and the emitter ran once on it.
+/// checked is the IR returned (no third rewrite).
 void adoptRewrite(func::FuncOp func, Scratch &checked) {
   func.getBody().takeBody(checked.func->getBody());
   func.walk([](Operation *op) {

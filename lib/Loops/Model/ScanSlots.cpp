@@ -59,6 +59,14 @@ TrainingGraph withScanSlots(TrainingGraph graph,
   return withSizes(std::move(graph), parts, picks);
 }
 
+namespace {
+/// Whether `k` slots re-run fewer steps than k - 1: a count that re-runs as
+/// many only takes memory.
+bool reRunsFewer(const ScanSlotNode &scan, int64_t k) {
+  return scan.forwardSteps(k) < scan.forwardSteps(k - 1);
+}
+} // namespace
+
 std::vector<int64_t> sizedCounts(const ScanSlotNode &scan, int64_t chosen) {
   const int64_t steps = std::max<int64_t>(1, scan.steps);
   // Every count near the ladder's choice, a geometric ladder beyond: up to
@@ -81,8 +89,7 @@ std::vector<int64_t> sizedCounts(const ScanSlotNode &scan, int64_t chosen) {
   // A count that re-runs as many steps as one less only takes memory.
   std::vector<int64_t> counts;
   for (int64_t k : candidates)
-    if (k == chosen || k == 1 ||
-        scan.forwardSteps(k) < scan.forwardSteps(k - 1))
+    if (k == chosen || k == 1 || reRunsFewer(scan, k))
       counts.push_back(k);
   return counts;
 }
@@ -119,14 +126,11 @@ std::vector<int64_t> countsBetweenRungs(const ScanSlotNode &scan,
   const int64_t above = std::next(at) == rungs.end()
                             ? std::max<int64_t>(1, scan.steps) + 1
                             : *std::next(at);
-  auto useful = [&](int64_t k) {
-    return scan.forwardSteps(k) < scan.forwardSteps(k - 1);
-  };
   for (int64_t k = chosen + 1; k < above && k <= chosen + kSizedWindow; ++k)
-    if (useful(k))
+    if (reRunsFewer(scan, k))
       counts.push_back(k);
   for (int64_t k = chosen - 1; k > below && k >= chosen - kSizedWindow; --k)
-    if (useful(k))
+    if (reRunsFewer(scan, k))
       counts.push_back(k);
   return counts;
 }
