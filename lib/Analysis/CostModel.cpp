@@ -90,24 +90,35 @@ FailureOr<OpCost> CostModel::cost(Operation *op,
   const CostTableEntry *entry = table ? table->lookup(op) : nullptr;
 
   // Explicit totals override the type-derived sizes, split over the results
-  // in proportion to their types (evenly when the types say nothing).
+  // in proportion to their types' bytes before alignment (evenly when the
+  // types say nothing), each share then aligned: a total that is the sum of
+  // the types' bytes (what -remat-annotate-costs writes) gives every result
+  // its type's size exactly. (Split against aligned sizes, a 4 B result
+  // beside large ones got 65 B, 128 B aligned.)
   std::optional<int64_t> total;
   if (attr && attr.getBytes() > 0)
     total = attr.getBytes();
   if (entry && entry->bytes)
     total = *entry->bytes;
   if (total && op->getNumResults() > 0) {
+    SmallVector<int64_t> typeSizes;
     int64_t known = 0;
     bool allKnown = true;
-    for (int64_t b : c.resultBytes) {
-      allKnown &= b >= 0;
-      known += std::max<int64_t>(b, 0);
+    for (Value r : op->getResults()) {
+      std::optional<int64_t> t = noData ? 0 : typeBytes(r.getType());
+      allKnown &= t.has_value() && *t != kTooManyBytes;
+      typeSizes.push_back(t.value_or(0));
+      if (allKnown)
+        known = saturatingAdd(known, *t);
     }
+    allKnown &= known > 0 && known != std::numeric_limits<int64_t>::max();
     int64_t remaining = *total;
     for (unsigned i = 0, e = c.resultBytes.size(); i < e; ++i) {
-      int64_t share = (allKnown && known > 0)
-                          ? *total * c.resultBytes[i] / known
-                          : *total / static_cast<int64_t>(e);
+      // total * t / known <= total: computed in 128 bits, it cannot wrap.
+      int64_t share =
+          allKnown ? static_cast<int64_t>(static_cast<__int128>(*total) *
+                                          typeSizes[i] / known)
+                   : *total / static_cast<int64_t>(e);
       if (i + 1 == e)
         share = remaining;
       remaining -= share;
