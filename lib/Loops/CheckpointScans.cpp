@@ -60,6 +60,8 @@ CheckpointedScan ScanRewriter::rewrite() {
   CheckpointedScan out;
   out.slots = slots;
   out.counts = counts;
+  out.steps = scan.steps;
+  out.online = scan.online();
   SmallVector<Value> results, finalCarries, finalKept;
   // A while's counter after the loop, before anything reads it: offline
   // its final value lower + step * T; online what the emitted loop counts.
@@ -109,6 +111,15 @@ CheckpointedScan ScanRewriter::rewrite() {
     slotResult(forward.slotOf, 0);
   replaceLoops(finalCarries, results, finalKept, created);
   rewriter.setListener(created.next);
+  // What depends on the slot count, of what is still there.
+  auto alive = [&](auto &entries) {
+    llvm::erase_if(entries,
+                   [&](const auto &e) { return !created.ops.contains(e.first); });
+  };
+  alive(sized.buffers);
+  alive(sized.constants);
+  alive(sized.runs);
+  out.sized = std::move(sized);
   return out;
 }
 
@@ -293,7 +304,7 @@ ScanRewriter::rowAccess(OpBuilder &b, RankedTensorType stack, Value at) {
 
 SmallVector<Value> ScanRewriter::emitAdvance(OpBuilder &b, Value from,
                                              Value count, ValueRange carries,
-                                             double averageSteps) {
+                                             CheckpointedScan::SlotRuns runs) {
   Value to = arith::AddIOp::create(b, loc, from, count);
   auto loop = scf::ForOp::create(
       b, loc, from, to, index(b, 1), carries,
@@ -301,7 +312,7 @@ SmallVector<Value> ScanRewriter::emitAdvance(OpBuilder &b, Value from,
         StepValues s = cloneStep(nb, iv, args);
         scf::YieldOp::create(nb, loc, copiedInto(nb, s.next, args));
       });
-  setRegionRuns(loop, {averageSteps});
+  slotRuns(loop, runs);
   return SmallVector<Value>(loop.getResults());
 }
 
@@ -309,10 +320,8 @@ SmallVector<Value> ScanRewriter::initialSlots(OpBuilder &b) {
   SmallVector<Value> slotStacks;
   for (unsigned c = 0; c < scan.carries.size(); ++c) {
     auto row = cast<RankedTensorType>(carryType(c));
-    SmallVector<int64_t> shape{slots - 1};
-    llvm::append_range(shape, row.getShape());
     slotStacks.push_back(
-        tensor::EmptyOp::create(b, loc, shape, row.getElementType()));
+        slotBuffer(b, -1, row.getShape(), row.getElementType()));
   }
   return slotStacks;
 }
@@ -345,11 +354,9 @@ SmallVector<Value> ScanRewriter::restoreSlot(OpBuilder &b,
 }
 
 Value ScanRewriter::initialPositions(OpBuilder &b, Value zero) {
-  return tensor::InsertOp::create(
-      b, loc, zero,
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{slots},
-                              b.getIndexType()),
-      ValueRange{zero});
+  return tensor::InsertOp::create(b, loc, zero,
+                                  slotBuffer(b, 0, {}, b.getIndexType()),
+                                  ValueRange{zero});
 }
 
 ScanRewriter::LoopResults ScanRewriter::emitForwardLoop(OpBuilder &b) {
@@ -362,7 +369,8 @@ ScanRewriter::LoopResults ScanRewriter::emitForwardLoop(OpBuilder &b) {
   llvm::append_range(loopInits, slotStacks);
   loopInits.push_back(positions);
   loopInits.push_back(zero);                                      // top
-  loopInits.push_back(index(b, optimalSplit(scan.steps, slots))); // next
+  loopInits.push_back(
+      slotConstant(b, CheckpointedScan::SlotConstant::FirstSplit)); // next
   SmallVector<Value> keptStacks = keptInits();
   const size_t nKept = keptStacks.size();
   llvm::append_range(loopInits, keptStacks);
@@ -409,15 +417,14 @@ SmallVector<Value> ScanRewriter::emitFirstSweepStore(OpBuilder &b, Value i,
         out.push_back(top1);
         IndexDomain d{tb, loc};
         out.push_back(reversal::nextFirstSweepStore(
-            d, i, top1, index(tb, scan.steps), index(tb, slots)));
+            d, i, top1, index(tb, scan.steps),
+            slotConstant(tb, CheckpointedScan::SlotConstant::Slots)));
         scf::YieldOp::create(tb, loc, out);
       },
       [&](OpBuilder &eb, Location) {
         scf::YieldOp::create(eb, loc, SmallVector<Value>(state));
       });
-  const double shots =
-      ratio(counts.firstSweepShots - 1, std::max<int64_t>(1, scan.steps - 1));
-  setRegionRuns(branch, {shots, 1.0 - shots});
+  slotRuns(branch, CheckpointedScan::SlotRuns::FirstSweepStore);
   return SmallVector<Value>(branch.getResults());
 }
 
@@ -444,7 +451,9 @@ SmallVector<Value> ScanRewriter::emitInterpreter(OpBuilder &b,
   };
   if (!scan.online()) {
     auto loop = scf::ForOp::create(
-        b, loc, index(b, 0), index(b, counts.actions), index(b, 1), inits,
+        b, loc, index(b, 0),
+        slotConstant(b, CheckpointedScan::SlotConstant::Actions), index(b, 1),
+        inits,
         [&](OpBuilder &nb, Location, Value, ValueRange args) {
           scf::YieldOp::create(nb, loc, step(nb, args));
         });
@@ -461,7 +470,7 @@ SmallVector<Value> ScanRewriter::emitInterpreter(OpBuilder &b,
       [&](OpBuilder &nb, Location, ValueRange args) {
         scf::YieldOp::create(nb, loc, step(nb, args));
       });
-  setRegionRuns(loop, {double(counts.actions + 1), double(counts.actions)});
+  slotRuns(loop, CheckpointedScan::SlotRuns::OnlineActions);
   interpreterLoop = loop;
   return SmallVector<Value>(loop.getResults().take_back(nState));
 }
@@ -478,7 +487,8 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
   Value lo = tensor::ExtractOp::create(nb, loc, positions, ValueRange{top});
   IndexDomain d{nb, loc};
   const reversal::Action<IndexDomain> action =
-      reversal::nextAction(d, done, lo, top, index(nb, slots));
+      reversal::nextAction(d, done, lo, top,
+                           slotConstant(nb, CheckpointedScan::SlotConstant::Slots));
   auto topCarries = [&](OpBuilder &bb) {
     return restoreSlot(bb, slotStacks, physicalSlot(bb, fwdOut, top), work);
   };
@@ -490,7 +500,7 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
             reversal::turn(td, action, done, lo, top);
         SmallVector<Value> x =
             emitAdvance(tb, lo, t.advance, topCarries(tb),
-                        ratio(counts.turnAdvances, counts.turns));
+                        CheckpointedScan::SlotRuns::TurnAdvance);
         Value j = arith::SubIOp::create(
             tb, loc, last ? last : index(tb, scan.steps - 1), t.step);
         StepValues s = cloneStep(tb, t.step, x);
@@ -509,7 +519,7 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
             reversal::store(ed, action, lo, top);
         SmallVector<Value> x =
             emitAdvance(eb, lo, s.advance, topCarries(eb),
-                        ratio(counts.storeAdvances, counts.stores));
+                        CheckpointedScan::SlotRuns::StoreAdvance);
         Value slot = rowOf(eb, physicalSlot(eb, fwdOut, s.top));
         SmallVector<Value> out{done, s.top};
         for (size_t k = 0; k < n; ++k)
@@ -520,12 +530,53 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
         llvm::append_range(out, st);
         scf::YieldOp::create(eb, loc, out);
       });
-  setRegionRuns(branch, {ratio(counts.turns, counts.actions),
-                         ratio(counts.stores, counts.actions)});
+  slotRuns(branch, CheckpointedScan::SlotRuns::Action);
   return SmallVector<Value>(branch.getResults());
 }
 
 } // namespace detail
+
+static double ratio(int64_t part, int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole)
+                   : 0.0;
+}
+
+int64_t slotConstantValue(CheckpointedScan::SlotConstant kind, int64_t steps,
+                          int64_t slots, const LoopReversalCounts &counts) {
+  switch (kind) {
+  case CheckpointedScan::SlotConstant::Slots:
+    return slots;
+  case CheckpointedScan::SlotConstant::SlotsLessOne:
+    return slots - 1;
+  case CheckpointedScan::SlotConstant::FirstSplit:
+    return optimalSplit(steps, slots);
+  case CheckpointedScan::SlotConstant::Actions:
+    return counts.actions;
+  }
+  llvm_unreachable("a slot constant of no kind");
+}
+
+SmallVector<double> slotRegionRuns(CheckpointedScan::SlotRuns kind,
+                                   int64_t steps,
+                                   const LoopReversalCounts &counts) {
+  switch (kind) {
+  case CheckpointedScan::SlotRuns::FirstSweepStore: {
+    const double shots = ratio(counts.firstSweepShots - 1,
+                               std::max<int64_t>(1, steps - 1));
+    return {shots, 1.0 - shots};
+  }
+  case CheckpointedScan::SlotRuns::Action:
+    return {ratio(counts.turns, counts.actions),
+            ratio(counts.stores, counts.actions)};
+  case CheckpointedScan::SlotRuns::TurnAdvance:
+    return {ratio(counts.turnAdvances, counts.turns)};
+  case CheckpointedScan::SlotRuns::StoreAdvance:
+    return {ratio(counts.storeAdvances, counts.stores)};
+  case CheckpointedScan::SlotRuns::OnlineActions:
+    return {double(counts.actions + 1), double(counts.actions)};
+  }
+  llvm_unreachable("region runs of no kind");
+}
 
 std::string scanBookkeepingKey(ScanBookkeeping kind, Type carry) {
   std::string key = kind == ScanBookkeeping::Copy ? "remat.scan.copy "

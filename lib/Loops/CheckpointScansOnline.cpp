@@ -34,10 +34,9 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
   // slotOf starts as the identity (filled by a loop: the IR does not grow
   // with the slots).
   auto identity = scf::ForOp::create(
-      b, loc, index(b, 0), index(b, slots), index(b, 1),
-      ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{slots},
-                                         b.getIndexType())
-                     .getResult()},
+      b, loc, index(b, 0),
+      slotConstant(b, CheckpointedScan::SlotConstant::Slots), index(b, 1),
+      ValueRange{slotBuffer(b, 0, {}, b.getIndexType())},
       [&](OpBuilder &nb, Location, Value k, ValueRange t) {
         scf::YieldOp::create(nb, loc,
                              ValueRange{tensor::InsertOp::create(
@@ -115,7 +114,8 @@ SmallVector<Value> ScanRewriter::emitOnlineStore(OpBuilder &b, Value i,
       [&](OpBuilder &tb, Location) {
         Value used = state[n + 2];
         Value notFull = arith::CmpIOp::create(
-            tb, loc, arith::CmpIPredicate::slt, used, index(tb, slots));
+            tb, loc, arith::CmpIPredicate::slt, used,
+            slotConstant(tb, CheckpointedScan::SlotConstant::Slots));
         auto fill = scf::IfOp::create(
             tb, loc, notFull,
             [&](OpBuilder &fb, Location) {
@@ -155,14 +155,14 @@ SmallVector<Value> ScanRewriter::emitOnlineReplace(OpBuilder &b, Value i,
   const size_t n = carries.size();
   Value positions = state[n], slotOf = state[n + 1];
   Value one = index(b, 1);
-  Value topAt = index(b, slots - 1);
+  Value topAt = slotConstant(b, CheckpointedScan::SlotConstant::SlotsLessOne);
   auto at = [&](OpBuilder &bb, Value t, Value k) {
     return tensor::ExtractOp::create(bb, loc, t, ValueRange{k}).getResult();
   };
   IndexDomain d{b, loc};
   const reversal::OnlineDrop<IndexDomain> drop = reversal::onlineDrop(
       d, [&](IndexDomain &in, Value k) { return at(in.b, positions, k); }, i,
-      state[n + 3], index(b, slots));
+      state[n + 3], slotConstant(b, CheckpointedScan::SlotConstant::Slots));
   Value r = drop.repetitions, j = drop.dropped;
   Value found =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, index(b, 0));

@@ -2,13 +2,14 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The scans of a function are rewritten once at a probe count (2 slots) in
-// a scratch copy, whose graph the caller builds; there each scan is a node
-// whose slot buffers and forward steps are resized for any count
-// (ScanSlots.h), and the caller's planner solves the whole graph at the
-// counts worth trying. The counts of the fastest plan are checked on a
-// rewrite with them, which then becomes the function's body (adoptChecked;
-// otherwise, and where no check ran, the function is rewritten with them).
+// The scans of a function are rewritten once, at a probe count (2 slots),
+// in a copy of it; the caller builds the graph of a copy of that (folded,
+// prepared), where each scan is a node whose slot buffers and forward steps
+// are resized for any count (ScanSlots.h), and the caller's planner solves
+// the whole graph at the counts worth trying. The rewrite is then resized
+// in place to the counts of the fastest plan (resizeCheckpointedScan: the
+// emitter runs once per scan) and checked on a copy, which becomes the
+// function's body (adoptChecked; otherwise the resized rewrite does).
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,31 +126,64 @@ void foldIndexArithmetic(func::FuncOp func, detail::RecordedOps &emitted) {
     folder.insertKnownConstant(op);
 }
 
-/// A copy of `func` with scan i rewritten at slots[i], its emitted loops
+/// A copy of `func` with scan i rewritten at slots[i], as the emitter left
+/// it (neither folded nor prepared): resized in place to each count
+/// checked, and in the end the function's body or the source of it.
+struct Emitted {
+  OwningOpRef<func::FuncOp> func;
+  std::vector<CheckpointedScan> scans;
+  detail::RecordedOps ops; ///< Everything the rewrites emitted.
+};
+std::unique_ptr<Emitted> emittedCopy(func::FuncOp func,
+                                     ArrayRef<FoundScan> scans,
+                                     ArrayRef<int64_t> slots) {
+  auto emitted = std::make_unique<Emitted>();
+  emitted->func = func.clone();
+  emitted->scans.resize(scans.size());
+  IRRewriter rewriter(func.getContext(), &emitted->ops);
+  // Last scan first: the rewrite moves only what follows its forward loop.
+  for (size_t i = scans.size(); i-- > 0;) {
+    ScanPair pair =
+        std::get<ScanPair>(matchScan(opAt(*emitted->func, scans[i].index)));
+    emitted->scans[i] = checkpointScan(rewriter, pair, slots[i]);
+  }
+  return emitted;
+}
+
+/// Sets scan i of `emitted` to slots[i] slots.
+LogicalResult resize(Emitted &emitted, ArrayRef<int64_t> slots) {
+  IRRewriter rewriter(emitted.func->getContext(), &emitted.ops);
+  for (auto [scan, k] : llvm::zip(emitted.scans, slots))
+    if (failed(resizeCheckpointedScan(rewriter, scan, k)))
+      return failure();
+  return success();
+}
+
+/// A copy of `emitted`, its index arithmetic folded, its emitted loops
 /// marked, prepared and analysed by the caller's `graphOf`.
 struct Scratch {
   OwningOpRef<func::FuncOp> func;
   std::vector<CheckpointedScan> emitted;
   IRTrainingGraph graph;
 };
-FailureOr<Scratch> rewrittenCopy(func::FuncOp func, ArrayRef<FoundScan> scans,
-                                 ArrayRef<int64_t> slots,
-                                 const ScanPlanning &planning) {
+FailureOr<Scratch> analysedCopy(const Emitted &source,
+                                const ScanPlanning &planning) {
   Scratch scratch;
-  scratch.func = func.clone();
-  scratch.emitted.resize(scans.size());
-  IRRewriter rewriter(func.getContext());
-  detail::RecordedOps emitted;
-  rewriter.setListener(&emitted);
-  // Last scan first: the rewrite moves only what follows its forward loop.
-  for (size_t i = scans.size(); i-- > 0;) {
-    ScanPair pair =
-        std::get<ScanPair>(matchScan(opAt(*scratch.func, scans[i].index)));
-    CheckpointedScan &out = scratch.emitted[i];
-    out = checkpointScan(rewriter, pair, slots[i]);
-    out.forward->setAttr(kProbeForward, rewriter.getI64IntegerAttr(i));
-    out.interpreter->setAttr(kProbeReversal, rewriter.getI64IntegerAttr(i));
+  IRMapping map;
+  func::FuncOp sourceFunc = *source.func;
+  scratch.func = sourceFunc.clone(map);
+  scratch.emitted = source.scans;
+  Builder b(sourceFunc.getContext());
+  for (auto [i, out] : llvm::enumerate(scratch.emitted)) {
+    out.sized = {}; // Of the source, not of this copy.
+    out.forward = map.lookup(out.forward);
+    out.interpreter = map.lookup(out.interpreter);
+    out.forward->setAttr(kProbeForward, b.getI64IntegerAttr(i));
+    out.interpreter->setAttr(kProbeReversal, b.getI64IntegerAttr(i));
   }
+  detail::RecordedOps emitted;
+  for (Operation *op : source.ops.ops)
+    emitted.ops.insert(map.lookup(op));
   foldIndexArithmetic(*scratch.func, emitted);
   FailureOr<IRTrainingGraph> built = planning.graphOf(*scratch.func);
   if (failed(built))
@@ -233,11 +267,10 @@ struct Check {
   int64_t over = 0;
   Scratch rewrite;
 };
-FailureOr<Check> checkSlots(func::FuncOp func, ArrayRef<FoundScan> scans,
-                            ArrayRef<int64_t> slots,
+FailureOr<Check> checkSlots(const Emitted &emitted,
                             const ScanPlanning &planning, int64_t budget,
                             bool planned) {
-  FailureOr<Scratch> scratch = rewrittenCopy(func, scans, slots, planning);
+  FailureOr<Scratch> scratch = analysedCopy(emitted, planning);
   if (failed(scratch))
     return failure();
   Check check;
@@ -305,7 +338,7 @@ void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
 }
 
 /// Takes the checked rewrite's body as `func`'s: the IR the analysis
-/// checked is the IR returned (no third rewrite).
+/// checked is the IR returned.
 void adoptRewrite(func::FuncOp func, Scratch &checked) {
   func.getBody().takeBody(checked.func->getBody());
   func.walk([](Operation *op) {
@@ -339,17 +372,30 @@ std::string sizedNote(const ScanSlotChoice &choice, size_t i) {
 FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
                                                 int64_t budget,
                                                 const ScanPlanning &planning,
-                                                int64_t fixedSlots) {
+                                                int64_t fixedSlots,
+                                                int64_t resizeFrom) {
   SmallVector<FoundScan, 2> scans = findScans(func);
   if (scans.empty())
     return ScansRewritten{};
   const int count = static_cast<int>(scans.size());
   std::vector<int64_t> slots(scans.size(), 1);
   std::vector<std::string> why(scans.size());
-  std::optional<Scratch> checked; // The rewrite at `slots`, when checked.
+  std::unique_ptr<Emitted> emitted; // The rewrite at the probe counts.
+  std::optional<Scratch> checked;   // A copy of it at `slots`, checked.
+  auto resizeError = [&] {
+    return func.emitError() << "internal error: the checkpointed scans of @"
+                            << func.getSymName()
+                            << " do not verify with other slot counts; give "
+                               "-remat-checkpoint-scans slots=K";
+  };
   if (fixedSlots > 0) {
-    for (size_t i = 0; i < scans.size(); ++i)
+    std::vector<int64_t> first(scans.size());
+    for (size_t i = 0; i < scans.size(); ++i) {
       slots[i] = std::min(fixedSlots, scans[i].pair.steps);
+      first[i] = std::min(resizeFrom, scans[i].pair.steps);
+    }
+    if (resizeFrom > 0)
+      emitted = emittedCopy(func, scans, first);
   } else if (budget >= 0) {
     auto internalError = [&] {
       return func.emitError()
@@ -360,7 +406,8 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
     std::vector<int64_t> probe;
     for (const FoundScan &scan : scans)
       probe.push_back(std::min(kProbeSlots, scan.pair.steps));
-    FailureOr<Scratch> scratch = rewrittenCopy(func, scans, probe, planning);
+    emitted = emittedCopy(func, scans, probe);
+    FailureOr<Scratch> scratch = analysedCopy(*emitted, planning);
     if (failed(scratch))
       return failure();
     FailureOr<std::vector<ScanSlotNode>> nodes =
@@ -376,8 +423,9 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
     // slots: the count that fits as it is, then fewer by the bytes over.
     bool planned = static_cast<bool>(planning.plan);
     for (int attempt = 0; choice.feasible && attempt < 8; ++attempt) {
-      FailureOr<Check> fits =
-          checkSlots(func, scans, slots, planning, budget, planned);
+      if (failed(resize(*emitted, slots)))
+        return resizeError();
+      FailureOr<Check> fits = checkSlots(*emitted, planning, budget, planned);
       if (failed(fits))
         return failure();
       if (fits->fits) {
@@ -417,22 +465,30 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
                      .str();
     }
   }
-  // Last scan first (the order the rewrite takes them in).
-  if (checked && planning.adoptChecked) {
+  if (emitted) {
+    if (failed(resize(*emitted, slots)))
+      return resizeError();
+    // Last scan first (the order the rewrite takes them in).
     for (size_t i = scans.size(); i-- > 0;) {
       const ScanPair &scan = scans[i].pair;
       InFlightDiagnostic remark = scan.forward->emitRemark();
       describeScan(remark, scan, isa<scf::WhileOp>(scan.forward), slots[i],
-                   checked->emitted[i].counts, why[i]);
+                   emitted->scans[i].counts, why[i]);
     }
-    adoptRewrite(func, *checked);
-    return ScansRewritten{count, /*prepared=*/true};
+    if (checked && planning.adoptChecked) {
+      adoptRewrite(func, *checked);
+      return ScansRewritten{count, /*prepared=*/true};
+    }
+    func.getBody().takeBody(emitted->func->getBody());
+    foldIndexArithmetic(func, emitted->ops);
+    return ScansRewritten{count, /*prepared=*/false};
   }
+  // No probe (a fixed count, or the fewest): rewritten once with them.
   // Last scan first: the rewrite moves only what follows its forward loop.
-  detail::RecordedOps emitted;
+  detail::RecordedOps direct;
   for (size_t i = scans.size(); i-- > 0;)
-    rewriteScan(func, scans[i], slots[i], why[i], emitted);
-  foldIndexArithmetic(func, emitted);
+    rewriteScan(func, scans[i], slots[i], why[i], direct);
+  foldIndexArithmetic(func, direct);
   return ScansRewritten{count, /*prepared=*/false};
 }
 

@@ -101,6 +101,32 @@ private:
     return arith::ConstantIndexOp::create(b, loc, v);
   }
 
+  /// A constant derived from the slot count, recorded so that
+  /// resizeCheckpointedScan can set it for another count.
+  Value slotConstant(OpBuilder &b, CheckpointedScan::SlotConstant kind) {
+    auto c = arith::ConstantIndexOp::create(
+        b, loc, slotConstantValue(kind, scan.steps, slots, counts));
+    sized.constants.push_back({c, kind});
+    return c;
+  }
+
+  /// An empty buffer of `slots + rowsOffset` rows of `row`, recorded.
+  Value slotBuffer(OpBuilder &b, int64_t rowsOffset, ArrayRef<int64_t> row,
+                   Type element) {
+    SmallVector<int64_t> shape{slots + rowsOffset};
+    llvm::append_range(shape, row);
+    auto empty = tensor::EmptyOp::create(b, loc, shape, element);
+    sized.buffers.push_back({empty, rowsOffset});
+    return empty;
+  }
+
+  /// Sets `op`'s region runs of `kind` (they depend on the slot count),
+  /// recorded.
+  void slotRuns(Operation *op, CheckpointedScan::SlotRuns kind) {
+    setRegionRuns(op, slotRegionRuns(kind, scan.steps, counts));
+    sized.runs.push_back({op, kind});
+  }
+
   /// The forward body at iteration `k` (its index lower + k * step) from
   /// `carries`, without the stacking; with `kept` (the kept stacks, in
   /// order), their rows written into them as the body writes them.
@@ -149,7 +175,8 @@ private:
 
   /// Runs `count` steps from position `from` and returns the carries.
   SmallVector<Value> emitAdvance(OpBuilder &b, Value from, Value count,
-                                 ValueRange carries, double averageSteps);
+                                 ValueRange carries,
+                                 CheckpointedScan::SlotRuns runs);
 
   SmallVector<Value> carryInits() {
     SmallVector<Value> inits;
@@ -246,15 +273,11 @@ private:
       attrs.push_back(b.getF64FloatAttr(r));
     op->setAttr(RematDialect::kRegionRunsAttrName, b.getArrayAttr(attrs));
   }
-  static double ratio(int64_t part, int64_t whole) {
-    return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole)
-                     : 0.0;
-  }
-
   RewriterBase &rewriter;
   const ScanPair &scan;
   int64_t slots;
   LoopReversalCounts counts;
+  CheckpointedScan::SlotSized sized; ///< What depends on `slots`.
   Operation *interpreterLoop = nullptr; ///< Set by emitInterpreter.
   /// A forward scf.while's counter after the loop, once replaced.
   Value counterAfter;

@@ -100,7 +100,8 @@ struct CheckpointScansPass
     CostModel costs;
     ScanPlanning planning{graphOf, costs, /*plan=*/{}};
     return success(succeeded(checkpointScansWithin(
-        func, bytes, planning, size ? 0 : int64_t(slots))));
+        func, bytes, planning, size ? 0 : int64_t(slots),
+        size ? 0 : int64_t(resizeFrom))));
   }
 };
 

@@ -34,7 +34,36 @@ struct CheckpointedScan {
     int64_t rowsOffset;
   };
   llvm::SmallVector<SlotResult> slotResults;
+
+  /// What depends on the slot count in what was emitted, so that
+  /// resizeCheckpointedScan can set another count in place: the buffers
+  /// holding slots (tensor.empty, `slots + rowsOffset` rows), the constants
+  /// derived from the count, and the ops whose region runs depend on it.
+  enum class SlotConstant { Slots, SlotsLessOne, FirstSplit, Actions };
+  enum class SlotRuns {
+    FirstSweepStore, // the forward loop's scf.if storing a slot
+    Action,          // the interpreter's scf.if: turn or store
+    TurnAdvance,     // the advance before a backward step
+    StoreAdvance,    // the advance before a store
+    OnlineActions,   // the online interpreter's scf.while
+  };
+  struct SlotSized {
+    llvm::SmallVector<std::pair<mlir::Operation *, int64_t>> buffers;
+    llvm::SmallVector<std::pair<mlir::Operation *, SlotConstant>> constants;
+    llvm::SmallVector<std::pair<mlir::Operation *, SlotRuns>> runs;
+  } sized;
+  int64_t steps = 0; ///< T (online: the most steps it can run).
+  bool online = false;
 };
+
+/// The value of `kind` and the region runs of `runs` for a reversal of
+/// `steps` steps with `slots` slots that executes `counts`: what the emitter
+/// writes and resizeCheckpointedScan rewrites.
+int64_t slotConstantValue(CheckpointedScan::SlotConstant kind, int64_t steps,
+                          int64_t slots, const LoopReversalCounts &counts);
+llvm::SmallVector<double> slotRegionRuns(CheckpointedScan::SlotRuns kind,
+                                         int64_t steps,
+                                         const LoopReversalCounts &counts);
 
 /// Rewrites `scan` to keep `slots` (1 <= slots <= T) checkpoints of its
 /// carries instead of its stacks (see CheckpointScans.cpp): the forward and
@@ -42,6 +71,19 @@ struct CheckpointedScan {
 /// op created, replaced and erased).
 CheckpointedScan checkpointScan(mlir::RewriterBase &rewriter,
                                 const ScanPair &scan, int64_t slots);
+
+/// Sets the slot count of what checkpointScan emitted to `slots` (1 <=
+/// slots <= T), in place through `rewriter`: the slot buffers' types (and
+/// every value they flow into: the loops' arguments and results, the
+/// branches', the inserts'), the constants derived from the count, the
+/// region runs; `scan` then describes the new count. The same IR as
+/// checkpointScan emits with `slots`, without emitting again: the planner
+/// chooses the count on the rewrite at a probe count, which is then
+/// resized. Failure (nothing to say to a user: an internal error) when the
+/// resized IR does not verify.
+mlir::LogicalResult resizeCheckpointedScan(mlir::RewriterBase &rewriter,
+                                           CheckpointedScan &scan,
+                                           int64_t slots);
 
 /// What the rewrite adds beside the scan's own ops: copies of a carry
 /// (into a slot's working buffer, into an iteration argument) and stores of
@@ -79,14 +121,16 @@ struct ScanPlanning {
 /// forward steps chosen, or why it is not a scan. Returns how many scans it
 /// rewrote, and whether the body is the checked rewrite (adoptChecked),
 /// prepared by `graphOf`; failure (with an error) when the graph cannot be
-/// built.
+/// built. With `resizeFrom` > 0 (and `fixedSlots`), each scan is emitted
+/// with that many slots and resized to `fixedSlots` (a test of the resize).
 struct ScansRewritten {
   int count = 0;
   bool prepared = false;
 };
 mlir::FailureOr<ScansRewritten>
 checkpointScansWithin(mlir::func::FuncOp func, int64_t budget,
-                      const ScanPlanning &planning, int64_t fixedSlots = 0);
+                      const ScanPlanning &planning, int64_t fixedSlots = 0,
+                      int64_t resizeFrom = 0);
 
 } // namespace remat
 

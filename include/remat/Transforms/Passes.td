@@ -270,6 +270,11 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Peak bytes allowed (units as --remat-budget; percentages of the "
            "estimated peak without checkpointing)">,
+    Option<"resizeFrom", "resize-from", "int64_t", /*default=*/"0",
+           "With slots=K, for testing: emit each scan with this many slots, "
+           "then set K in the emitted IR (as -remat-fit sets the count it "
+           "chose on its probe rewrite); the output is the direct rewrite's "
+           "(0: emit with K)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
