@@ -174,6 +174,30 @@ bool readsWhereItWrites(OpOperand &read, OpOperand &write) {
          op.getMatchingIndexingMap(&write).isIdentity();
 }
 
+/// Whether `other` ends before `writer` starts in every run of `home`
+/// (the block defining the value both use): in the innermost block holding
+/// both, `other`'s op comes first, and nothing between that block and
+/// `home` but scf.if regions (a loop there would run `other` again after
+/// the write).
+bool runsBefore(Operation *other, Operation *writer, Block *home) {
+  for (Block *b = writer->getBlock(); b; b = b->getParentOp()
+                                                 ? b->getParentOp()->getBlock()
+                                                 : nullptr) {
+    Operation *o = b->findAncestorOpInBlock(*other);
+    if (!o)
+      continue;
+    Operation *w = b->findAncestorOpInBlock(*writer);
+    if (!w || o == w || !o->isBeforeInBlock(w))
+      return false;
+    for (Operation *p = b->getParentOp(); b != home;
+         b = p->getBlock(), p = b->getParentOp())
+      if (!isa<scf::IfOp>(p))
+        return false;
+    return true;
+  }
+  return false;
+}
+
 /// No use of `dest` but `write` runs after `write` does (in the same
 /// iteration: loop-carried values start each iteration anew).
 bool noUseAfter(Value dest, OpOperand &write) {
@@ -182,17 +206,9 @@ bool noUseAfter(Value dest, OpOperand &write) {
     if (&use == &write || readsWhereItWrites(use, write))
       continue;
     Operation *other = use.getOwner();
-    if (Operation *o = writer->getBlock()->findAncestorOpInBlock(*other)) {
-      if (o == writer || !o->isBeforeInBlock(writer))
-        return false;
-      continue;
-    }
     if (inExclusiveBranches(other, writer))
       continue;
-    Block *home = dest.getParentBlock();
-    Operation *o = home->findAncestorOpInBlock(*other);
-    Operation *w = home->findAncestorOpInBlock(*writer);
-    if (!o || !w || o == w || !o->isBeforeInBlock(w))
+    if (!runsBefore(other, writer, dest.getParentBlock()))
       return false;
   }
   return true;

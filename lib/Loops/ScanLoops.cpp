@@ -221,13 +221,6 @@ public:
       return *failed;
     if (!pair.backward)
       return std::string("no loop reads its stacks back");
-    // A kept stack in the online form: its memory is not yet modelled to
-    // the byte there (64 B above the run on Inputs' rnn_dynamic with a loss
-    // over every step), so the scan is left to the planner as it is.
-    if (pair.online() && llvm::is_contained(pair.keptWhole, true))
-      return std::string("its stacks are also read after the loop, whose "
-                         "trip count is known only at run time: a stack is "
-                         "kept for such reads only where T is known");
     // Every stack kept: the rewrite would drop none of them and add its
     // slots and working buffers; where the peak is where the stacks are
     // whole (a loss reading them), that is worse than the loops as they
