@@ -180,9 +180,8 @@ bool readsWhereItWrites(OpOperand &read, OpOperand &write) {
 /// `home` but scf.if regions (a loop there would run `other` again after
 /// the write).
 bool runsBefore(Operation *other, Operation *writer, Block *home) {
-  for (Block *b = writer->getBlock(); b; b = b->getParentOp()
-                                                 ? b->getParentOp()->getBlock()
-                                                 : nullptr) {
+  for (Block *b = writer->getBlock(); b;
+       b = b->getParentOp() ? b->getParentOp()->getBlock() : nullptr) {
     Operation *o = b->findAncestorOpInBlock(*other);
     if (!o)
       continue;

@@ -113,8 +113,8 @@ CheckpointedScan ScanRewriter::rewrite() {
   rewriter.setListener(created.next);
   // What depends on the slot count, of what is still there.
   auto alive = [&](auto &entries) {
-    llvm::erase_if(entries,
-                   [&](const auto &e) { return !created.ops.contains(e.first); });
+    llvm::erase_if(
+        entries, [&](const auto &e) { return !created.ops.contains(e.first); });
   };
   alive(sized.buffers);
   alive(sized.constants);
@@ -487,8 +487,9 @@ SmallVector<Value> ScanRewriter::interpreterStep(OpBuilder &nb, ValueRange args,
   Value lo = tensor::ExtractOp::create(nb, loc, positions, ValueRange{top});
   IndexDomain d{nb, loc};
   const reversal::Action<IndexDomain> action =
-      reversal::nextAction(d, done, lo, top,
-                           slotConstant(nb, CheckpointedScan::SlotConstant::Slots));
+      reversal::nextAction(
+          d, done, lo, top,
+          slotConstant(nb, CheckpointedScan::SlotConstant::Slots));
   auto topCarries = [&](OpBuilder &bb) {
     return restoreSlot(bb, slotStacks, physicalSlot(bb, fwdOut, top), work);
   };

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Loops/CheckpointScans.h"
 #include "remat/Dialect/Remat/Remat.h"
+#include "remat/Loops/CheckpointScans.h"
 #include "remat/Loops/OnlineCheckpointing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -90,9 +90,9 @@ LogicalResult resizeCheckpointedScan(RewriterBase &rewriter,
                                      CheckpointedScan &scan, int64_t slots) {
   if (slots == scan.slots)
     return success();
-  const LoopReversalCounts counts =
-      scan.online ? countOnlineReversal(scan.steps, slots)
-                  : countLoopReversal(scan.steps, slots);
+  const LoopReversalCounts counts = scan.online
+                                        ? countOnlineReversal(scan.steps, slots)
+                                        : countLoopReversal(scan.steps, slots);
   for (auto [op, rowsOffset] : scan.sized.buffers) {
     auto empty = cast<tensor::EmptyOp>(op);
     SmallVector<int64_t> shape(empty.getType().getShape());

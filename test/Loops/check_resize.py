@@ -13,6 +13,9 @@ same with given counts. The oracle is the emitter itself at K
 random length (2 to 24 steps: canonicalize inlines a loop of one; the seed's own choices of model, layout,
 loop forms, stacks kept for a loss over every step...); each INPUT is taken
 as it is (the online forms: a while loop, a loop to a run-time bound).
+With --budgets, `budget=B` (the probe resized to the count the model
+chose, the path -remat-fit takes but for its plan) is compared with
+`slots=K` for the K its remark names, where every scan took the same K.
 A generated variant refused at its length (a kept stack beside dropped ones
 lighter than two carries, at a few steps) is counted and skipped.
 Prints `identical: N of N pairs` and exits 1 at the first difference.
@@ -27,6 +30,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = os.path.join(HERE, "gen_scan_variants.py")
+SLOTS = re.compile(r"checkpointed (?:online )?with (\d+) slots")
 STEPS = re.compile(r"(?:scan|loop|bound) of (?:at most )?(\d+) steps")
 
 
@@ -54,6 +58,9 @@ def main():
     ap.add_argument("--seeds", type=int, nargs=2, default=[0, -1])
     ap.add_argument("--pairs", type=int, default=3,
                     help="(P, K) pairs per input")
+    ap.add_argument("--budgets", nargs="*", default=[],
+                    help="also `budget=B` (the count chosen on the probe, "
+                         "resized) against slots=K with the K it names")
     ap.add_argument("inputs", nargs="*")
     a = ap.parse_args()
     rng = random.Random(1)
@@ -85,6 +92,17 @@ def main():
                              "not the rewrite with %d (rc %d vs %d)\n%s" %
                              (os.path.basename(path), p, k, k, resized[0],
                               direct[0], resized[2]))
+                checked += 1
+            for budget in a.budgets:
+                rc, ir, err = rewrite(path, "budget=" + budget)
+                ks = [int(k) for k in SLOTS.findall(err)]
+                if rc != 0 or not ks or len(set(ks)) != 1:
+                    continue  # Fits as it is, or scans at several counts.
+                direct = rewrite(path, "slots=%d" % ks[0])
+                if direct[1] != ir:
+                    sys.exit("%s: budget=%s (%d slots) is not the rewrite with "
+                             "%d" % (os.path.basename(path), budget, ks[0],
+                                     ks[0]))
                 checked += 1
     print("identical: %d of %d pairs (%d generated variants refused at their "
           "length)" % (checked, checked, refused))
