@@ -15,7 +15,30 @@ here run and op ignore it (text only); gen_sharded.py overrides them to
 simulate the program in numpy.
 """
 
+import argparse
+import sys
+
 from remat_import_torch.mlir import V, float_text
+
+
+def seeded_variant_args(doc):
+    """The options of a generator of seeded variants: --seed N, --harness
+    (its @main instead), -o FILE; parsed."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--harness", action="store_true",
+                    help="write the harness @main instead")
+    ap.add_argument("-o", "--output", default="-")
+    return ap.parse_args()
+
+
+def write_output(path, text):
+    """`text` into file `path`, or to standard output for "-"."""
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w") as fh:
+            fh.write(text)
 
 # The indexing maps of the ops below; a generator adds its own (its MAPS).
 MAPS = {

@@ -28,15 +28,15 @@ out of place in one branch; docs/loops.md, Not done yet).
 Usage: gen_carry_reads.py --seed N [--harness] [-o FILE]
 """
 
-import argparse
 import os
 import random
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path[:0] = [os.path.join(ROOT, "python")]
+sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "test", "Support")]
 sys.dont_write_bytecode = True  # keep the source tree clean
+from mlir_text import seeded_variant_args, write_output  # noqa: E402
 from remat_import_torch.argfill import Init, arg_seed, main_lines  # noqa: E402
 
 N = 256
@@ -207,12 +207,7 @@ def build(seed):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--harness", action="store_true",
-                    help="write the harness @main instead")
-    ap.add_argument("-o", "--output", default="-")
-    a = ap.parse_args()
+    a = seeded_variant_args(__doc__)
     if a.harness:
         lines = (["// Harness of gen_carry_reads.py --seed %d." % a.seed] +
                  main_lines("carry", [Arg("%x", [N])],
@@ -221,11 +216,7 @@ def main():
     else:
         lines = build(a.seed)
     text = "\n".join(lines) + "\n"
-    if a.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(a.output, "w") as fh:
-            fh.write(text)
+    write_output(a.output, text)
 
 
 if __name__ == "__main__":

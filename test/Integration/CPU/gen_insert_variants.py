@@ -25,7 +25,6 @@ checked (the outputs are compared with the original program's).
 Usage: gen_insert_variants.py --seed N [--harness] [-o FILE]
 """
 
-import argparse
 import os
 import random
 import sys
@@ -34,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "test", "Support")]
 sys.dont_write_bytecode = True  # keep the source tree clean
-from mlir_text import FuncText  # noqa: E402
+from mlir_text import FuncText, seeded_variant_args, write_output  # noqa: E402
 from remat_import_torch.argfill import Init, arg_seed, main_lines  # noqa: E402
 
 B, W = 8, 16
@@ -124,12 +123,7 @@ def build(seed):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--harness", action="store_true",
-                    help="write the harness @main instead")
-    ap.add_argument("-o", "--output", default="-")
-    a = ap.parse_args()
+    a = seeded_variant_args(__doc__)
     g, header, results = build(a.seed)
     if a.harness:
         text = "\n".join(["// Harness of gen_insert_variants.py --seed %d." % a.seed] +
@@ -137,11 +131,7 @@ def main():
                                     [r.ty for r in results])) + "\n"
     else:
         text = g.text(header, results)
-    if a.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(a.output, "w") as fh:
-            fh.write(text)
+    write_output(a.output, text)
 
 
 if __name__ == "__main__":
