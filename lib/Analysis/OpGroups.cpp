@@ -305,6 +305,27 @@ OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   return init;
 }
 
+bool writtenInPlaceInto(Value v, Value buffer) {
+  for (int depth = 0; depth < 256; ++depth) {
+    if (v == buffer)
+      return true;
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return false;
+    if (auto branch = dyn_cast<scf::IfOp>(result.getOwner())) {
+      const unsigned k = result.getResultNumber();
+      return !branch.getElseRegion().empty() &&
+             writtenInPlaceInto(branch.thenYield()->getOperand(k), buffer) &&
+             writtenInPlaceInto(branch.elseYield()->getOperand(k), buffer);
+    }
+    OpOperand *init = updatedInPlace(result, OpOrder::Final);
+    if (!init)
+      return false;
+    v = init->get();
+  }
+  return false;
+}
+
 Value branchesWriteInto(OpResult r) {
   auto branch = dyn_cast<scf::IfOp>(r.getOwner());
   if (!branch || branch.getElseRegion().empty())

@@ -59,6 +59,46 @@ bool inBodyOrBranches(Operation *op, Value arg) {
   return true;
 }
 
+/// The destination `result` is written into (a destination-passing op's
+/// tied init, an insert's destination), or null.
+Value destinationOf(OpResult result) {
+  Operation *op = result.getOwner();
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    return dps.getTiedOpOperand(result)->get();
+  if (auto insert = dyn_cast<tensor::InsertOp>(op))
+    return insert.getDest();
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return insert.getDest();
+  return Value();
+}
+
+/// The writes on `v`'s chain of destinations down to `arg` (through every
+/// path of an scf.if) that are not in place: One-Shot Bufferize copies
+/// their destination first.
+void copiedWrites(Value v, Value arg, SmallVectorImpl<Operation *> &out) {
+  for (int depth = 0; depth < 256 && v != arg; ++depth) {
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return;
+    if (auto branch = dyn_cast<scf::IfOp>(result.getOwner())) {
+      if (branch.getElseRegion().empty())
+        return;
+      const unsigned k = result.getResultNumber();
+      copiedWrites(branch.thenYield()->getOperand(k), arg, out);
+      copiedWrites(branch.elseYield()->getOperand(k), arg, out);
+      return;
+    }
+    if (OpOperand *init = updatedInPlace(result, OpOrder::Final)) {
+      v = init->get();
+      continue;
+    }
+    out.push_back(result.getOwner());
+    v = destinationOf(result);
+    if (!v)
+      return;
+  }
+}
+
 /// Makes the value `yielded` passes on (an operand of a loop body's
 /// terminator, or of a branch's within it) be written into `arg`: through
 /// both branches of an scf.if, instead of a copy at the end, or by the op
@@ -152,21 +192,50 @@ namespace {
 struct LoopCarriesInPlacePass
     : public remat::impl::LoopCarriesInPlacePassBase<LoopCarriesInPlacePass> {
   void runOnOperation() override {
-    forEachLoopBody(getOperation(), writeIntoIterArgs);
+    bool failed = false;
+    forEachLoopBody(getOperation(),
+                    [&](scf::YieldOp yield, ValueRange iterArgs) {
+                      failed |= !succeeded(writeIntoIterArgs(yield, iterArgs));
+                    });
+    if (failed)
+      signalPassFailure();
   }
 
   /// Ends the iteration with a copy of each yielded tensor that is not
-  /// written in place into its iteration argument, and cannot be.
-  static void writeIntoIterArgs(scf::YieldOp yield, ValueRange iterArgs) {
+  /// written in place into its iteration argument, and cannot be: a value
+  /// of its own, or the argument written where its old value is still read
+  /// after the write (One-Shot Bufferize writes a copy of it there). On one
+  /// path of an scf.if the latter cannot keep one buffer per carry (the
+  /// path's copy is neither the argument's buffer nor one every path made,
+  /// so nothing frees it): an error that says so.
+  static LogicalResult writeIntoIterArgs(scf::YieldOp yield,
+                                         ValueRange iterArgs) {
     OpBuilder b(yield);
     for (auto [k, arg] : llvm::enumerate(iterArgs)) {
       Value v = yield.getOperand(k);
-      if (!isa<RankedTensorType>(arg.getType()) || inPlaceTarget(v) == arg ||
-          writeInPlaceIntoCarry(v, arg))
+      if (!isa<RankedTensorType>(arg.getType()) || writtenInPlaceInto(v, arg))
         continue;
+      if (inPlaceTarget(v) == arg) {
+        SmallVector<Operation *> copies;
+        copiedWrites(v, arg, copies);
+        if (llvm::any_of(copies, [&](Operation *write) {
+              return write->getBlock() != yield->getBlock();
+            }))
+          return yield->getParentOp()->emitError()
+                 << "iteration argument #" << k
+                 << " is written in a branch (scf.if) while its old value is "
+                    "still read after the write: bufferization would copy it "
+                    "on that path only, and the loop would not keep one "
+                    "buffer for it; read the old value before the write, or "
+                    "have every path of the branch yield a copy of its own "
+                    "(linalg.copy into a tensor.empty)";
+      } else if (writeInPlaceIntoCarry(v, arg)) {
+        continue;
+      }
       yield.setOperand(
           k, linalg::CopyOp::create(b, yield.getLoc(), v, arg).getResult(0));
     }
+    return success();
   }
 };
 

@@ -21,10 +21,12 @@ import sys
 from remat_import_torch.mlir import V, float_text
 
 
-def seeded_variant_args(doc):
+def seeded_variant_args(doc, more=None):
     """The options of a generator of seeded variants: --seed N, --harness
-    (its @main instead), -o FILE; parsed."""
+    (its @main instead), -o FILE, and what `more(parser)` adds; parsed."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    if more:
+        more(ap)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--harness", action="store_true",
                     help="write the harness @main instead")

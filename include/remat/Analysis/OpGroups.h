@@ -94,6 +94,13 @@ mlir::OpOperand *updatedInPlace(mlir::OpResult result,
 mlir::Value inPlaceTarget(mlir::Value v,
                           llvm::function_ref<bool(mlir::Value)> stop = nullptr);
 
+/// Whether `v` is `buffer` written in place by every write on its chain of
+/// destinations (each updatedInPlace with the order final; through both
+/// branches of an scf.if): One-Shot Bufferize then yields `buffer` itself.
+/// inPlaceTarget follows the same chain without asking whether each write
+/// is in place (a write whose destination is read after it is a copy).
+bool writtenInPlaceInto(mlir::Value v, mlir::Value buffer);
+
 /// The buffer every branch of an scf.if yields `r` in (a value from outside
 /// the op, written in place), or null when `r` is a buffer of its own.
 mlir::Value branchesWriteInto(mlir::OpResult r);

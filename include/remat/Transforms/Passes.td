@@ -295,7 +295,13 @@ def LoopCarriesInPlacePass : Pass<"remat-loop-carries-in-place"> {
     has one buffer for the whole loop and every buffer allocated in an
     iteration dies in it (the early-free planner then frees it there).
     Yields already written in place (the argument itself, or an insert or
-    destination-passing op into it) are left alone. An `scf.while` whose
+    destination-passing op into it, the old value read by nothing after the
+    write) are left alone. A write into the argument whose old value is
+    still read after it is a copy (One-Shot Bufferize copies the old value
+    first), copied back the same way; on one path of an `scf.if` that copy
+    would be made on that path only, so the pass stops with an error that
+    says so (read the old value before the write, or have every path yield
+    a copy of its own). An `scf.while` whose
     condition passes its arguments on unchanged is treated the same way
     (its body's arguments are the iteration's buffers). Run by the CPU and GPU
     lowerings before bufferization.

@@ -1,0 +1,82 @@
+// RUN: remat-opt %s -remat-loop-carries-in-place -split-input-file -verify-diagnostics | FileCheck %s
+
+// A carry written where its old value is still read after the write: the
+// write is a copy (One-Shot Bufferize's, and the model's), which the pass
+// copies back into the iteration argument at the end of the iteration.
+// (Before stop 44 it took the insert's destination for the yield's buffer
+// and bufferization stopped: "Yield operand #0 is not equivalent to the
+// corresponding iter bbArg".)
+// CHECK-LABEL: func.func @read_after_write
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK: %[[W:.*]] = tensor.insert %{{.*}} into %[[A]]
+// CHECK: tensor.extract %[[A]]
+// CHECK: %[[C:.*]] = linalg.copy ins(%[[W]] : tensor<256xf32>) outs(%[[A]] : tensor<256xf32>)
+// CHECK: scf.yield %[[C]]
+func.func @read_after_write(%x: tensor<256xf32>) -> (tensor<256xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %z = arith.constant 0.0 : f32
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x, %acc = %z) -> (tensor<256xf32>, f32) {
+    %w = tensor.insert %acc into %a[%c7] : tensor<256xf32>
+    %e = tensor.extract %a[%c7] : tensor<256xf32>
+    %s = arith.addf %acc, %e : f32
+    scf.yield %w, %s : tensor<256xf32>, f32
+  }
+  return %r#0, %r#1 : tensor<256xf32>, f32
+}
+
+// -----
+
+// The same write in one branch: the copy would be made on that path only
+// (neither the argument's buffer nor one every path made): refused.
+func.func @read_after_write_in_branch(%x: tensor<256xf32>, %p: i1) -> (tensor<256xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{iteration argument #0 is written in a branch (scf.if) while its old value is still read after the write}}
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x, %acc = %z) -> (tensor<256xf32>, f32) {
+    %b = scf.if %p -> (tensor<256xf32>) {
+      %w = tensor.insert %acc into %a[%c7] : tensor<256xf32>
+      scf.yield %w : tensor<256xf32>
+    } else {
+      scf.yield %a : tensor<256xf32>
+    }
+    %e = tensor.extract %a[%c7] : tensor<256xf32>
+    %s = arith.addf %acc, %e : f32
+    scf.yield %b, %s : tensor<256xf32>, f32
+  }
+  return %r#0, %r#1 : tensor<256xf32>, f32
+}
+
+// -----
+
+// Read before the write, at any depth: in place, left alone.
+// CHECK-LABEL: func.func @read_before_write
+// CHECK-NOT: linalg.copy
+func.func @read_before_write(%x: tensor<256xf32>, %p: i1) -> (tensor<256xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %z = arith.constant 0.0 : f32
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x, %acc = %z) -> (tensor<256xf32>, f32) {
+    %s = scf.if %p -> (f32) {
+      %e = tensor.extract %a[%c7] : tensor<256xf32>
+      scf.yield %e : f32
+    } else {
+      scf.yield %acc : f32
+    }
+    %b = scf.if %p -> (tensor<256xf32>) {
+      %w = tensor.insert %s into %a[%c7] : tensor<256xf32>
+      scf.yield %w : tensor<256xf32>
+    } else {
+      scf.yield %a : tensor<256xf32>
+    }
+    scf.yield %b, %s : tensor<256xf32>, f32
+  }
+  return %r#0, %r#1 : tensor<256xf32>, f32
+}
