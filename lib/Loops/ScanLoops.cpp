@@ -207,12 +207,26 @@ public:
            IndexExpr::constant(pair.lower + pair.step * pair.steps)});
     if (!isPureBlock(pair.body()))
       return std::string("its body has side effects");
-    if (std::optional<std::string> failed = splitIterArgs())
+    std::optional<unsigned> notTensor;
+    if (std::optional<std::string> failed = splitIterArgs(notTensor))
       return *failed;
     if (pair.stacks.empty())
       return std::string("it stacks no per-iteration value (no iteration "
                          "argument is written one whole row per iteration, "
                          "at a row affine in the iteration, and yielded)");
+    // A carry the checkpoints would hold that is no tensor of a static
+    // shape: the slots are rows of tensors.
+    if (notTensor) {
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      pair.iterArg(*notTensor).getType().print(os);
+      return "its iteration argument #" + std::to_string(*notTensor) + " (" +
+             type +
+             ") is carried but is not a tensor of a static shape, and only "
+             "those are kept in the checkpoints: carry a scalar as a 0-d "
+             "tensor (tensor.from_elements before the loop, tensor.extract "
+             "in the body)";
+    }
     if (isa<scf::WhileOp>(forward) && pair.online() &&
         wrapsIn(pair.index().getType(), pair.lower + pair.steps))
       return std::string("its counter wraps around before the stacks' last "
@@ -342,7 +356,8 @@ private:
   /// Stacks: iteration arguments yielded as one whole row written into
   /// themselves, at alpha * k + beta (alpha = +-1), and used nowhere else
   /// in the body (nor in a while's condition). The rest are carries.
-  std::optional<std::string> splitIterArgs() {
+  /// `notTensor`: the first carry that is no tensor of a static shape.
+  std::optional<std::string> splitIterArgs(std::optional<unsigned> &notTensor) {
     scf::YieldOp yield = pair.yield();
     auto loop = dyn_cast<scf::WhileOp>(forward);
     for (unsigned k = 0; k < yield.getNumOperands(); ++k) {
@@ -350,9 +365,11 @@ private:
         continue;
       Value arg = pair.iterArg(k);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type || !type.hasStaticShape())
-        return "iteration argument #" + std::to_string(k) +
-               " is not a statically shaped tensor";
+      if (!type || !type.hasStaticShape()) {
+        if (!notTensor)
+          notTensor = k;
+        continue;
+      }
       Operation *insert = yield.getOperand(k).getDefiningOp();
       if (!insert || insertDest(insert) != arg) {
         pair.carries.push_back(k);
