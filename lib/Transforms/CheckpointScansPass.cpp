@@ -14,6 +14,7 @@
 #include "remat/Support/Units.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Loops/ForwardStackReads.h"
+#include "remat/Loops/TensorCarries.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"
 
@@ -75,6 +76,7 @@ struct CheckpointScansPass
     // A loop keeping its state in its stack carries it (as
     // -remat-normalize-input does before -remat-fit), so it reads as a scan.
     forwardStackReads(func);
+    carryFloatScalarsAsTensors(func);
     int64_t bytes = 0;
     if (size) {
       std::optional<int64_t> peak = preparedPeak(func);

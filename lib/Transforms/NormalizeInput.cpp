@@ -7,11 +7,14 @@
 // every function (the inliner canonicalizes each callable), which costs
 // seconds on a large step that has no call and no affine op. Then loop
 // counters held in 0-d tensors become scalars (remat/Loops/ScalarCounters.h),
-// in the functions that have one, and a loop's reads of rows of a stack it
-// writes are carried instead (remat/Loops/ForwardStackReads.h).
+// in the functions that have one, a loop's reads of rows of a stack it
+// writes are carried instead (remat/Loops/ForwardStackReads.h), and a
+// stacking loop's float scalars are carried as 0-d tensors
+// (remat/Loops/TensorCarries.h).
 
 #include "remat/Transforms/Passes.h"
 #include "remat/Loops/ForwardStackReads.h"
+#include "remat/Loops/TensorCarries.h"
 #include "remat/Loops/ScalarCounters.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -95,6 +98,10 @@ struct NormalizeInputPass
       return signalPassFailure();
     // After the counters: a StableHLO while's rows are read by them.
     if (remat::forwardStackReads(module) > 0)
+      changed = true;
+    // A scan's float scalar carries as 0-d tensors (what its checkpoints
+    // hold); after the counters, which go the other way for integers.
+    if (remat::carryFloatScalarsAsTensors(module) > 0)
       changed = true;
     // Unchanged IR is not verified again (a quarter second at 40k ops).
     if (!changed)

@@ -136,7 +136,8 @@ def main():
         "test/Loops/Inputs/rnn_batch_first.mlir",
         "test/Loops/Inputs/rnn_loss_all.mlir",
         "test/Loops/Inputs/rnn_loss_acc.mlir",
-        "test/Loops/Inputs/rnn_dynamic_loss_all.mlir")]
+        "test/Loops/Inputs/rnn_dynamic_loss_all.mlir",
+        "test/Loops/Inputs/rnn_loss_scalar.mlir")]
     seeds = {p: open(p, encoding="utf-8").read() for p in graphs + steps}
     bad = []
     work = tempfile.mkdtemp(prefix="remat-fuzz-")
