@@ -305,7 +305,8 @@ OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   return init;
 }
 
-bool writtenInPlaceInto(Value v, Value buffer) {
+bool destinationsReach(Value v, Value buffer,
+                       SmallVectorImpl<Operation *> &copied) {
   for (int depth = 0; depth < 256; ++depth) {
     if (v == buffer)
       return true;
@@ -315,12 +316,16 @@ bool writtenInPlaceInto(Value v, Value buffer) {
     if (auto branch = dyn_cast<scf::IfOp>(result.getOwner())) {
       const unsigned k = result.getResultNumber();
       return !branch.getElseRegion().empty() &&
-             writtenInPlaceInto(branch.thenYield()->getOperand(k), buffer) &&
-             writtenInPlaceInto(branch.elseYield()->getOperand(k), buffer);
+             destinationsReach(branch.thenYield()->getOperand(k), buffer,
+                               copied) &&
+             destinationsReach(branch.elseYield()->getOperand(k), buffer,
+                               copied);
     }
-    OpOperand *init = updatedInPlace(result, OpOrder::Final);
+    OpOperand *init = tiedInit(result);
     if (!init)
       return false;
+    if (!updatedInPlace(result, OpOrder::Final))
+      copied.push_back(result.getOwner());
     v = init->get();
   }
   return false;

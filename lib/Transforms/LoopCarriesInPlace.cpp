@@ -59,46 +59,6 @@ bool inBodyOrBranches(Operation *op, Value arg) {
   return true;
 }
 
-/// The destination `result` is written into (a destination-passing op's
-/// tied init, an insert's destination), or null.
-Value destinationOf(OpResult result) {
-  Operation *op = result.getOwner();
-  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
-    return dps.getTiedOpOperand(result)->get();
-  if (auto insert = dyn_cast<tensor::InsertOp>(op))
-    return insert.getDest();
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
-    return insert.getDest();
-  return Value();
-}
-
-/// The writes on `v`'s chain of destinations down to `arg` (through every
-/// path of an scf.if) that are not in place: One-Shot Bufferize copies
-/// their destination first.
-void copiedWrites(Value v, Value arg, SmallVectorImpl<Operation *> &out) {
-  for (int depth = 0; depth < 256 && v != arg; ++depth) {
-    auto result = dyn_cast<OpResult>(v);
-    if (!result)
-      return;
-    if (auto branch = dyn_cast<scf::IfOp>(result.getOwner())) {
-      if (branch.getElseRegion().empty())
-        return;
-      const unsigned k = result.getResultNumber();
-      copiedWrites(branch.thenYield()->getOperand(k), arg, out);
-      copiedWrites(branch.elseYield()->getOperand(k), arg, out);
-      return;
-    }
-    if (OpOperand *init = updatedInPlace(result, OpOrder::Final)) {
-      v = init->get();
-      continue;
-    }
-    out.push_back(result.getOwner());
-    v = destinationOf(result);
-    if (!v)
-      return;
-  }
-}
-
 /// Makes the value `yielded` passes on (an operand of a loop body's
 /// terminator, or of a branch's within it) be written into `arg`: through
 /// both branches of an scf.if, instead of a copy at the end, or by the op
@@ -213,11 +173,12 @@ struct LoopCarriesInPlacePass
     OpBuilder b(yield);
     for (auto [k, arg] : llvm::enumerate(iterArgs)) {
       Value v = yield.getOperand(k);
-      if (!isa<RankedTensorType>(arg.getType()) || writtenInPlaceInto(v, arg))
+      if (!isa<RankedTensorType>(arg.getType()))
         continue;
-      if (inPlaceTarget(v) == arg) {
-        SmallVector<Operation *> copies;
-        copiedWrites(v, arg, copies);
+      SmallVector<Operation *> copies;
+      if (destinationsReach(v, arg, copies)) {
+        if (copies.empty()) // Written in place: the argument's buffer.
+          continue;
         if (llvm::any_of(copies, [&](Operation *write) {
               return write->getBlock() != yield->getBlock();
             }))

@@ -94,12 +94,14 @@ mlir::OpOperand *updatedInPlace(mlir::OpResult result,
 mlir::Value inPlaceTarget(mlir::Value v,
                           llvm::function_ref<bool(mlir::Value)> stop = nullptr);
 
-/// Whether `v` is `buffer` written in place by every write on its chain of
-/// destinations (each updatedInPlace with the order final; through both
-/// branches of an scf.if): One-Shot Bufferize then yields `buffer` itself.
-/// inPlaceTarget follows the same chain without asking whether each write
-/// is in place (a write whose destination is read after it is a copy).
-bool writtenInPlaceInto(mlir::Value v, mlir::Value buffer);
+/// Whether every path of `v`'s chain of destinations (a destination-passing
+/// op's init, an insert's destination, a loop's init; both branches of an
+/// scf.if) reaches `buffer`; the writes on it that are not in place
+/// (updatedInPlace with the order final: One-Shot Bufferize copies their
+/// destination first) go to `copied`. inPlaceTarget follows one such chain
+/// without asking whether each write is in place.
+bool destinationsReach(mlir::Value v, mlir::Value buffer,
+                       llvm::SmallVectorImpl<mlir::Operation *> &copied);
 
 /// The buffer every branch of an scf.if yields `r` in (a value from outside
 /// the op, written in place), or null when `r` is a buffer of its own.
