@@ -348,7 +348,7 @@ void adoptRewrite(func::FuncOp func, Scratch &checked) {
 }
 
 /// What the joint model of slots and schedule did for scan i, if it ran,
-/// or the search between the ladder's rungs where no such model applies.
+/// or the search of its frontier where no such model applies.
 std::string sizedNote(const ScanSlotChoice &choice, size_t i) {
   if (i < choice.sizedCounts.size())
     return llvm::formatv("; then {0} counts and the schedule in one model: "
@@ -357,13 +357,19 @@ std::string sizedNote(const ScanSlotChoice &choice, size_t i) {
                          choice.sizedChose ? "its choice was faster"
                                            : "no faster choice")
         .str();
-  if (i < choice.betweenCounts.size() && choice.betweenCounts[i] > 0)
-    return llvm::formatv("; then {0} {1} between the ladder's rungs: {2}",
-                         choice.betweenCounts[i],
-                         choice.betweenCounts[i] == 1 ? "count" : "counts",
-                         choice.betweenChose ? "one was faster"
-                                             : "no faster choice")
+  if (choice.frontierPoints > 0) {
+    const int n = choice.frontierPoints;
+    const char *what = choice.slots.size() > 1
+                           ? (n == 1 ? "choice of the scans' counts"
+                                     : "choices of the scans' counts")
+                           : (n == 1 ? "count" : "counts");
+    return llvm::formatv("; then {0} more {1} compared, re-running the fewest "
+                         "steps for their bytes: {2}",
+                         n, what,
+                         choice.frontierChose ? "one was faster"
+                                              : "no faster choice")
         .str();
+  }
   return "";
 }
 

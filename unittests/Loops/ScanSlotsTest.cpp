@@ -347,10 +347,12 @@ TEST(ScanSlots, TheJointModelFindsCountsBetweenRungs) {
 }
 
 // Without a joint model (the DPs, evict-greedy, auto on larger graphs),
-// the counts between the ladder's rungs around its choice are planned
-// too. Oracle: the brute force at every count 1..T; the ladder alone is
-// the same search with a joint model that finds nothing.
-TEST(ScanSlots, WithoutAJointModelTheCountsBetweenRungs) {
+// the counts on the frontier around the ladder's choice are planned too
+// (chooseOnFrontier): for one scan, with an exact planner and every count
+// within reach (T <= 13), the best count of all. Oracle: the brute force at
+// every count 1..T; the ladder alone is the same search with a joint model
+// that finds nothing.
+TEST(ScanSlots, WithoutAJointModelTheFrontier) {
   std::mt19937 rng(7);
   int feasible = 0, missedBefore = 0, missed = 0;
   for (int trial = 0; trial < 40; ++trial) {
@@ -375,18 +377,23 @@ TEST(ScanSlots, WithoutAJointModelTheCountsBetweenRungs) {
     missed += c.time > *best;
   }
   std::printf("%d trials feasible: the ladder missed the best count in %d, "
-              "with the counts between its rungs in %d\n",
+              "with the frontier in %d\n",
               feasible, missedBefore, missed);
   EXPECT_GE(feasible, 20);
-  EXPECT_LT(missed, missedBefore);
+  EXPECT_GE(missedBefore, 1) << "no trial where the ladder missed";
+  EXPECT_EQ(missed, 0);
 }
 
 // Two scans beside an activation: the ladder chooses them one after the
 // other, the joint model together. Oracle: the brute force at every pair
 // of counts (80 trials: 68 feasible, the joint model faster than the
 // ladder in 25, the best pair in every one; the ladder's second pass over
-// the scans brought its misses from 35 down to 25, and the counts between
-// its rungs, one scan at a time, to 21: pairs need the joint model).
+// the scans brought its misses from 35 down to 25). Without a joint model
+// the frontier (chooseOnFrontier) is searched: a heuristic for pairs (the
+// plan sees more than the slots' total bytes). It finds the best pair on
+// all 68; the counts between the ladder's rungs, one scan at a time, which
+// it replaced, missed 21. Over 200 trials of each of seeds 1, 2, 4, 5, 6 it
+// missed 8 of 873 (by 2-10 time units), hence the bound of 2 %.
 TEST(ScanSlots, TwoScansChosenTogether) {
   std::mt19937 rng(3);
   int feasible = 0, better = 0, betweenMissed = 0;
@@ -459,13 +466,17 @@ TEST(ScanSlots, TwoScansChosenTogether) {
     EXPECT_LE(between.time, ladder.time) << "trial " << trial;
     better += c.time < ladder.time;
     betweenMissed += between.time > *best;
+    // Its time is the plan's at the pair it chose.
+    auto at = bruteForceOptimum(withScanSlots(g, scans, between.slots), budget);
+    ASSERT_TRUE(at && at->feasible) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(at->time, between.time) << "trial " << trial;
   }
   std::printf("%d trials feasible, the joint model faster than the ladder in "
-              "%d; with the counts between its rungs instead, %d not the "
-              "best pair\n",
+              "%d; with the frontier instead, %d not the best pair\n",
               feasible, better, betweenMissed);
   EXPECT_GE(feasible, 40);
   EXPECT_GE(better, 10); // One scan after the other often misses the pair.
+  EXPECT_LE(betweenMissed * 50, feasible);
 }
 
 TEST(ScanSlots, FewestSlotsAtTheSmallestBudget) {

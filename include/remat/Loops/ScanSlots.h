@@ -108,11 +108,11 @@ struct ScanSlotChoice {
   /// whether its choice was faster than the ladder's (then `slots` are its).
   std::vector<int64_t> sizedCounts;
   bool sizedChose = false;
-  /// Without such a model: how many counts between the ladder's rungs were
-  /// planned, per scan (empty: none), and whether one was faster (then
-  /// `slots` are it).
-  std::vector<int> betweenCounts;
-  bool betweenChose = false;
+  /// Without such a model: how many choices chooseOnFrontier compared
+  /// (ScanSlotFrontier.h; planned, or simulated where the program fits as
+  /// it is), and whether one was faster (then `slots` are it).
+  int frontierPoints = 0;
+  bool frontierChose = false;
 };
 
 /// Chooses each scan's slots. `order` is the program order of `graph` (its
@@ -131,9 +131,9 @@ struct ScanSlotChoice {
 /// every scan's count and the schedule are chosen together in one model
 /// (the counts of sizedCounts), warm-started from the ladder's best plan:
 /// its choice is taken when the Simulator finds it faster. Where no such
-/// model applies, each scan's counts between the ladder's rungs around its
-/// choice (kSizedWindow each way, rising until one fits no plan) are
-/// planned whole, the others at their choice: the fastest is kept.
+/// model applies, the choices of every scan's count that re-run the fewest
+/// steps for the bytes their slots take together are planned whole, around
+/// the ladder's (chooseOnFrontier, ScanSlotFrontier.h): the fastest is kept.
 /// `budget` < 0: fewest slots.
 ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
                                const Schedule &order, int64_t budget,

@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Loops/ScanSlots.h"
+#include "remat/Loops/ScanSlotFrontier.h"
 #include "remat/Loops/LoopReversal.h"
 #include "remat/Loops/OnlineCheckpointing.h"
 #include "remat/Solver/Core/Simulator.h"
@@ -109,32 +110,6 @@ std::vector<int64_t> ladder(int64_t from, int64_t steps) {
   return counts;
 }
 
-/// The counts a plan is tried at between the ladder's rungs (`rungs`, the
-/// counts planned above `mostAsIs`, the most that fit as it is) around its
-/// choice `chosen`: within kSizedWindow of it, rising first (stop at the
-/// first that fits no plan), then falling, none re-running as many steps
-/// as one slot less. None when the choice fits as it is: the ladder's first
-/// rung is the count above, and a plan only adds recomputation below.
-std::vector<int64_t> countsBetweenRungs(const ScanSlotNode &scan,
-                                        int64_t chosen, int64_t mostAsIs,
-                                        const std::vector<int64_t> &rungs) {
-  std::vector<int64_t> counts;
-  auto at = std::find(rungs.begin(), rungs.end(), chosen);
-  if (chosen <= mostAsIs || at == rungs.end())
-    return counts;
-  const int64_t below = at == rungs.begin() ? mostAsIs : *std::prev(at);
-  const int64_t above = std::next(at) == rungs.end()
-                            ? std::max<int64_t>(1, scan.steps) + 1
-                            : *std::next(at);
-  for (int64_t k = chosen + 1; k < above && k <= chosen + kSizedWindow; ++k)
-    if (reRunsFewer(scan, k))
-      counts.push_back(k);
-  for (int64_t k = chosen - 1; k > below && k >= chosen - kSizedWindow; --k)
-    if (reRunsFewer(scan, k))
-      counts.push_back(k);
-  return counts;
-}
-
 /// Every scan's count and the schedule in one model, warm-started from the
 /// ladder's best plan (`warm`, at choice.slots); taken when the Simulator
 /// finds it valid, within budget and faster.
@@ -186,10 +161,8 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
   bool planBuysSlots = false;
   choice.slots.assign(scans.size(), 1);
   choice.asIsSlots.assign(scans.size(), 0);
-  // Per scan, from its last ladder: the most slots that fit as it is, and
-  // the counts planned above them (in order).
-  std::vector<int64_t> mostAsIs(scans.size(), 0);
-  std::vector<std::vector<int64_t>> rungs(scans.size());
+  // The choices the ladder found no plan for.
+  std::vector<std::vector<int64_t>> unfit;
   auto asIs = [&](const std::vector<int64_t> &slots) {
     return simulate(withScanSlots(graph, scans, slots), order);
   };
@@ -231,8 +204,6 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
         --fewest;
     }
     choice.asIsSlots[i] = fewest;
-    mostAsIs[i] = lo;
-    rungs[i].clear();
     std::optional<double> best;
     int64_t bestSlots = std::max<int64_t>(fewest, 1);
     if (again) {
@@ -256,9 +227,10 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
         slots[i] = s;
         std::optional<GraphPlan> p = plan(withScanSlots(graph, scans, slots));
         ++choice.plansSolved;
-        rungs[i].push_back(s);
-        if (!p)
+        if (!p) {
+          unfit.push_back(slots);
           break; // More slots only take more memory.
+        }
         planBuysSlots = true;
         if (!best || p->time < *best) {
           best = p->time;
@@ -283,29 +255,9 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
   if (choice.feasible && planBuysSlots && planSized.appliesTo(graph)) {
     chooseTogether(graph, budget, scans, planSized, bestSchedule, choice);
   } else if (choice.feasible && planBuysSlots) {
-    // No model chooses the counts with the schedule: the counts between
-    // the ladder's rungs around each scan's choice, each planned whole.
-    choice.betweenCounts.assign(scans.size(), 0);
-    for (size_t i = 0; i < scans.size(); ++i) {
-      std::vector<int64_t> slots = choice.slots;
-      for (int64_t k : countsBetweenRungs(scans[i], choice.slots[i],
-                                          mostAsIs[i], rungs[i])) {
-        slots[i] = k;
-        std::optional<GraphPlan> p = plan(withScanSlots(graph, scans, slots));
-        ++choice.plansSolved;
-        ++choice.betweenCounts[i];
-        if (!p) {
-          if (k > choice.slots[i])
-            break; // More slots only take more memory.
-          continue;
-        }
-        if (p->time < choice.time) {
-          choice.time = p->time;
-          choice.slots[i] = k;
-          choice.betweenChose = true;
-        }
-      }
-    }
+    // No model chooses the counts with the schedule: the choices that
+    // re-run the fewest steps for their bytes, each planned whole.
+    chooseOnFrontier(graph, order, budget, scans, plan, unfit, choice);
   }
   return choice;
 }

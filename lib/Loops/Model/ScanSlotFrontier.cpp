@@ -1,0 +1,194 @@
+//===- ScanSlotFrontier.cpp - Slot counts that trade bytes for steps ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "remat/Loops/ScanSlotFrontier.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Support/CheckedArithmetic.h"
+
+#include <algorithm>
+#include <set>
+
+namespace remat {
+
+namespace {
+
+int64_t slotBytes(const ScanSlotNode &scan, int64_t slots) {
+  int64_t bytes = 0;
+  for (const ScanSlotNode::Storage &s : scan.storage)
+    bytes = saturatingAdd(bytes, scan.storageBytes(s, slots));
+  return bytes;
+}
+
+/// The choice of `slots` as a point.
+SlotChoicePoint pointOf(const TrainingGraph &graph,
+                        const std::vector<ScanSlotNode> &scans,
+                        const std::vector<int64_t> &slots) {
+  SlotChoicePoint p;
+  p.slots = slots;
+  for (size_t i = 0; i < scans.size(); ++i) {
+    p.bytes = saturatingAdd(p.bytes, slotBytes(scans[i], slots[i]));
+    p.reversalTime +=
+        scans[i].reversalTime(graph.node(scans[i].reversal).time, slots[i]);
+  }
+  return p;
+}
+
+/// The points of `points` faster than every point taking no more bytes,
+/// by bytes ascending; evenly thinned to kMaxFrontier, the ends kept.
+std::vector<SlotChoicePoint>
+paretoByBytes(std::vector<SlotChoicePoint> points) {
+  std::sort(points.begin(), points.end(),
+            [](const SlotChoicePoint &a, const SlotChoicePoint &b) {
+              return a.bytes != b.bytes ? a.bytes < b.bytes
+                                        : a.reversalTime < b.reversalTime;
+            });
+  std::vector<SlotChoicePoint> kept;
+  for (SlotChoicePoint &p : points)
+    if (kept.empty() || p.reversalTime < kept.back().reversalTime)
+      kept.push_back(std::move(p));
+  if (kept.size() <= kMaxFrontier)
+    return kept;
+  std::vector<SlotChoicePoint> thinned;
+  for (size_t i = 0; i < kMaxFrontier; ++i)
+    thinned.push_back(
+        std::move(kept[i * (kept.size() - 1) / (kMaxFrontier - 1)]));
+  return thinned;
+}
+
+} // namespace
+
+std::vector<SlotChoicePoint>
+slotFrontier(const TrainingGraph &graph, const std::vector<ScanSlotNode> &scans,
+             const std::vector<std::vector<int64_t>> &counts) {
+  std::vector<SlotChoicePoint> frontier(1);
+  for (size_t i = 0; i < scans.size() && i < counts.size(); ++i) {
+    const double probeTime = graph.node(scans[i].reversal).time;
+    std::vector<SlotChoicePoint> merged;
+    for (const SlotChoicePoint &p : frontier)
+      for (int64_t k : counts[i]) {
+        SlotChoicePoint q = p;
+        q.slots.push_back(k);
+        q.bytes = saturatingAdd(q.bytes, slotBytes(scans[i], k));
+        q.reversalTime += scans[i].reversalTime(probeTime, k);
+        merged.push_back(std::move(q));
+      }
+    frontier = paretoByBytes(std::move(merged));
+  }
+  return frontier;
+}
+
+void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
+                      int64_t budget, const std::vector<ScanSlotNode> &scans,
+                      const PlanGraph &plan,
+                      const std::vector<std::vector<int64_t>> &unfit,
+                      ScanSlotChoice &choice) {
+  std::vector<std::vector<int64_t>> counts;
+  for (size_t i = 0; i < scans.size(); ++i)
+    counts.push_back(sizedCounts(scans[i], choice.slots[i]));
+  const SlotChoicePoint chosen = pointOf(graph, scans, choice.slots);
+  int64_t bestBytes = chosen.bytes;
+  const std::vector<SlotChoicePoint> frontier =
+      slotFrontier(graph, scans, counts);
+  // Every node runs at least once: the program as it is, whose time less
+  // its reversals' is the same at every count, is the least any plan takes.
+  const double others =
+      simulate(withScanSlots(graph, scans, choice.slots), order).time -
+      chosen.reversalTime;
+  auto leastTime = [&](const SlotChoicePoint &p) {
+    return others + p.reversalTime;
+  };
+
+  std::set<std::vector<int64_t>> tried{choice.slots};
+  choice.frontierPoints = 0;
+  int plans = 0;
+  // Whether the point fits the budget (its program as it is, or a plan);
+  // std::nullopt when the plans allowed are spent.
+  auto evaluate = [&](const SlotChoicePoint &p) -> std::optional<bool> {
+    tried.insert(p.slots);
+    // At least the slots of a choice no plan fits: none fits it either.
+    for (const std::vector<int64_t> &u : unfit)
+      if (std::equal(u.begin(), u.end(), p.slots.begin(),
+                     [](int64_t a, int64_t b) { return a <= b; }))
+        return false;
+    ++choice.frontierPoints;
+    TrainingGraph g = withScanSlots(graph, scans, p.slots);
+    double time = 0;
+    if (SimulationResult asIs = simulate(g, order);
+        asIs.valid && asIs.peak <= budget) {
+      time = asIs.time;
+    } else {
+      if (plans >= kFrontierPlans) {
+        --choice.frontierPoints;
+        return std::nullopt;
+      }
+      ++plans;
+      ++choice.plansSolved;
+      std::optional<GraphPlan> r = plan(g);
+      if (!r)
+        return false;
+      time = r->time;
+    }
+    if (time < choice.time || (time == choice.time && p.bytes < bestBytes)) {
+      choice.slots = p.slots;
+      choice.time = time;
+      bestBytes = p.bytes;
+      choice.frontierChose = true;
+    }
+    return true;
+  };
+
+  // The most bytes a plan fits, by bisection above the choice's (which
+  // fits): `fits` is the last point known to fit or taken to (no more bytes
+  // than the choice), `fails` the first that does not.
+  const auto above = std::upper_bound(
+      frontier.begin(), frontier.end(), bestBytes,
+      [](int64_t bytes, const SlotChoicePoint &p) { return bytes < p.bytes; });
+  ptrdiff_t fits = (above - frontier.begin()) - 1;
+  ptrdiff_t fails = static_cast<ptrdiff_t>(frontier.size());
+  while (fails - fits > 1) {
+    const ptrdiff_t mid = fits + (fails - fits) / 2;
+    std::optional<bool> ok = evaluate(frontier[mid]);
+    if (!ok)
+      return;
+    (*ok ? fits : fails) = mid;
+  }
+  // Below them, by the least time a plan can take (bytes descending), until
+  // no point left can be faster than the best.
+  for (ptrdiff_t i = fits; i >= 0; --i) {
+    const SlotChoicePoint &p = frontier[i];
+    if (leastTime(p) >= choice.time)
+      break;
+    if (tried.count(p.slots))
+      continue;
+    if (!evaluate(p).has_value())
+      return; // The plans allowed are spent.
+  }
+  // The bytes are not all a plan sees (where each scan's slots live, which
+  // forward loop it may re-run to free them): around the best, each scan's
+  // next count up and down, the others kept, while one is faster.
+  for (bool better = true; better;) {
+    better = false;
+    const std::vector<int64_t> best = choice.slots;
+    for (size_t i = 0; i < scans.size(); ++i) {
+      const std::vector<int64_t> &ks = counts[i];
+      const auto at = std::lower_bound(ks.begin(), ks.end(), best[i]);
+      for (auto next : {at + 1, at - 1}) {
+        if (at == ks.end() || next < ks.begin() || next >= ks.end())
+          continue;
+        std::vector<int64_t> slots = best;
+        slots[i] = *next;
+        const SlotChoicePoint p = pointOf(graph, scans, slots);
+        if (tried.count(p.slots) || leastTime(p) >= choice.time)
+          continue;
+        const double before = choice.time;
+        std::optional<bool> ok = evaluate(p);
+        if (!ok)
+          return; // The plans allowed are spent.
+        better |= choice.time < before;
+      }
+    }
+  }
+}
+
+} // namespace remat
