@@ -2,7 +2,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// See TensorCarries.h. The loop is changed in place: the argument's and
+// See TensorCarries.h. The loop is changed in place: the arguments' and
 // the result's types, the init and the yielded value wrapped, their uses
 // given the scalar back.
 //
@@ -20,14 +20,50 @@ using namespace mlir;
 namespace remat {
 namespace {
 
-/// Whether `loop` yields, for some iteration argument, one whole row
+/// A loop's iteration arguments as the body sees them and what it yields
+/// for each: an scf.for's, or an scf.while whose condition forwards its
+/// arguments unchanged, in order (a counted while, as frontends write it),
+/// then its after region's arguments and yield.
+struct Carries {
+  Operation *loop = nullptr;
+  MutableOperandRange inits;
+  Block::BlockArgListType before; ///< A while's before region; else empty.
+  Block::BlockArgListType body;
+  Operation *yield = nullptr;
+  scf::ConditionOp condition; ///< A while's; else null.
+};
+
+std::optional<Carries> carriesOf(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return Carries{loop,
+                   loop.getInitArgsMutable(),
+                   {},
+                   loop.getRegionIterArgs(),
+                   loop.getBody()->getTerminator(),
+                   nullptr};
+  auto loop = dyn_cast<scf::WhileOp>(op);
+  if (!loop)
+    return std::nullopt;
+  scf::ConditionOp condition = loop.getConditionOp();
+  Block::BlockArgListType before = loop.getBeforeArguments();
+  if (condition.getArgs().size() != before.size() ||
+      loop.getAfterArguments().size() != before.size() ||
+      !llvm::equal(condition.getArgs(), before))
+    return std::nullopt;
+  return Carries{loop,
+                 loop.getInitsMutable(),
+                 before,
+                 loop.getAfterArguments(),
+                 loop.getYieldOp(),
+                 condition};
+}
+
+/// Whether the loop yields, for some iteration argument, one whole row
 /// written into that argument at a row that moves with the iteration: it
 /// stacks (ScanLoops.h reads it further). A write at a constant row (one
 /// element of a carry updated) is no stack.
-bool stacks(scf::ForOp loop) {
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  for (auto [arg, yielded] :
-       llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
+bool stacks(const Carries &loop) {
+  for (auto [arg, yielded] : llvm::zip(loop.body, loop.yield->getOperands())) {
     Operation *write = yielded.getDefiningOp();
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!write || !type || insertDest(write) != arg)
@@ -41,61 +77,77 @@ bool stacks(scf::ForOp loop) {
   return false;
 }
 
-/// `v`'s uses but `except`, then given `replacement`.
+/// `v`'s uses that `keep` does not hold, given `replacement`.
 void replaceUsesBut(RewriterBase &rewriter, Value v, Value replacement,
-                    Operation *except) {
-  rewriter.replaceUsesWithIf(v, replacement, [&](OpOperand &use) {
-    return use.getOwner() != except;
+                    llvm::function_ref<bool(OpOperand &)> keep) {
+  rewriter.replaceUsesWithIf(v, replacement,
+                             [&](OpOperand &use) { return !keep(use); });
+}
+
+/// Gives the block argument `arg` (now a 0-d tensor) its scalar back at the
+/// block's start, for every use but those `keep` holds.
+void unwrapAtStart(RewriterBase &rewriter, BlockArgument arg, Location loc,
+                   llvm::function_ref<bool(OpOperand &)> keep) {
+  rewriter.setInsertionPointToStart(arg.getOwner());
+  auto scalar = tensor::ExtractOp::create(rewriter, loc, arg, ValueRange{});
+  replaceUsesBut(rewriter, arg, scalar, [&](OpOperand &use) {
+    return use.getOwner() == scalar || keep(use);
   });
 }
 
-/// Carries iteration argument `k` of `loop`, a float scalar, as a 0-d
+/// Carries iteration argument `k` of the loop, a float scalar, as a 0-d
 /// tensor.
-void carryAsTensor(RewriterBase &rewriter, scf::ForOp loop, unsigned k) {
-  BlockArgument arg = loop.getRegionIterArgs()[k];
-  auto result = cast<OpResult>(loop.getResult(k));
-  auto type = RankedTensorType::get({}, arg.getType());
-  Location loc = loop.getLoc();
+void carryAsTensor(RewriterBase &rewriter, Carries &loop, unsigned k) {
+  auto result = cast<OpResult>(loop.loop->getResult(k));
+  auto type = RankedTensorType::get({}, result.getType());
+  Location loc = loop.loop->getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   // The init, wrapped before the loop.
-  rewriter.setInsertionPoint(loop);
-  OpOperand &init = loop.getInitArgsMutable()[k];
+  rewriter.setInsertionPoint(loop.loop);
+  OpOperand &init = loop.inits[k];
   Value wrapped =
       tensor::FromElementsOp::create(rewriter, loc, type, init.get());
   // The value yielded, wrapped before the yield.
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  rewriter.setInsertionPoint(yield);
+  rewriter.setInsertionPoint(loop.yield);
   Value next = tensor::FromElementsOp::create(rewriter, loc, type,
-                                              yield.getOperand(k));
-  rewriter.modifyOpInPlace(loop, [&] {
+                                              loop.yield->getOperand(k));
+  rewriter.modifyOpInPlace(loop.loop, [&] {
     init.set(wrapped);
-    arg.setType(type);
+    if (!loop.before.empty())
+      loop.before[k].setType(type);
+    loop.body[k].setType(type);
     result.setType(type);
   });
-  rewriter.modifyOpInPlace(yield, [&] { yield.setOperand(k, next); });
-  // The scalar back, for the body and for what reads the result.
-  rewriter.setInsertionPointToStart(loop.getBody());
-  auto inBody = tensor::ExtractOp::create(rewriter, loc, arg, ValueRange{});
-  replaceUsesBut(rewriter, arg, inBody, inBody);
+  rewriter.modifyOpInPlace(loop.yield,
+                           [&] { loop.yield->setOperand(k, next); });
+  // The scalar back, for the regions and for what reads the result; a
+  // while's condition forwards the tensor (its k-th forwarded value).
+  auto none = [](OpOperand &) { return false; };
+  if (!loop.before.empty())
+    unwrapAtStart(rewriter, loop.before[k], loc, [&](OpOperand &use) {
+      return &use == &loop.condition.getArgsMutable()[k];
+    });
+  unwrapAtStart(rewriter, loop.body[k], loc, none);
   // (The yield's wrap reads the scalar the body computed, not the argument.)
-  rewriter.setInsertionPointAfter(loop);
+  rewriter.setInsertionPointAfter(loop.loop);
   auto after = tensor::ExtractOp::create(rewriter, loc, result, ValueRange{});
-  replaceUsesBut(rewriter, result, after, after);
+  replaceUsesBut(rewriter, result, after,
+                 [&](OpOperand &use) { return use.getOwner() == after; });
 }
 
 } // namespace
 
 int carryFloatScalarsAsTensors(Operation *root) {
-  SmallVector<scf::ForOp> loops;
-  root->walk([&](scf::ForOp loop) {
-    if (stacks(loop))
-      loops.push_back(loop);
+  SmallVector<Carries> loops;
+  root->walk([&](Operation *op) {
+    if (std::optional<Carries> loop = carriesOf(op); loop && stacks(*loop))
+      loops.push_back(*loop);
   });
   IRRewriter rewriter(root->getContext());
   int changed = 0;
-  for (scf::ForOp loop : loops)
-    for (unsigned k = 0; k < loop.getNumRegionIterArgs(); ++k)
-      if (isa<FloatType>(loop.getRegionIterArgs()[k].getType())) {
+  for (Carries &loop : loops)
+    for (unsigned k = 0; k < loop.body.size(); ++k)
+      if (isa<FloatType>(loop.body[k].getType())) {
         carryAsTensor(rewriter, loop, k);
         ++changed;
       }

@@ -32,7 +32,8 @@ from check_gradients import arg_values, compare, parse_memrefs  # noqa: E402
 
 
 def reference(ch, a):
-    """(loss, [(name, tensor whose .grad is the result)]) in result order."""
+    """(loss, [(name, tensor whose .grad is the result)] in result order,
+    [h_0 .. h_T])."""
     T = ch.steps
 
     def stacked(hs):
@@ -47,7 +48,7 @@ def reference(ch, a):
         for k in range(T):
             h = torch.tanh(h @ (w[k] if ch.params else w))
             hs.append(h)
-        return h.sum() + stacked(hs), [("ws" if ch.params else "w", w), ("h0", h0)]
+        return h.sum() + stacked(hs), [("ws" if ch.params else "w", w), ("h0", h0)], hs
     if ch.model == "lstm":
         nf, na = ("wfs", "was") if ch.params else ("wf", "wa")
         h0, c0, wf, wa = a["h0"], a["c_init"], a[nf], a[na]
@@ -58,13 +59,13 @@ def reference(ch, a):
             h = torch.tanh(c)
             hs.append(h)
         return h.sum() + c.sum() + stacked(hs), [(nf, wf), (na, wa), ("h0", h0),
-                                                ("c_init", c0)]
+                                                ("c_init", c0)], hs
     h0, ws = a["h0"], a["ws"]
     h, hs = h0, [h0]
     for k in range(T):
         h = h + torch.relu(h @ ws[k])
         hs.append(h)
-    return (h * h).sum() + stacked(hs), [("ws", ws), ("h0", h0)]
+    return (h * h).sum() + stacked(hs), [("ws", ws), ("h0", h0)], hs
 
 
 def main():
@@ -80,6 +81,7 @@ def main():
     ap.add_argument("--cond", choices=gv.CONDS)
     ap.add_argument("--decrement", choices=gv.DECREMENTS)
     ap.add_argument("--spelling", choices=gv.SPELLINGS)
+    ap.add_argument("--metric", choices=gv.METRICS[2:] + ["none"])
     ap.add_argument("--steps", "-T", type=int)
     ap.add_argument("--batch", "-B", type=int)
     ap.add_argument("--width", "-W", type=int)
@@ -89,13 +91,16 @@ def main():
     torch.set_num_threads(1)
     ch = gv.Choices(a.seed, model=a.model, params=a.params, stacks=a.stacks,
                     layout=a.layout, lb=a.lb, backward=a.backward, cond=a.cond,
-                    decrement=a.decrement, spelling=a.spelling, steps=a.steps,
+                    decrement=a.decrement, spelling=a.spelling, metric=a.metric,
+                    steps=a.steps,
                     batch=a.batch, width=a.width)
     g, _, _ = gv.build(ch, "loop")
     args = {v.ssa[1:]: arg_values(init, v.shape).requires_grad_(True)
             for v, init in zip(g.args, g.inits)}
-    loss, wrt = reference(ch, args)
+    loss, wrt, hs = reference(ch, args)
     loss.backward()
+    # metric=f32: the last result, the sum of h_1 .. h_T (no gradient).
+    metric = [sum(h.sum() for h in hs[1:]).detach()] if ch.metric != "none" else []
     with tempfile.TemporaryDirectory() as tmp:
         mlir = os.path.join(tmp, "model.mlir")
         with open(mlir, "w") as fh:
@@ -110,14 +115,17 @@ def main():
         sys.exit("check_variant_gradients: run_loop.sh failed")
     printed = parse_memrefs(res.stdout)
     label = "seed %d (%s, %s form)" % (ch.seed, ch.line(), a.form)
-    if len(printed) != 1 + len(wrt):
-        print("%s: %d tensors printed, expected %d FAIL" % (label, len(printed), 1 + len(wrt)))
+    if len(printed) != 1 + len(wrt) + len(metric):
+        print("%s: %d tensors printed, expected %d FAIL" % (
+            label, len(printed), 1 + len(wrt) + len(metric)))
         return 1
     ok = compare("seed %d: loss" % ch.seed, *printed[0], loss.detach(), a.rtol)
     for (name, t), (shape, vals) in zip(wrt, printed[1:]):
         ok &= compare("seed %d: d%s" % (ch.seed, name), shape, vals, t.grad, a.rtol)
-    print("%s: %s (loss and %d gradients, rtol %g)"
-          % (label, "PASS" if ok else "FAIL", len(wrt), a.rtol))
+    for m in metric:
+        ok &= compare("seed %d: metric" % ch.seed, *printed[-1], m, a.rtol)
+    print("%s: %s (loss and %d gradients%s, rtol %g)"
+          % (label, "PASS" if ok else "FAIL", len(wrt), ", metric" if metric else "", a.rtol))
     return 0 if ok else 1
 
 

@@ -84,6 +84,10 @@ variant drawn from a seed (or given explicitly):
              whole besides row by row, and each backward step adds 1 to
              dloss/dh_k, h_T's too where it is stacked); with 2 stacks or
              more only (with h's alone nothing would be dropped)
+  metric     none, or f32: the forward loop also sums every step's h into
+             an f32 it carries (a running metric, as a hand-written step
+             keeps one: tensor.extract of the step's sum, arith.addf),
+             returned last as a tensor<f32>, not part of the loss
   step       the scf.for loops' step S: 1, 2, 3 or 4
   divide     how i/S is written (S > 1): affine (affine_map floordiv),
              floordivsi, divsi, divui (arith), shr (arith.shrui by log2 S;
@@ -139,6 +143,7 @@ CLAMPS = ["none", "none", "maxmin", "minmax"]
 AXES = ["time-major", "time-major", "batch-first"]
 STATES = ["carried", "stack"]
 WHOLES = ["none", "none", "loss"]
+METRICS = ["none", "none", "f32"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -176,6 +181,7 @@ class Choices:
             "axis": rng.choice(AXES),
             "state": rng.choice(STATES),
             "whole": rng.choice(WHOLES),
+            "metric": rng.choice(METRICS),
         }
         if draw["counter"] == "i32" and draw["held"] == "tensor":
             draw["counter"] = "tensor"
@@ -191,7 +197,7 @@ class Choices:
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
                   "divide", "loop", "fcond", "counter", "clamp", "axis", "state",
-                  "whole"):
+                  "whole", "metric"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -236,6 +242,8 @@ class Choices:
             parts.append("state=%s" % self.state)
         if self.whole != "none":
             parts.append("whole=%s" % self.whole)
+        if self.metric != "none":
+            parts.append("metric=%s" % self.metric)
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
         parts += ["spelling=%s" % self.spelling, "T=%d" % self.steps,
@@ -264,8 +272,19 @@ class Choices:
             text += " --state %s" % self.state
         if self.whole != "none":
             text += " --whole %s" % self.whole
+        if self.metric != "none":
+            text += " --metric %s" % self.metric
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
+
+
+class Scalar:
+    """An f32 SSA value (metric=f32's carry)."""
+
+    ty = "f32"
+
+    def __init__(self, ssa):
+        self.ssa = ssa
 
 
 class VGen(gl.Gen):
@@ -482,6 +501,7 @@ class VGen(gl.Gen):
                 saved["rows"][b] = [None] * T
             for b, _ in carries:
                 saved["next"][b] = [None] * T
+            metric = self.const(0.0) if ch.metric != "none" else None
             for k in range(T):
                 self.suffix = "_%d" % k
                 self.comment("forward: step %d" % k)
@@ -493,8 +513,12 @@ class VGen(gl.Gen):
                 new = body(lambda k=k: k, cur, stack)
                 for (b, _), v in zip(carries, new):
                     saved["next"][b][k] = v
+                if metric:
+                    metric = self.metric_step(metric, new[0])
                 cur = new
                 self.suffix = ""
+            if metric:
+                self.wrap_metric(metric)
             return cur, saved
         lb = ch.lb
         rows = T + 1 if ch.layout == "next" else T
@@ -513,6 +537,10 @@ class VGen(gl.Gen):
         held = 0 if in_stack else len(carries)
         blk = [] if in_stack else [(self.value(b, v.shape), v) for b, v in carries]
         blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(carries + values, st0)]
+        # metric=f32: an f32 carried last.
+        metric = ch.metric != "none"
+        if metric:
+            blk.append((Scalar(self.fresh("metric_acc")), Scalar(self.const(0.0))))
         types = ", ".join(a.ty for a, _ in blk)
         S = ch.step
         if ch.loop == "for":
@@ -590,6 +618,8 @@ class VGen(gl.Gen):
                 store(b, v, s, r0)
         outs = ([] if in_stack else [v.ssa for v in new]) + [
             cur_st[b].ssa for b, _ in carries + values]
+        if metric:
+            outs.append(self.metric_step(blk[-1][0].ssa, new[0]))
         first = 0
         if ch.loop == "while":
             inext = self.counter_op("i_next", "arith.addi", counter,
@@ -598,12 +628,29 @@ class VGen(gl.Gen):
         self.emit("scf.yield %s : %s" % (", ".join(outs), types))
         self.depth -= 1
         self.emit("}")
-        results = [V("%s#%d" % (res, k + first), a.shape) for k, (a, _) in enumerate(blk)]
+        results = [V("%s#%d" % (res, k + first), a.shape)
+                   for k, (a, _) in enumerate(blk[:len(blk) - metric])]
+        if metric:
+            self.wrap_metric("%s#%d" % (res, len(blk) - 1 + first))
         saved = {b: r for (b, _), r in zip(carries + values, results[held:])}
         if in_stack:  # The final carries: the stacks' last rows, hs[-1].
             final = [self.slice_at(b + "_last", saved[b], T, self.axis) for b, _ in carries]
             return final, saved
         return results[:nc], saved
+
+    def metric_step(self, acc, h):
+        """acc + sum(h) in f32 (metric=f32): the step's sum extracted."""
+        e = self.fresh("metric_e")
+        self.emit("%s = tensor.extract %s[] : tensor<f32>" % (
+            e, self.reduce("metric_sum", [h], []).ssa))
+        n = self.fresh("metric_next")
+        self.emit("%s = arith.addf %s, %s : f32" % (n, acc, e))
+        return n
+
+    def wrap_metric(self, acc):
+        """The metric returned, as a tensor<f32>."""
+        self.metric_out = self.value("metric", [])
+        self.emit("%s = tensor.from_elements %s : tensor<f32>" % (self.metric_out.ssa, acc))
 
     def backward(self, carries, body, saved):
         """The backward loop reversing the T steps.  body(at_k, cur, load) ->
@@ -927,13 +974,19 @@ BUILDERS = {"rnn": rnn, "lstm": lstm, "layers": layers}
 def build(ch, form):
     g = VGen(ch.model, form, ch)
     header, results = BUILDERS[ch.model](g, ch)
+    if ch.metric != "none":
+        header = header + ["Last result: the metric, sum over the steps of sum(h_{k+1}), "
+                           "summed in an f32 the forward loop carries."]
+        results = results + [g.metric_out]
     return g, header, results
 
 
 def carry_bytes(ch):
-    """Bytes of one step's carried state (h; lstm: h and c), each rounded
-    up to the planner's alignment (64): what one checkpoint slot holds."""
-    return (2 if ch.model == "lstm" else 1) * (-(-ch.batch * ch.width * 4 // 64) * 64)
+    """Bytes of one step's carried state (h; lstm: h and c; metric=f32: and
+    the metric, a tensor<f32> once carried as one), each rounded up to the
+    planner's alignment (64): what one checkpoint slot holds."""
+    return ((2 if ch.model == "lstm" else 1) * (-(-ch.batch * ch.width * 4 // 64) * 64)
+            + (64 if ch.metric != "none" else 0))
 
 
 def model_text(ch, form):
@@ -948,8 +1001,9 @@ def model_text(ch, form):
     else:
         for what, expr in g.rows:
             hdr.append("Rows: %s %s" % (what, expr))
-    hdr.append("Carry: %s, %d B (aligned to 64)" % (
+    hdr.append("Carry: %s%s, %d B (aligned to 64)" % (
         "h and c, 2 x tensor<%dx%dxf32>" if ch.model == "lstm" else "h tensor<%dx%dxf32>",
+        " and the metric, f32" if ch.metric != "none" else "",
         carry_bytes(ch)) % (ch.batch, ch.width))
     hdr.append("Arguments: " + ", ".join("%s %s" % (a.ssa, a.ty) for a in g.args))
     return g.text(hdr, results)
@@ -994,6 +1048,8 @@ def coverage(seeds):
     want |= {("counter", c) for c in COUNTERS}
     want |= {("clamp", c) for c in CLAMPS} | {("axis", x) for x in AXES}
     want |= {("state", x) for x in STATES} | {("whole", x) for x in WHOLES}
+    want |= {("metric", x) for x in METRICS}
+    want |= {("metric f32", lp) for lp in LOOPS}
     want.add(("while with step > 1",))
     lines, have = [], set()
     for seed in seeds:
@@ -1015,6 +1071,9 @@ def coverage(seeds):
         if ch.state:
             have.add(("state", ch.state))
         have.add(("whole", ch.whole))
+        have.add(("metric", ch.metric))
+        if ch.metric != "none":
+            have.add(("metric f32", ch.loop))
         if ch.fcond:
             have.add(("fcond", ch.fcond))
             if ch.step > 1:
@@ -1057,6 +1116,9 @@ def main():
                          "only in the stacks, each step reading them back (stack)")
     ap.add_argument("--whole", choices=WHOLES[1:] + ["none"],
                     help="loss: the loss also sums the whole stack of h after the loop")
+    ap.add_argument("--metric", choices=METRICS[2:] + ["none"],
+                    help="f32: the forward loop also sums every step's h into an f32 it "
+                         "carries, returned last (not part of the loss)")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
     ap.add_argument("--divide", choices=DIVIDES, help="how i/step is written (step > 1)")
@@ -1084,7 +1146,7 @@ def main():
                  lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
                  spelling=a.spelling, step=a.step, divide=a.divide, loop=a.loop, fcond=a.fcond,
                  counter=a.counter, clamp=a.clamp, axis=a.axis, state=a.state,
-                 whole=a.whole,
+                 whole=a.whole, metric=a.metric,
                  steps=a.steps, batch=a.batch,
                  width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:

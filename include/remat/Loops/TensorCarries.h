@@ -19,9 +19,11 @@
 
 namespace remat {
 
-/// Carries the float scalar iteration arguments of every scf.for under
-/// `root` that stacks (yields, for some iteration argument, a row written
-/// into it) as 0-d tensors; returns how many it changed.
+/// Carries the float scalar iteration arguments of every loop under `root`
+/// that stacks (yields, for some iteration argument, a row written into it
+/// at a row that moves with the iteration) as 0-d tensors: an scf.for, or
+/// an scf.while whose condition forwards its arguments unchanged, in order.
+/// Returns how many it changed.
 int carryFloatScalarsAsTensors(mlir::Operation *root);
 
 } // namespace remat
