@@ -542,6 +542,11 @@ static double ratio(int64_t part, int64_t whole) {
                    : 0.0;
 }
 
+LoopReversalCounts reversalCounts(bool online, int64_t steps, int64_t slots) {
+  return online ? countOnlineReversal(steps, slots)
+                : countLoopReversal(steps, slots);
+}
+
 int64_t slotConstantValue(CheckpointedScan::SlotConstant kind, int64_t steps,
                           int64_t slots, const LoopReversalCounts &counts) {
   switch (kind) {

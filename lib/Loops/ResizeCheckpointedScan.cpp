@@ -90,9 +90,8 @@ LogicalResult resizeCheckpointedScan(RewriterBase &rewriter,
                                      CheckpointedScan &scan, int64_t slots) {
   if (slots == scan.slots)
     return success();
-  const LoopReversalCounts counts = scan.online
-                                        ? countOnlineReversal(scan.steps, slots)
-                                        : countLoopReversal(scan.steps, slots);
+  const LoopReversalCounts counts =
+      reversalCounts(scan.online, scan.steps, slots);
   for (auto [op, rowsOffset] : scan.sized.buffers) {
     auto empty = cast<tensor::EmptyOp>(op);
     SmallVector<int64_t> shape(empty.getType().getShape());

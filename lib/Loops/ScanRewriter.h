@@ -67,8 +67,7 @@ class ScanRewriter {
 public:
   ScanRewriter(RewriterBase &rewriter, const ScanPair &scan, int64_t slots)
       : rewriter(rewriter), scan(scan), slots(slots),
-        counts(scan.online() ? countOnlineReversal(scan.steps, slots)
-                             : countLoopReversal(scan.steps, slots)),
+        counts(reversalCounts(scan.online(), scan.steps, slots)),
         loc(scan.forward->getLoc()) {}
 
   CheckpointedScan rewrite();

@@ -56,6 +56,11 @@ struct CheckpointedScan {
   bool online = false;
 };
 
+/// What a reversal of `steps` steps with `slots` slots executes: the
+/// binomial schedule's (countLoopReversal), or the online rule's
+/// (countOnlineReversal, `steps` its most steps).
+LoopReversalCounts reversalCounts(bool online, int64_t steps, int64_t slots);
+
 /// The value of `kind` and the region runs of `runs` for a reversal of
 /// `steps` steps with `slots` slots that executes `counts`: what the emitter
 /// writes and resizeCheckpointedScan rewrites.
