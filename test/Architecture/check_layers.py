@@ -63,7 +63,7 @@ GRAPHIO_USERS = {"lib/GraphIO", "lib/Transforms", "tools/remat-plan",
 # The files of lib/Loops and include/remat/Loops outside the layer Loops.
 LOOP_LAYERS = {
     "LoopModel": {"LoopReversal", "OnlineCheckpointing", "ReversalRules",
-                  "ScanSlots", "ReversalWalk"},
+                  "ScanSlots", "ScanSlotFrontier", "ReversalWalk"},
     "LoopMatch": {"IndexExpr", "ScanLoops"},
 }
 PLAIN_CXX_LAYERS = {"Solver", "LoopModel"}
