@@ -75,15 +75,24 @@ bool passesArgumentsOn(scf::WhileOp loop) {
 arith::CmpIPredicate swapPredicate(arith::CmpIPredicate p) {
   using P = arith::CmpIPredicate;
   switch (p) {
-  case P::slt: return P::sgt;
-  case P::sle: return P::sge;
-  case P::sgt: return P::slt;
-  case P::sge: return P::sle;
-  case P::ult: return P::ugt;
-  case P::ule: return P::uge;
-  case P::ugt: return P::ult;
-  case P::uge: return P::ule;
-  default: return p;
+  case P::slt:
+    return P::sgt;
+  case P::sle:
+    return P::sge;
+  case P::sgt:
+    return P::slt;
+  case P::sge:
+    return P::sle;
+  case P::ult:
+    return P::ugt;
+  case P::ule:
+    return P::uge;
+  case P::ugt:
+    return P::ult;
+  case P::uge:
+    return P::ule;
+  default:
+    return p;
   }
 }
 
@@ -140,14 +149,14 @@ matchCountedWhile(scf::WhileOp loop, const IndexFacts &facts) {
   const bool noWrapAbove = by == 1 || (endValue && *endValue >= by - 1);
   auto count = [&](std::optional<IndexExpr> distance,
                    int64_t short_) -> std::optional<IndexExpr> {
-    distance = distance ? distance->minus(IndexExpr::constant(short_))
-                        : std::nullopt;
+    distance =
+        distance ? distance->minus(IndexExpr::constant(short_)) : std::nullopt;
     distance = distance ? distance->floorDivided(by) : std::nullopt;
     return distance ? distance->plus(IndexExpr::constant(1)) : std::nullopt;
   };
   // `ne` stops only on the bound itself: the distance a multiple of the step.
-  auto exactly = [&](std::optional<IndexExpr> distance)
-      -> std::optional<IndexExpr> {
+  auto exactly =
+      [&](std::optional<IndexExpr> distance) -> std::optional<IndexExpr> {
     if (!distance)
       return std::nullopt;
     if (std::optional<int64_t> c = distance->asConstant(); c && *c % by != 0)
@@ -339,10 +348,9 @@ private:
   /// A forward row in the iteration number k; a backward one in the
   /// backward iteration number m.
   IndexFacts forwardFacts() {
-    return iterationFacts(pair.index(), IndexExpr::constant(pair.lower),
-                          pair.step,
-                          pair.online() ? std::nullopt
-                                        : std::optional<int64_t>(pair.steps));
+    return iterationFacts(
+        pair.index(), IndexExpr::constant(pair.lower), pair.step,
+        pair.online() ? std::nullopt : std::optional<int64_t>(pair.steps));
   }
   IndexFacts backwardFacts() {
     std::optional<IndexExpr> T = tripExpr();
@@ -384,8 +392,8 @@ private:
 
   std::optional<std::string> addStack(unsigned k, Operation *insert,
                                       RankedTensorType type) {
-    const std::string which = "its stack (iteration argument #" +
-                              std::to_string(k) + ")";
+    const std::string which =
+        "its stack (iteration argument #" + std::to_string(k) + ")";
     if (!pair.iterArg(k).hasOneUse())
       return which + readInBody(k, insert, type);
     if (auto loop = dyn_cast<scf::WhileOp>(forward);
@@ -402,10 +410,10 @@ private:
     std::optional<IndexExpr> inK =
         wholeRow(insert, type, *axis, forwardFacts());
     const int64_t alpha = inK ? inK->coefficient(pair.index()) : 0;
-    std::optional<IndexExpr> beta =
-        inK ? inK->minus(IndexExpr::of(pair.index()).times(alpha).value_or(
-                  IndexExpr()))
-            : std::nullopt;
+    std::optional<IndexExpr> beta = inK ? inK->minus(IndexExpr::of(pair.index())
+                                                         .times(alpha)
+                                                         .value_or(IndexExpr()))
+                                        : std::nullopt;
     if (!beta || !beta->asConstant() || (alpha != 1 && alpha != -1))
       return which + " is written at row " + name(*row) +
              (inK && *inK != *row ? " (" + name(*inK, "k") + " at step k)"
@@ -423,8 +431,8 @@ private:
     } else {
       int64_t last = base + alpha * (pair.steps - 1);
       if (std::min(base, last) < 0 || std::max(base, last) >= rows)
-        return which + " is written at row " + name(*row) +
-               ", outside its " + std::to_string(rows) + " rows";
+        return which + " is written at row " + name(*row) + ", outside its " +
+               std::to_string(rows) + " rows";
     }
     pair.stacks.push_back(k);
     pair.inserts.push_back(insert);
@@ -441,8 +449,7 @@ private:
   /// the rows as written (the forwarding of ForwardStackReads.h, run
   /// before, carries every read of a row an earlier iteration or the code
   /// before the loop wrote).
-  std::string readInBody(unsigned k, Operation *insert,
-                         RankedTensorType type) {
+  std::string readInBody(unsigned k, Operation *insert, RankedTensorType type) {
     Operation *read = nullptr;
     for (Operation *user : pair.iterArg(k).getUsers())
       if (user != insert && (!read || user->isBeforeInBlock(read)))
@@ -470,11 +477,39 @@ private:
   std::optional<IndexExpr> tripExpr() {
     if (!pair.online())
       return IndexExpr::constant(pair.steps);
-    return indexExprOf(pair.tripCount())
-        .minus(IndexExpr::constant(pair.lower));
+    return indexExprOf(pair.tripCount()).minus(IndexExpr::constant(pair.lower));
   }
 
   std::optional<std::string> matchReads() {
+    // The loops in the forward loop's block that read its stacks. One of
+    // them reverses it (the backward loop); others (a loss over every step
+    // computed row by row in a loop of its own) read the stacks as a read
+    // after the loop does: those stacks are kept. The backward loop is
+    // the last that reverses it, tried from the last one up.
+    SmallVector<Operation *, 2> readers = readerLoops();
+    if (readers.size() < 2)
+      return classifyReads();
+    const ScanPair before = pair;
+    Operation *const lastKeptBefore = lastKeptRead;
+    std::optional<std::string> firstFailure;
+    for (Operation *backward : llvm::reverse(readers)) {
+      keptReaders.clear();
+      for (Operation *loop : readers)
+        if (loop != backward)
+          keptReaders.insert(loop);
+      std::optional<std::string> failed = classifyReads();
+      if (!failed)
+        return std::nullopt;
+      if (!firstFailure)
+        firstFailure = failed;
+      pair = before;
+      lastKeptRead = lastKeptBefore;
+    }
+    keptReaders.clear();
+    return firstFailure;
+  }
+
+  std::optional<std::string> classifyReads() {
     for (auto [s, k] : llvm::enumerate(pair.stacks)) {
       Value stack = forward->getResult(k);
       for (Operation *user : stack.getUsers())
@@ -484,8 +519,23 @@ private:
     return std::nullopt;
   }
 
-  std::optional<std::string> classify(unsigned s, unsigned k,
-                                      Operation *user) {
+  /// The loops in the forward loop's block holding a read of its stacks,
+  /// in program order.
+  SmallVector<Operation *, 2> readerLoops() {
+    llvm::SetVector<Operation *> loops;
+    for (unsigned k : pair.stacks)
+      for (Operation *user : forward->getResult(k).getUsers())
+        if (Operation *loop = forward->getBlock()->findAncestorOpInBlock(*user);
+            loop && loop != user && isa<scf::ForOp, scf::WhileOp>(loop))
+          loops.insert(loop);
+    SmallVector<Operation *, 2> ordered(loops.begin(), loops.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    return ordered;
+  }
+
+  std::optional<std::string> classify(unsigned s, unsigned k, Operation *user) {
     const std::string which = "its stack (result #" + std::to_string(k) + ")";
     auto type = cast<RankedTensorType>(forward->getResult(k).getType());
     std::optional<IndexExpr> row =
@@ -493,6 +543,10 @@ private:
             ? wholeRow(user, type, pair.rowAxis[s], after)
             : std::nullopt;
     const bool outside = user->getBlock() == forward->getBlock();
+    // A read in a loop other than the backward one: the stack is kept.
+    if (Operation *loop = forward->getBlock()->findAncestorOpInBlock(*user);
+        loop && keptReaders.contains(loop))
+      return keepWhole(s, loop);
     if (!row || rowValueType(user) != rowValueType(pair.inserts[s])) {
       // Read whole (a loss over every step's output), or a slice of it,
       // after the loop: the rewrite keeps writing it, for those reads only.
@@ -567,7 +621,8 @@ private:
     // stands for m), and the rows forward iteration T-1-m and the one
     // before it wrote.
     std::optional<IndexExpr> read_m = wholeRow(
-        read, cast<RankedTensorType>(forward->getResult(pair.stacks[s]).getType()),
+        read,
+        cast<RankedTensorType>(forward->getResult(pair.stacks[s]).getType()),
         pair.rowAxis[s], backwardFacts());
     std::optional<IndexExpr> reversed =
         tripExpr() ? tripExpr()->minus(IndexExpr::constant(1)) : std::nullopt;
@@ -659,8 +714,8 @@ private:
               .minus(indexExprOf(f.getLowerBound(), after));
       if (span && step > 0) {
         if (std::optional<int64_t> c = span->asConstant())
-          trip = IndexExpr::constant(std::max<int64_t>(0, (*c + *step - 1) /
-                                                               *step));
+          trip = IndexExpr::constant(
+              std::max<int64_t>(0, (*c + *step - 1) / *step));
         else
           trip = span->dividedExactly(*step);
       }
@@ -680,8 +735,9 @@ private:
     if (!trip || *trip != T)
       return "the loop reading its stacks does not run " + name(T) +
              " iterations (" +
-             (trip ? name(*trip) : std::string("a trip count not affine in "
-                                               "its bounds")) +
+             (trip ? name(*trip)
+                   : std::string("a trip count not affine in "
+                                 "its bounds")) +
              ")";
     if (!isPureBlock(pair.backwardBody()) ||
         (isa<scf::WhileOp>(loop) &&
@@ -714,6 +770,9 @@ private:
   IndexFacts after;
   /// The last read, in the block, of a stack kept (ScanPair::keptWhole).
   Operation *lastKeptRead = nullptr;
+  /// The loops reading the stacks that are not the backward one (their
+  /// reads keep the stacks they read).
+  llvm::SmallPtrSet<Operation *, 2> keptReaders;
 };
 
 } // namespace

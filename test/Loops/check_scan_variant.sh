@@ -44,7 +44,9 @@ run "$py" "$gen" --seed "$seed" --harness -o "$v.harness.mlir"
 run "$py" "$gen" --seed "$seed" --form unrolled -o "$v.unrolled.mlir"
 
 run remat-opt "$v.mlir" --remat-budget="${budgets[1]}" -o "$v.20.mlir" 2> "$v.20.err"
-grep -E "remark:|error:" "$v.20.err"
+# A loop stacking nothing (whole=loss by=loop's loss, summed row by row) is
+# named too; it is no scan missed.
+grep -E "remark:|error:" "$v.20.err" | grep -v "it stacks no per-iteration value"
 
 run "$py" "$here/../Integration/CPU/check_remat.py" "$v.mlir" --budgets "${budgets[@]}" \
   --pipeline fit --exact

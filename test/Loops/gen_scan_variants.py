@@ -84,6 +84,11 @@ variant drawn from a seed (or given explicitly):
              whole besides row by row, and each backward step adds 1 to
              dloss/dh_k, h_T's too where it is stacked); with 2 stacks or
              more only (with h's alone nothing would be dropped)
+  wholeby    whole=loss: op (one linalg.generic over the stack) or loop (a
+             loop of its own after the forward loop sums it row by row, in
+             order: the stack is read by two loops, the backward one and
+             this; the matcher takes the one that reverses the forward loop
+             for the backward loop and keeps the stacks the other reads)
   metric     none, or f32: the forward loop also sums every step's h into
              an f32 it carries (a running metric, as a hand-written step
              keeps one: tensor.extract of the step's sum, arith.addf),
@@ -144,6 +149,7 @@ AXES = ["time-major", "time-major", "batch-first"]
 STATES = ["carried", "stack"]
 WHOLES = ["none", "none", "loss"]
 METRICS = ["none", "none", "f32"]
+WHOLEBYS = ["op", "loop"]
 DECREMENTS = ["subi", "addi"]
 LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
@@ -182,6 +188,7 @@ class Choices:
             "state": rng.choice(STATES),
             "whole": rng.choice(WHOLES),
             "metric": rng.choice(METRICS),
+            "wholeby": rng.choice(WHOLEBYS),
         }
         if draw["counter"] == "i32" and draw["held"] == "tensor":
             draw["counter"] = "tensor"
@@ -197,7 +204,7 @@ class Choices:
                              % (self.model, lo, hi))
         for k in ("layout", "lb", "backward", "cond", "decrement", "spelling", "step",
                   "divide", "loop", "fcond", "counter", "clamp", "axis", "state",
-                  "whole", "metric"):
+                  "whole", "metric", "wholeby"):
             setattr(self, k, g.get(k, draw[k]))
         if self.step not in STEPS:
             raise SystemExit("gen_scan_variants: --step takes one of %s" % STEPS)
@@ -215,6 +222,8 @@ class Choices:
             # The stack of h kept for the loss, no other stack to drop: the
             # scan is refused (checkpointing would only add memory).
             self.whole = "none"
+        if self.whole == "none":
+            self.wholeby = None
         if self.loop != "while" and self.backward != "while-down":
             self.counter = None
         self.steps = g.get("steps", 64)
@@ -241,7 +250,7 @@ class Choices:
         if self.state:
             parts.append("state=%s" % self.state)
         if self.whole != "none":
-            parts.append("whole=%s" % self.whole)
+            parts.append("whole=%s" % self.whole + (" by=loop" if self.wholeby == "loop" else ""))
         if self.metric != "none":
             parts.append("metric=%s" % self.metric)
         if self.backward == "while-down":
@@ -271,7 +280,7 @@ class Choices:
         if self.state:
             text += " --state %s" % self.state
         if self.whole != "none":
-            text += " --whole %s" % self.whole
+            text += " --whole %s --wholeby %s" % (self.whole, self.wholeby)
         if self.metric != "none":
             text += " --metric %s" % self.metric
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
@@ -765,11 +774,39 @@ class VGen(gl.Gen):
             stack = st
         else:
             stack = saved["h"]
+        if self.ch.wholeby == "loop":
+            return self.row_loop_loss(loss, stack)
         self.comment("loss over every step: + sum of the stack of h")
         rank = len(stack.shape)
         return self.generic("loss_all", [stack], ["id%d" % rank, "red%d" % rank],
                             ["reduction"] * rank, ["%r = arith.addf %out, %in : f32"], [],
                             init=loss)
+
+    def row_loop_loss(self, loss, stack):
+        """loss + the sum of the stack of h row by row (wholeby=loop): a loop
+        of its own reading the rows in order (the loop form), or its copies
+        (the unrolled twin): the same sums in the same order, the same bits."""
+        self.comment("loss over every step: + sum of each row of the stack of h, "
+                     "in a loop of its own")
+        axis, rank = self.axis, len(stack.shape) - 1
+
+        def add_row(acc, row):
+            return self.generic("loss_acc", [self.slice_at("loss_row", stack, row, axis)],
+                                ["id%d" % rank, "red%d" % rank], ["reduction"] * rank,
+                                ["%r = arith.addf %out, %in : f32"], [], init=acc)
+        rows = stack.shape[axis]
+        if self.form == "unrolled":
+            for r in range(rows):
+                loss = add_row(loss, r)
+            return loss
+        res, r, acc = self.fresh("loss_rows"), self.fresh("row_i"), self.value("loss_in", [])
+        self.emit("%s = scf.for %s = %s to %s step %s iter_args(%s = %s) -> (tensor<f32>) {" % (
+            res, r, self.iconst(0), self.iconst(rows), self.iconst(1), acc.ssa, loss.ssa))
+        self.depth += 1
+        self.emit("scf.yield %s : tensor<f32>" % add_row(acc, r).ssa)
+        self.depth -= 1
+        self.emit("}")
+        return V(res, [])
 
     def plus_one(self, base, d):
         """d + 1 (whole=loss: h_k's own term of the loss); d otherwise."""
@@ -1049,6 +1086,7 @@ def coverage(seeds):
     want |= {("clamp", c) for c in CLAMPS} | {("axis", x) for x in AXES}
     want |= {("state", x) for x in STATES} | {("whole", x) for x in WHOLES}
     want |= {("metric", x) for x in METRICS}
+    want |= {("whole=loss by", x) for x in WHOLEBYS}
     want |= {("metric f32", lp) for lp in LOOPS}
     want.add(("while with step > 1",))
     lines, have = [], set()
@@ -1072,6 +1110,8 @@ def coverage(seeds):
             have.add(("state", ch.state))
         have.add(("whole", ch.whole))
         have.add(("metric", ch.metric))
+        if ch.wholeby:
+            have.add(("whole=loss by", ch.wholeby))
         if ch.metric != "none":
             have.add(("metric f32", ch.loop))
         if ch.fcond:
@@ -1116,6 +1156,9 @@ def main():
                          "only in the stacks, each step reading them back (stack)")
     ap.add_argument("--whole", choices=WHOLES[1:] + ["none"],
                     help="loss: the loss also sums the whole stack of h after the loop")
+    ap.add_argument("--wholeby", choices=WHOLEBYS,
+                    help="whole=loss: sum the stack in one op (op) or row by row in a loop "
+                         "of its own after the forward loop (loop)")
     ap.add_argument("--metric", choices=METRICS[2:] + ["none"],
                     help="f32: the forward loop also sums every step's h into an f32 it "
                          "carries, returned last (not part of the loss)")
@@ -1146,7 +1189,7 @@ def main():
                  lb=a.lb, backward=a.backward, cond=a.cond, decrement=a.decrement,
                  spelling=a.spelling, step=a.step, divide=a.divide, loop=a.loop, fcond=a.fcond,
                  counter=a.counter, clamp=a.clamp, axis=a.axis, state=a.state,
-                 whole=a.whole, metric=a.metric,
+                 whole=a.whole, wholeby=a.wholeby, metric=a.metric,
                  steps=a.steps, batch=a.batch,
                  width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:
