@@ -110,7 +110,8 @@ struct ScanSlotChoice {
   bool sizedChose = false;
   /// Without such a model: how many choices chooseOnFrontier compared
   /// (ScanSlotFrontier.h; planned, or simulated where the program fits as
-  /// it is), and whether one was faster (then `slots` are it).
+  /// it is), and whether one was faster (then `slots` are it; one as fast
+  /// with fewer bytes is taken too, and does not set it).
   int frontierPoints = 0;
   bool frontierChose = false;
 };

@@ -130,10 +130,10 @@ void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
       time = r->time;
     }
     if (time < choice.time || (time == choice.time && p.bytes < bestBytes)) {
+      choice.frontierChose |= time < choice.time;
       choice.slots = p.slots;
       choice.time = time;
       bestBytes = p.bytes;
-      choice.frontierChose = true;
     }
     return true;
   };
@@ -172,12 +172,15 @@ void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
     const std::vector<int64_t> best = choice.slots;
     for (size_t i = 0; i < scans.size(); ++i) {
       const std::vector<int64_t> &ks = counts[i];
-      const auto at = std::lower_bound(ks.begin(), ks.end(), best[i]);
-      for (auto next : {at + 1, at - 1}) {
-        if (at == ks.end() || next < ks.begin() || next >= ks.end())
+      const ptrdiff_t at =
+          std::lower_bound(ks.begin(), ks.end(), best[i]) - ks.begin();
+      if (at == static_cast<ptrdiff_t>(ks.size()) || ks[at] != best[i])
+        continue;
+      for (ptrdiff_t next : {at + 1, at - 1}) {
+        if (next < 0 || next >= static_cast<ptrdiff_t>(ks.size()))
           continue;
         std::vector<int64_t> slots = best;
-        slots[i] = *next;
+        slots[i] = ks[next];
         const SlotChoicePoint p = pointOf(graph, scans, slots);
         if (tried.count(p.slots) || leastTime(p) >= choice.time)
           continue;
