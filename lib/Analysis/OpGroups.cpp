@@ -306,7 +306,7 @@ OpOperand *updatedInPlace(OpResult result, OpOrder order) {
 }
 
 bool destinationsReach(Value v, Value buffer,
-                       SmallVectorImpl<Operation *> &copied) {
+                       SmallVectorImpl<OpOperand *> &copied) {
   for (int depth = 0; depth < 256; ++depth) {
     if (v == buffer)
       return true;
@@ -325,7 +325,7 @@ bool destinationsReach(Value v, Value buffer,
     if (!init)
       return false;
     if (!updatedInPlace(result, OpOrder::Final))
-      copied.push_back(result.getOwner());
+      copied.push_back(init);
     v = init->get();
   }
   return false;

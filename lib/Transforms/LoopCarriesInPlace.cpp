@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace remat {
 #define GEN_PASS_DEF_LOOPCARRIESINPLACEPASS
@@ -95,6 +96,53 @@ void writeYieldedInPlace(OpOperand &yielded, Value arg) {
     writeInPlaceIntoCarry(v, arg);
 }
 
+/// `dest`, a destination written while its old value is still read after
+/// the write, copied right before the op of its own block that holds the
+/// write (a tensor.empty and a linalg.copy: on every path, so that the
+/// copy is one buffer); its reads from there on read the copy, the writes
+/// into it and the values yielded on are left. Shapes must be static.
+void copyOldValueBefore(OpOperand &dest) {
+  Value old = dest.get();
+  auto type = dyn_cast<RankedTensorType>(old.getType());
+  Block *home = old.getParentBlock();
+  Operation *anchor = home->findAncestorOpInBlock(*dest.getOwner());
+  if (!type || !type.hasStaticShape() || !anchor)
+    return;
+  SmallVector<OpOperand *> reads;
+  for (OpOperand &use : old.getUses()) {
+    Operation *user = use.getOwner();
+    Operation *at = home->findAncestorOpInBlock(*user);
+    if (!at || at->isBeforeInBlock(anchor) || isDestinationUse(use) ||
+        isa<scf::YieldOp>(user))
+      continue;
+    reads.push_back(&use);
+  }
+  if (reads.empty())
+    return;
+  OpBuilder b(anchor);
+  Location loc = dest.getOwner()->getLoc();
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType());
+  Value copied = linalg::CopyOp::create(b, loc, old, empty).getResult(0);
+  for (OpOperand *use : reads)
+    use->set(copied);
+}
+
+/// For carry `arg` (yielding `yielded`): the writes into it on one path of
+/// an scf.if whose old value is read after them, made in place by
+/// copyOldValueBefore.
+void copyOldValuesOfBranchWrites(Value yielded, Value arg, Block *body) {
+  SmallVector<OpOperand *> copies;
+  if (!destinationsReach(yielded, arg, copies))
+    return;
+  llvm::SetVector<OpOperand *> inBranches;
+  for (OpOperand *dest : copies)
+    if (dest->getOwner()->getBlock() != body)
+      inBranches.insert(dest);
+  for (OpOperand *dest : inBranches)
+    copyOldValueBefore(*dest);
+}
+
 } // namespace
 
 bool writeInPlaceIntoCarry(Value v, Value arg) {
@@ -142,8 +190,11 @@ bool writeInPlaceIntoCarry(Value v, Value arg) {
 void writeLoopCarriesInPlace(Operation *root) {
   forEachLoopBody(root, [](scf::YieldOp yield, ValueRange iterArgs) {
     for (auto [k, arg] : llvm::enumerate(iterArgs))
-      if (isa<RankedTensorType>(arg.getType()))
+      if (isa<RankedTensorType>(arg.getType())) {
         writeYieldedInPlace(yield->getOpOperand(k), arg);
+        copyOldValuesOfBranchWrites(yield.getOperand(k), arg,
+                                    yield->getBlock());
+      }
   });
 }
 
@@ -165,9 +216,11 @@ struct LoopCarriesInPlacePass
   /// written in place into its iteration argument, and cannot be: a value
   /// of its own, or the argument written where its old value is still read
   /// after the write (One-Shot Bufferize writes a copy of it there). On one
-  /// path of an scf.if the latter cannot keep one buffer per carry (the
-  /// path's copy is neither the argument's buffer nor one every path made,
-  /// so nothing frees it): an error that says so.
+  /// path of an scf.if a copy that path alone made would be neither the
+  /// argument's buffer nor one every path made, so nothing would free it:
+  /// there the old value is copied instead, before the op holding the
+  /// branch (copyOldValueBefore), and the write is in place on every path.
+  /// Where that does not make it so: an error that says what to do.
   static LogicalResult writeIntoIterArgs(scf::YieldOp yield,
                                          ValueRange iterArgs) {
     OpBuilder b(yield);
@@ -175,13 +228,15 @@ struct LoopCarriesInPlacePass
       Value v = yield.getOperand(k);
       if (!isa<RankedTensorType>(arg.getType()))
         continue;
-      SmallVector<Operation *> copies;
+      copyOldValuesOfBranchWrites(v, arg, yield->getBlock());
+      SmallVector<OpOperand *> copies;
+      auto inBranch = [&](OpOperand *dest) {
+        return dest->getOwner()->getBlock() != yield->getBlock();
+      };
       if (destinationsReach(v, arg, copies)) {
         if (copies.empty()) // Written in place: the argument's buffer.
           continue;
-        if (llvm::any_of(copies, [&](Operation *write) {
-              return write->getBlock() != yield->getBlock();
-            }))
+        if (llvm::any_of(copies, inBranch))
           return yield->getParentOp()->emitError()
                  << "iteration argument #" << k
                  << " is written in a branch (scf.if) while its old value is "

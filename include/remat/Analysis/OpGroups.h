@@ -96,12 +96,12 @@ mlir::Value inPlaceTarget(mlir::Value v,
 
 /// Whether every path of `v`'s chain of destinations (a destination-passing
 /// op's init, an insert's destination, a loop's init; both branches of an
-/// scf.if) reaches `buffer`; the writes on it that are not in place
-/// (updatedInPlace with the order final: One-Shot Bufferize copies their
-/// destination first) go to `copied`. inPlaceTarget follows one such chain
+/// scf.if) reaches `buffer`; the destinations of the writes on it that are
+/// not in place (updatedInPlace with the order final: One-Shot Bufferize
+/// copies them first) go to `copied`. inPlaceTarget follows one such chain
 /// without asking whether each write is in place.
 bool destinationsReach(mlir::Value v, mlir::Value buffer,
-                       llvm::SmallVectorImpl<mlir::Operation *> &copied);
+                       llvm::SmallVectorImpl<mlir::OpOperand *> &copied);
 
 /// The buffer every branch of an scf.if yields `r` in (a value from outside
 /// the op, written in place), or null when `r` is a buffer of its own.

@@ -303,10 +303,13 @@ def LoopCarriesInPlacePass : Pass<"remat-loop-carries-in-place"> {
     destination-passing op into it, the old value read by nothing after the
     write) are left alone. A write into the argument whose old value is
     still read after it is a copy (One-Shot Bufferize copies the old value
-    first), copied back the same way; on one path of an `scf.if` that copy
-    would be made on that path only, so the pass stops with an error that
-    says so (read the old value before the write, or have every path yield
-    a copy of its own). An `scf.while` whose
+    first), copied back the same way. On one path of an `scf.if` that copy
+    would be made on that path only (no buffer every path made, which
+    nothing would free): there the old value is copied instead, into a
+    `tensor.empty` right before the op of the argument's block that holds
+    the write, on every path, and the reads from there on read the copy; the
+    write is then in place. Where that cannot be done (a shape not static)
+    the pass stops with an error that says what to do. An `scf.while` whose
     condition passes its arguments on unchanged is treated the same way
     (its body's arguments are the iteration's buffers). Run by the CPU and GPU
     lowerings before bufferization.
