@@ -121,8 +121,8 @@ void copyOldValueBefore(OpOperand &dest) {
     return;
   OpBuilder b(anchor);
   Location loc = dest.getOwner()->getLoc();
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   Value copied = linalg::CopyOp::create(b, loc, old, empty).getResult(0);
   for (OpOperand *use : reads)
     use->set(copied);
