@@ -11,6 +11,7 @@
 
 #include "remat/Loops/ScanLoops.h"
 #include "StackRows.h"
+#include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Loops/IndexExpr.h"
 #include "remat/Support/CheckedArithmetic.h"
@@ -64,36 +65,21 @@ std::optional<std::pair<unsigned, int64_t>> counterOf(scf::WhileOp loop) {
   return std::nullopt;
 }
 
-/// Whether `loop`'s condition region passes its arguments on unchanged.
-bool passesArgumentsOn(scf::WhileOp loop) {
-  return ValueRange(loop.getConditionOp().getArgs()) ==
-             ValueRange(loop.getBeforeArguments()) &&
-         TypeRange(ValueRange(loop.getBeforeArguments())) ==
-             TypeRange(ValueRange(loop.getAfterArguments()));
-}
-
 arith::CmpIPredicate swapPredicate(arith::CmpIPredicate p) {
   using P = arith::CmpIPredicate;
+  // clang-format off
   switch (p) {
-  case P::slt:
-    return P::sgt;
-  case P::sle:
-    return P::sge;
-  case P::sgt:
-    return P::slt;
-  case P::sge:
-    return P::sle;
-  case P::ult:
-    return P::ugt;
-  case P::ule:
-    return P::uge;
-  case P::ugt:
-    return P::ult;
-  case P::uge:
-    return P::ule;
-  default:
-    return p;
+  case P::slt: return P::sgt;
+  case P::sle: return P::sge;
+  case P::sgt: return P::slt;
+  case P::sge: return P::sle;
+  case P::ult: return P::ugt;
+  case P::ule: return P::uge;
+  case P::ugt: return P::ult;
+  case P::uge: return P::ule;
+  default: return p;
   }
+  // clang-format on
 }
 
 } // namespace

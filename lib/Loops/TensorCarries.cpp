@@ -10,6 +10,7 @@
 
 #include "remat/Loops/TensorCarries.h"
 #include "StackRows.h"
+#include "remat/Analysis/OpGroups.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -42,20 +43,14 @@ std::optional<Carries> carriesOf(Operation *op) {
                    loop.getBody()->getTerminator(),
                    nullptr};
   auto loop = dyn_cast<scf::WhileOp>(op);
-  if (!loop)
-    return std::nullopt;
-  scf::ConditionOp condition = loop.getConditionOp();
-  Block::BlockArgListType before = loop.getBeforeArguments();
-  if (condition.getArgs().size() != before.size() ||
-      loop.getAfterArguments().size() != before.size() ||
-      !llvm::equal(condition.getArgs(), before))
+  if (!loop || !passesArgumentsOn(loop))
     return std::nullopt;
   return Carries{loop,
                  loop.getInitsMutable(),
-                 before,
+                 loop.getBeforeArguments(),
                  loop.getAfterArguments(),
                  loop.getYieldOp(),
-                 condition};
+                 loop.getConditionOp()};
 }
 
 /// Whether the loop yields, for some iteration argument, one whole row

@@ -65,10 +65,11 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     meaning is unchanged; the stack is then only written, and the loop a
     scan `-remat-checkpoint-scans` reads (which runs this step too).
 
-    Then an `scf.for` that stacks (yields a row written into one of its
-    iteration arguments) carries its float scalars (a loss summed as it
-    goes, in an `f32`) as 0-d tensors, which the scan's checkpoints can
-    hold (`-remat-checkpoint-scans` runs this step too).
+    Then a loop that stacks (yields a row written into one of its
+    iteration arguments), an `scf.for` or an `scf.while` whose condition
+    forwards its arguments unchanged, carries its float scalars (a loss
+    summed as it goes, in an `f32`) as 0-d tensors, which the scan's
+    checkpoints can hold (`-remat-checkpoint-scans` runs this step too).
 
     `-remat-lower-to-cpu` and `-remat-lower-to-gpu` run it without the
     inliner (`inline-calls=false`: a harness's calls stay calls) before
