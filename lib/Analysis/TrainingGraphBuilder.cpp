@@ -69,9 +69,10 @@ bool hasRecomputeHint(Operation *op) {
 class Builder {
 public:
   Builder(func::FuncOp func, const CostModel &costs, RecomputeRegions mode,
-          Operation *symbolScope)
+          Operation *symbolScope, const RegionRuns *runs = nullptr)
       : func(func), costs(costs), mode(mode),
-        symbolScope(symbolScope ? symbolScope : func->getParentOp()) {}
+        symbolScope(symbolScope ? symbolScope : func->getParentOp()),
+        runs(runs) {}
 
   FailureOr<IRTrainingGraph> build() {
     Region &body = func.getBody();
@@ -381,25 +382,28 @@ private:
   /// loop reversing it count the most steps the while can run.
   FailureOr<OpCost> regionCost(Operation *op) {
     OpCost c;
-    auto runs = op->getAttrOfType<ArrayAttr>(RematDialect::kRegionRunsAttrName);
+    // The schedule that emitted the op knows how often its regions run.
+    const SmallVector<double, 2> *known = nullptr;
+    if (runs)
+      if (auto it = runs->find(op); it != runs->end())
+        known = &it->second;
     for (Region &region : op->getRegions()) {
       if (region.empty())
         continue;
       if (!region.hasOneBlock())
         return op->emitError() << "remat supports regions of one block";
-      Builder inner(func, costs, mode, symbolScope);
+      Builder inner(func, costs, mode, symbolScope, runs);
       FailureOr<SimulationResult> run = inner.simulateBlock(region.front());
       if (failed(run))
         return failure();
       c.workspace = std::max(c.workspace, run->peak);
-      if (runs) // The schedule that emitted the op knows how often.
-        c.time += run->time * cast<FloatAttr>(runs[region.getRegionNumber()])
-                                  .getValueAsDouble();
+      if (known)
+        c.time += run->time * (*known)[region.getRegionNumber()];
       else
         c.time = isa<scf::IfOp>(op) ? std::max(c.time, run->time)
                                     : c.time + run->time;
     }
-    if (runs)
+    if (known)
       return c;
     // A loop whose trip count is known only at run time, reversed or
     // reversing by a scan, counts the most steps it can run: the time of
@@ -528,6 +532,7 @@ private:
   const CostModel &costs;
   RecomputeRegions mode;
   Operation *symbolScope; ///< Where callees are looked up (may be null).
+  const RegionRuns *runs; ///< Known runs of emitted loops (may be null).
   IRTrainingGraph result;
   llvm::SmallPtrSet<Operation *, 32> forward;
   llvm::DenseMap<TensorId, SmallVector<TensorId>> viewRoots;
@@ -654,17 +659,23 @@ std::optional<std::string> whyNotATrainingStep(func::FuncOp func) {
 FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,
                                               const CostModel &costs,
                                               RecomputeRegions regions,
-                                              Operation *symbolScope) {
+                                              Operation *symbolScope,
+                                              const RegionRuns *runs) {
   if (!hasDynamicShapes(func))
-    return Builder(func, costs, regions, symbolScope).build();
+    return Builder(func, costs, regions, symbolScope, runs).build();
   // Sizes at their bounds (ShapeBounds.h): the graph of the bounded copy,
   // its ops and values mapped back to `func`'s.
   FailureOr<BoundedCopy> bounded = boundedCopy(func);
   if (failed(bounded))
     return failure();
+  RegionRuns copyRuns; // Keyed by the copy's ops.
+  if (runs)
+    for (auto [copy, original] : bounded->originalOps)
+      if (auto it = runs->find(original); it != runs->end())
+        copyRuns[copy] = it->second;
   FailureOr<IRTrainingGraph> g =
       Builder(*bounded->copy, costs, regions,
-              symbolScope ? symbolScope : func->getParentOp())
+              symbolScope ? symbolScope : func->getParentOp(), &copyRuns)
           .build();
   if (failed(g))
     return failure();

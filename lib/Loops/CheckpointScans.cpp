@@ -580,8 +580,18 @@ SmallVector<double> slotRegionRuns(CheckpointedScan::SlotRuns kind,
     return {ratio(counts.storeAdvances, counts.stores)};
   case CheckpointedScan::SlotRuns::OnlineActions:
     return {double(counts.actions + 1), double(counts.actions)};
+  case CheckpointedScan::SlotRuns::OnlineForward:
+    return {double(steps + 1), double(steps)};
   }
   llvm_unreachable("region runs of no kind");
+}
+
+void addRegionRuns(const CheckpointedScan &scan, RegionRuns &runs,
+                   const IRMapping *copy) {
+  for (auto [op, kind] : scan.sized.runs) {
+    SmallVector<double> r = slotRegionRuns(kind, scan.steps, scan.counts);
+    runs[copy ? copy->lookup(op) : op].assign(r.begin(), r.end());
+  }
 }
 
 std::string scanBookkeepingKey(ScanBookkeeping kind, Type carry) {

@@ -85,7 +85,7 @@ ScanRewriter::LoopResults ScanRewriter::emitOnlineForwardLoop(OpBuilder &b) {
         llvm::append_range(yields, s.kept);
         scf::YieldOp::create(nb, loc, yields);
       });
-  setRegionRuns(loop, {double(scan.steps + 1), double(scan.steps)});
+  slotRuns(loop, CheckpointedScan::SlotRuns::OnlineForward);
   LoopResults r;
   r.loop = loop;
   r.trip = loop.getResult(0);

@@ -164,7 +164,11 @@ LogicalResult resize(Emitted &emitted, ArrayRef<int64_t> slots) {
 struct Scratch {
   OwningOpRef<func::FuncOp> func;
   std::vector<CheckpointedScan> emitted;
+  RegionRuns runs; ///< Of the loops emitted in `func`.
   IRTrainingGraph graph;
+  /// The program as it runs (ScanPlanning::timelineOf), when given.
+  std::optional<IRTrainingGraph> timeline;
+  const IRTrainingGraph &asIs() const { return timeline ? *timeline : graph; }
 };
 FailureOr<Scratch> analysedCopy(const Emitted &source,
                                 const ScanPlanning &planning) {
@@ -175,6 +179,7 @@ FailureOr<Scratch> analysedCopy(const Emitted &source,
   scratch.emitted = source.scans;
   Builder b(sourceFunc.getContext());
   for (auto [i, out] : llvm::enumerate(scratch.emitted)) {
+    addRegionRuns(out, scratch.runs, &map);
     out.sized = {}; // Of the source, not of this copy.
     out.forward = map.lookup(out.forward);
     out.interpreter = map.lookup(out.interpreter);
@@ -185,10 +190,18 @@ FailureOr<Scratch> analysedCopy(const Emitted &source,
   for (Operation *op : source.ops.ops)
     emitted.ops.insert(map.lookup(op));
   foldIndexArithmetic(*scratch.func, emitted);
-  FailureOr<IRTrainingGraph> built = planning.graphOf(*scratch.func);
+  FailureOr<IRTrainingGraph> built =
+      planning.graphOf(*scratch.func, scratch.runs);
   if (failed(built))
     return failure();
   scratch.graph = std::move(*built);
+  if (planning.timelineOf) {
+    FailureOr<IRTrainingGraph> timeline =
+        planning.timelineOf(*scratch.func, scratch.runs);
+    if (failed(timeline))
+      return failure();
+    scratch.timeline = std::move(*timeline);
+  }
   // The emitted loops again, after the caller's preparation.
   for (CheckpointedScan &out : scratch.emitted)
     out.forward = out.interpreter = nullptr;
@@ -201,12 +214,12 @@ FailureOr<Scratch> analysedCopy(const Emitted &source,
   return scratch;
 }
 
-/// Each scan of `func` as a node of the graph of its rewrite at the probe
-/// count (`scratch`), or failure when its slot buffers are not found.
+/// Each scan of `func` as a node of `graph`, a graph of its rewrite at the
+/// probe count (`scratch`), or failure when its slot buffers are not found.
 FailureOr<std::vector<ScanSlotNode>> slotNodes(ArrayRef<FoundScan> scans,
                                                const Scratch &scratch,
+                                               const IRTrainingGraph &graph,
                                                const ScanPlanning &planning) {
-  const IRTrainingGraph &graph = scratch.graph;
   std::vector<ScanSlotNode> nodes(scans.size());
   for (size_t i = 0; i < scans.size(); ++i) {
     const CheckpointedScan &probe = scratch.emitted[i];
@@ -275,7 +288,7 @@ FailureOr<Check> checkSlots(const Emitted &emitted,
     return failure();
   Check check;
   SimulationResult asIs =
-      simulate(scratch->graph.graph, scratch->graph.programOrder);
+      simulate(scratch->asIs().graph, scratch->asIs().programOrder);
   check.fits = (asIs.valid && asIs.peak <= budget) ||
                (planned && planning.plan(scratch->graph.graph));
   check.over = check.fits ? 0 : asIs.valid ? asIs.peak - budget : -1;
@@ -328,12 +341,14 @@ void describeScan(InFlightDiagnostic &remark, const ScanPair &scan,
 
 /// Rewrites scan `found` of `func` with `slots`, with its remark.
 void rewriteScan(func::FuncOp func, const FoundScan &found, int64_t slots,
-                 StringRef why, detail::RecordedOps &emitted) {
+                 StringRef why, detail::RecordedOps &emitted,
+                 RegionRuns &runs) {
   IRRewriter rewriter(func.getContext(), &emitted);
   // Made and read before the rewrite, which erases the loop.
   InFlightDiagnostic remark = found.pair.forward->emitRemark();
   const bool isWhile = isa<scf::WhileOp>(found.pair.forward);
   CheckpointedScan out = checkpointScan(rewriter, found.pair, slots);
+  addRegionRuns(out, runs);
   describeScan(remark, found.pair, isWhile, slots, out.counts, why);
 }
 
@@ -417,12 +432,18 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
     if (failed(scratch))
       return failure();
     FailureOr<std::vector<ScanSlotNode>> nodes =
-        slotNodes(scans, *scratch, planning);
-    if (failed(nodes))
+        slotNodes(scans, *scratch, scratch->graph, planning);
+    FailureOr<std::vector<ScanSlotNode>> asIsNodes =
+        scratch->timeline
+            ? slotNodes(scans, *scratch, *scratch->timeline, planning)
+            : nodes;
+    if (failed(nodes) || failed(asIsNodes))
       return internalError();
-    ScanSlotChoice choice =
-        chooseScanSlots(scratch->graph.graph, scratch->graph.programOrder,
-                        budget, *nodes, planning.plan, planning.planSized);
+    const AsIsTimeline asIs{scratch->asIs().graph, scratch->asIs().programOrder,
+                            *asIsNodes};
+    ScanSlotChoice choice = chooseScanSlots(
+        scratch->graph.graph, scratch->graph.programOrder, budget, *nodes,
+        planning.plan, planning.planSized, &asIs);
     slots = choice.slots;
     // The model is checked on the rewrite itself. Where it was wrong (a
     // temporary of the emitted loops that grows with the slots), fewer
@@ -481,21 +502,26 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
       describeScan(remark, scan, isa<scf::WhileOp>(scan.forward), slots[i],
                    emitted->scans[i].counts, why[i]);
     }
+    // The body moves (takeBody): its ops, the runs' keys, stay.
     if (checked && planning.adoptChecked) {
       adoptRewrite(func, *checked);
-      return ScansRewritten{count, /*prepared=*/true};
+      return ScansRewritten{count, /*prepared=*/true, std::move(checked->runs)};
     }
+    ScansRewritten out{count, /*prepared=*/false, {}};
+    for (const CheckpointedScan &scan : emitted->scans)
+      addRegionRuns(scan, out.runs);
     func.getBody().takeBody(emitted->func->getBody());
     foldIndexArithmetic(func, emitted->ops);
-    return ScansRewritten{count, /*prepared=*/false};
+    return out;
   }
   // No probe (a fixed count, or the fewest): rewritten once with them.
   // Last scan first: the rewrite moves only what follows its forward loop.
   detail::RecordedOps direct;
+  ScansRewritten out{count, /*prepared=*/false, {}};
   for (size_t i = scans.size(); i-- > 0;)
-    rewriteScan(func, scans[i], slots[i], why[i], direct);
+    rewriteScan(func, scans[i], slots[i], why[i], direct, out.runs);
   foldIndexArithmetic(func, direct);
-  return ScansRewritten{count, /*prepared=*/false};
+  return out;
 }
 
 } // namespace remat

@@ -4,8 +4,9 @@
 //
 // A reversal emitted with K slots differs from the one emitted with K' in
 // the slot buffers' first dimension (and the types of every value they
-// flow into), the constants derived from K, and the region runs: all
-// recorded by the emitter (CheckpointedScan::SlotSized). The pass chooses
+// flow into) and the constants derived from K, both recorded by the
+// emitter (CheckpointedScan::SlotSized), and how often its loops run
+// (derived from the counts, addRegionRuns). The pass chooses
 // K on the rewrite at a probe count and sets it here, so the emitter runs
 // once per scan.
 //
@@ -104,15 +105,6 @@ LogicalResult resizeCheckpointedScan(RewriterBase &rewriter,
     rewriter.modifyOpInPlace(constant, [&] {
       constant.setValueAttr(rewriter.getIndexAttr(
           slotConstantValue(kind, scan.steps, slots, counts)));
-    });
-  }
-  for (auto [op, kind] : scan.sized.runs) {
-    SmallVector<Attribute> runs;
-    for (double r : slotRegionRuns(kind, scan.steps, counts))
-      runs.push_back(rewriter.getF64FloatAttr(r));
-    rewriter.modifyOpInPlace(op, [&] {
-      op->setAttr(RematDialect::kRegionRunsAttrName,
-                  rewriter.getArrayAttr(runs));
     });
   }
   scan.slots = slots;

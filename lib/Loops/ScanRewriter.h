@@ -119,10 +119,9 @@ private:
     return empty;
   }
 
-  /// Sets `op`'s region runs of `kind` (they depend on the slot count),
-  /// recorded.
+  /// Records how often `op`'s regions run (`kind`: the schedule fixes it,
+  /// the IR cannot say; given to the analyses as RegionRuns).
   void slotRuns(Operation *op, CheckpointedScan::SlotRuns kind) {
-    setRegionRuns(op, slotRegionRuns(kind, scan.steps, counts));
     sized.runs.push_back({op, kind});
   }
 
@@ -263,15 +262,6 @@ private:
                                      size_t nState, const LoopResults &fwdOut,
                                      Value last);
 
-  /// How often each region of `op` runs per execution, on average (the
-  /// cost model's time; remat.region_runs).
-  void setRegionRuns(Operation *op, ArrayRef<double> runs) {
-    Builder b(op->getContext());
-    SmallVector<Attribute> attrs;
-    for (double r : runs)
-      attrs.push_back(b.getF64FloatAttr(r));
-    op->setAttr(RematDialect::kRegionRunsAttrName, b.getArrayAttr(attrs));
-  }
   RewriterBase &rewriter;
   const ScanPair &scan;
   int64_t slots;

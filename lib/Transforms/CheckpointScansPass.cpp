@@ -94,10 +94,10 @@ struct CheckpointScansPass
         return success();
       }
     }
-    auto graphOf = [&](func::FuncOp copy) {
+    auto graphOf = [&](func::FuncOp copy, const RegionRuns &runs) {
       prepareForRemat(copy);
       return buildTrainingGraph(copy, CostModel(), RecomputeRegions::Flatten,
-                                func->getParentOp());
+                                func->getParentOp(), &runs);
     };
     CostModel costs;
     ScanPlanning planning{graphOf, costs, /*plan=*/{}};

@@ -51,6 +51,9 @@ remat::checkRematSettings(const RematSettings &settings) {
   if (!isValidAllocAlignment(settings.alignment))
     return "alignment must be a power of two, got " +
            std::to_string(settings.alignment);
+  if (settings.scanSlots < 0)
+    return "scan-slots must be at least 0 (0: chosen with the plan), got " +
+           std::to_string(settings.scanSlots);
   for (const std::string &bound : settings.dimBounds)
     if (std::optional<std::string> wrong = checkDimBound(bound))
       return wrong;
@@ -85,6 +88,7 @@ struct RematerializePass
     RematOptions fit;
     fit.budget = size;
     fit.strategy = settings.strategy;
+    fit.scanSlots = settings.scanSlots;
     fit.solve = settings.solve;
     RematReport report;
     bool failed = false;

@@ -166,10 +166,10 @@ private:
   /// each scan as a node resized to the counts tried, ScanSlots.h); the
   /// rewrite checked with those counts becomes the body, re-analysed.
   FailureOr<bool> checkpointScans() {
-    auto graphOf = [&](func::FuncOp copy) {
+    auto graphOf = [&](func::FuncOp copy, const RegionRuns &runs) {
       prepareForRemat(copy);
-      return buildTrainingGraph(copy, costs, RecomputeRegions::Atomic,
-                                scope());
+      return buildTrainingGraph(copy, costs, RecomputeRegions::Atomic, scope(),
+                                &runs);
     };
     SolveOptions opts = options.solve;
     opts.budget = fr.budget;
@@ -199,20 +199,33 @@ private:
         return std::nullopt;
       return SizedPlan{std::move(s.picks), std::move(s.solution.schedule)};
     };
-    ScanPlanning planning{graphOf, costs, plan, planSized,
-                          /*adoptChecked=*/true};
+    // Whether a count fits as the program is: by the guarantee's analysis
+    // (peakAsIs), which takes the in-place writes the order as written
+    // allows; the planner's graph may count a buffer more.
+    auto timelineOf = [&](func::FuncOp prepared, const RegionRuns &runs) {
+      return buildTrainingGraph(prepared, costs, RecomputeRegions::Flatten,
+                                scope(), &runs);
+    };
+    ScanPlanning planning{graphOf,
+                          costs,
+                          plan,
+                          planSized,
+                          /*adoptChecked=*/true,
+                          timelineOf};
     // At the smallest budget, the fewest slots (-1).
-    FailureOr<ScansRewritten> rewritten = checkpointScansWithin(
-        func, options.budget.minimum ? -1 : fr.budget, planning);
+    FailureOr<ScansRewritten> rewritten =
+        checkpointScansWithin(func, options.budget.minimum ? -1 : fr.budget,
+                              planning, options.scanSlots);
     if (failed(rewritten))
       return failure();
     if (rewritten->count == 0)
       return false;
     checkpointedScans = rewritten->count;
+    scanRuns = std::move(rewritten->runs);
     if (!rewritten->prepared)
       prepareForRemat(func);
-    FailureOr<IRTrainingGraph> built =
-        buildTrainingGraph(func, costs, RecomputeRegions::Atomic, scope());
+    FailureOr<IRTrainingGraph> built = buildTrainingGraph(
+        func, costs, RecomputeRegions::Atomic, scope(), &scanRuns);
     if (failed(built))
       return failure();
     ig = std::move(*built);
@@ -489,8 +502,10 @@ private:
   FloorBreakdown floor;
   /// The time of the copy as it stands (scans checkpointed, nothing else).
   double timeAsIs = 0;
-  /// Scans checkpointed in the copy (checkpointScans()).
+  /// Scans checkpointed in the copy (checkpointScans()), and how often the
+  /// regions of the loops they were rewritten into run (the IR cannot say).
   int checkpointedScans = 0;
+  RegionRuns scanRuns;
 };
 
 } // namespace

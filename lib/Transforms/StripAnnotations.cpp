@@ -23,7 +23,7 @@ struct StripAnnotationsPass
       for (StringRef name :
            {RematDialect::kCostAttrName, RematDialect::kPolicyAttrName,
             RematDialect::kStageAttrName, RematDialect::kInitAttrName,
-             RematDialect::kRegionRunsAttrName, RematDialect::kOwnNodeAttrName})
+            RematDialect::kOwnNodeAttrName})
         op->removeAttr(name);
       if (auto func = dyn_cast<FunctionOpInterface>(op)) {
         for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)

@@ -6,11 +6,10 @@ For each budget, `remat-opt MODEL --remat-budget=B` checkpoints the
 function's one scan with the slots it chooses (CheckpointScansWithin.cpp:
 a count that fits as it is and a ladder above it, each solved with the
 rest of the graph). The oracle tries every count K = 1..T: the scan
-rewritten with K slots (`-remat-checkpoint-scans=slots=K`), then the rest
-planned at the same budget in bytes (`--remat-budget=<bytes>`); the fastest
-plan that fits is the best count. The choice must be as fast as the best,
-within --tolerance (the two-step runs are the reference for both: the
-choice is timed as the oracle times its own K).
+rewritten with K slots and the rest planned around them at the same budget
+in bytes (`--remat-budget=<bytes> --remat-scan-slots=K`); the fastest plan
+that fits is the best count. The choice must be as fast as the best,
+within --tolerance (the choice is timed as the oracle times its own K).
 
 With --strategy S both the choice and the oracle's plans use strategy S
 (checkmate-milp chooses the count inside its model: SizedParts.h).
@@ -53,12 +52,9 @@ def chosen(model, budget, tmp, strategy):
 
 def time_with(model, slots, budget_bytes, tmp, strategy):
     """The planned time with the scan at `slots`, None when nothing fits."""
-    rewritten = os.path.join(tmp, "k%d.mlir" % slots)
     report = os.path.join(tmp, "k%d.json" % slots)
-    if run([model, "-remat-checkpoint-scans=slots=%d" % slots,
-            "-o", rewritten]).returncode != 0:
-        return None
-    p = run([rewritten, "--remat-budget=%d" % budget_bytes,
+    p = run([model, "--remat-budget=%d" % budget_bytes,
+             "--remat-scan-slots=%d" % slots,
              "--remat-report=" + report, "-o", os.devnull] + strategy)
     if p.returncode != 0:
         return None

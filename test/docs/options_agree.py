@@ -19,8 +19,9 @@ FLAG = re.compile(r"^\s+--([a-z-]+)=<([^>]*)>\s+- (.*)$")
 # (alignment: its default is 1 for graph files).
 PLAN_ONLY = {"min-budget"}
 PLAN_REWORDED = {"budget", "strategy", "alignment"}
-# Only the MLIR passes have these (they name files, functions and arguments).
-PASS_ONLY = {"report", "cost-table", "functions", "dim-bounds"}
+# Only the MLIR passes have these (they name files, functions and arguments,
+# or rewrite the IR's loops).
+PASS_ONLY = {"report", "cost-table", "functions", "dim-bounds", "scan-slots"}
 
 
 def doc_options(path):

@@ -106,13 +106,22 @@ std::optional<std::string> whyNotATrainingStep(mlir::func::FuncOp func);
 /// That loop, when `func` is such a micro-batch step; null otherwise.
 mlir::scf::ForOp microBatchLoop(mlir::func::FuncOp func);
 
+/// How often each region of an op runs per run of the op, where the IR
+/// cannot say: the loops a rewrite emits with a schedule it fixed at compile
+/// time (a checkpointed scan's interpreter: which branch an action takes,
+/// how far an advance goes). The pass that emitted them knows
+/// (CheckpointedScan) and gives it to its analyses; the IR carries nothing.
+/// Without an entry, a loop's regions run its trip count where the IR
+/// bounds it, else once, and an scf.if costs its larger branch.
+using RegionRuns =
+    llvm::DenseMap<mlir::Operation *, llvm::SmallVector<double, 2>>;
+
 /// `symbolScope` is where callees of func.call are looked up (their bodies
 /// are costed); default: the function's parent. A copy detached from its
-/// module (the planner's) passes the module.
-mlir::FailureOr<IRTrainingGraph>
-buildTrainingGraph(mlir::func::FuncOp func, const CostModel &costs,
-                   RecomputeRegions regions,
-                   mlir::Operation *symbolScope = nullptr);
+/// module (the planner's) passes the module. `runs`: see RegionRuns.
+mlir::FailureOr<IRTrainingGraph> buildTrainingGraph(
+    mlir::func::FuncOp func, const CostModel &costs, RecomputeRegions regions,
+    mlir::Operation *symbolScope = nullptr, const RegionRuns *runs = nullptr);
 
 /// The peak of `func`'s program order by the lifetime analysis (the graph
 /// above, simulated); std::nullopt when the graph cannot be built.

@@ -10,6 +10,7 @@
 #include "remat/Loops/ScanLoops.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -38,7 +39,8 @@ struct CheckpointedScan {
   /// What depends on the slot count in what was emitted, so that
   /// resizeCheckpointedScan can set another count in place: the buffers
   /// holding slots (tensor.empty, `slots + rowsOffset` rows), the constants
-  /// derived from the count, and the ops whose region runs depend on it.
+  /// derived from the count; and the ops whose region runs the schedule
+  /// fixes (addRegionRuns).
   enum class SlotConstant { Slots, SlotsLessOne, FirstSplit, Actions };
   enum class SlotRuns {
     FirstSweepStore, // the forward loop's scf.if storing a slot
@@ -46,6 +48,7 @@ struct CheckpointedScan {
     TurnAdvance,     // the advance before a backward step
     StoreAdvance,    // the advance before a store
     OnlineActions,   // the online interpreter's scf.while
+    OnlineForward,   // the online forward scf.while (its most steps)
   };
   struct SlotSized {
     llvm::SmallVector<std::pair<mlir::Operation *, int64_t>> buffers;
@@ -70,6 +73,12 @@ llvm::SmallVector<double> slotRegionRuns(CheckpointedScan::SlotRuns kind,
                                          int64_t steps,
                                          const LoopReversalCounts &counts);
 
+/// Adds to `runs` how often the regions of what `scan` emitted run (the
+/// analysis cannot tell from the IR: see RegionRuns), keyed by the ops of
+/// `copy`'s copy of it when given.
+void addRegionRuns(const CheckpointedScan &scan, RegionRuns &runs,
+                   const mlir::IRMapping *copy = nullptr);
+
 /// Rewrites `scan` to keep `slots` (1 <= slots <= T) checkpoints of its
 /// carries instead of its stacks (see CheckpointScans.cpp): the forward and
 /// backward loops are replaced, through `rewriter` (its listener sees every
@@ -80,8 +89,8 @@ CheckpointedScan checkpointScan(mlir::RewriterBase &rewriter,
 /// Sets the slot count of what checkpointScan emitted to `slots` (1 <=
 /// slots <= T), in place through `rewriter`: the slot buffers' types (and
 /// every value they flow into: the loops' arguments and results, the
-/// branches', the inserts'), the constants derived from the count, the
-/// region runs; `scan` then describes the new count. The same IR as
+/// branches', the inserts'), the constants derived from the count; `scan`
+/// then describes the new count (its region runs too). The same IR as
 /// checkpointScan emits with `slots`, without emitting again: the planner
 /// chooses the count on the rewrite at a probe count, which is then
 /// resized. Failure (nothing to say to a user: an internal error) when the
@@ -102,20 +111,26 @@ enum class ScanBookkeeping { Copy, Store };
 std::string scanBookkeepingKey(ScanBookkeeping kind, mlir::Type carry);
 
 /// How the caller sees a function: `graphOf` prepares a copy (in place)
-/// and builds its graph as the caller's analysis does; `plan` is the
-/// caller's best plan of a graph within the budget (empty: the program must
-/// fit as it is, nothing else recomputed); `planSized`, where the caller's
+/// and builds its graph as the caller's analysis does, with the runs of the
+/// loops emitted in it (preparing does not replace a loop or a branch); `plan`
+/// is the caller's best plan of a graph within the budget (empty: the program
+/// must fit as it is, nothing else recomputed); `planSized`, where the caller's
 /// strategy has a model that chooses sizes, plans the slot counts with the
 /// schedule (ScanSlots.h).
 struct ScanPlanning {
-  llvm::function_ref<mlir::FailureOr<IRTrainingGraph>(mlir::func::FuncOp)>
-      graphOf;
+  using GraphOf = llvm::function_ref<mlir::FailureOr<IRTrainingGraph>(
+      mlir::func::FuncOp, const RegionRuns &)>;
+  GraphOf graphOf;
   const CostModel &costs;
   PlanGraph plan;
   PlanSized planSized = {};
   /// Keep the rewrite the slots were checked on (prepared by `graphOf`) as
   /// the function's body, rather than rewriting the function again.
   bool adoptChecked = false;
+  /// The timeline of a copy `graphOf` prepared, as it runs (its own order's
+  /// in-place writes, RecomputeRegions::Flatten: the guarantee's analysis),
+  /// for whether it fits as it is; when not given, `graphOf`'s graph.
+  GraphOf timelineOf = nullptr;
 };
 
 /// Checkpoints each scan at the top level of `func`, rewriting it once:
@@ -131,6 +146,9 @@ struct ScanPlanning {
 struct ScansRewritten {
   int count = 0;
   bool prepared = false;
+  /// How often the regions of the loops emitted in `func` run: for the
+  /// caller's analyses of the rewritten function (RegionRuns).
+  RegionRuns runs;
 };
 mlir::FailureOr<ScansRewritten>
 checkpointScansWithin(mlir::func::FuncOp func, int64_t budget,

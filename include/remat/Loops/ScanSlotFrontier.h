@@ -56,10 +56,10 @@ constexpr int kFrontierPlans = 24;
 /// points are planned in the order of the least time any plan of them can
 /// take (every node runs at least once: the program as it is), until that
 /// bound reaches the best time found, at most kFrontierPlans plans. A
-/// point whose program fits as it is is simulated, not planned. Updates
-/// `choice` (slots, time, frontierPoints, frontierChose; ties go to fewer
-/// bytes).
-void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
+/// point whose program fits as it is (`asIs`) is simulated, not planned.
+/// Updates `choice` (slots, time, frontierPoints, frontierChose; ties go to
+/// fewer bytes).
+void chooseOnFrontier(const TrainingGraph &graph, const AsIsTimeline &asIs,
                       int64_t budget, const std::vector<ScanSlotNode> &scans,
                       const PlanGraph &plan,
                       const std::vector<std::vector<int64_t>> &unfit,

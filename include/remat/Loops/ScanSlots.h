@@ -17,6 +17,7 @@
 #define REMAT_LOOPS_SCANSLOTS_H
 
 #include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/SizedParts.h"
 #include "remat/Support/AllocAlignment.h"
 
@@ -94,6 +95,19 @@ struct PlanSized {
   }
 };
 
+/// The program as it runs, for what "fits as it is" means: the timeline of
+/// the rewrite in its own order, whose in-place writes are those that order
+/// allows (RecomputeRegions::Flatten; the planner's graph assumes only what
+/// holds in any order it may choose, so it may count a buffer more), with
+/// its scans as nodes of that graph.
+struct AsIsTimeline {
+  const TrainingGraph &graph;
+  const Schedule &order;
+  const std::vector<ScanSlotNode> &scans;
+  /// The program with scan i at slots[i], simulated in its order.
+  SimulationResult at(const std::vector<int64_t> &slots) const;
+};
+
 struct ScanSlotChoice {
   std::vector<int64_t> slots; ///< Per scan.
   /// Per scan, the slots with which the program fits as it is, all else
@@ -135,12 +149,14 @@ struct ScanSlotChoice {
 /// model applies, the choices of every scan's count that re-run the fewest
 /// steps for the bytes their slots take together are planned whole, around
 /// the ladder's (chooseOnFrontier, ScanSlotFrontier.h): the fastest is kept.
-/// `budget` < 0: fewest slots.
+/// `budget` < 0: fewest slots. Whether the program fits as it is, and its
+/// time then, is `asIs`'s (default: `graph` simulated in `order`).
 ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
                                const Schedule &order, int64_t budget,
                                const std::vector<ScanSlotNode> &scans,
                                const PlanGraph &plan,
-                               const PlanSized &planSized = {});
+                               const PlanSized &planSized = {},
+                               const AsIsTimeline *asIs = nullptr);
 
 /// planSized is offered every count within kSizedWindow of the ladder's
 /// choice, a geometric ladder (x1.25) above it up to T, and kSizedBelow

@@ -5,7 +5,7 @@
 // -remat-rematerialize, the -remat-fit pipeline and remat-opt's
 // --remat-<option> flags declare their options here and nowhere else: the
 // global settings (budget, strategy, report, cost-table, functions,
-// dim-bounds, alignment) and one
+// dim-bounds, alignment, scan-slots) and one
 // option per strategy option the registered strategies declare
 // (allStrategyOptions(), typed like its SolveOptions field), with the help,
 // default and range remat-plan prints for the same option.
@@ -71,6 +71,13 @@ public:
                       "-remat-lower-to-cpu/-gpu allocate it with the same "
                       "`alignment` (default 64, theirs; 1 counts exact "
                       "tensor bytes; give the lowering the same value)")),
+        scanSlots(owner, "scan-slots", llvm::cl::value_desc("K"),
+                  llvm::cl::init(0),
+                  llvm::cl::desc(
+                      "Checkpoint every scan (a loop stacking what its "
+                      "reverse reads) with K slots (at most its steps), and "
+                      "plan the rest of the function around them (default "
+                      "0: the count of the fastest plan within the budget)")),
         strategyDecls(allStrategyOptions()) {
     // cl keeps references to the names and help texts: both live in this
     // object, filled before any option refers to them.
@@ -95,6 +102,7 @@ public:
     s.functions.assign(functions.begin(), functions.end());
     s.dimBounds.assign(dimBounds.begin(), dimBounds.end());
     s.alignment = alignment;
+    s.scanSlots = scanSlots;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](const auto &opt) {
@@ -114,6 +122,7 @@ public:
     list.push_back(std::addressof(functions)); // cl::list overloads &.
     list.push_back(std::addressof(dimBounds));
     list.push_back(&alignment);
+    list.push_back(&scanSlots);
     for (const auto &opt : strategyOptions)
       std::visit([&](const auto &o) { list.push_back(o.get()); }, opt);
     return list;
@@ -128,6 +137,7 @@ public:
     functions = llvm::ArrayRef<std::string>(s.functions);
     dimBounds = llvm::ArrayRef<std::string>(s.dimBounds);
     alignment = s.alignment;
+    scanSlots = s.scanSlots;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](auto &opt) { assignOne(*opt, s.solve, strategyDecls[i].field); },
@@ -163,6 +173,7 @@ public:
   ListOpt<std::string> functions;
   ListOpt<std::string> dimBounds;
   Opt<int64_t> alignment;
+  Opt<int64_t> scanSlots;
 
 private:
   std::vector<StrategyOption> strategyDecls;

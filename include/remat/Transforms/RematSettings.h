@@ -30,6 +30,8 @@ struct RematSettings {
   /// How the target rounds allocations (bytes, a power of two): every
   /// buffer counts its size rounded up to it (AllocAlignment.h).
   int64_t alignment = kDefaultAllocAlignment;
+  /// Slots of every scan's checkpoints (0: chosen with the plan).
+  int64_t scanSlots = 0;
   /// The strategies' options (allStrategyOptions()); the per-function
   /// fields (budget, cache, note) are set by the pass.
   SolveOptions solve;

@@ -32,6 +32,8 @@ struct RematOptions {
   SizeSpec budget;
   /// A strategy of allStrategies() ("auto": the fastest of all that apply).
   std::string strategy = "auto";
+  /// Slots of every scan's checkpoints (0: those of the fastest plan).
+  int64_t scanSlots = 0;
   /// The strategies' options (allStrategyOptions(): slots, milp-seconds,
   /// ...); budget, cache and note are set per function.
   SolveOptions solve;

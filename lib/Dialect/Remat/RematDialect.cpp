@@ -69,18 +69,6 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
   if (name == kOwnNodeAttrName)
     return markOn("tensor.insert_slice", isa<UnitAttr>(value),
                   "a unit attribute");
-  if (name == kRegionRunsAttrName) {
-    auto runs = dyn_cast<ArrayAttr>(value);
-    if (!runs || runs.size() != op->getNumRegions() ||
-        !llvm::all_of(runs, [](Attribute a) {
-          auto f = dyn_cast<FloatAttr>(a);
-          return f && f.getValueAsDouble() >= 0;
-        }))
-      return op->emitError() << "'" << name
-                             << "' must hold one non-negative float per "
-                                "region of the op";
-    return success();
-  }
   if (name == kLossAttrName)
     return op->emitError() << "'" << name
                            << "' belongs on a function result, not on an op";

@@ -78,7 +78,7 @@ slotFrontier(const TrainingGraph &graph, const std::vector<ScanSlotNode> &scans,
   return frontier;
 }
 
-void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
+void chooseOnFrontier(const TrainingGraph &graph, const AsIsTimeline &asIs,
                       int64_t budget, const std::vector<ScanSlotNode> &scans,
                       const PlanGraph &plan,
                       const std::vector<std::vector<int64_t>> &unfit,
@@ -92,9 +92,7 @@ void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
       slotFrontier(graph, scans, counts);
   // Every node runs at least once: the program as it is, whose time less
   // its reversals' is the same at every count, is the least any plan takes.
-  const double others =
-      simulate(withScanSlots(graph, scans, choice.slots), order).time -
-      chosen.reversalTime;
+  const double others = asIs.at(choice.slots).time - chosen.reversalTime;
   auto leastTime = [&](const SlotChoicePoint &p) {
     return others + p.reversalTime;
   };
@@ -112,11 +110,10 @@ void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
                      [](int64_t a, int64_t b) { return a <= b; }))
         return false;
     ++choice.frontierPoints;
-    TrainingGraph g = withScanSlots(graph, scans, p.slots);
     double time = 0;
-    if (SimulationResult asIs = simulate(g, order);
-        asIs.valid && asIs.peak <= budget) {
-      time = asIs.time;
+    if (SimulationResult run = asIs.at(p.slots);
+        run.valid && run.peak <= budget) {
+      time = run.time;
     } else {
       if (plans >= kFrontierPlans) {
         --choice.frontierPoints;
@@ -124,7 +121,7 @@ void chooseOnFrontier(const TrainingGraph &graph, const Schedule &order,
       }
       ++plans;
       ++choice.plansSolved;
-      std::optional<GraphPlan> r = plan(g);
+      std::optional<GraphPlan> r = plan(withScanSlots(graph, scans, p.slots));
       if (!r)
         return false;
       time = r->time;

@@ -50,6 +50,10 @@ SizedPart ScanSlotNode::sizedPart(const TrainingGraph &graph,
   return part;
 }
 
+SimulationResult AsIsTimeline::at(const std::vector<int64_t> &slots) const {
+  return simulate(withScanSlots(graph, scans, slots), order);
+}
+
 TrainingGraph withScanSlots(TrainingGraph graph,
                             const std::vector<ScanSlotNode> &scans,
                             const std::vector<int64_t> &slots) {
@@ -151,8 +155,11 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
                                const Schedule &order, int64_t budget,
                                const std::vector<ScanSlotNode> &scans,
                                const PlanGraph &plan,
-                               const PlanSized &planSized) {
+                               const PlanSized &planSized,
+                               const AsIsTimeline *asIsTimeline) {
   ScanSlotChoice choice;
+  const AsIsTimeline ownTimeline{graph, order, scans};
+  const AsIsTimeline &timeline = asIsTimeline ? *asIsTimeline : ownTimeline;
   Schedule bestSchedule = order;
   // Whether a plan that recomputes something else fits more slots than the
   // program as it is, for some scan. Where none does, more slots fit no
@@ -164,7 +171,7 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
   // The choices the ladder found no plan for.
   std::vector<std::vector<int64_t>> unfit;
   auto asIs = [&](const std::vector<int64_t> &slots) {
-    return simulate(withScanSlots(graph, scans, slots), order);
+    return timeline.at(slots);
   };
   if (budget < 0) {
     choice.time = asIs(choice.slots).time;
@@ -257,7 +264,7 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
   } else if (choice.feasible && planBuysSlots) {
     // No model chooses the counts with the schedule: the choices that
     // re-run the fewest steps for their bytes, each planned whole.
-    chooseOnFrontier(graph, order, budget, scans, plan, unfit, choice);
+    chooseOnFrontier(graph, timeline, budget, scans, plan, unfit, choice);
   }
   return choice;
 }

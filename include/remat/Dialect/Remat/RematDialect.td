@@ -41,13 +41,6 @@ def Remat_Dialect : Dialect {
         updates that one's result in place, a planner node of its own,
         whatever order a plan then gives the slice; dropped by
         `-remat-strip-annotations`.
-      - `remat.region_runs = [R0, R1, ...]` (floats) on an op with regions
-        whose counts the IR does not say (an `scf.for` with bounds known at
-        run time, an `scf.if`): how often each region runs, on average, per
-        execution of the op. `-remat-checkpoint-scans` sets it from the
-        schedule it emits; the cost model multiplies each region's time by
-        it (by default: the trip count of constant bounds, else once; the
-        larger branch of an `scf.if`).
     * The `remat.loss` function result attribute marks the loss when it is
       not the first result.
 
@@ -68,8 +61,6 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kInitAttrName = "remat.init";
     static constexpr ::llvm::StringLiteral kOwnNodeAttrName =
         "remat.own_node";
-    static constexpr ::llvm::StringLiteral kRegionRunsAttrName =
-        "remat.region_runs";
     static constexpr ::llvm::StringLiteral kBoundsAttrName = "remat.bounds";
   }];
 }
