@@ -106,7 +106,7 @@ void copyOldValueBefore(OpOperand &dest) {
   auto type = dyn_cast<RankedTensorType>(old.getType());
   Block *home = old.getParentBlock();
   Operation *anchor = home->findAncestorOpInBlock(*dest.getOwner());
-  if (!type || !type.hasStaticShape() || !anchor)
+  if (!type || !anchor)
     return;
   SmallVector<OpOperand *> reads;
   for (OpOperand &use : old.getUses()) {
@@ -121,8 +121,10 @@ void copyOldValueBefore(OpOperand &dest) {
     return;
   OpBuilder b(anchor);
   Location loc = dest.getOwner()->getLoc();
-  Value empty =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  // Of the old value's sizes (tensor.dim of it where they are dynamic: the
+  // bounds analysis then bounds the copy as it bounds the value).
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, old), type.getElementType());
   Value copied = linalg::CopyOp::create(b, loc, old, empty).getResult(0);
   for (OpOperand *use : reads)
     use->set(copied);

@@ -30,10 +30,10 @@ bool writeInPlaceIntoCarry(mlir::Value v, mlir::Value arg);
 /// carry are then not both live until the iteration ends. A write into a
 /// carry on one path of an scf.if whose old value is read after it has
 /// that old value copied instead, before the op of the body holding the
-/// branch, on every path (static shapes): the reads after the write read
-/// the copy, and the write is in place (a copy one path alone made could
-/// not be freed). -remat-prepare runs it, so the analysis sees the copy the
-/// run makes.
+/// branch, on every path (of its sizes, dynamic ones too): the reads after
+/// the write read the copy, and the write is in place (a copy one path
+/// alone made could not be freed). -remat-prepare runs it, so the analysis
+/// sees the copy the run makes.
 void writeLoopCarriesInPlace(mlir::Operation *root);
 
 } // namespace remat

@@ -307,9 +307,10 @@ def LoopCarriesInPlacePass : Pass<"remat-loop-carries-in-place"> {
     first), copied back the same way. On one path of an `scf.if` that copy
     would be made on that path only (no buffer every path made, which
     nothing would free): there the old value is copied instead, into a
-    `tensor.empty` right before the op of the argument's block that holds
-    the write, on every path, and the reads from there on read the copy; the
-    write is then in place. Where that cannot be done (a shape not static)
+    `tensor.empty` (of the value's sizes, `tensor.dim` of it where they are
+    dynamic) right before the op of the argument's block that holds the
+    write, on every path, and the reads from there on read the copy; the
+    write is then in place. Where that cannot be done (an unranked tensor)
     the pass stops with an error that says what to do. An `scf.while` whose
     condition passes its arguments on unchanged is treated the same way
     (its body's arguments are the iteration's buffers). Run by the CPU and GPU

@@ -4,7 +4,7 @@
 --exact at 100 % (the CPU runtime's peak == the lifetime model's, before
 and after the pipeline; outputs identical).
 
-  check_carry_reads.py FIRST LAST DIR [--reads-after]
+  check_carry_reads.py FIRST LAST DIR [--reads-after] [--dynamic]
 
 With --reads-after (reads of the old value after the write too), every
 variant must still run exactly: whose write is in the loop's body, the
@@ -13,17 +13,50 @@ in a branch, it copies the old value before the op holding the branch (the
 generator says where it put the write).
 Prints each variant's line and `exact: N of K variants (W with the write
 in a branch)`; exits 1 with the failing seeds otherwise.
+
+With --dynamic, each variant is also generated with a carry of a size
+known at run time (gen_carry_reads.py --dynamic) and lowered as it is
+(run.sh; the planner cannot bound an scf.if's dynamic result yet): it must
+print what the static variant prints and peak at the same bytes.
 """
 import os
+import re
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def run(model, harness):
+    """(stdout without addresses, window peak) of the model on the CPU."""
+    p = subprocess.run(["bash", os.path.join(HERE, "run.sh"), model, harness],
+                       capture_output=True, text=True)
+    peak = re.search(r"window_peak_bytes=(\d+)", p.stderr)
+    if p.returncode != 0 or not peak:
+        return None, p.stderr.strip().splitlines()[-1:] or ["(no output)"]
+    return re.sub(r"base@ = 0x[0-9a-f]*", "", p.stdout), int(peak.group(1))
+
+
+def same_as_dynamic(gen, model, reads_after):
+    """Whether the --dynamic twin of `model` runs as it does."""
+    dyn = model[:-len(".mlir")] + ".dyn.mlir"
+    subprocess.run(gen + (["--reads-after"] if reads_after else []) +
+                   ["--dynamic", "-o", dyn], check=True)
+    subprocess.run(gen + ["--harness", "--dynamic", "-o",
+                          dyn[:-len(".mlir")] + ".harness.mlir"], check=True)
+    static = run(model, model[:-len(".mlir")] + ".harness.mlir")
+    dynamic = run(dyn, dyn[:-len(".mlir")] + ".harness.mlir")
+    if static[0] is None or dynamic[0] is None:
+        return False, "failed: %s" % (static[1] if static[0] is None else dynamic[1])
+    return static == dynamic, "dynamic twin: peak %d B (static %d B), outputs %s" % (
+        dynamic[1], static[1], "identical" if static[0] == dynamic[0] else "DIFFER")
+
+
 def main():
-    args = [a for a in sys.argv[1:] if a != "--reads-after"]
-    reads_after = len(args) != len(sys.argv) - 1
+    flags = {"--reads-after", "--dynamic"}
+    args = [a for a in sys.argv[1:] if a not in flags]
+    reads_after = "--reads-after" in sys.argv[1:]
+    dynamic = "--dynamic" in sys.argv[1:]
     first, last, work = int(args[0]), int(args[1]), args[2]
     os.makedirs(work, exist_ok=True)
     failed, exact, branches = [], 0, 0
@@ -41,6 +74,9 @@ def main():
         out = (p.stdout + p.stderr).strip()
         line = out.splitlines()[-1] if out else "(no output)"
         good = p.returncode == 0
+        if good and dynamic:
+            good, note = same_as_dynamic(gen, model, reads_after)
+            line += "; " + note
         exact += good
         branches += in_branch
         print("seed %d (write %s): %s" % (seed, "in a branch" if in_branch else "in the body",

@@ -23,11 +23,15 @@ the run does not make). With --reads-after, reads after the write read
 the old value too: the write is then a copy (One-Shot Bufferize's and the
 model's), which -remat-loop-carries-in-place copies back into the carry at
 the end of the iteration, or, where the write is on one path of an scf.if
-(no buffer every path made), refuses with an error that says what to do.
+(no buffer every path made), makes in place by copying the old value before
+the op holding the branch, on every path. With --dynamic, `%a` is a
+`tensor<?xf32>` bounded at 256 (`remat.bounds`; the harness passes 256
+elements): the copy is then of the sizes the value has at run time.
 
   loss = sum(final a); results: loss, final a, the sum of the reads
 
-Usage: gen_carry_reads.py --seed N [--reads-after] [--harness] [-o FILE]
+Usage: gen_carry_reads.py --seed N [--reads-after] [--dynamic] [--harness]
+[-o FILE]
 """
 
 import os
@@ -221,17 +225,50 @@ def build(seed, reads_after=False):
     return lines
 
 
+DYN = "tensor<?xf32>"
+
+
+def dynamic_model(lines):
+    """The model with %a of a size known at run time, bounded at N."""
+    text = "\n".join(lines).replace(VEC, DYN)
+    text = text.replace("func.func @carry(%%x: %s)" % DYN,
+                        "func.func @carry(%%x: %s {remat.bounds = array<i64: %d>})"
+                        % (DYN, N))
+    text = text.replace("  %%a0_e = tensor.empty() : %s" % DYN,
+                        "  %%n = tensor.dim %%x, %%c0 : %s\n"
+                        "  %%a0_e = tensor.empty(%%n) : %s" % (DYN, DYN))
+    lines = text.split("\n")
+    return [l + " --dynamic" if l.startswith("// Regenerate:") else l
+            for l in lines]
+
+
+def dynamic_harness(lines):
+    """The harness passing its N elements as a tensor<?xf32>."""
+    call = next(i for i, l in enumerate(lines) if "func.call @carry(" in l)
+    out = lines[:call] + ["  %%x_d = tensor.cast %%x : %s to %s" % (VEC, DYN)]
+    out += [l.replace("@carry(%x)", "@carry(%x_d)").replace(VEC, DYN)
+            for l in lines[call:]]
+    return out
+
+
 def main():
-    a = seeded_variant_args(__doc__, lambda ap: ap.add_argument(
-        "--reads-after", action="store_true",
-        help="reads after the write read the old value too"))
+    def extra(ap):
+        ap.add_argument("--reads-after", action="store_true",
+                        help="reads after the write read the old value too")
+        ap.add_argument("--dynamic", action="store_true",
+                        help="the carry of a size known at run time")
+    a = seeded_variant_args(__doc__, extra)
     if a.harness:
         lines = (["// Harness of gen_carry_reads.py --seed %d." % a.seed] +
                  main_lines("carry", [Arg("%x", [N])],
                             [Init("uniform", seed=arg_seed(0), scale=0.5)],
                             ["tensor<f32>", VEC, "tensor<1xf32>"]))
+        if a.dynamic:
+            lines = dynamic_harness(lines)
     else:
         lines = build(a.seed, a.reads_after)
+        if a.dynamic:
+            lines = dynamic_model(lines)
     text = "\n".join(lines) + "\n"
     write_output(a.output, text)
 
