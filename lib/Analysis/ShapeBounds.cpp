@@ -5,7 +5,10 @@
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Dialect/Remat/Remat.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -52,6 +55,75 @@ std::string describe(Value v) {
                        r.getOwner()->getName().getStringRef())
       .str();
 }
+
+/// The upper bound of dimension `dim` of a tensor value: the value-bounds
+/// analysis's, else the one the structure of the IR gives where that
+/// analysis gives none (it does not carry a size through nested scf.if
+/// results whose branches yield different values into a loop's carry): a
+/// destination-passing result (tensor.insert, insert_slice, linalg) has
+/// its destination's size, a cast its source's, an scf.if result at most
+/// the larger of what its branches yield, an scf.for's result its carry's,
+/// and a carry its initial value's bound when, that bound assumed, what
+/// the body yields is bounded by it too (an induction on the iterations).
+class SizeBound {
+public:
+  std::optional<int64_t> of(Value v, unsigned dim) {
+    auto tensor = dyn_cast<RankedTensorType>(v.getType());
+    if (!tensor || dim >= tensor.getRank())
+      return std::nullopt;
+    if (!tensor.isDynamicDim(dim))
+      return tensor.getDimSize(dim);
+    if (auto it = assumed.find({v, dim}); it != assumed.end())
+      return it->second;
+    FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(v, dim),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (succeeded(ub))
+      return std::max<int64_t>(0, *ub);
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return ofCarry(arg, dim);
+    auto result = cast<OpResult>(v);
+    Operation *op = result.getOwner();
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      return of(dps.getTiedOpOperand(result)->get(), dim);
+    if (auto cast = dyn_cast<tensor::CastOp>(op))
+      return of(cast.getSource(), dim);
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (branch.getElseRegion().empty())
+        return std::nullopt;
+      const unsigned n = result.getResultNumber();
+      std::optional<int64_t> then = of(branch.thenYield().getOperand(n), dim);
+      std::optional<int64_t> other = of(branch.elseYield().getOperand(n), dim);
+      if (!then || !other)
+        return std::nullopt;
+      return std::max(*then, *other);
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return of(loop.getRegionIterArgs()[result.getResultNumber()], dim);
+    return std::nullopt;
+  }
+
+private:
+  std::optional<int64_t> ofCarry(BlockArgument arg, unsigned dim) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
+    if (!init)
+      return std::nullopt;
+    std::optional<int64_t> bound = of(init->get(), dim);
+    if (!bound)
+      return std::nullopt;
+    assumed[{arg, dim}] = *bound;
+    std::optional<int64_t> next =
+        of(loop.getTiedLoopYieldedValue(arg)->get(), dim);
+    assumed.erase({arg, dim});
+    if (!next || *next > *bound)
+      return std::nullopt;
+    return bound;
+  }
+
+  /// The carries whose bound is being proved, at the bound assumed.
+  llvm::DenseMap<std::pair<Value, unsigned>, int64_t> assumed;
+};
 
 } // namespace
 
@@ -106,6 +178,7 @@ FailureOr<BoundedCopy> boundedCopy(func::FuncOp func) {
   // Every other value: its bound by the value-bounds analysis, computed
   // with the arguments bounded and before any other type changes.
   SmallVector<std::pair<Value, Type>> bounded;
+  SizeBound sizeBound;
   auto bound = [&](Value v) -> LogicalResult {
     if (!isDynamicTensor(v.getType()))
       return success();
@@ -118,15 +191,13 @@ FailureOr<BoundedCopy> boundedCopy(func::FuncOp func) {
     for (auto [dim, size] : llvm::enumerate(shape)) {
       if (!ShapedType::isDynamic(size))
         continue;
-      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
-          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(v, dim),
-          /*stopCondition=*/nullptr, /*closedUB=*/true);
-      if (failed(ub))
+      std::optional<int64_t> ub = sizeBound.of(v, dim);
+      if (!ub)
         return emitError(loc)
                << describe(v) << " (" << v.getType() << ") has no upper bound "
                << "remat can derive for dimension " << dim << ": "
                << kHowToBound;
-      size = std::max<int64_t>(0, *ub);
+      size = *ub;
     }
     bounded.emplace_back(v, RankedTensorType::get(shape,
                                                   tensor.getElementType(),

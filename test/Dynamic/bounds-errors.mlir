@@ -89,3 +89,33 @@ func.func @wrong_static(%x: tensor<?x8xf32> {remat.bounds = array<i64: 16, 4>}) 
 func.func @wrong_rank(%x: tensor<?x8xf32> {remat.bounds = array<i64: 16>}) -> tensor<?x8xf32> {
   return %x : tensor<?x8xf32>
 }
+
+// -----
+
+// A loop carry that grows every iteration has no bound: its initial value's
+// (16) assumed, the body yields one more (the first value found unbounded
+// is the pad inside the loop).
+func.func @growing_carry(%x: tensor<?xf32> {remat.bounds = array<i64: 16>}) -> (tensor<f32> {remat.loss}, tensor<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %f = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x) -> (tensor<?xf32>) {
+    // expected-error @+1 {{result #0 of tensor.pad ('tensor<?xf32>') has no upper bound remat can derive for dimension 0}}
+    %p = tensor.pad %a low[0] high[1] {
+    ^bb0(%j: index):
+      tensor.yield %zero : f32
+    } : tensor<?xf32> to tensor<?xf32>
+    scf.yield %p : tensor<?xf32>
+  }
+  %l_e = tensor.empty() : tensor<f32>
+  %l_z = linalg.fill ins(%zero : f32) outs(%l_e : tensor<f32>) -> tensor<f32>
+  %l = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%f : tensor<?xf32>) outs(%l_z : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %e = tensor.extract %f[%c0] : tensor<?xf32>
+  %g = tensor.from_elements %e : tensor<1xf32>
+  return %l, %g : tensor<f32>, tensor<1xf32>
+}
