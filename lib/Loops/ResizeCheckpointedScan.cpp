@@ -12,7 +12,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Dialect/Remat/Remat.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Loops/OnlineCheckpointing.h"
 

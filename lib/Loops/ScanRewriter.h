@@ -14,7 +14,6 @@
 
 #include "remat/Loops/ScanLoops.h"
 #include "remat/Loops/CheckpointScans.h"
-#include "remat/Dialect/Remat/Remat.h"
 #include "remat/Loops/LoopReversal.h"
 #include "remat/Loops/OnlineCheckpointing.h"
 

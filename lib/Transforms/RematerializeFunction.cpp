@@ -221,11 +221,10 @@ private:
     if (rewritten->count == 0)
       return false;
     checkpointedScans = rewritten->count;
-    scanRuns = std::move(rewritten->runs);
     if (!rewritten->prepared)
       prepareForRemat(func);
     FailureOr<IRTrainingGraph> built = buildTrainingGraph(
-        func, costs, RecomputeRegions::Atomic, scope(), &scanRuns);
+        func, costs, RecomputeRegions::Atomic, scope(), &rewritten->runs);
     if (failed(built))
       return failure();
     ig = std::move(*built);
@@ -502,10 +501,8 @@ private:
   FloorBreakdown floor;
   /// The time of the copy as it stands (scans checkpointed, nothing else).
   double timeAsIs = 0;
-  /// Scans checkpointed in the copy (checkpointScans()), and how often the
-  /// regions of the loops they were rewritten into run (the IR cannot say).
+  /// Scans checkpointed in the copy (checkpointScans()).
   int checkpointedScans = 0;
-  RegionRuns scanRuns;
 };
 
 } // namespace

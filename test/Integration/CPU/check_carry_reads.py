@@ -21,21 +21,13 @@ lowered as it is (run.sh), print what the static variant prints and peak
 at the same bytes.
 """
 import os
-import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+from check_remat import run as run_model  # noqa: E402 (the same directory)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def run(model, harness):
-    """(stdout without addresses, window peak) of the model on the CPU."""
-    p = subprocess.run(["bash", os.path.join(HERE, "run.sh"), model, harness],
-                       capture_output=True, text=True)
-    peak = re.search(r"window_peak_bytes=(\d+)", p.stderr)
-    if p.returncode != 0 or not peak:
-        return None, p.stderr.strip().splitlines()[-1:] or ["(no output)"]
-    return re.sub(r"base@ = 0x[0-9a-f]*", "", p.stdout), int(peak.group(1))
 
 
 def same_as_dynamic(gen, model, reads_after):
@@ -51,10 +43,9 @@ def same_as_dynamic(gen, model, reads_after):
     if p.returncode != 0:
         out = (p.stdout + p.stderr).strip().splitlines()
         return False, "dynamic twin: " + (out[-1] if out else "(no output)")
-    static = run(model, model[:-len(".mlir")] + ".harness.mlir")
-    dynamic = run(dyn, dyn[:-len(".mlir")] + ".harness.mlir")
-    if static[0] is None or dynamic[0] is None:
-        return False, "failed: %s" % (static[1] if static[0] is None else dynamic[1])
+    # check_remat.run exits with run.sh's error when a run fails.
+    static = run_model(model, model[:-len(".mlir")] + ".harness.mlir", "static", None)
+    dynamic = run_model(dyn, dyn[:-len(".mlir")] + ".harness.mlir", "dynamic", None)
     return static == dynamic, "dynamic twin: exact; peak %d B (static %d B), outputs %s" % (
         dynamic[1], static[1], "identical" if static[0] == dynamic[0] else "DIFFER")
 
