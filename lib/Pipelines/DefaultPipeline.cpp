@@ -41,8 +41,10 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   pm.addPass(createNormalizeInputPass());
   // Clean-up first: after planning, CSE would merge the initial values the
   // planner gave each op (remat.recompute regions themselves survive it).
+  // Index and scalar arithmetic only: two equal tensor computations are a
+  // recomputation the input wrote, part of a plan it already has.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createCSEScalarsPass());
   AnnotateCostsPassOptions annotate;
   annotate.costTable = settings.costTable;
   pm.addPass(createAnnotateCostsPass(annotate));
@@ -77,7 +79,8 @@ void remat::registerDefaultRematPipeline() {
       "remat-fit",
       "Fit every training step into a memory budget: partition an "
       "annotated step (partition=true), inline calls and "
-      "lower affine ops where present, canonicalize, cse, annotate costs, "
+      "lower affine ops where present, canonicalize, CSE of index and scalar "
+      "arithmetic (-remat-cse-scalars), annotate costs, "
       "rematerialize (what remat-opt --remat-budget=SIZE runs)",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {

@@ -81,6 +81,26 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
   ];
 }
 
+def CSEScalarsPass : Pass<"remat-cse-scalars", "mlir::func::FuncOp"> {
+  let summary = "CSE that merges index and scalar arithmetic and leaves "
+                "tensor computations as written";
+  let description = [{
+    The input clean-up of `-remat-fit`, in place of upstream's `cse`: two
+    equal pure ops without regions are merged when no result is a tensor
+    (index arithmetic, scalars, `tensor.dim`), or when they are constants
+    or `tensor.empty` (no contents; `-remat-prepare` gives each op writing
+    into a shared one its own again).
+    Two equal tensor computations stay two. A step that recomputes a
+    forward value in its backward pass (a hand-written adjoint, the output
+    of `jax.checkpoint`) has written a plan; upstream's `cse` would merge
+    the recomputation into the forward value and hold it across the step,
+    so the program returned would need more memory than the one given
+    (`test/Transforms/cse-scalars.mlir`). Merges within a block and into
+    the blocks an op's single-block regions nest; ops isolated from above
+    are left alone.
+  }];
+}
+
 def AnnotateCostsPass : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
   let summary = "Attach the planner's cost of every op as #remat.cost";
   let description = [{
