@@ -74,7 +74,7 @@ public:
     original->getContext()->getOrLoadDialect<RematDialect>();
     if (microBatchLoop(original)) // The step is the loop's body.
       return rematerializeMicroBatchStep(original, options, costs, result);
-    OwningOpRef<func::FuncOp> work(original.clone());
+    work = original.clone();
     func = *work;
     if (failed(analyse()))
       return failure();
@@ -104,6 +104,14 @@ public:
     std::optional<Solution> sol = plan();
     if (!sol)
       return failure();
+    // The input is a plan too: at the smallest budget, one the program as
+    // written already meets is not traded for a larger one.
+    if (options.budget.minimum && ig->recomputeHints.empty() &&
+        writtenPeak && *writtenPeak <= fr.budget)
+      return keepAsWritten(fr.budget, sol->strategy == sol->chosen
+                                          ? sol->chosen
+                                          : sol->strategy + " (" +
+                                                sol->chosen + ")");
     if (failed(rewriteAndCheck(*sol)))
       return failure();
     original.getBody().takeBody(func.getBody());
@@ -140,6 +148,8 @@ private:
     // the report use this one.
     preparedPeak = peakAsIs(func);
     peakBefore = preparedPeak.value_or(before.peak);
+    if (!writtenPeak)
+      writtenPeak = preparedPeak;
     if (options.budget.minimum) {
       fr.budget = -1; // Found by plan().
     } else {
@@ -269,6 +279,29 @@ private:
     fr.timeAfter = timeAsIs;
     recordDecisions(ig->programOrder);
     return success();
+  }
+
+  /// --remat-budget=min found no budget below the peak of the program as
+  /// written: the written program (each op with its own initial value, as
+  /// the lowering prepares it) is the answer, analysed afresh for the
+  /// report.
+  LogicalResult keepAsWritten(int64_t strategyMinimum,
+                              const std::string &strategy) {
+    work = original.clone();
+    func = *work;
+    checkpointedScans = 0;
+    floor = FloorBreakdown();
+    fr.floor.clear();
+    if (failed(analyse()))
+      return failure();
+    fr.budget = peakBefore;
+    remark::analysis(func.getLoc(), remarkOpts("Note", func.getSymName()))
+        << llvm::formatv("the smallest budget strategy {0} meets, {1} B, is "
+                         "not below the peak of the program as written, {2} "
+                         "B: kept as written",
+                         strategy, strategyMinimum, peakBefore)
+               .str();
+    return keepAsIs(peakBefore, /*usePrepared=*/true);
   }
 
   /// Solves at the budget; when that misses, searches the smallest budget
@@ -483,6 +516,7 @@ private:
   }
 
   func::FuncOp original, func;
+  OwningOpRef<func::FuncOp> work; ///< The copy `func` is, until adopted.
   /// Callees are looked up in the original's module (the copies are
   /// detached from it).
   Operation *scope() const { return original->getParentOp(); }
@@ -497,6 +531,8 @@ private:
   /// any rewrite), and the peak percentages are of: it, else before.peak.
   std::optional<int64_t> preparedPeak;
   int64_t peakBefore = 0;
+  /// The peak of the program as written (the first analysis's preparedPeak).
+  std::optional<int64_t> writtenPeak;
   /// What the smallest budget is made of, when it was searched.
   FloorBreakdown floor;
   /// The time of the copy as it stands (scans checkpointed, nothing else).
