@@ -5,12 +5,14 @@ each rewritten program on the CPU, and checks the promises of the pipeline:
 
   * the printed loss and gradients are identical to the original's;
   * the measured peak (libRematRuntime, every allocation at the size the
-    lowering requests) is <= the budget;
+    lowering requests) is <= the budget, and never above the input's;
   * it is within 5 % (or 64 KiB) of the peak -remat-rematerialize predicted
     (with --exact: equal, and so is the original's to the report's
     peak_before);
 
-Planner and lowering run with their default options (alignment 64), or
+The model goes through the command users run (remat-opt --remat-budget,
+the -remat-fit pipeline; --pipeline pass: the pass alone). Planner and
+lowering run with their default options (alignment 64), or
 both with --alignment. With --ranks N the programs run as N MPI processes
 (run.sh's RANKS=N): the printed results of all ranks must be identical and
 the largest rank's measured peak is checked against the per-device
@@ -76,9 +78,10 @@ def main():
     ap.add_argument("--strategy", default="auto")
     ap.add_argument("--milp-seconds", default="60",
                     help="checkmate-milp's time limit (the pass option)")
-    ap.add_argument("--pipeline", choices=["pass", "fit"], default="pass",
-                    help="pass: -remat-rematerialize alone; fit: remat-opt "
-                    "--remat-budget (the -remat-fit pipeline users run)")
+    ap.add_argument("--pipeline", choices=["pass", "fit"], default="fit",
+                    help="fit (the default): remat-opt --remat-budget, the "
+                    "-remat-fit pipeline users run; pass: -remat-rematerialize "
+                    "alone")
     ap.add_argument("--flag", action="append", default=[],
                     help="one more remat-opt flag (repeatable), e.g. "
                          "--flag=--remat-dim-bounds=arg0:0=256 with --pipeline fit")
@@ -120,6 +123,9 @@ def main():
             problems = []
             if out != ref_out:
                 problems.append("printed results differ from the original's")
+            if peak > ref_peak:
+                problems.append("measured peak %d above the input's %d"
+                                % (peak, ref_peak))
             if peak > f["budget"]:
                 problems.append("measured peak %d > budget %d" % (peak, f["budget"]))
             if args.exact and peak != f["peak_after"]:
