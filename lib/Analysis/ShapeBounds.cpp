@@ -5,12 +5,15 @@
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Dialect/Remat/Remat.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -80,6 +83,8 @@ public:
         /*stopCondition=*/nullptr, /*closedUB=*/true);
     if (succeeded(ub))
       return std::max<int64_t>(0, *ub);
+    if (Value same = sameAsInRecompute(v))
+      return of(same, dim);
     if (auto arg = dyn_cast<BlockArgument>(v))
       return ofCarry(arg, dim);
     auto result = cast<OpResult>(v);
@@ -100,10 +105,130 @@ public:
     }
     if (auto loop = dyn_cast<scf::ForOp>(op))
       return of(loop.getRegionIterArgs()[result.getResultNumber()], dim);
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+      return ofSize(sliceSize(slice, dim));
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+      return ofSize(empty.getMixedSizes()[dim]);
     return std::nullopt;
   }
 
 private:
+  /// The size of `slice` that becomes its result's dimension `dim`.
+  static OpFoldResult sliceSize(tensor::ExtractSliceOp slice, unsigned dim) {
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+    for (unsigned i = 0, kept = 0; i < sizes.size(); ++i) {
+      if (dropped.test(i))
+        continue;
+      if (kept++ == dim)
+        return sizes[i];
+    }
+    llvm_unreachable("a slice's result has one size per dimension kept");
+  }
+
+  std::optional<int64_t> ofSize(OpFoldResult size) {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      return std::max<int64_t>(0, *c);
+    return ofIndex(cast<Value>(size));
+  }
+
+  /// An upper bound of an index value: the analysis's, else the one its
+  /// arithmetic gives. `-lower-affine` turns an `affine.min` into
+  /// `arith.minsi` or a compare-and-select, which the analysis bounds by
+  /// neither operand (the tiling form `min(%n, 48)`, %n unbounded).
+  std::optional<int64_t> ofIndex(Value v) {
+    if (!v.getType().isIndex() && !v.getType().isSignlessInteger())
+      return std::nullopt;
+    if (v.getType().isIndex()) {
+      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(v),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (succeeded(ub))
+        return *ub;
+    }
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return *c;
+    if (Value same = sameAsInRecompute(v))
+      return ofIndex(same);
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (isa<arith::MinSIOp, arith::MinUIOp>(op))
+      return smaller(ofIndex(op->getOperand(0)), ofIndex(op->getOperand(1)));
+    if (isa<arith::MaxSIOp, arith::MaxUIOp, arith::AddIOp>(op)) {
+      std::optional<int64_t> a = ofIndex(op->getOperand(0));
+      std::optional<int64_t> b = ofIndex(op->getOperand(1));
+      if (!a || !b)
+        return std::nullopt;
+      if (isa<arith::AddIOp>(op))
+        return *a + *b; // Bounds of sizes: far below overflow.
+      return std::max(*a, *b);
+    }
+    if (auto cast = dyn_cast<arith::IndexCastOp>(op))
+      return ofIndex(cast.getIn());
+    if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      std::optional<int64_t> d = dim.getConstantIndex();
+      if (!d)
+        return std::nullopt;
+      return of(dim.getSource(), *d);
+    }
+    if (auto select = dyn_cast<arith::SelectOp>(op)) {
+      std::optional<int64_t> a = ofIndex(select.getTrueValue());
+      std::optional<int64_t> b = ofIndex(select.getFalseValue());
+      if (selectsTheSmaller(select))
+        return smaller(a, b);
+      if (!a || !b)
+        return std::nullopt;
+      return std::max(*a, *b);
+    }
+    return std::nullopt;
+  }
+
+  /// What a recomputation's body argument or result stands for (its
+  /// operand, its yielded value); null for any other value.
+  static Value sameAsInRecompute(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (auto recompute =
+              dyn_cast<RecomputeOp>(arg.getOwner()->getParentOp()))
+        return recompute.getInputs()[arg.getArgNumber()];
+      return Value();
+    }
+    if (auto recompute = v.getDefiningOp<RecomputeOp>())
+      return recompute.getYield()
+          .getValues()[cast<OpResult>(v).getResultNumber()];
+    return Value();
+  }
+
+  /// `select(x < y, x, y)` (or `y > x`, `<=`, unsigned): min(x, y).
+  static bool selectsTheSmaller(arith::SelectOp select) {
+    auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (!cmp)
+      return false;
+    Value t = select.getTrueValue(), f = select.getFalseValue();
+    using P = arith::CmpIPredicate;
+    switch (cmp.getPredicate()) {
+    case P::slt:
+    case P::sle:
+    case P::ult:
+    case P::ule:
+      return cmp.getLhs() == t && cmp.getRhs() == f;
+    case P::sgt:
+    case P::sge:
+    case P::ugt:
+    case P::uge:
+      return cmp.getLhs() == f && cmp.getRhs() == t;
+    default:
+      return false;
+    }
+  }
+
+  static std::optional<int64_t> smaller(std::optional<int64_t> a,
+                                        std::optional<int64_t> b) {
+    if (a && b)
+      return std::min(*a, *b);
+    return a ? a : b;
+  }
+
   std::optional<int64_t> ofCarry(BlockArgument arg, unsigned dim) {
     auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
     OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
