@@ -103,10 +103,43 @@ Operation *absorbingUser(Operation *op) {
   // insert before it (a gradient stacked layer by layer in the backward),
   // each insert is an update in place like the accumulation above: one
   // node reading every slice would hold them all until the last insert.
+  if (!isDestinationUse(use))
+    return nullptr;
+  // The same for a product added into a computed value in place
+  // (`linalg.matmul ins(%x, %w) outs(%p)`, as addmm writes a bias or a
+  // second product): %p computed into a fresh buffer, the update's other
+  // operands ready before %p: one node, which a plan may re-run whole into
+  // a buffer of its own rather than keep %p because it is updated in place.
+  // Longer accumulation chains stay a node per update.
+  if (isa<linalg::LinalgOp>(op) && isa<linalg::LinalgOp>(user) &&
+      user->getNumResults() == 1 && isMemoryEffectFree(user) &&
+      writesIntoFreshBuffers(op))
+    return updatesOneAtATime(op, user) ? nullptr : user;
   auto insert = dyn_cast<tensor::InsertSliceOp>(user);
-  if (!insert || !isDestinationUse(use))
+  if (!insert)
     return nullptr;
   return insertsOneAtATime(op, insert) ? nullptr : user;
+}
+
+bool writesIntoFreshBuffers(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && llvm::all_of(linalgOp.getDpsInits(), [&](Value init) {
+    Operation *def = init.getDefiningOp();
+    return def && def->getBlock() == op->getBlock() &&
+           (isa<tensor::EmptyOp>(def) || absorbingUser(def) == op);
+  });
+}
+
+bool updatesOneAtATime(Operation *previous, Operation *update) {
+  if (update->hasAttr(RematDialect::kOwnNodeAttrName))
+    return true;
+  for (Value v : valuesRead(update)) {
+    Operation *def = v.getDefiningOp();
+    if (def && def != previous && def->getBlock() == previous->getBlock() &&
+        previous->isBeforeInBlock(def))
+      return true;
+  }
+  return false;
 }
 
 bool insertsOneAtATime(Operation *previous, tensor::InsertSliceOp insert) {

@@ -179,6 +179,17 @@ void pinInsertNodes(func::FuncOp func) {
       insert->setAttr(RematDialect::kOwnNodeAttrName,
                       UnitAttr::get(insert.getContext()));
   });
+  // Likewise a linalg op accumulating into a computed value: a plan may
+  // compute its other operands earlier.
+  func.walk([](linalg::LinalgOp update) {
+    for (OpOperand &init : update.getDpsInitsMutable()) {
+      Operation *previous = init.get().getDefiningOp();
+      if (previous && writesIntoFreshBuffers(previous) &&
+          updatesOneAtATime(previous, update))
+        update->setAttr(RematDialect::kOwnNodeAttrName,
+                        UnitAttr::get(update->getContext()));
+    }
+  });
 }
 
 void prepareForRemat(func::FuncOp func) {

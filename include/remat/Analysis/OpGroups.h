@@ -64,6 +64,18 @@ mlir::Operation *absorbingUser(mlir::Operation *op);
 bool insertsOneAtATime(mlir::Operation *previous,
                        mlir::tensor::InsertSliceOp insert);
 
+/// Whether `op` is a linalg op whose every destination is a buffer made
+/// for it: a tensor.empty, or an initial value absorbed into its node (a
+/// fill, a broadcast of a bias). An update in place of its result may form
+/// one node with it (updatesOneAtATime).
+bool writesIntoFreshBuffers(mlir::Operation *op);
+
+/// Whether `update`, a linalg op writing into the result of `previous`,
+/// reads a value computed after `previous` (an accumulation chain), or
+/// -remat-prepare saw it so (`remat.own_node`). Then it is an update in
+/// place of its own, not part of `previous`'s node.
+bool updatesOneAtATime(mlir::Operation *previous, mlir::Operation *update);
+
 /// Whether `op` computes from parameters only: a pure op whose inputs are
 /// block arguments or free values and whose destinations are themselves
 /// computed from parameters only (tensor.empty, fills, broadcasts and

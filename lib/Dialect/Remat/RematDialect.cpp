@@ -66,9 +66,13 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
   };
   if (name == kInitAttrName)
     return markOn("tensor.empty", isa<IntegerAttr>(value), "an integer");
-  if (name == kOwnNodeAttrName)
+  if (name == kOwnNodeAttrName) {
+    if (isa<UnitAttr>(value) &&
+        op->getName().getDialectNamespace() == "linalg")
+      return success(); // An accumulation's update in place (OpGroups.h).
     return markOn("tensor.insert_slice", isa<UnitAttr>(value),
                   "a unit attribute");
+  }
   if (name == kLossAttrName)
     return op->emitError() << "'" << name
                            << "' belongs on a function result, not on an op";
