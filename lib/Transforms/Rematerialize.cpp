@@ -92,6 +92,7 @@ struct RematerializePass
     fit.solve = settings.solve;
     RematReport report;
     bool failed = false;
+    int analysed = 0; // Training steps planned, fitted or not.
     llvm::StringSet<> selected;
     for (const std::string &name : settings.functions) {
       selected.insert(name);
@@ -129,8 +130,18 @@ struct RematerializePass
       RematResult result;
       if (mlir::failed(rematerializeFunction(func, fit, costs, result)))
         failed = true;
-      if (!result.report.name.empty()) // Analysed: reported, fitted or not.
+      if (!result.report.name.empty()) { // Analysed: reported, fitted or not.
         report.add(std::move(result.report));
+        ++analysed;
+      }
+    }
+    // A budget no function was held to is not a budget met.
+    if (!failed && analysed == 0) {
+      getOperation().emitError()
+          << "-remat-rematerialize: no training step to fit into the budget "
+             "(every function was skipped, see the remarks): mark the loss "
+             "of the step with {remat.loss} on its result";
+      failed = true;
     }
     if (!settings.report.empty()) {
       std::string error;
