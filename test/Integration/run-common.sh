@@ -42,16 +42,44 @@ remat_strip_module() {
     }' "$1"
 }
 
-# remat_harness_with_window HARNESS WINDOW: prints HARNESS with
-# `@WINDOW_reset_peak()` right before its call of the model and
-# `@WINDOW_print_peak()` right after, so the runtime's peak is the model
-# call's. Fails when the harness calls no model.
+# remat_harness_with_window HARNESS WINDOW MODEL: prints HARNESS with
+# `@WINDOW_reset_peak()` right before its call of the step and
+# `@WINDOW_print_peak()` right after, so the runtime's peak is the step's.
+# The step is $STEP when set, else the function MODEL defines that the
+# harness calls (the one with remat.loss when it calls several); a helper
+# the harness calls first is not measured. Fails when that names no call,
+# or several.
 remat_harness_with_window() {
-  local harness=$1 window=$2 callee
-  callee=$(grep -o 'func\.call @[A-Za-z0-9_]*(' "$harness" |
-           grep -v '@printMemref\|@rematProcessLinearIndex' | head -n 1 |
-           sed 's/func\.call @//; s/(//')
-  [ -n "$callee" ] || { echo "run.sh: no model call in $harness" >&2; return 2; }
+  local harness=$1 window=$2 model=$3 callee called defined
+  called=$(grep -o 'func\.call @[A-Za-z0-9_]*(' "$harness" |
+           sed 's/func\.call @//; s/(//' | awk '!seen[$0]++')
+  # The model's public functions, "NAME loss" where the signature (up to
+  # the `{` its body opens) marks a remat.loss.
+  defined=$(awk '/func\.func (public )?@[A-Za-z0-9_]*/ {
+                   match($0, /@[A-Za-z0-9_]*/); name = substr($0, RSTART + 1, RLENGTH - 1)
+                   sig = $0
+                   while (sig !~ /\{[ \t]*$/ && (getline line) > 0) sig = sig line
+                   print name (sig ~ /remat\.loss/ ? " loss" : "")
+                 }' "$model")
+  if [ -n "${STEP:-}" ]; then
+    callee=$STEP
+    grep -qx "$callee" <<< "$called" ||
+      { echo "run.sh: STEP=$STEP: $harness calls no @$STEP" >&2; return 2; }
+  else
+    local steps losses
+    steps=$(grep -xF -f <(awk '{ print $1 }' <<< "$defined") <<< "$called" || true)
+    losses=$(grep -xF -f <(awk '$2 == "loss" { print $1 }' <<< "$defined") <<< "$steps" || true)
+    [ -n "$losses" ] && steps=$losses
+    if [ -z "$steps" ]; then
+      echo "run.sh: $harness calls no function of $model (name the step with STEP=NAME)" >&2
+      return 2
+    fi
+    if [ "$(wc -l <<< "$steps")" -gt 1 ]; then
+      echo "run.sh: $harness calls several functions of $model ($(tr '\n' ' ' <<< "$steps")): name the step with STEP=NAME" >&2
+      return 2
+    fi
+    callee=$steps
+  fi
   echo "func.func private @${window}_reset_peak()"
   echo "func.func private @${window}_print_peak()"
   # The call may continue on the next lines; it ends with its `-> (...)`.

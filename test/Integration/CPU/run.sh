@@ -7,10 +7,14 @@
 # Usage: run.sh MODEL.mlir [HARNESS.mlir]
 # stdout: the loss and gradients the harness prints (as run_model.sh).
 # stderr: `window_peak_bytes=P window_base_bytes=B`: P is the peak of the
-#         bytes live while the model function runs, B the bytes live when it
-#         is called (its arguments, built by the harness); then, at exit,
+#         bytes live while the step runs, B the bytes live when it is
+#         called (its arguments, built by the harness); then, at exit,
 #         `peak_bytes=N`, the peak of the whole program (harness included).
+# The step is the function of MODEL the harness calls (the one with
+# remat.loss when it calls several); a helper of the harness's own is not
+# measured.
 # Environment:
+#   STEP        the step's name, where that does not tell it
 #   BUFFERS     early (default), arena or upstream: the `buffers` option of
 #               -remat-lower-to-cpu
 #   ALIGNMENT   its `alignment` option (default 64; 1 counts exact bytes)
@@ -44,7 +48,7 @@ remat_make_tmp
 # The model, then the harness with a measurement window around the model
 # call (the runtime's peak is reset before it and printed after it).
 remat_strip_module "$model" > "$tmp/main.mlir"
-remat_harness_with_window "$harness" remat >> "$tmp/main.mlir" || exit 2
+remat_harness_with_window "$harness" remat "$model" >> "$tmp/main.mlir" || exit 2
 
 "$opt" "$tmp/main.mlir" \
   "--remat-lower-to-cpu=buffers=${BUFFERS:-early} alignment=${ALIGNMENT:-64}" \

@@ -36,6 +36,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../run-common.sh"
 model=${1:?usage: run.sh MODEL.mlir [HARNESS.mlir]}
 remat_find_harness "$model" "${2:-}" || exit 2
+# Without a GPU the CUDA runtime fails in the driver with missing-symbol
+# noise: say what to do instead.
+if [ -z "${EMULATE:-}" ] && [ -z "${COMPILE_ONLY:-}" ] && ! nvidia-smi -L > /dev/null 2>&1; then
+  echo "run.sh: no GPU found (nvidia-smi lists none): set EMULATE=1 to run on the CPU emulation, or COMPILE_ONLY=1 to compile only" >&2
+  exit 2
+fi
 
 opt=${REMAT_OPT:-$(command -v remat-opt)}
 libdir=$(dirname "$(readlink -f "$opt")")/../lib
@@ -57,7 +63,7 @@ remat_make_tmp
 # The model, then the harness with a device measurement window around the
 # model call.
 remat_strip_module "$model" > "$tmp/main.mlir"
-remat_harness_with_window "$harness" remat_device >> "$tmp/main.mlir" || exit 2
+remat_harness_with_window "$harness" remat_device "$model" >> "$tmp/main.mlir" || exit 2
 
 options="chip=$chip format=$format buffers=${BUFFERS:-early}"
 [ "$format" = isa ] && options="$options dump-binary=$tmp/main.ptx"
