@@ -138,9 +138,10 @@ struct RematerializePass
     // A budget no function was held to is not a budget met.
     if (!failed && analysed == 0) {
       getOperation().emitError()
-          << "-remat-rematerialize: no training step to fit into the budget "
-             "(every function was skipped, see the remarks): mark the loss "
-             "of the step with {remat.loss} on its result";
+          << "-remat-rematerialize: no training step to fit into the budget: "
+             "every function was skipped (the remarks say why; a step "
+             "returns its loss, marked {remat.loss}, and gradients computed "
+             "from it)";
       failed = true;
     }
     if (!settings.report.empty()) {

@@ -81,16 +81,16 @@ public:
     if (ig->recomputeHints.empty() && !options.budget.minimum) {
       // The input as it is, when it fits as the lowering will run it: the
       // lowering prepares it too (each op its own initial value), and the
-      // prepared copy's peak is the one it measures. (A tensor.empty CSE
-      // shared between a fill and a branch's fill was counted as one
-      // buffer here, 256-512 B under the run.)
-      if (std::optional<int64_t> peak = peakAsIs(original);
-          peak && *peak <= fr.budget &&
-          (!preparedPeak || *preparedPeak <= fr.budget))
-        return keepAsIs(preparedPeak.value_or(*peak), /*usePrepared=*/false);
-      // The prepared copy's timeline, computed once by analyse().
+      // prepared copy's peak (analyse()) is the one it measures. The
+      // prepared copy is returned: its initial values are numbered
+      // (remat.init), so a cse after the pass cannot share them, while the
+      // input's, a tensor.empty the clean-up shared, would let it merge the
+      // fills into it (the ResNet example then peaked 9 % higher).
       if (preparedPeak && *preparedPeak <= fr.budget)
         return keepAsIs(*preparedPeak, /*usePrepared=*/true);
+      if (std::optional<int64_t> peak = peakAsIs(original);
+          !preparedPeak && peak && *peak <= fr.budget)
+        return keepAsIs(*peak, /*usePrepared=*/false);
     }
     FailureOr<bool> checkpointed = checkpointScans();
     if (failed(checkpointed))

@@ -6,7 +6,7 @@
 // RUN: not remat-opt %s --remat-budget=50% -o %t.out 2>&1 | FileCheck %s
 // RUN: not test -e %t.out
 // CHECK: remark: remat: skipped @grad_first, not a training step: its loss cannot be told
-// CHECK: error: -remat-rematerialize: no training step to fit into the budget (every function was skipped, see the remarks): mark the loss of the step with {remat.loss} on its result
+// CHECK: error: -remat-rematerialize: no training step to fit into the budget: every function was skipped (the remarks say why; a step returns its loss, marked {remat.loss}, and gradients computed from it)
 func.func @grad_first(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<f32>) {
   %zero = arith.constant 0.0 : f32
   %ee = tensor.empty() : tensor<8x8xf32>
