@@ -186,3 +186,16 @@ class CausalMaskedFill(CausalAttention):
 
     def scores(self, q, k):
         return (q @ k.transpose(1, 2) / 2.0).masked_fill(self.future, float("-inf"))
+
+
+class Constants(nn.Module):
+    """Tensors made in forward (FX get_attr constants of the joint graph):
+    a scalar and a per-unit scale."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        y = self.fc(x.flatten(1)) * torch.tensor(2.0)
+        return torch.tanh(y) * torch.tensor([1.0, -0.5, 0.25, 3.0])
