@@ -3,7 +3,7 @@
 insert_slice), and the backward ops that scatter a slice's gradient into
 zeros."""
 
-from ..graph import tuple_shapes
+from ..graph import meta_shape, tuple_shapes
 from .registry import lowers
 
 
@@ -39,7 +39,7 @@ def select(em, node, x, dim, index):
     return em.extract(node.name, node.name, v, offs, sizes, [1] * v.rank, shape)
 
 
-@lowers("aten.split.Tensor")
+@lowers("aten.split.Tensor", "aten.unsafe_split.Tensor")
 def split(em, node, x, size, dim=0):
     v = em.get(x)
     dim %= v.rank
@@ -48,14 +48,15 @@ def split(em, node, x, size, dim=0):
     return _split(em, node, v, sizes, dim)
 
 
-@lowers("aten.split_with_sizes.default")
+@lowers("aten.split_with_sizes.default", "aten.unsafe_split_with_sizes.default")
 def split_with_sizes(em, node, x, sizes, dim=0):
     v = em.get(x)
     return _split(em, node, v, sizes, dim % v.rank)
 
 
-def _split(em, node, v, sizes, dim):
-    """One extract_slice per piece something reads (None for the others)."""
+def _split(em, node, v, sizes, dim, drop=False):
+    """One extract_slice per piece something reads (None for the others);
+    `drop`: pieces of size 1 without the split dim (unbind)."""
     outs, off = [], 0
     used = tuple_shapes(node)
     for i, s in enumerate(sizes):
@@ -64,8 +65,9 @@ def _split(em, node, v, sizes, dim):
             offs[dim] = off
             sz = list(v.shape)
             sz[dim] = s
+            shape = sz[:dim] + sz[dim + 1:] if drop else None
             outs.append(em.extract(node.name, "%s_%d" % (node.name, i), v, offs, sz,
-                                   [1] * v.rank))
+                                   [1] * v.rank, shape))
         else:
             outs.append(None)
         off += s
@@ -118,3 +120,32 @@ def select_backward(em, node, g, input_sizes, dim, index):
     sizes = list(input_sizes)
     sizes[dim] = 1
     return em.insert(node.name, node.name, gv, z, offs, sizes, [1] * r)
+
+
+@lowers("aten.unbind.int")
+def unbind(em, node, x, dim=0):
+    v = em.get(x)
+    dim %= v.rank
+    return _split(em, node, v, [1] * v.shape[dim], dim, drop=True)
+
+
+@lowers("aten.stack.default")
+def stack(em, node, xs, dim=0):
+    """Each tensor inserted as one index of the new dim (rank-extending
+    insert_slice)."""
+    vs = [em.get(x) for x in xs]
+    shape = meta_shape(node)[0]
+    r = len(shape)
+    dim %= r
+    acc = em.f.empty(node.name, shape, node.name, vs[0].elt)
+    for i, v in enumerate(vs):
+        offs = [0] * r
+        offs[dim] = i
+        sizes = list(shape)
+        sizes[dim] = 1
+        last = i == len(vs) - 1
+        acc = em.insert(node.name if last else "%s.%d" % (node.name, i),
+                        node.name if last else "%s_p%d" % (node.name, i),
+                        v, acc, offs, sizes, [1] * r)
+    return acc
+

@@ -199,3 +199,20 @@ class Constants(nn.Module):
     def forward(self, x):
         y = self.fc(x.flatten(1)) * torch.tensor(2.0)
         return torch.tanh(y) * torch.tensor([1.0, -0.5, 0.25, 3.0])
+
+
+class TinyLSTM(nn.Module):
+    """An LSTM over the rows of the image (sequence H, features C*W), a
+    linear head on the last step: fake tensors refuse nn.LSTM (its flat
+    weights), so the importer traces it with real tensors; the step is
+    stack, unbind, unsafe_split, zeros, sigmoid, tanh."""
+
+    def __init__(self, features=6, hidden=5, classes=3):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        seq = x.permute(0, 2, 1, 3).flatten(2)   # N, H, C*W
+        y, _ = self.lstm(seq)
+        return self.head(y[:, -1])
