@@ -115,3 +115,38 @@ def gelu_backward(em, node, g, x, approximate="none"):
                      bb.un("math.exp", bb.mul(bb.mul(xv, xv), bb.cf(-0.5))))
         return bb.mul(a[0], bb.add(cdf, bb.mul(xv, pdf)))
     return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+def _sigmoid(bb, x):
+    return bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), bb.un("math.exp", bb.un("arith.negf", x))))
+
+
+@lowers("aten.silu.default")
+def silu(em, node, x):
+    return em.ewise(node.name, node.name, [em.get(x)],
+                    lambda bb, a: bb.mul(a[0], _sigmoid(bb, a[0])))
+
+
+@lowers("aten.silu_backward.default")
+def silu_backward(em, node, g, x):
+    """g * s * (1 + x * (1 - s)), s = sigmoid(x)."""
+    def body(bb, a):
+        s = _sigmoid(bb, a[1])
+        d = bb.add(bb.cf(1.0), bb.mul(a[1], bb.sub(bb.cf(1.0), s)))
+        return bb.mul(a[0], bb.mul(s, d))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+@lowers("aten.abs.default")
+def abs_(em, node, x):
+    return em.ewise(node.name, node.name, [em.get(x)],
+                    lambda bb, a: bb.un("math.absf", a[0]))
+
+
+@lowers("aten.sgn.default", "aten.sign.default")
+def sign(em, node, x):
+    """-1, 0 or 1 (abs's backward multiplies by it)."""
+    def body(bb, a):
+        pos = bb.select(bb.cmpf("ogt", a[0], bb.cf(0.0)), bb.cf(1.0), bb.cf(0.0))
+        return bb.select(bb.cmpf("olt", a[0], bb.cf(0.0)), bb.cf(-1.0), pos)
+    return em.ewise(node.name, node.name, [em.get(x)], body)

@@ -216,3 +216,18 @@ class TinyLSTM(nn.Module):
         seq = x.permute(0, 2, 1, 3).flatten(2)   # N, H, C*W
         y, _ = self.lstm(seq)
         return self.head(y[:, -1])
+
+
+class SiLUAbs(nn.Module):
+    """silu (efficientnet's activation) and abs, with their backward ops
+    (SiLU's: sigmoid, fill, sub, mul; abs's: sgn)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 8)
+        self.fc2 = nn.Linear(8, 8)
+        self.fc3 = nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = F.silu(self.fc1(x.flatten(1)))
+        return self.fc3(self.fc2(h).abs() + h)
