@@ -231,3 +231,20 @@ class SiLUAbs(nn.Module):
     def forward(self, x):
         h = F.silu(self.fc1(x.flatten(1)))
         return self.fc3(self.fc2(h).abs() + h)
+
+
+class GroupedConv(nn.Module):
+    """Grouped convolutions (regnet, resnext): 2 groups with stride and
+    padding, 3 groups without bias, and a depthwise one with 2 filters per
+    channel."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2)
+        self.c2 = nn.Conv2d(6, 6, 3, padding=1, groups=3, bias=False)
+        self.c3 = nn.Conv2d(6, 12, 3, groups=6)
+        self.fc = nn.Linear(12, 3)
+
+    def forward(self, x):
+        h = torch.tanh(self.c2(torch.tanh(self.c1(x))))
+        return self.fc(self.c3(h).mean((2, 3)))
