@@ -248,3 +248,22 @@ class GroupedConv(nn.Module):
     def forward(self, x):
         h = torch.tanh(self.c2(torch.tanh(self.c1(x))))
         return self.fc(self.c3(h).mean((2, 3)))
+
+
+class StochasticDepth(nn.Module):
+    """efficientnet's random ops: stochastic depth on a residual branch
+    (empty, bernoulli_, div) and an in-place Dropout before the classifier
+    (functionalized into new_empty, zero, as_strided, as_strided_scatter);
+    roll (swin's shifted windows)."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.sd = torchvision.ops.StochasticDepth(0.5, "row")
+        self.head = nn.Sequential(nn.Dropout(0.5, inplace=True), nn.Linear(4 * 4 * 4, 3))
+
+    def forward(self, x):
+        h = torch.tanh(self.conv(x))
+        h = h + self.sd(torch.roll(h, shifts=(1, -1), dims=(2, 3)))
+        return self.head(h.flatten(1))
