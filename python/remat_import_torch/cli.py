@@ -122,8 +122,15 @@ def add_model_args(ap):
 
 def build_parser():
     ap = Parser(prog="remat-import-torch",
-                                 description="Import a PyTorch model's training step "
-                                             "(forward + backward) as MLIR for remat-opt.")
+                description="Import a PyTorch model's training step "
+                            "(forward + backward) as MLIR for remat-opt. Subcommand: "
+                            "`remat-import-torch check MODEL ...` runs it end to end "
+                            "against PyTorch (below).",
+                epilog="End to end: `remat-import-torch check MODEL [model options] "
+                       "[--budget 50%|3MiB|min] ...` imports MODEL, rematerializes, "
+                       "lowers and runs the step on the CPU, and compares the loss and "
+                       "every gradient with PyTorch's backward() (PASS/FAIL; "
+                       "`remat-import-torch check --help`). See docs/importer.md.")
     add_model_args(ap)
     ap.add_argument("-o", "--output", default="-", help="output .mlir (default stdout)")
     ap.add_argument("--planning-only", action="store_true",
@@ -136,15 +143,20 @@ def build_parser():
                          "(for remat-opt --remat-cost-table)")
     ap.add_argument("--cost-table", metavar="FILE",
                     help="where --profile writes (default OUT.costs.json)")
-    ap.add_argument("--profile-repeats", type=int, default=5, metavar="N")
-    ap.add_argument("--profile-threads", type=int, default=1, metavar="N")
+    ap.add_argument("--profile-repeats", type=int, default=5, metavar="N",
+                    help="--profile: timed runs of every node, the median counts "
+                         "(default 5)")
+    ap.add_argument("--profile-threads", type=int, default=1, metavar="N",
+                    help="--profile: PyTorch's CPU threads (default 1)")
     ap.add_argument("--harness", metavar="FILE",
                     help="also write a @main that fills the arguments with "
                          "deterministic values, calls the step and prints the results")
     ap.add_argument("--nodes", metavar="FILE",
                     help="write the FX node name of every planner node, in order "
                          "(planning-only mode; benchmarks/zoo uses it)")
-    ap.add_argument("-q", "--quiet", action="store_true")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress lines on stderr (errors and ops without a "
+                         "lowering are still reported)")
     return ap
 
 
