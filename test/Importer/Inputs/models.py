@@ -267,3 +267,18 @@ class StochasticDepth(nn.Module):
         h = torch.tanh(self.conv(x))
         h = h + self.sd(torch.roll(h, shifts=(1, -1), dims=(2, 3)))
         return self.head(h.flatten(1))
+
+
+class HardActivations(nn.Module):
+    """mobilenet_v3's hardswish and hardsigmoid (squeeze-excitation), with
+    inputs spread over their three pieces."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 16)
+        self.fc2 = nn.Linear(16, 16)
+        self.fc3 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        h = F.hardswish(4.0 * self.fc1(x.flatten(1)))
+        return self.fc3(h * F.hardsigmoid(4.0 * self.fc2(h)))
