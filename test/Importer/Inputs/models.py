@@ -282,3 +282,29 @@ class HardActivations(nn.Module):
     def forward(self, x):
         h = F.hardswish(4.0 * self.fc1(x.flatten(1)))
         return self.fc3(h * F.hardsigmoid(4.0 * self.fc2(h)))
+
+
+class SwinOps(nn.Module):
+    """swin_t's ops besides roll: zero padding (constant_pad_nd; its
+    backward crops with negative pads), a relative position bias read from
+    a table at a buffer of indices (index; its backward an accumulating
+    index_put), a shifted-window mask built in place on new_zeros
+    (slice_scatter, fill.Tensor of a constant) and turned into additive
+    values (ne, eq, masked_fill)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 2, 1)
+        self.table = nn.Parameter(torch.linspace(-1.0, 1.0, 14).reshape(7, 2))
+        self.register_buffer("idx", torch.tensor([[0, 3, 6, 1], [1, 4, 2, 2],
+                                                  [5, 5, 0, 3], [6, 1, 1, 4]]))
+        self.fc = nn.Linear(2 * 4 * 4, 3)
+
+    def forward(self, x):
+        h = F.pad(self.conv(x), (0, 1, 0, 1))
+        m = h.new_zeros((4, 4))
+        m[:2, :] = 1
+        m[2:, 2:] = 2
+        m = m.masked_fill(m != 0, -1.0).masked_fill(m == 0, 0.5)
+        bias = self.table[self.idx].permute(2, 0, 1)
+        return self.fc(torch.tanh(h * m + bias).flatten(1))
