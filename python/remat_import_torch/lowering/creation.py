@@ -44,6 +44,11 @@ def full(em, node, a, b, *args, **kw):
     return _filled(em, node, b if str(node.target) == "aten.full.default" else args[0])
 
 
+@lowers("aten.scalar_tensor.default")
+def scalar_tensor(em, node, value, **kw):
+    return _filled(em, node, value)
+
+
 @lowers("aten.full_like.default", "aten.fill.Scalar")
 def full_like(em, node, x, value, *args, **kw):
     return _filled(em, node, value)

@@ -177,8 +177,7 @@ class CausalAttention(nn.Module):
 
 
 class CausalMaskedFill(CausalAttention):
-    """The same mask as a boolean buffer applied by masked_fill (which has
-    no executable lowering)."""
+    """The same mask as a boolean buffer applied by masked_fill."""
 
     def __init__(self, seq=4, d=4):
         super().__init__(seq, d)
@@ -186,6 +185,15 @@ class CausalMaskedFill(CausalAttention):
 
     def scores(self, q, k):
         return (q @ k.transpose(1, 2) / 2.0).masked_fill(self.future, float("-inf"))
+
+
+class CausalWhere(CausalMaskedFill):
+    """The boolean mask applied by torch.where (aten.where.self, which has
+    no executable lowering)."""
+
+    def scores(self, q, k):
+        s = q @ k.transpose(1, 2) / 2.0
+        return torch.where(self.future, s - 1000.0, s)
 
 
 class Constants(nn.Module):
