@@ -238,7 +238,8 @@ class SiLUAbs(nn.Module):
 
     def forward(self, x):
         h = F.silu(self.fc1(x.flatten(1)))
-        return self.fc3(self.fc2(h).abs() + h)
+        h = F.silu(self.fc2(h).abs() + h)
+        return self.fc3(F.silu(h * h))
 
 
 class GroupedConv(nn.Module):
