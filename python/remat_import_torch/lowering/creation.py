@@ -59,5 +59,3 @@ def empty(em, node, *args, **kw):
     """Lazy, like empty_like: a tensor.empty only if something reads its
     values."""
     return LazyEmpty(node.name, _spec(node))
-
-
