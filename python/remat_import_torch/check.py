@@ -71,10 +71,14 @@ def build_parser():
     ap.add_argument("--budget", default=None,
                     help="remat budget (e.g. 50%%, 3MiB); 'min': the smallest budget "
                          "the pass can meet (asked with a 1%% budget first)")
-    ap.add_argument("--strategy", default=None)
-    ap.add_argument("--rtol", type=float, default=1e-4)
+    ap.add_argument("--strategy", default=None,
+                    help="remat-opt --remat-strategy (default: remat-opt's own)")
+    ap.add_argument("--rtol", type=float, default=1e-4,
+                    help="tolerance: max |mlir - torch| <= RTOL * max |torch| per tensor "
+                         "(default 1e-4)")
     ap.add_argument("--work", default=None, help="keep the files in this directory")
-    ap.add_argument("--remat-opt", default=None)
+    ap.add_argument("--remat-opt", default=None,
+                    help="the remat-opt to use (default: $REMAT_BIN_DIR, PATH, build/bin)")
     ap.add_argument("--json", default=None, help="write the numbers as JSON")
     ap.add_argument("--match-masks", action="store_true",
                     help="also compare with PyTorch's backward (the joint graph, float64) "

@@ -56,9 +56,22 @@ def fail(message):
     return USAGE_EXIT
 
 
+def fake_tensor_refusal(exc):
+    """Whether tracing failed because fake tensors do not support something
+    (then real tensors may)."""
+    text = str(exc)
+    return "FakeTensor" in text or "Fake Tensor" in text or "fake tensor" in text.lower()
+
+
 def describe(exc):
-    """One line for an exception raised while loading or tracing a model."""
+    """One line for an exception raised while loading or tracing a model;
+    tensor values the message prints (PyTorch's repr of an operand) are
+    left out."""
     text = " ".join(str(exc).split()) or type(exc).__name__
+    cut = min([i for i in (text.find("Parameter containing"), text.find("tensor("))
+               if i >= 0] + [len(text)])
+    if cut < len(text):
+        text = text[:cut].rstrip(" (*,:") + " (values left out)"
     if isinstance(exc, SyntaxError) and exc.filename:
         return "%s:%s: syntax error: %s" % (exc.filename, exc.lineno, exc.msg)
     if isinstance(exc, (ImportError, OSError, SyntaxError)) or \
@@ -103,13 +116,21 @@ def add_model_args(ap):
                     help="torchvision models: number of output classes")
     ap.add_argument("--name", default="step", help="function name (default step)")
     ap.add_argument("--real-trace", action="store_true",
-                    help="trace with real tensors instead of fake ones (slower)")
+                    help="trace with real tensors instead of fake ones (slower; done "
+                         "by itself when fake tensors refuse the model)")
 
 
 def build_parser():
     ap = Parser(prog="remat-import-torch",
-                                 description="Import a PyTorch model's training step "
-                                             "(forward + backward) as MLIR for remat-opt.")
+                description="Import a PyTorch model's training step "
+                            "(forward + backward) as MLIR for remat-opt. Subcommand: "
+                            "`remat-import-torch check MODEL ...` runs it end to end "
+                            "against PyTorch (below).",
+                epilog="End to end: `remat-import-torch check MODEL [model options] "
+                       "[--budget 50%|3MiB|min] ...` imports MODEL, rematerializes, "
+                       "lowers and runs the step on the CPU, and compares the loss and "
+                       "every gradient with PyTorch's backward() (PASS/FAIL; "
+                       "`remat-import-torch check --help`). See docs/importer.md.")
     add_model_args(ap)
     ap.add_argument("-o", "--output", default="-", help="output .mlir (default stdout)")
     ap.add_argument("--planning-only", action="store_true",
@@ -122,15 +143,20 @@ def build_parser():
                          "(for remat-opt --remat-cost-table)")
     ap.add_argument("--cost-table", metavar="FILE",
                     help="where --profile writes (default OUT.costs.json)")
-    ap.add_argument("--profile-repeats", type=int, default=5, metavar="N")
-    ap.add_argument("--profile-threads", type=int, default=1, metavar="N")
+    ap.add_argument("--profile-repeats", type=int, default=5, metavar="N",
+                    help="--profile: timed runs of every node, the median counts "
+                         "(default 5)")
+    ap.add_argument("--profile-threads", type=int, default=1, metavar="N",
+                    help="--profile: PyTorch's CPU threads (default 1)")
     ap.add_argument("--harness", metavar="FILE",
                     help="also write a @main that fills the arguments with "
                          "deterministic values, calls the step and prints the results")
     ap.add_argument("--nodes", metavar="FILE",
                     help="write the FX node name of every planner node, in order "
                          "(planning-only mode; benchmarks/zoo uses it)")
-    ap.add_argument("-q", "--quiet", action="store_true")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress lines on stderr (errors and ops without a "
+                         "lowering are still reported)")
     return ap
 
 
@@ -146,8 +172,20 @@ def import_model(args, log=sys.stderr):
         raise ImportError_("%s has no trainable parameters: a training step "
                            "needs at least one" % args.model)
     t0 = time.time()
-    joint = trace_joint(model, args.batch, args.input_shape, args.loss,
-                        fake=not args.real_trace)
+    try:
+        joint = trace_joint(model, args.batch, args.input_shape, args.loss,
+                            fake=not args.real_trace)
+    except Exception as e:  # noqa: BLE001 (fake tensors' refusals have no class)
+        if args.real_trace or not fake_tensor_refusal(e):
+            raise
+        # PyTorch 1.13's fake tensors refuse some models (nn.LSTM's
+        # flattened weights): trace those with real tensors.
+        if not getattr(args, "quiet", False):
+            log.write("remat-import-torch: %s: fake tensors refused the model (%s); "
+                      "traced with real tensors instead (as --real-trace does)\n"
+                      % (args.model, " ".join(str(e).split()).split(".")[0][:100]))
+        torch.manual_seed(0)
+        joint = trace_joint(model, args.batch, args.input_shape, args.loss, fake=False)
     t1 = time.time()
     em = Emitter(joint, args.name, planning_only=getattr(args, "planning_only", False),
                  strict=getattr(args, "strict", False),

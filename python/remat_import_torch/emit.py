@@ -19,9 +19,12 @@ views aliasing their input).
 
 from collections import Counter
 
+import torch
+
+from .argfill import dense_text, element_text
 from .graph import ALIASES, elt_of, live_nodes, meta_shape
 from .lowering import HANDLERS, Builder, Unsupported
-from .mlir import V
+from .mlir import ELT, V
 from .opaque import opaque, opaque_node, planning_value
 from .values import LazyEmpty, Perm
 
@@ -117,6 +120,26 @@ class Emitter(Builder):
         self.arg_primals.append(p)
         return v
 
+    def _constant(self, n):
+        """A tensor the traced code made itself (FX get_attr: `torch.tensor(2.0)`
+        in forward, swin's `_tensor_constant0`): a function-level
+        arith.constant with its values, in both modes."""
+        t = getattr(self.j.graph_module, n.target, None)
+        if not isinstance(t, torch.Tensor):
+            raise Unsupported("get_attr %s is not a tensor" % n.target)
+        t = t.detach()
+        if str(t.dtype).replace("torch.", "") not in ELT:
+            raise Unsupported("constant %s of dtype %s" % (n.target, t.dtype))
+        v = self.f.value(n.name, list(t.shape), elt_of(t.dtype))
+        flat = t.reshape(-1).tolist()
+        if flat and all(x == flat[0] for x in flat):
+            text = "dense<%s>" % element_text(flat[0], v.elt)
+        else:
+            text = dense_text(flat, v.shape, v.elt)
+        self.f.const_lines.append("  %s = arith.constant %s : %s loc(\"%s\")"
+                                  % (v.ssa, text, v.ty, n.name))
+        return v
+
     def _fix_result(self, g, gv, shape):
         # Only planning-only mode aliases views; give the result its real type.
         if self.planning_only:
@@ -136,6 +159,9 @@ class Emitter(Builder):
         if n not in self.vals:
             if n.op == "placeholder" and n in self.primal_of:
                 return self._make_arg(self.primal_of[n])
+            if n.op == "get_attr":
+                self.vals[n] = self._constant(n)
+                return self.vals[n]
             raise Unsupported("value %s used before definition" % n.name)
         v = self.vals[n]
         if isinstance(v, Perm):

@@ -89,24 +89,35 @@ def dropout_mask(shape, k, p_keep):
 
 
 class _SameDropout:
-    """Within `with`, F.dropout draws the importer's masks (in call order),
-    so PyTorch's reference sees the same random numbers as the MLIR step."""
+    """Within `with`, F.dropout and Tensor.bernoulli_ (stochastic depth's
+    mask) draw the importer's masks (in call order), so PyTorch's reference
+    sees the same random numbers as the MLIR step."""
 
     def __enter__(self):
         import torch.nn.functional as F
         self.F, self.orig, self.k = F, F.dropout, 0
+        self.orig_bernoulli = torch.Tensor.bernoulli_
 
         def dropout(x, p=0.5, training=True, inplace=False):
             if not training or p == 0:
                 return x
             self.k += 1
             mask = dropout_mask(list(x.shape), self.k, 1.0 - p).to(x.dtype)
+            if inplace:
+                return x.mul_(mask / (1.0 - p))
             return x * (mask / (1.0 - p))
+
+        def bernoulli_(x, p=0.5, generator=None):
+            self.k += 1
+            with torch.no_grad():
+                return x.copy_(dropout_mask(list(x.shape), self.k, float(p)))
         F.dropout = dropout
+        torch.Tensor.bernoulli_ = bernoulli_
         return self
 
     def __exit__(self, *exc):
         self.F.dropout = self.orig
+        torch.Tensor.bernoulli_ = self.orig_bernoulli
 
 
 def reference(joint, emitter, inits, dtype=torch.float64):

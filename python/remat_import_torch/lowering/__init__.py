@@ -6,13 +6,13 @@ per op family.  A handler is registered by its module's import
 the FX nodes' values, see emit.py); it returns the node's value (a V, or
 a tuple for multi-result ops) or raises Unsupported."""
 
-from . import (activations, conv, dropout, elementwise, embedding, losses, matmul,
-               normalization, pooling, reductions, slicing, softmax, views)
+from . import (activations, conv, creation, dropout, elementwise, embedding, indexing,
+               losses, matmul, normalization, pooling, reductions, slicing, softmax, views)
 from .builder import Builder
 from .registry import HANDLERS, Unsupported
 
 # Importing a family registers its handlers.
-FAMILIES = (activations, conv, dropout, elementwise, embedding, losses, matmul,
-            normalization, pooling, reductions, slicing, softmax, views)
+FAMILIES = (activations, conv, creation, dropout, elementwise, embedding, indexing,
+            losses, matmul, normalization, pooling, reductions, slicing, softmax, views)
 
 __all__ = ["Builder", "FAMILIES", "HANDLERS", "Unsupported"]

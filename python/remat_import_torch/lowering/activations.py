@@ -115,3 +115,77 @@ def gelu_backward(em, node, g, x, approximate="none"):
                      bb.un("math.exp", bb.mul(bb.mul(xv, xv), bb.cf(-0.5))))
         return bb.mul(a[0], bb.add(cdf, bb.mul(xv, pdf)))
     return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+def _sigmoid(bb, x):
+    return bb.div(bb.cf(1.0), bb.add(bb.cf(1.0), bb.un("math.exp", bb.un("arith.negf", x))))
+
+
+@lowers("aten.silu.default")
+def silu(em, node, x):
+    return em.ewise(node.name, node.name, [em.get(x)],
+                    lambda bb, a: bb.mul(a[0], _sigmoid(bb, a[0])))
+
+
+@lowers("aten.silu_backward.default")
+def silu_backward(em, node, g, x):
+    """g * s * (1 + x * (1 - s)), s = sigmoid(x)."""
+    def body(bb, a):
+        s = _sigmoid(bb, a[1])
+        d = bb.add(bb.cf(1.0), bb.mul(a[1], bb.sub(bb.cf(1.0), s)))
+        return bb.mul(a[0], bb.mul(s, d))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+@lowers("aten.abs.default")
+def abs_(em, node, x):
+    return em.ewise(node.name, node.name, [em.get(x)],
+                    lambda bb, a: bb.un("math.absf", a[0]))
+
+
+@lowers("aten.sgn.default", "aten.sign.default")
+def sign(em, node, x):
+    """-1, 0 or 1 (abs's backward multiplies by it)."""
+    def body(bb, a):
+        pos = bb.select(bb.cmpf("ogt", a[0], bb.cf(0.0)), bb.cf(1.0), bb.cf(0.0))
+        return bb.select(bb.cmpf("olt", a[0], bb.cf(0.0)), bb.cf(-1.0), pos)
+    return em.ewise(node.name, node.name, [em.get(x)], body)
+
+
+def _relu6_of_x_plus_3(bb, x):
+    return bb.bin("arith.minimumf",
+                  bb.bin("arith.maximumf", bb.add(x, bb.cf(3.0)), bb.cf(0.0)), bb.cf(6.0))
+
+
+@lowers("aten.hardsigmoid.default")
+def hardsigmoid(em, node, x):
+    """relu6(x + 3) / 6 (mobilenet_v3's squeeze-excitation)."""
+    return em.ewise(node.name, node.name, [em.get(x)],
+                    lambda bb, a: bb.div(_relu6_of_x_plus_3(bb, a[0]), bb.cf(6.0)))
+
+
+@lowers("aten.hardsigmoid_backward.default")
+def hardsigmoid_backward(em, node, g, x):
+    """g / 6 where -3 < x < 3, else 0 (PyTorch's)."""
+    def body(bb, a):
+        inside = bb.andi(bb.cmpf("ogt", a[1], bb.cf(-3.0)), bb.cmpf("olt", a[1], bb.cf(3.0)))
+        return bb.select(inside, bb.div(a[0], bb.cf(6.0)), bb.cf(0.0))
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+@lowers("aten.hardswish.default")
+def hardswish(em, node, x):
+    """x * relu6(x + 3) / 6 (mobilenet_v3)."""
+    return em.ewise(node.name, node.name, [em.get(x)],
+                    lambda bb, a: bb.div(bb.mul(a[0], _relu6_of_x_plus_3(bb, a[0])),
+                                         bb.cf(6.0)))
+
+
+@lowers("aten.hardswish_backward.default")
+def hardswish_backward(em, node, g, x):
+    """0 where x < -3, g (x / 3 + 1/2) where x <= 3, else g (PyTorch's)."""
+    def body(bb, a):
+        mid = bb.mul(a[0], bb.add(bb.div(a[1], bb.cf(3.0)), bb.cf(0.5)))
+        hi = bb.select(bb.cmpf("ole", a[1], bb.cf(3.0)), mid, a[0])
+        return bb.select(bb.cmpf("olt", a[1], bb.cf(-3.0)), bb.cf(0.0), hi)
+    return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""2-D convolutions (NCHW, groups 1 or depthwise) and their backward."""
+"""2-D convolutions (NCHW; groups 1, depthwise or grouped) and their backward."""
 
 from ..graph import meta_shape, pair
 from ..mlir import amap, broadcast_op, identity_map, window_op
@@ -18,8 +18,11 @@ def _conv_params(x, w, stride, padding, dilation, transposed, groups):
     if groups != 1:
         if groups == x.shape[1] and w.shape[0] == groups and w.shape[1] == 1:
             depthwise = True
-        else:
+        elif x.shape[1] % groups or w.shape[0] % groups or \
+                w.shape[1] * groups != x.shape[1]:
             raise Unsupported("grouped convolution (groups=%d)" % groups)
+        else:
+            depthwise = groups  # grouped: the number of groups
     return pair(stride, [1, 1]), pair(padding, [0, 0]), depthwise
 
 
@@ -32,6 +35,39 @@ def _conv_op(em, loc, base, xp, w, init, stride, depthwise):
     em._work(loc, 2.0 * n * f * ho * wo * cin * kh * kw)
     opn = "linalg.depthwise_conv_2d_nchw_chw" if depthwise else "linalg.conv_2d_nchw_fchw"
     return em.f.op([r], window_op(opn, stride, xp, w, init, r), loc)
+
+
+def _grouped(depthwise):
+    """Whether _conv_params said grouped (the number of groups, > 1)
+    rather than depthwise (True) or plain (False)."""
+    return depthwise is not True and depthwise is not False
+
+
+def _split_groups(em, loc, base, v, dim, g):
+    """v with dim `dim` (of size g * k) split into [g, k] (a view)."""
+    shape = v.shape[:dim] + [g, v.shape[dim] // g] + v.shape[dim + 1:]
+    return em.reshape(loc, base, v, shape)
+
+
+def _grouped_conv(em, loc, xp, w, init, stride, g):
+    """Grouped convolution as one generic on the group-split views
+    (input [N, G, C, H, W], weight [G, F, C, KH, KW], output [N, G, F, HO,
+    WO]): out[n,g,f,y,x] += xp[n,g,c,y*s+i,x*s+j] * w[g,f,c,i,j]."""
+    xg = _split_groups(em, loc + ".xview", loc + "_xg", xp, 1, g)
+    wg = _split_groups(em, loc + ".wview", loc + "_wg", w, 0, g)
+    og = _split_groups(em, loc + ".oview", loc + "_og", init, 1, g)
+    n, _, f, ho, wo = og.shape
+    c, kh, kw = wg.shape[2:]
+    sh, sw = stride
+    # domain (n, g, f, y, x, c, i, j)
+    maps = [amap(8, ["d0", "d1", "d5", "d3 * %d + d6" % sh, "d4 * %d + d7" % sw]),
+            amap(8, ["d1", "d2", "d5", "d6", "d7"]),
+            amap(8, ["d0", "d1", "d2", "d3", "d4"])]
+    em._work(loc, 2.0 * n * g * f * ho * wo * c * kh * kw)
+    r = em.f.generic(loc + "_g", loc, [xg, wg], [og], maps,
+                     ["parallel"] * 5 + ["reduction"] * 3,
+                     lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+    return em.reshape(loc + ".view", loc, r, init.shape)
 
 
 def _dw_weight(em, loc, w):
@@ -55,6 +91,8 @@ def convolution(em, node, x, w, b, stride, padding, dilation, transposed, output
         em.f.op([init], broadcast_op(bv, e, [0, 2, 3]), loc + ".bias")
     else:
         init = em.f.filled(loc, out, loc)
+    if _grouped(depthwise):
+        return _grouped_conv(em, loc, xp, wv, init, stride, depthwise)
     wk = _dw_weight(em, loc, wv) if depthwise else wv
     return _conv_op(em, loc, loc, xp, wk, init, stride, depthwise)
 
@@ -73,6 +111,23 @@ def _input_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
     if min(highs) < 0:
         raise Unsupported("input gradient geometry")
     dyp = em.pad(loc + ".dpad", loc + "_dyp", dyv, lows, highs, strides=stride)
+    if _grouped(depthwise):
+        # gi[n,g,c,h,w] = sum dyp[n,g,f,h+kh-1-i,w+kw-1-j] * w[g,f,c,i,j]
+        # (the kernel flipped through the map of dyp: every loop dim then
+        # appears alone in some map, as linalg needs)
+        g = depthwise
+        dg = _split_groups(em, loc + ".dview", loc + "_dg", dyp, 1, g)
+        wg = _split_groups(em, loc + ".wview", loc + "_wg", wv, 0, g)
+        cg = c // g
+        z = em.f.filled(loc + "_gi", [n, g, cg, h, wd], loc)
+        maps = [amap(8, ["d0", "d1", "d5", "d3 + %d - d6" % (kh - 1), "d4 + %d - d7" % (kw - 1)]),
+                amap(8, ["d1", "d5", "d2", "d6", "d7"]),
+                amap(8, ["d0", "d1", "d2", "d3", "d4"])]
+        em._work(loc, 2.0 * n * c * h * wd * (f // g) * kh * kw)
+        gi = em.f.generic(loc + "_gig", loc, [dg, wg], [z], maps,
+                          ["parallel"] * 5 + ["reduction"] * 3,
+                          lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+        return em.reshape(loc + ".giview", loc + "_gi", gi, [n, c, h, wd])
     if depthwise:
         ef = em.f.empty(loc + "_wflip", [c, kh, kw], loc)
         wf = em.f.generic(loc + "_wflip", loc + ".flip", [wv], [ef],
@@ -96,6 +151,22 @@ def _weight_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
     ho, wo = dyv.shape[2:]
     xp = em.pad(loc + ".pad", loc + "_xp", xv, pad, pad)
     sh, sw = stride
+    if _grouped(depthwise):
+        # gw[g,f,c,i,j] = sum xp[n,g,c,y*s+i,x*s+j] * dy[n,g,f,y,x]
+        g = depthwise
+        xg = _split_groups(em, loc + ".xview", loc + "_xg", xp, 1, g)
+        dg = _split_groups(em, loc + ".dyview", loc + "_dyg", dyv, 1, g)
+        fg, cg = f // g, c // g
+        z = em.f.filled(loc + "_gw", [g, fg, cg, kh, kw], loc)
+        # domain (g, f, c, i, j, n, y, x)
+        maps = [amap(8, ["d5", "d0", "d2", "d6 * %d + d3" % sh, "d7 * %d + d4" % sw]),
+                amap(8, ["d5", "d0", "d1", "d6", "d7"]),
+                amap(8, ["d0", "d1", "d2", "d3", "d4"])]
+        em._work(loc, 2.0 * f * cg * kh * kw * n * ho * wo)
+        gw = em.f.generic(loc + "_gwg", loc, [xg, dg], [z], maps,
+                          ["parallel"] * 5 + ["reduction"] * 3,
+                          lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+        return em.reshape(loc + ".gwview", loc + "_gw", gw, list(wv.shape))
     if depthwise:
         z = em.f.filled(loc + "_gw", [c, kh, kw], loc)
         # domain (c, i, j, n, y, x)

@@ -177,8 +177,7 @@ class CausalAttention(nn.Module):
 
 
 class CausalMaskedFill(CausalAttention):
-    """The same mask as a boolean buffer applied by masked_fill (which has
-    no executable lowering)."""
+    """The same mask as a boolean buffer applied by masked_fill."""
 
     def __init__(self, seq=4, d=4):
         super().__init__(seq, d)
@@ -186,3 +185,135 @@ class CausalMaskedFill(CausalAttention):
 
     def scores(self, q, k):
         return (q @ k.transpose(1, 2) / 2.0).masked_fill(self.future, float("-inf"))
+
+
+class CausalWhere(CausalMaskedFill):
+    """The boolean mask applied by torch.where (aten.where.self, which has
+    no executable lowering)."""
+
+    def scores(self, q, k):
+        s = q @ k.transpose(1, 2) / 2.0
+        return torch.where(self.future, s - 1000.0, s)
+
+
+class Constants(nn.Module):
+    """Tensors made in forward (FX get_attr constants of the joint graph):
+    a scalar and a per-unit scale."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        y = self.fc(x.flatten(1)) * torch.tensor(2.0)
+        return torch.tanh(y) * torch.tensor([1.0, -0.5, 0.25, 3.0])
+
+
+class TinyLSTM(nn.Module):
+    """An LSTM over the rows of the image (sequence H, features C*W), a
+    linear head on the last step: fake tensors refuse nn.LSTM (its flat
+    weights), so the importer traces it with real tensors; the step is
+    stack, unbind, unsafe_split, zeros, sigmoid, tanh."""
+
+    def __init__(self, features=6, hidden=5, classes=3):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        seq = x.permute(0, 2, 1, 3).flatten(2)   # N, H, C*W
+        y, _ = self.lstm(seq)
+        return self.head(y[:, -1])
+
+
+class SiLUAbs(nn.Module):
+    """silu (efficientnet's activation) and abs, with their backward ops
+    (SiLU's: sigmoid, fill, sub, mul; abs's: sgn)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 8)
+        self.fc2 = nn.Linear(8, 8)
+        self.fc3 = nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = F.silu(self.fc1(x.flatten(1)))
+        h = F.silu(self.fc2(h).abs() + h)
+        return self.fc3(F.silu(h * h))
+
+
+class GroupedConv(nn.Module):
+    """Grouped convolutions (regnet, resnext): 2 groups with stride and
+    padding, 3 groups without bias, and a depthwise one with 2 filters per
+    channel."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2)
+        self.c2 = nn.Conv2d(6, 6, 3, padding=1, groups=3, bias=False)
+        self.c3 = nn.Conv2d(6, 12, 3, groups=6)
+        self.fc = nn.Linear(12, 3)
+
+    def forward(self, x):
+        h = torch.tanh(self.c2(torch.tanh(self.c1(x))))
+        return self.fc(self.c3(h).mean((2, 3)))
+
+
+class StochasticDepth(nn.Module):
+    """efficientnet's random ops: stochastic depth on a residual branch
+    (empty, bernoulli_, div) and an in-place Dropout before the classifier
+    (functionalized into new_empty, zero, as_strided, as_strided_scatter);
+    roll (swin's shifted windows)."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.sd = torchvision.ops.StochasticDepth(0.5, "row")
+        self.head = nn.Sequential(nn.Dropout(0.5, inplace=True), nn.Linear(4 * 4 * 4, 3))
+
+    def forward(self, x):
+        h = torch.tanh(self.conv(x))
+        h = h + self.sd(torch.roll(h, shifts=(1, -1), dims=(2, 3)))
+        return self.head(h.flatten(1))
+
+
+class HardActivations(nn.Module):
+    """mobilenet_v3's hardswish and hardsigmoid (squeeze-excitation), with
+    inputs spread over their three pieces."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 16)
+        self.fc2 = nn.Linear(16, 16)
+        self.fc3 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        h = F.hardswish(4.0 * self.fc1(x.flatten(1)))
+        return self.fc3(h * F.hardsigmoid(4.0 * self.fc2(h)))
+
+
+class SwinOps(nn.Module):
+    """swin_t's ops besides roll: zero padding (constant_pad_nd; its
+    backward crops with negative pads), a relative position bias read from
+    a table at a buffer of indices (index; its backward an accumulating
+    index_put), a shifted-window mask built in place on new_zeros
+    (slice_scatter, fill.Tensor of a constant) and turned into additive
+    values (ne, eq, masked_fill)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 2, 1)
+        self.table = nn.Parameter(torch.linspace(-1.0, 1.0, 14).reshape(7, 2))
+        self.register_buffer("idx", torch.tensor([[0, 3, 6, 1], [1, 4, 2, 2],
+                                                  [5, 5, 0, 3], [6, 1, 1, 4]]))
+        self.fc = nn.Linear(2 * 4 * 4, 3)
+
+    def forward(self, x):
+        h = F.pad(self.conv(x), (0, 1, 0, 1))
+        m = h.new_zeros((4, 4))
+        m[:2, :] = 1
+        m[2:, 2:] = 2
+        m = m.masked_fill(m != 0, -1.0).masked_fill(m == 0, 0.5)
+        bias = self.table[self.idx].permute(2, 0, 1)
+        return self.fc(torch.tanh(h * m + bias).flatten(1))

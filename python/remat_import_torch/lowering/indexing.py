@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Indexing by integer tensors along the first dim (swin's relative
+position bias: a table read at a buffer of indices, and its backward, an
+accumulating index_put), padding by constants, slice_scatter, comparisons
+with scalars and masked_fill."""
+
+import math
+
+from ..graph import meta_shape
+from ..mlir import amap, identity_map
+from .registry import Unsupported, lowers
+
+INT = ("i32", "i64")
+
+
+def _one_index(indices):
+    """The single index tensor of indices = [idx] (dim 0), else Unsupported."""
+    if len(indices) != 1 or indices[0] is None:
+        raise Unsupported("index with %d index tensors" % len(indices))
+    return indices[0]
+
+
+@lowers("aten.index.Tensor")
+def index(em, node, x, indices):
+    """out[p..., r...] = x[idx[p...], r...]: x read with tensor.extract
+    inside a generic over the result (PyTorch checks the indices)."""
+    xv, iv = em.get(x), em.get(_one_index(indices))
+    if iv.elt not in INT:
+        raise Unsupported("index by a %s tensor" % iv.elt)
+    shape = meta_shape(node)[0]
+    r, p = len(shape), iv.rank
+    e = em.f.empty(node.name, shape, node.name, xv.elt)
+    em._work(node.name, math.prod(shape))
+
+    def body(b, a, o):
+        row = b.emit("arith.index_cast %s : %s to index" % (a[0], iv.elt))
+        rest = [b.index(d) for d in range(p, r)]
+        return [b.emit("tensor.extract %s[%s] : %s" % (xv.ssa, ", ".join([row] + rest), xv.ty))]
+    return em.f.generic(node.name, node.name, [iv], [e],
+                        [amap(r, ["d%d" % d for d in range(p)]), identity_map(r)],
+                        ["parallel"] * r, body)
+
+
+@lowers("aten.index_put.default")
+def index_put(em, node, base, indices, values, accumulate=False):
+    """accumulate: out[v, r...] = base[v, r...] + sum over p with idx[p] == v
+    of values[p, r...] (index's backward): a reduction over the positions
+    for every row, O(rows * values), like embedding's backward."""
+    if not accumulate:
+        raise Unsupported("index_put without accumulate")
+    bv, iv, vv = em.get(base), em.get(_one_index(indices)), em.get(values)
+    if iv.elt not in INT:
+        raise Unsupported("index_put by a %s tensor" % iv.elt)
+    p = iv.rank
+    rest = bv.rank - 1
+    if vv.rank != p + rest:
+        raise Unsupported("index_put of broadcast values")
+    n = 1 + rest + p                      # (v, r..., p...)
+    rs = ["d%d" % (1 + k) for k in range(rest)]
+    ps = ["d%d" % (1 + rest + k) for k in range(p)]
+    em._work(node.name, bv.shape[0] * vv.numel)
+
+    def body(b, a, o):
+        v = b.emit("arith.index_cast %s : index to %s" % (b.index(0), iv.elt))
+        hit = b.cmpi("eq", a[1], v, iv.elt)
+        return [b.select(hit, b.add(o[0], a[0]), o[0])]
+    return em.f.generic(node.name, node.name, [vv, iv], [bv],
+                        [amap(n, ps + rs), amap(n, ps), amap(n, ["d0"] + rs)],
+                        ["parallel"] * (1 + rest) + ["reduction"] * p, body)
+
+
+@lowers("aten.constant_pad_nd.default")
+def constant_pad_nd(em, node, x, pad, value=0.0):
+    """pad = [low, high] of the last dim, then of the one before, ...;
+    negative amounts crop (an extract_slice), positive ones pad."""
+    v = em.get(x)
+    k = len(pad) // 2
+    lows = [pad[2 * (k - 1 - i)] for i in range(k)]
+    highs = [pad[2 * (k - 1 - i) + 1] for i in range(k)]
+    lead = v.rank - k
+    if any(l < 0 for l in lows) or any(h < 0 for h in highs):
+        offs = [0] * lead + [max(0, -l) for l in lows]
+        sizes = v.shape[:lead] + [v.shape[lead + i] - max(0, -lows[i]) - max(0, -highs[i])
+                                  for i in range(k)]
+        v = em.extract(node.name + ".crop", node.name + "_crop", v, offs, sizes, [1] * v.rank)
+        lows = [max(0, l) for l in lows]
+        highs = [max(0, h) for h in highs]
+    if not any(lows) and not any(highs):
+        return v
+    return em.pad(node.name, node.name, v, lows, highs, float(value))
+
+
+@lowers("aten.slice_scatter.default")
+def slice_scatter(em, node, base, src, dim=0, start=None, end=None, step=1):
+    """base with base[start:end:step] along dim replaced by src."""
+    bv, sv = em.get(base), em.get(src)
+    dim %= bv.rank
+    n = bv.shape[dim]
+    start = 0 if start is None else (start + n if start < 0 else min(start, n))
+    offs = [0] * bv.rank
+    offs[dim] = start
+    st = [1] * bv.rank
+    st[dim] = step
+    if sv.shape == bv.shape and step == 1 and start == 0:
+        return sv
+    return em.insert(node.name, node.name, sv, bv, offs, sv.shape, st)
+
+
+@lowers("aten.fill.Tensor")
+def fill_tensor(em, node, x, value):
+    """x's shape filled with a 0-d tensor's value."""
+    shape, elt = meta_shape(node)
+    vv = em.get(value)
+    if vv.rank != 0 or vv.elt != elt:
+        raise Unsupported("fill with a %s" % vv.ty)
+    return em.ewise(node.name, node.name, [vv], lambda b, a: a[0], out_shape=shape, elt=elt)
+
+
+def _compare(em, node, x, y, fpred, ipred):
+    v = em.get(x)
+    if hasattr(y, "op") or not isinstance(y, (int, float)):
+        raise Unsupported("comparison with a tensor")
+    if v.elt == "f32":
+        return em.ewise(node.name, node.name, [v],
+                        lambda b, a: b.cmpf(fpred, a[0], b.cf(float(y))), elt="i1")
+    if v.elt in INT:
+        return em.ewise(node.name, node.name, [v],
+                        lambda b, a: b.cmpi(ipred, a[0], b.ci(int(y), v.elt), v.elt), elt="i1")
+    raise Unsupported("comparison of %s" % v.elt)
+
+
+@lowers("aten.eq.Scalar")
+def eq(em, node, x, y):
+    return _compare(em, node, x, y, "oeq", "eq")
+
+
+@lowers("aten.ne.Scalar")
+def ne(em, node, x, y):
+    return _compare(em, node, x, y, "une", "ne")
+
+
+@lowers("aten.masked_fill.Scalar")
+def masked_fill(em, node, x, mask, value):
+    """x where mask is false, value where true (the mask broadcast)."""
+    xv, mv = em.get(x), em.get(mask)
+    if mv.elt != "i1" or xv.elt != "f32":
+        raise Unsupported("masked_fill of %s by %s" % (xv.elt, mv.elt))
+    shape = meta_shape(node)[0]
+    return em.ewise(node.name, node.name, [xv, mv],
+                    lambda b, a: b.select(a[1], b.cf(float(value)), a[0]), out_shape=shape)
