@@ -49,7 +49,16 @@ bool dependsOnDeviceIndex(Value v) {
 
 bool isPricedCollective(Operation *op) {
   return isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
-             shard::AllSliceOp, shard::AllToAllOp>(op);
+             shard::AllSliceOp, shard::AllToAllOp, shard::ShiftOp>(op);
+}
+
+/// Whether some device of a shift's group of `n` has a partner: the others
+/// copy (offset 0 modulo n when rotating) or get zeros (|offset| >= n).
+bool shiftMoves(const CollectiveInfo &c) {
+  int64_t n = c.groupSize;
+  if (c.rotate)
+    return c.offset % n != 0;
+  return c.offset != 0 && c.offset > -n && c.offset < n;
 }
 
 } // namespace
@@ -73,13 +82,23 @@ std::optional<CollectiveInfo> collectiveInfo(Operation *op,
   for (int64_t d : c.gridShape)
     if (d <= 0)
       return std::nullopt; // A dynamic grid: the group size is unknown.
-  if (auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
-    for (int16_t a : axes.asArrayRef()) {
-      if (a < 0 || a >= static_cast<int64_t>(c.gridShape.size()))
-        return std::nullopt;
-      c.gridAxes.push_back(a);
-      c.groupSize *= c.gridShape[a];
-    }
+  SmallVector<int64_t> axes;
+  if (auto shift = dyn_cast<shard::ShiftOp>(op)) {
+    // Only the coordinate on the shift axis changes: that axis is the group.
+    c.axis = static_cast<int64_t>(shift.getShiftAxis().getZExtValue());
+    // getOffset() zero-extends: a negative offset would come back huge.
+    c.offset = shift.getOffsetAttr().getInt();
+    c.rotate = shift.getRotate();
+    axes.push_back(c.axis);
+  } else if (auto attr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes")) {
+    axes.append(attr.asArrayRef().begin(), attr.asArrayRef().end());
+  }
+  for (int64_t a : axes) {
+    if (a < 0 || a >= static_cast<int64_t>(c.gridShape.size()))
+      return std::nullopt;
+    c.gridAxes.push_back(a);
+    c.groupSize *= c.gridShape[a];
+  }
   Type inType = op->getOperand(0).getType();
   Type outType = op->getResult(0).getType();
   std::optional<int64_t> inElems = staticElems(inType);
@@ -113,7 +132,8 @@ std::optional<CollectiveInfo> collectiveInfo(Operation *op,
         c.kind = CollectiveKind::AllToAll;
         c.axis = a.getSplitAxis().getSExtValue();
         c.axis2 = a.getConcatAxis().getSExtValue();
-      });
+      })
+      .Case([&](shard::ShiftOp) { c.kind = CollectiveKind::Shift; });
   if (inShape.size() == outShape.size())
     c.contiguousBlocks = remat_collective_blocks_contiguous(
         collectiveABIKind(c.kind), static_cast<int64_t>(inShape.size()),
@@ -134,6 +154,8 @@ int64_t collectiveABIKind(CollectiveKind kind) {
     return REMAT_COLL_ALL_SLICE;
   case CollectiveKind::AllToAll:
     return REMAT_COLL_ALL_TO_ALL;
+  case CollectiveKind::Shift:
+    return REMAT_COLL_SHIFT;
   }
   return -1;
 }
@@ -151,6 +173,8 @@ double collectiveBytesSent(const CollectiveInfo &c) {
     return share * static_cast<double>(c.inBytes);
   case CollectiveKind::AllSlice:
     return 0;
+  case CollectiveKind::Shift:
+    return shiftMoves(c) ? static_cast<double>(c.inBytes) : 0;
   }
   return 0;
 }
@@ -158,6 +182,8 @@ double collectiveBytesSent(const CollectiveInfo &c) {
 int64_t collectiveSteps(const CollectiveInfo &c) {
   if (c.kind == CollectiveKind::AllSlice)
     return 0;
+  if (c.kind == CollectiveKind::Shift)
+    return shiftMoves(c) ? 1 : 0;
   int64_t steps = c.groupSize - 1;
   return c.kind == CollectiveKind::AllReduce ? 2 * steps : steps;
 }
@@ -195,7 +221,7 @@ std::optional<std::string> whyCommunicationKept(Operation *op) {
            shard::GridShapeOp>(op))
     return "'" + name.str() +
            "' is not priced by the planner (it prices all_reduce, "
-           "all_gather, reduce_scatter, all_slice and all_to_all)";
+           "all_gather, reduce_scatter, all_slice, all_to_all and shift)";
   if (op->getNumRegions() == 0)
     return std::nullopt;
   // A collective nested under control flow that depends on the device index
