@@ -81,3 +81,31 @@ func.func @index() -> (index, index, index, index) {
   // CHECK: return %[[I]], %{{.*}}, %{{.*}}, %[[N]]
   return %l, %m#0, %m#1, %n : index, index, index, index
 }
+
+// -----
+
+// shard.shift: rematShift<T>(offset, rotate, grid, shift axis, in, out);
+// the offset signed (upstream's getOffset() zero-extends it), the grouping
+// axes other than the shift axis left out (no partner changes with them).
+shard.grid @g23(shape = 2x3)
+// CHECK-LABEL: func.func private @rematShiftI64(i64, i64, i64, i64, memref<*xi64>, memref<*xi64>)
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK-LABEL: func.func private @rematShiftF32(i64, i64, i64, i64, memref<*xf32>, memref<*xf32>)
+// CHECK-LABEL: func.func @shift
+func.func @shift(%x: tensor<4x8xf32>, %c: tensor<4x8xi64>) -> (tensor<4x8xf32>, tensor<4x8xi64>) {
+  // CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4x8xf32> to memref<4x8xf32, strided<[?, ?], offset: ?>>
+  // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
+  // CHECK-DAG: %[[O:.*]] = arith.constant -1 : i64
+  // CHECK-DAG: %[[R:.*]] = arith.constant 0 : i64
+  // CHECK-DAG: %[[G:.*]] = arith.constant 196610 : i64
+  // CHECK-DAG: %[[A:.*]] = arith.constant 1 : i64
+  // CHECK: call @rematShiftF32(%[[O]], %[[R]], %[[G]], %[[A]], %{{.*}}, %{{.*}})
+  // CHECK: bufferization.to_tensor %[[OUT]] restrict writable : memref<4x8xf32> to tensor<4x8xf32>
+  %r = shard.shift %x on @g23 grid_axes = [0, 1] shift_axis = 1 offset = -1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK-DAG: %[[O3:.*]] = arith.constant 3 : i64
+  // CHECK-DAG: %[[ROT:.*]] = arith.constant 1 : i64
+  // CHECK-DAG: %[[A0:.*]] = arith.constant 0 : i64
+  // CHECK: call @rematShiftI64(%[[O3]], %[[ROT]], %{{.*}}, %[[A0]], %{{.*}}, %{{.*}})
+  %q = shard.shift %c on @g23 grid_axes = [0] shift_axis = 0 offset = 3 rotate : tensor<4x8xi64> -> tensor<4x8xi64>
+  return %r, %q : tensor<4x8xf32>, tensor<4x8xi64>
+}
