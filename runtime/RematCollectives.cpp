@@ -611,11 +611,14 @@ void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
   }
 }
 
-// The ranks of the group this device sends to and receives from in a shift
-// by `offset` (MPI_PROC_NULL where there is none), or false when the shift
-// leaves every device its own data (a rotation by a multiple of n, offset 0).
+// Whether a shift by `offset` on a group of n moves data: some device has a
+// partner. Then `dest` and `source` are this device's (MPI_PROC_NULL where
+// there is none).
 bool shiftPartners(int64_t offset, bool rotate, int n, int k, int &dest,
                    int &source) {
+  dest = source = MPI_PROC_NULL;
+  if (n == 1)
+    return false;
   if (rotate) {
     int64_t s = ((offset % n) + n) % n;
     if (s == 0)
@@ -624,14 +627,13 @@ bool shiftPartners(int64_t offset, bool rotate, int n, int k, int &dest,
     source = static_cast<int>((k - s + n) % n);
     return true;
   }
-  if (offset == 0)
+  if (offset == 0 || offset <= -n || offset >= n)
     return false;
-  // |offset| >= n: no device has a partner (no overflow below).
-  bool inRange = offset > -n && offset < n;
-  int64_t to = k + offset, from = k - offset;
-  dest = inRange && to >= 0 && to < n ? static_cast<int>(to) : MPI_PROC_NULL;
-  source = inRange && from >= 0 && from < n ? static_cast<int>(from)
-                                            : MPI_PROC_NULL;
+  int64_t to = k + offset, from = k - offset; // |offset| < n: no overflow.
+  if (to >= 0 && to < n)
+    dest = static_cast<int>(to);
+  if (from >= 0 && from < n)
+    source = static_cast<int>(from);
   return true;
 }
 
@@ -658,13 +660,12 @@ void shift(int64_t offset, int64_t rotate, int64_t gridShape,
   if (!out.contiguous())
     fatal("shift: the result buffer (%s) is not contiguous row-major",
           tensorType(out.sizes, type).c_str());
-  int dest = MPI_PROC_NULL, source = MPI_PROC_NULL;
-  if (g.size == 1 || !shiftPartners(offset, rotate, g.size, g.index, dest,
-                                    source)) {
-    if (g.size == 1 && !rotate && offset != 0)
-      std::memset(out.base, 0, out.elements() * e); // No source.
-    else
+  int dest, source;
+  if (!shiftPartners(offset, rotate, g.size, g.index, dest, source)) {
+    if (rotate || offset == 0) // Every device keeps its own.
       transfer(out, in);
+    else // Past the group: no device has a source.
+      std::memset(out.base, 0, out.elements() * e);
     return;
   }
   int contiguous = remat_collective_blocks_contiguous(

@@ -182,7 +182,8 @@ static inline int remat_collective_blocks_contiguous(
  * - all_to_all: 0 with contiguous blocks, else 2 * inElems / groupSize
  *   elements (a send and a receive piece);
  * - shift: 0 with a contiguous input (sent from where it is, received in
- *   `out`), else inElems elements (the input packed to send).
+ *   `out`), else inElems elements (the input packed to send); the runtime
+ *   allocates none when no device of the group has a partner.
  * Returns -1 for an unknown kind, negative arguments or an overflow. */
 static inline int64_t remat_collective_workspace_bytes(
     int64_t kind, int64_t elemBytes, int64_t inElems, int64_t outElems,
