@@ -88,6 +88,12 @@ public:
           op->getDialect()->getNamespace() == "shard" && !isa<shard::GridOp>(op))
         shardOps.push_back(op);
     });
+    // Refused before anything is lowered: each with its own error.
+    bool refused = false;
+    for (Operation *op : shardOps)
+      refused |= failed(checkEveryDeviceRuns(op));
+    if (refused)
+      return failure();
     for (Operation *op : shardOps)
       if (failed(lower(op)))
         return failure();
@@ -122,6 +128,31 @@ private:
               "communication is all_reduce, all_gather, reduce_scatter, "
               "all_slice, all_to_all or shift (partition annotated programs "
               "first with sharding-propagation and shard-partition)";
+  }
+
+  /// A communication op must run on every device of its group: one that
+  /// runs under control flow depending on the device index would wait
+  /// forever for the devices that skip it (a shift's partner that never
+  /// sends or receives, a ring member that never joins).
+  LogicalResult checkEveryDeviceRuns(Operation *op) {
+    std::optional<CollectiveInfo> info = collectiveInfo(op);
+    if (!info || info->kind == CollectiveKind::AllSlice)
+      return success(); // all_slice is a local copy; others fail below.
+    Operation *control = deviceDependentControl(op);
+    if (!control)
+      return success();
+    InFlightDiagnostic diag =
+        op->emitError()
+        << "cannot lower '" << op->getName()
+        << "': it runs under control flow that depends on the device index ('"
+        << control->getName()
+        << "'), so some devices of its group may not run it and the others "
+           "would wait for them forever; run it on every device and mask the "
+           "data instead (as a pipeline bubble does: select what is sent and "
+           "what is kept, not whether to communicate)";
+    diag.attachNote(control->getLoc())
+        << "this '" << control->getName() << "' depends on the device index";
+    return failure();
   }
 
   shard::GridOp gridOf(Operation *op) {

@@ -109,3 +109,61 @@ func.func @shift(%x: tensor<4x8xf32>, %c: tensor<4x8xi64>) -> (tensor<4x8xf32>, 
   %q = shard.shift %c on @g23 grid_axes = [0] shift_axis = 0 offset = 3 rotate : tensor<4x8xi64> -> tensor<4x8xi64>
   return %r, %q : tensor<4x8xf32>, tensor<4x8xi64>
 }
+
+// -----
+
+// Control flow that does not depend on the device index may hold a shift:
+// an scf.if on the iteration (the loop carrying values computed from the
+// device index, the data of a masked pipeline bubble) lowers.
+shard.grid @grid(shape = 2)
+// CHECK-LABEL: func.func @shift_under_iteration_if
+func.func @shift_under_iteration_if(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %s = shard.process_linear_index on @grid : index
+  %first = arith.cmpi eq, %s, %c0 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %x) -> tensor<4xf32> {
+    %m = arith.select %first, %a, %x : tensor<4xf32>
+    %odd = arith.cmpi eq, %i, %c1 : index
+    // CHECK: scf.if
+    // CHECK: call @rematShiftF32
+    %y = scf.if %odd -> tensor<4xf32> {
+      %z = shard.shift %m on @grid grid_axes = [0] shift_axis = 0 offset = 1 : tensor<4xf32> -> tensor<4xf32>
+      scf.yield %z : tensor<4xf32>
+    } else {
+      scf.yield %m : tensor<4xf32>
+    }
+    scf.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A planned scan's shape: an scf.if yields an index (a checkpoint's
+// iteration) beside data computed from the device index; a loop bounded by
+// that index holds a shift. Only the index decides the loop: it lowers.
+shard.grid @grid(shape = 2)
+// CHECK-LABEL: func.func @loop_bounded_by_yielded_index
+func.func @loop_bounded_by_yielded_index(%x: tensor<4xf32>, %b: i1) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %s = shard.process_linear_index on @grid : index
+  %first = arith.cmpi eq, %s, %c0 : index
+  %m = arith.select %first, %x, %x : tensor<4xf32>
+  %p:2 = scf.if %b -> (index, tensor<4xf32>) {
+    scf.yield %c1, %m : index, tensor<4xf32>
+  } else {
+    scf.yield %c3, %x : index, tensor<4xf32>
+  }
+  // CHECK: scf.for
+  // CHECK: call @rematShiftF32
+  %r = scf.for %i = %c0 to %p#0 step %c1 iter_args(%a = %p#1) -> tensor<4xf32> {
+    %z = shard.shift %a on @grid grid_axes = [0] shift_axis = 0 offset = 1 : tensor<4xf32> -> tensor<4xf32>
+    scf.yield %z : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -85,6 +85,18 @@ double collectiveTime(const CollectiveInfo &c);
 /// allocation, rounded up as the runtime requests it.
 int64_t collectiveWorkspace(const CollectiveInfo &c);
 
+/// The op whose control depends on the device index and decides whether
+/// (or how often) `op` runs, or nullptr: an enclosing scf.if, scf.for,
+/// scf.while or scf.index_switch (another region op: any of its operands),
+/// or a conditional branch between the blocks of an enclosing region, whose
+/// condition, bounds or selector is computed from `shard.process_linear_index`,
+/// `shard.process_multi_index` or `mpi.comm_rank` (through loop-carried
+/// values, what regions yield and function arguments); for `op` in a
+/// function, also the same around each of its call sites. A communication
+/// op under such control runs on some devices only: the others never meet
+/// it and the ones that do wait for them forever.
+mlir::Operation *deviceDependentControl(mlir::Operation *op);
+
 /// Why `op` must not be re-run because of how it communicates, or nullopt:
 /// a shard collective (or an op holding one) under control flow that
 /// depends on the device index; an op of the `mpi` dialect or another
