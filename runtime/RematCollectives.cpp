@@ -611,6 +611,82 @@ void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
   }
 }
 
+// Whether a shift by `offset` on a group of n moves data: some device has a
+// partner. Then `dest` and `source` are this device's (MPI_PROC_NULL where
+// there is none).
+bool shiftPartners(int64_t offset, bool rotate, int n, int k, int &dest,
+                   int &source) {
+  dest = source = MPI_PROC_NULL;
+  if (n == 1)
+    return false;
+  if (rotate) {
+    int64_t s = ((offset % n) + n) % n;
+    if (s == 0)
+      return false;
+    dest = static_cast<int>((k + s) % n);
+    source = static_cast<int>((k - s + n) % n);
+    return true;
+  }
+  if (offset == 0 || offset <= -n || offset >= n)
+    return false;
+  int64_t to = k + offset, from = k - offset; // |offset| < n: no overflow.
+  if (to >= 0 && to < n)
+    dest = static_cast<int>(to);
+  if (from >= 0 && from < n)
+    source = static_cast<int>(from);
+  return true;
+}
+
+template <typename T>
+void shift(int64_t offset, int64_t rotate, int64_t gridShape,
+           int64_t shiftAxis, UnrankedMemRef *inRef, UnrankedMemRef *outRef,
+           const char *type) {
+  ensureMpi();
+  if (rotate != 0 && rotate != 1)
+    fatal("shift: rotate must be 0 or 1, not %lld",
+          static_cast<long long>(rotate));
+  int64_t axes = remat_pack_grid_axes(&shiftAxis, 1);
+  if (axes < 0)
+    fatal("shift: invalid shift axis %lld", static_cast<long long>(shiftAxis));
+  // The devices that differ only on the shift axis, indexed along it.
+  const Group &g = group(gridShape, axes);
+  const int64_t e = sizeof(T);
+  View in = viewOf(inRef, e, "input");
+  View out = viewOf(outRef, e, "result");
+  if (in.sizes != out.sizes)
+    fatal("shift of a %s cannot give a %s (it keeps the shape)",
+          tensorType(in.sizes, type).c_str(),
+          tensorType(out.sizes, type).c_str());
+  if (!out.contiguous())
+    fatal("shift: the result buffer (%s) is not contiguous row-major",
+          tensorType(out.sizes, type).c_str());
+  int dest, source;
+  if (!shiftPartners(offset, rotate, g.size, g.index, dest, source)) {
+    if (rotate || offset == 0) // Every device keeps its own.
+      transfer(out, in);
+    else // Past the group: no device has a source.
+      std::memset(out.base, 0, out.elements() * e);
+    return;
+  }
+  int contiguous = remat_collective_blocks_contiguous(
+      REMAT_COLL_SHIFT, in.rank(), in.sizes.data(), out.sizes.data(), 0, 0,
+      in.contiguous());
+  Workspace ws(remat_collective_workspace_bytes(
+      REMAT_COLL_SHIFT, e, in.elements(), out.elements(), g.size, contiguous));
+  const char *send = in.base;
+  if (!contiguous && dest != MPI_PROC_NULL) {
+    transfer(in.over(ws.data), in);
+    send = ws.data;
+  }
+  int64_t bytes = in.elements() * e;
+  // One paired call on every device of the group: no send waits for a
+  // receive that comes later, whatever the order of the devices.
+  exchange(g, send, dest == MPI_PROC_NULL ? 0 : bytes, dest, out.base,
+           source == MPI_PROC_NULL ? 0 : bytes, source);
+  if (source == MPI_PROC_NULL) // Upstream: undefined; here zeros.
+    std::memset(out.base, 0, bytes);
+}
+
 } // namespace
 
 #define REMAT_COLLECTIVE(SUFFIX, T, NAME)                                      \
@@ -622,11 +698,22 @@ void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
                   NAME);                                                       \
   }
 
+#define REMAT_SHIFT(SUFFIX, T, NAME)                                           \
+  REMAT_RUNTIME_EXPORT void _mlir_ciface_rematShift##SUFFIX(                  \
+      int64_t offset, int64_t rotate, int64_t gridShape, int64_t shiftAxis,    \
+      UnrankedMemRef *in, UnrankedMemRef *out) {                               \
+    shift<T>(offset, rotate, gridShape, shiftAxis, in, out, NAME);             \
+  }
+
 extern "C" {
 REMAT_COLLECTIVE(F32, float, "f32")
 REMAT_COLLECTIVE(F64, double, "f64")
 REMAT_COLLECTIVE(I32, int32_t, "i32")
 REMAT_COLLECTIVE(I64, int64_t, "i64")
+REMAT_SHIFT(F32, float, "f32")
+REMAT_SHIFT(F64, double, "f64")
+REMAT_SHIFT(I32, int32_t, "i32")
+REMAT_SHIFT(I64, int64_t, "i64")
 
 REMAT_RUNTIME_EXPORT int64_t rematProcessLinearIndex(int64_t gridShape) {
   ensureMpi();

@@ -6,9 +6,12 @@
 #include "remat/Analysis/CostModel.h"
 #include "remat/Runtime/CollectiveABI.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -47,9 +50,170 @@ bool dependsOnDeviceIndex(Value v) {
   return false;
 }
 
+/// The call sites of the function `fn` in the module (or other symbol
+/// table) above it.
+SmallVector<CallOpInterface> callersOf(FunctionOpInterface fn) {
+  SmallVector<CallOpInterface> calls;
+  Operation *table = fn->getParentOp();
+  while (table && !table->hasTrait<OpTrait::SymbolTable>())
+    table = table->getParentOp();
+  if (!table)
+    return calls;
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(fn, table))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      if (auto call = dyn_cast<CallOpInterface>(use.getUser()))
+        calls.push_back(call);
+  return calls;
+}
+
+/// Pushes the terminators' operands of every block of `op`'s regions (what
+/// its regions yield or branch on).
+void pushRegionTerminators(Operation *op, SmallVectorImpl<Value> &work) {
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
+        llvm::append_range(work, block.back().getOperands());
+}
+
+/// Whether the value of `v` can differ per device because it is computed
+/// from a device index: through the ops defining it and what their regions
+/// yield, loop-carried values (an scf.for's induction variable through its
+/// bounds and step only, an iteration argument through its initial and
+/// yielded values), and a function's arguments through its call sites.
+bool valueDependsOnDeviceIndex(Value v) {
+  SmallVector<Value> work{v};
+  llvm::SmallPtrSet<void *, 32> seen;
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    if (!seen.insert(cur.getAsOpaquePointer()).second)
+      continue;
+    if (Operation *def = cur.getDefiningOp()) {
+      if (isDeviceIndex(def))
+        return true;
+      unsigned k = cast<OpResult>(cur).getResultNumber();
+      // A result of structured control flow: what decides the path and
+      // what the paths yield for that result, not the other results (a
+      // planned scan carries its checkpoint indexes beside the data).
+      if (auto op = dyn_cast<scf::IfOp>(def)) {
+        work.push_back(op.getCondition());
+        work.push_back(op.thenYield().getOperand(k));
+        if (!op.getElseRegion().empty())
+          work.push_back(op.elseYield().getOperand(k));
+        continue;
+      }
+      if (auto op = dyn_cast<scf::ForOp>(def)) {
+        work.append({op.getLowerBound(), op.getUpperBound(), op.getStep(),
+                     op.getInitArgs()[k],
+                     op.getBody()->getTerminator()->getOperand(k)});
+        continue;
+      }
+      if (auto op = dyn_cast<scf::IndexSwitchOp>(def)) {
+        work.push_back(op.getArg());
+        for (Region &region : op->getRegions())
+          work.push_back(region.front().getTerminator()->getOperand(k));
+        continue;
+      }
+      llvm::append_range(work, def->getOperands());
+      pushRegionTerminators(def, work);
+      continue;
+    }
+    auto arg = cast<BlockArgument>(cur);
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (!parent)
+      continue;
+    if (auto fn = dyn_cast<FunctionOpInterface>(parent)) {
+      if (arg.getOwner() != &fn.getFunctionBody().front())
+        continue; // A block of a CFG body: its branches are operands below.
+      for (CallOpInterface call : callersOf(fn))
+        if (arg.getArgNumber() < call.getArgOperands().size())
+          work.push_back(call.getArgOperands()[arg.getArgNumber()]);
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+      if (arg == loop.getInductionVar()) {
+        work.append(
+            {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
+        continue;
+      }
+      unsigned k = arg.getArgNumber() - 1;
+      work.push_back(loop.getInitArgs()[k]);
+      work.push_back(loop.getBody()->getTerminator()->getOperand(k));
+      continue;
+    }
+    // Any other region op: whatever enters or is carried through it.
+    llvm::append_range(work, parent->getOperands());
+    pushRegionTerminators(parent, work);
+  }
+  return false;
+}
+
+/// The operands of `p` that decide whether (or how many times) the ops in
+/// its regions run on a device.
+SmallVector<Value> controlOperands(Operation *p) {
+  if (auto op = dyn_cast<scf::IfOp>(p))
+    return {op.getCondition()};
+  if (auto op = dyn_cast<scf::ForOp>(p))
+    return {op.getLowerBound(), op.getUpperBound(), op.getStep()};
+  if (auto op = dyn_cast<scf::IndexSwitchOp>(p))
+    return {op.getArg()};
+  if (auto op = dyn_cast<scf::WhileOp>(p)) {
+    SmallVector<Value> values(op.getInits());
+    values.push_back(op.getConditionOp().getCondition());
+    llvm::append_range(values, op.getYieldOp().getOperands());
+    return values;
+  }
+  if (isa<scf::ExecuteRegionOp, FunctionOpInterface>(p))
+    return {};
+  return SmallVector<Value>(p->getOperands());
+}
+
+/// deviceDependentControl for `op`, the callers of its function visited
+/// at most once.
+Operation *
+deviceDependentControlImpl(Operation *op,
+                           llvm::SmallPtrSetImpl<Operation *> &visitedFns) {
+  for (Operation *inner = op; inner; inner = inner->getParentOp()) {
+    // Branches between the blocks of a region holding `inner` outside its
+    // entry block (which runs whenever the region does).
+    Region *region = inner->getParentRegion();
+    if (region && !region->hasOneBlock() &&
+        inner->getBlock() != &region->front())
+      for (Block &block : *region)
+        if (!block.empty() && block.back().getNumSuccessors() > 1)
+          for (Value v : block.back().getOperands())
+            if (valueDependsOnDeviceIndex(v))
+              return &block.back();
+    Operation *p = inner->getParentOp();
+    if (!p)
+      break;
+    if (auto fn = dyn_cast<FunctionOpInterface>(p)) {
+      if (!visitedFns.insert(fn).second)
+        break;
+      for (CallOpInterface call : callersOf(fn))
+        if (Operation *found = deviceDependentControlImpl(call, visitedFns))
+          return found;
+      break;
+    }
+    for (Value v : controlOperands(p))
+      if (valueDependsOnDeviceIndex(v))
+        return p;
+  }
+  return nullptr;
+}
+
 bool isPricedCollective(Operation *op) {
   return isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
-             shard::AllSliceOp, shard::AllToAllOp>(op);
+             shard::AllSliceOp, shard::AllToAllOp, shard::ShiftOp>(op);
+}
+
+/// Whether some device of a shift's group of `n` has a partner: the others
+/// copy (offset 0 modulo n when rotating) or get zeros (|offset| >= n).
+bool shiftMoves(const CollectiveInfo &c) {
+  int64_t n = c.groupSize;
+  if (c.rotate)
+    return c.offset % n != 0;
+  return c.offset != 0 && c.offset > -n && c.offset < n;
 }
 
 } // namespace
@@ -73,13 +237,23 @@ std::optional<CollectiveInfo> collectiveInfo(Operation *op,
   for (int64_t d : c.gridShape)
     if (d <= 0)
       return std::nullopt; // A dynamic grid: the group size is unknown.
-  if (auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
-    for (int16_t a : axes.asArrayRef()) {
-      if (a < 0 || a >= static_cast<int64_t>(c.gridShape.size()))
-        return std::nullopt;
-      c.gridAxes.push_back(a);
-      c.groupSize *= c.gridShape[a];
-    }
+  SmallVector<int64_t> axes;
+  if (auto shift = dyn_cast<shard::ShiftOp>(op)) {
+    // Only the coordinate on the shift axis changes: that axis is the group.
+    c.axis = static_cast<int64_t>(shift.getShiftAxis().getZExtValue());
+    // getOffset() zero-extends: a negative offset would come back huge.
+    c.offset = shift.getOffsetAttr().getInt();
+    c.rotate = shift.getRotate();
+    axes.push_back(c.axis);
+  } else if (auto attr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes")) {
+    axes.append(attr.asArrayRef().begin(), attr.asArrayRef().end());
+  }
+  for (int64_t a : axes) {
+    if (a < 0 || a >= static_cast<int64_t>(c.gridShape.size()))
+      return std::nullopt;
+    c.gridAxes.push_back(a);
+    c.groupSize *= c.gridShape[a];
+  }
   Type inType = op->getOperand(0).getType();
   Type outType = op->getResult(0).getType();
   std::optional<int64_t> inElems = staticElems(inType);
@@ -113,7 +287,8 @@ std::optional<CollectiveInfo> collectiveInfo(Operation *op,
         c.kind = CollectiveKind::AllToAll;
         c.axis = a.getSplitAxis().getSExtValue();
         c.axis2 = a.getConcatAxis().getSExtValue();
-      });
+      })
+      .Case([&](shard::ShiftOp) { c.kind = CollectiveKind::Shift; });
   if (inShape.size() == outShape.size())
     c.contiguousBlocks = remat_collective_blocks_contiguous(
         collectiveABIKind(c.kind), static_cast<int64_t>(inShape.size()),
@@ -134,6 +309,8 @@ int64_t collectiveABIKind(CollectiveKind kind) {
     return REMAT_COLL_ALL_SLICE;
   case CollectiveKind::AllToAll:
     return REMAT_COLL_ALL_TO_ALL;
+  case CollectiveKind::Shift:
+    return REMAT_COLL_SHIFT;
   }
   return -1;
 }
@@ -151,6 +328,8 @@ double collectiveBytesSent(const CollectiveInfo &c) {
     return share * static_cast<double>(c.inBytes);
   case CollectiveKind::AllSlice:
     return 0;
+  case CollectiveKind::Shift:
+    return shiftMoves(c) ? static_cast<double>(c.inBytes) : 0;
   }
   return 0;
 }
@@ -158,6 +337,8 @@ double collectiveBytesSent(const CollectiveInfo &c) {
 int64_t collectiveSteps(const CollectiveInfo &c) {
   if (c.kind == CollectiveKind::AllSlice)
     return 0;
+  if (c.kind == CollectiveKind::Shift)
+    return shiftMoves(c) ? 1 : 0;
   int64_t steps = c.groupSize - 1;
   return c.kind == CollectiveKind::AllReduce ? 2 * steps : steps;
 }
@@ -171,6 +352,11 @@ double collectiveTime(const CollectiveInfo &c) {
             static_cast<double>(c.groupSize);
   return static_cast<double>(collectiveSteps(c)) * kCollectiveStepCost +
          collectiveBytesSent(c) * kCollectiveByteCost + local;
+}
+
+Operation *deviceDependentControl(Operation *op) {
+  llvm::SmallPtrSet<Operation *, 8> visitedFns;
+  return deviceDependentControlImpl(op, visitedFns);
 }
 
 int64_t collectiveWorkspace(const CollectiveInfo &c) {
@@ -195,7 +381,7 @@ std::optional<std::string> whyCommunicationKept(Operation *op) {
            shard::GridShapeOp>(op))
     return "'" + name.str() +
            "' is not priced by the planner (it prices all_reduce, "
-           "all_gather, reduce_scatter, all_slice and all_to_all)";
+           "all_gather, reduce_scatter, all_slice, all_to_all and shift)";
   if (op->getNumRegions() == 0)
     return std::nullopt;
   // A collective nested under control flow that depends on the device index

@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Why not upstream's convert-shard-to-mpi: in LLVM 22 it lowers all_reduce
-// only (all_gather, reduce_scatter, all_slice and all_to_all fail to
+// only (all_gather, reduce_scatter, all_slice, all_to_all and shift fail to
 // legalize), splits a new communicator at every call and never frees it,
 // and MPI's own collectives allocate temporaries the planner cannot see. The
 // runtime runs ring algorithms over point-to-point MPI with temporaries it
@@ -33,17 +33,17 @@ namespace {
 
 constexpr StringLiteral kLinearIndexFn = "rematProcessLinearIndex";
 
-/// The runtime entry point for `elem`, or "" when the runtime moves no
-/// such elements.
-std::string collectiveFunctionFor(Type elem) {
+/// The suffix of the runtime entry points for `elem` (rematCollective<T>,
+/// rematShift<T>), or "" when the runtime moves no such elements.
+std::string collectiveSuffixFor(Type elem) {
   if (elem.isF32())
-    return "rematCollectiveF32";
+    return "F32";
   if (elem.isF64())
-    return "rematCollectiveF64";
+    return "F64";
   if (elem.isSignlessInteger(32))
-    return "rematCollectiveI32";
+    return "I32";
   if (elem.isSignlessInteger(64))
-    return "rematCollectiveI64";
+    return "I64";
   return "";
 }
 
@@ -88,6 +88,12 @@ public:
           op->getDialect()->getNamespace() == "shard" && !isa<shard::GridOp>(op))
         shardOps.push_back(op);
     });
+    // Refused before anything is lowered: each with its own error.
+    bool refused = false;
+    for (Operation *op : shardOps)
+      refused |= failed(checkEveryDeviceRuns(op));
+    if (refused)
+      return failure();
     for (Operation *op : shardOps)
       if (failed(lower(op)))
         return failure();
@@ -111,7 +117,7 @@ private:
     if (std::optional<CollectiveInfo> info = collectiveInfo(op))
       return lowerCollective(op, *info);
     if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
-            shard::AllSliceOp, shard::AllToAllOp>(op))
+            shard::AllSliceOp, shard::AllToAllOp, shard::ShiftOp>(op))
       return op->emitError()
              << "cannot lower '" << op->getName()
              << "': it needs static tensor shapes and a grid of static shape "
@@ -120,8 +126,33 @@ private:
            << "cannot lower '" << op->getName()
            << "': -remat-lower-to-cpu runs per-rank programs whose "
               "communication is all_reduce, all_gather, reduce_scatter, "
-              "all_slice or all_to_all (partition annotated programs first "
-              "with sharding-propagation and shard-partition)";
+              "all_slice, all_to_all or shift (partition annotated programs "
+              "first with sharding-propagation and shard-partition)";
+  }
+
+  /// A communication op must run on every device of its group: one that
+  /// runs under control flow depending on the device index would wait
+  /// forever for the devices that skip it (a shift's partner that never
+  /// sends or receives, a ring member that never joins).
+  LogicalResult checkEveryDeviceRuns(Operation *op) {
+    std::optional<CollectiveInfo> info = collectiveInfo(op);
+    if (!info || info->kind == CollectiveKind::AllSlice)
+      return success(); // all_slice is a local copy; others fail below.
+    Operation *control = deviceDependentControl(op);
+    if (!control)
+      return success();
+    InFlightDiagnostic diag =
+        op->emitError()
+        << "cannot lower '" << op->getName()
+        << "': it runs under control flow that depends on the device index ('"
+        << control->getName()
+        << "'), so some devices of its group may not run it and the others "
+           "would wait for them forever; run it on every device and mask the "
+           "data instead (as a pipeline bubble does: select what is sent and "
+           "what is kept, not whether to communicate)";
+    diag.attachNote(control->getLoc())
+        << "this '" << control->getName() << "' depends on the device index";
+    return failure();
   }
 
   shard::GridOp gridOf(Operation *op) {
@@ -222,12 +253,23 @@ private:
     return success();
   }
 
-  LogicalResult lowerCollective(Operation *op, const CollectiveInfo &info) {
+  /// The unranked input and result buffers of a collective's call, and
+  /// the result buffer itself.
+  struct CallBuffers {
+    Value in, out, result;
+  };
+
+  /// Checks `op`'s element type and makes its call's buffers before it: the
+  /// input as it is (any strides: no copy), the result in a buffer of its
+  /// own, where the planner counted it. Returns the runtime function for
+  /// the element type in `fnName` (prefixed by `prefix`).
+  FailureOr<CallBuffers> callBuffers(Operation *op, StringRef prefix,
+                                     std::string &fnName) {
     auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
     auto outType = cast<RankedTensorType>(op->getResult(0).getType());
     Type elem = outType.getElementType();
-    std::string fnName = collectiveFunctionFor(elem);
-    if (fnName.empty())
+    std::string suffix = collectiveSuffixFor(elem);
+    if (suffix.empty())
       return op->emitError()
              << "cannot lower '" << op->getName() << "' of " << elem
              << " elements: the MPI runtime moves f32, f64, i32 and i64";
@@ -235,6 +277,44 @@ private:
       return op->emitError() << "cannot lower '" << op->getName()
                              << "' from " << inType.getElementType() << " to "
                              << elem << ": it must keep its element type";
+    fnName = (prefix + suffix).str();
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    MLIRContext *ctx = op->getContext();
+    SmallVector<int64_t> dynStrides(inType.getRank(), ShapedType::kDynamic);
+    auto inMemref = MemRefType::get(
+        inType.getShape(), elem,
+        StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dynStrides));
+    auto outMemref = MemRefType::get(outType.getShape(), elem);
+    auto unranked = UnrankedMemRefType::get(elem, 0);
+    Value in = bufferization::ToBufferOp::create(
+        rewriter, loc, inMemref, op->getOperand(0), /*read_only=*/true);
+    Value out = memref::AllocOp::create(
+        rewriter, loc, outMemref,
+        alignment > 1 ? rewriter.getI64IntegerAttr(alignment) : IntegerAttr());
+    return CallBuffers{memref::CastOp::create(rewriter, loc, unranked, in),
+                       memref::CastOp::create(rewriter, loc, unranked, out),
+                       out};
+  }
+
+  /// Calls `fnName` (declared from `args`, no results), then replaces `op`
+  /// by the tensor of `buffers.result`.
+  void callAndReplace(Operation *op, StringRef fnName, ValueRange args,
+                      const CallBuffers &buffers) {
+    Location loc = op->getLoc();
+    func::FuncOp fn =
+        declare(fnName, rewriter.getFunctionType(TypeRange(args), {}));
+    func::CallOp::create(rewriter, loc, fn, args);
+    Value result = bufferization::ToTensorOp::create(
+        rewriter, loc, op->getResult(0).getType(), buffers.result,
+        /*restrict=*/rewriter.getUnitAttr(),
+        /*writable=*/rewriter.getUnitAttr());
+    rewriter.replaceOp(op, result);
+  }
+
+  LogicalResult lowerCollective(Operation *op, const CollectiveInfo &info) {
+    if (info.kind == CollectiveKind::Shift)
+      return lowerShift(op, info);
     int64_t reduction = REMAT_COLL_SUM;
     std::optional<shard::ReductionKind> kind;
     if (auto r = dyn_cast<shard::AllReduceOp>(op))
@@ -256,42 +336,44 @@ private:
       return op->emitError() << "cannot lower '" << op->getName()
                              << "': its grid must have 1 to 4 dimensions of "
                                 "at most 65535 devices";
-
+    std::string fnName;
+    FailureOr<CallBuffers> buffers =
+        callBuffers(op, "rematCollective", fnName);
+    if (failed(buffers))
+      return failure();
     Location loc = op->getLoc();
-    rewriter.setInsertionPoint(op);
-    MLIRContext *ctx = op->getContext();
-    // The input as it is (any strides: no copy); the result in a buffer of
-    // its own, where the planner counted it.
-    SmallVector<int64_t> dynStrides(inType.getRank(), ShapedType::kDynamic);
-    auto inMemref = MemRefType::get(
-        inType.getShape(), elem,
-        StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dynStrides));
-    auto outMemref = MemRefType::get(outType.getShape(), elem);
-    auto unranked = UnrankedMemRefType::get(elem, 0);
-    Value in = bufferization::ToBufferOp::create(
-        rewriter, loc, inMemref, op->getOperand(0), /*read_only=*/true);
-    Value out = memref::AllocOp::create(
-        rewriter, loc, outMemref,
-        alignment > 1 ? rewriter.getI64IntegerAttr(alignment) : IntegerAttr());
-    Type i64Type = rewriter.getI64Type();
-    func::FuncOp fn = declare(
-        fnName,
-        rewriter.getFunctionType(
-            {i64Type, i64Type, i64Type, i64Type, i64Type, i64Type, unranked,
-             unranked},
-            {}));
-    func::CallOp::create(
-        rewriter, loc, fn,
-        ValueRange{i64(loc, collectiveABIKind(info.kind)),
-                   i64(loc, reduction), i64(loc, info.axis),
-                   i64(loc, info.axis2), i64(loc, *grid),
-                   i64(loc, *axes),
-                   memref::CastOp::create(rewriter, loc, unranked, in),
-                   memref::CastOp::create(rewriter, loc, unranked, out)});
-    Value result = bufferization::ToTensorOp::create(
-        rewriter, loc, outType, out, /*restrict=*/rewriter.getUnitAttr(),
-        /*writable=*/rewriter.getUnitAttr());
-    rewriter.replaceOp(op, result);
+    callAndReplace(op, fnName,
+                   {i64(loc, collectiveABIKind(info.kind)),
+                    i64(loc, reduction), i64(loc, info.axis),
+                    i64(loc, info.axis2), i64(loc, *grid), i64(loc, *axes),
+                    buffers->in, buffers->out},
+                   *buffers);
+    return success();
+  }
+
+  /// shard.shift: a paired send and receive with the neighbours along the
+  /// shift axis (rematShift, CollectiveABI.h).
+  LogicalResult lowerShift(Operation *op, const CollectiveInfo &info) {
+    if (op->getOperand(0).getType() != op->getResult(0).getType())
+      return op->emitError() << "cannot lower 'shard.shift' from "
+                             << op->getOperand(0).getType() << " to "
+                             << op->getResult(0).getType()
+                             << ": the runtime shifts a tensor as it is";
+    std::optional<int64_t> grid = packedGrid(info.gridShape);
+    if (!grid || info.axis > 14)
+      return op->emitError() << "cannot lower 'shard.shift': its grid must "
+                                "have 1 to 4 dimensions of at most 65535 "
+                                "devices";
+    std::string fnName;
+    FailureOr<CallBuffers> buffers = callBuffers(op, "rematShift", fnName);
+    if (failed(buffers))
+      return failure();
+    Location loc = op->getLoc();
+    callAndReplace(op, fnName,
+                   {i64(loc, info.offset), i64(loc, info.rotate ? 1 : 0),
+                    i64(loc, *grid), i64(loc, info.axis), buffers->in,
+                    buffers->out},
+                   *buffers);
     return success();
   }
 

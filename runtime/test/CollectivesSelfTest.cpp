@@ -3,10 +3,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Run as `mpiexec -n N remat-collectives-selftest` (N = 1, 2, 3, 4): calls
-// every collective entry point on small tensors built by hand as memref
-// descriptors, on the grids and grid axes N devices allow, and compares
-// each result with a reference every rank computes itself (it can compute
-// any rank's input). Inputs hold small integers, so any reduction order is
+// every collective entry point (rematShift too) on small tensors built by
+// hand as memref descriptors, on the grids and grid axes N devices allow,
+// and compares each result with a reference every rank computes itself (it
+// can compute any rank's input). Inputs hold small integers, so any reduction order is
 // exact and results must match bit for bit; one more all_reduce on
 // fractional data checks that every rank of a group gets the same bits.
 // Each call must free all it allocates, and its peak must rise by exactly
@@ -44,6 +44,10 @@ DECLARE(F32)
 DECLARE(F64)
 DECLARE(I32)
 DECLARE(I64)
+void _mlir_ciface_rematShiftF32(int64_t, int64_t, int64_t, int64_t,
+                                UnrankedMemRef *, UnrankedMemRef *);
+void _mlir_ciface_rematShiftI64(int64_t, int64_t, int64_t, int64_t,
+                                UnrankedMemRef *, UnrankedMemRef *);
 int64_t rematProcessLinearIndex(int64_t gridShape);
 int64_t _mlir_ciface_rematProcessLinearIndex(int64_t gridShape);
 }
@@ -138,6 +142,7 @@ template <typename T> struct TypeInfo;
 template <> struct TypeInfo<float> {
   static constexpr const char *name = "f32";
   static constexpr auto fn = _mlir_ciface_rematCollectiveF32;
+  static constexpr auto shift = _mlir_ciface_rematShiftF32;
 };
 template <> struct TypeInfo<double> {
   static constexpr const char *name = "f64";
@@ -150,6 +155,7 @@ template <> struct TypeInfo<int32_t> {
 template <> struct TypeInfo<int64_t> {
   static constexpr const char *name = "i64";
   static constexpr auto fn = _mlir_ciface_rematCollectiveI64;
+  static constexpr auto shift = _mlir_ciface_rematShiftI64;
 };
 
 const char *kindNames[] = {"all_reduce", "all_gather", "reduce_scatter",
@@ -306,6 +312,79 @@ void check(const Grid &grid, int64_t kind, int64_t reduction, int64_t axis,
   }
 }
 
+// A shift along grid axis `axis` of `dims` by `offset`: the device whose
+// coordinate on `axis` is c - offset (wrapped when rotating) is the source,
+// zeros without one; the input strided when `padded`.
+template <typename T>
+void checkShift(const Shape &dims, int64_t axis, int64_t offset, bool rotate,
+                bool padded) {
+  const Shape in = {3, 5};
+  Shape coords = unravel(worldRank, dims);
+  int64_t n = dims[axis], c = coords[axis], from = -1;
+  if (rotate)
+    from = ((c - offset % n) % n + n) % n;
+  else if (offset > -n && offset < n)
+    from = c - offset;
+  bool hasSource = from >= 0 && from < n;
+  Shape src = coords;
+  src[axis] = from;
+  int sourceRank = hasSource ? static_cast<int>(ravel(src, dims)) : -1;
+  bool moves = n > 1 && (rotate ? offset % n != 0
+                                : offset != 0 && offset > -n && offset < n);
+  std::string what = "grid " + str(dims) + " shift axis " +
+                     std::to_string(axis) + " offset " +
+                     std::to_string(offset) + (rotate ? " rotate " : " ") +
+                     TypeInfo<T>::name + (padded ? " strided" : "");
+
+  // Strided: offset 2, inner stride 2, rows padded by one.
+  Shape strides = padded ? Shape{11, 2} : rowMajorStrides(in);
+  int64_t base = padded ? 2 : 0, span = base + 2 * strides[0] + 4 * strides[1] + 1;
+  std::vector<T> inData(span, static_cast<T>(-99));
+  for (int64_t i = 0; i < product(in); ++i) {
+    Shape idx = unravel(i, in);
+    inData[base + idx[0] * strides[0] + idx[1] * strides[1]] =
+        value<T>(worldRank, i, REMAT_COLL_SUM);
+  }
+  std::vector<T> outData(product(in), static_cast<T>(-77));
+  Memref inRef(inData.data(), base, in, strides);
+  Memref outRef(outData.data(), 0, in, rowMajorStrides(in));
+  int64_t ws = moves ? remat_collective_workspace_bytes(
+                           REMAT_COLL_SHIFT, sizeof(T), product(in),
+                           product(in), n, padded ? 0 : 1)
+                     : 0;
+  remat_reset_peak();
+  int64_t live = remat_live_bytes();
+  TypeInfo<T>::shift(offset, rotate ? 1 : 0,
+                     remat_pack_grid_shape(dims.data(), dims.size()), axis,
+                     &inRef.ref, &outRef.ref);
+  ++checks;
+  if (remat_live_bytes() != live ||
+      remat_peak_bytes() - live != (ws + 63) / 64 * 64)
+    fail(what + ": peak rose by " +
+         std::to_string(remat_peak_bytes() - live) + ", expected " +
+         std::to_string((ws + 63) / 64 * 64));
+  for (int64_t i = 0; i < product(in); ++i) {
+    T expected = hasSource ? value<T>(sourceRank, i, REMAT_COLL_SUM) : T{};
+    if (std::memcmp(&expected, &outData[i], sizeof(T)) != 0) {
+      fail(what + ": element " + std::to_string(i) + " is " +
+           std::to_string(outData[i]) + ", expected " +
+           std::to_string(expected));
+      return;
+    }
+  }
+}
+
+template <typename T> void checkShifts(const Shape &dims) {
+  for (int64_t axis = 0; axis < static_cast<int64_t>(dims.size()); ++axis) {
+    int64_t n = dims[axis];
+    for (bool rotate : {false, true})
+      for (int64_t offset : {int64_t{1}, int64_t{-1}, int64_t{2}, -n, n + 1,
+                             int64_t{0}, INT64_MIN + 1})
+        for (bool padded : {false, true})
+          checkShift<T>(dims, axis, offset, rotate, padded);
+  }
+}
+
 // all_reduce sums of fractional f32 data: every rank of a group must hold
 // the same bits, within 1e-5 of the reference.
 void checkBitIdentical(const Grid &grid) {
@@ -419,6 +498,11 @@ void checkABI() {
   expect(remat_collective_workspace_bytes(REMAT_COLL_ALL_SLICE, 4, 12, 6, 2,
                                           1) == 0,
          "all_slice workspace");
+  expect(remat_collective_workspace_bytes(REMAT_COLL_SHIFT, 4, 12, 12, 2,
+                                          1) == 0 &&
+             remat_collective_workspace_bytes(REMAT_COLL_SHIFT, 4, 12, 12, 2,
+                                              0) == 48,
+         "shift workspace");
   expect(remat_collective_workspace_bytes(REMAT_COLL_REDUCE_SCATTER, 8,
                                           INT64_MAX / 4, INT64_MAX / 4, 2,
                                           1) == -1,
@@ -517,6 +601,8 @@ int main(int argc, char **argv) {
     check<int32_t>(grid, REMAT_COLL_REDUCE_SCATTER, REMAT_COLL_SUM, 0, 0,
                    {2 * n, 3}, false);
     checkBitIdentical(grid);
+    checkShifts<float>(grid.dims);
+    checkShifts<int64_t>(grid.dims);
     int64_t bad = failures - before, total = 0;
     MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (worldRank == 0)

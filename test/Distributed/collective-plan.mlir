@@ -65,7 +65,7 @@ func.func @kept(%x: tensor<64xf32>, %c: i1) -> (tensor<f32>, tensor<64xf32>) {
   } else {
     scf.yield %x : tensor<64xf32>
   }
-  // MIN: [[@LINE+1]]:8: remark: [Analysis] Kept {{.*}} Remark="kept (256 B), never recomputed: 'shard.broadcast' is not priced by the planner (it prices all_reduce, all_gather, reduce_scatter, all_slice and all_to_all)"
+  // MIN: [[@LINE+1]]:8: remark: [Analysis] Kept {{.*}} Remark="kept (256 B), never recomputed: 'shard.broadcast' is not priced by the planner (it prices all_reduce, all_gather, reduce_scatter, all_slice, all_to_all and shift)"
   %b = shard.broadcast %r on @grid grid_axes = [0] root = [0] : (tensor<64xf32>) -> tensor<64xf32>
   // A collective under control flow that does not depend on the index may
   // be re-run.

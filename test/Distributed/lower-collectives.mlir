@@ -81,3 +81,89 @@ func.func @index() -> (index, index, index, index) {
   // CHECK: return %[[I]], %{{.*}}, %{{.*}}, %[[N]]
   return %l, %m#0, %m#1, %n : index, index, index, index
 }
+
+// -----
+
+// shard.shift: rematShift<T>(offset, rotate, grid, shift axis, in, out);
+// the offset signed (upstream's getOffset() zero-extends it), the grouping
+// axes other than the shift axis left out (no partner changes with them).
+shard.grid @g23(shape = 2x3)
+// CHECK-LABEL: func.func private @rematShiftI64(i64, i64, i64, i64, memref<*xi64>, memref<*xi64>)
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK-LABEL: func.func private @rematShiftF32(i64, i64, i64, i64, memref<*xf32>, memref<*xf32>)
+// CHECK-LABEL: func.func @shift
+func.func @shift(%x: tensor<4x8xf32>, %c: tensor<4x8xi64>) -> (tensor<4x8xf32>, tensor<4x8xi64>) {
+  // CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4x8xf32> to memref<4x8xf32, strided<[?, ?], offset: ?>>
+  // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
+  // CHECK-DAG: %[[O:.*]] = arith.constant -1 : i64
+  // CHECK-DAG: %[[R:.*]] = arith.constant 0 : i64
+  // CHECK-DAG: %[[G:.*]] = arith.constant 196610 : i64
+  // CHECK-DAG: %[[A:.*]] = arith.constant 1 : i64
+  // CHECK: call @rematShiftF32(%[[O]], %[[R]], %[[G]], %[[A]], %{{.*}}, %{{.*}})
+  // CHECK: bufferization.to_tensor %[[OUT]] restrict writable : memref<4x8xf32> to tensor<4x8xf32>
+  %r = shard.shift %x on @g23 grid_axes = [0, 1] shift_axis = 1 offset = -1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK-DAG: %[[O3:.*]] = arith.constant 3 : i64
+  // CHECK-DAG: %[[ROT:.*]] = arith.constant 1 : i64
+  // CHECK-DAG: %[[A0:.*]] = arith.constant 0 : i64
+  // CHECK: call @rematShiftI64(%[[O3]], %[[ROT]], %{{.*}}, %[[A0]], %{{.*}}, %{{.*}})
+  %q = shard.shift %c on @g23 grid_axes = [0] shift_axis = 0 offset = 3 rotate : tensor<4x8xi64> -> tensor<4x8xi64>
+  return %r, %q : tensor<4x8xf32>, tensor<4x8xi64>
+}
+
+// -----
+
+// Control flow that does not depend on the device index may hold a shift:
+// an scf.if on the iteration (the loop carrying values computed from the
+// device index, the data of a masked pipeline bubble) lowers.
+shard.grid @grid(shape = 2)
+// CHECK-LABEL: func.func @shift_under_iteration_if
+func.func @shift_under_iteration_if(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %s = shard.process_linear_index on @grid : index
+  %first = arith.cmpi eq, %s, %c0 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %x) -> tensor<4xf32> {
+    %m = arith.select %first, %a, %x : tensor<4xf32>
+    %odd = arith.cmpi eq, %i, %c1 : index
+    // CHECK: scf.if
+    // CHECK: call @rematShiftF32
+    %y = scf.if %odd -> tensor<4xf32> {
+      %z = shard.shift %m on @grid grid_axes = [0] shift_axis = 0 offset = 1 : tensor<4xf32> -> tensor<4xf32>
+      scf.yield %z : tensor<4xf32>
+    } else {
+      scf.yield %m : tensor<4xf32>
+    }
+    scf.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A planned scan's shape: an scf.if yields an index (a checkpoint's
+// iteration) beside data computed from the device index; a loop bounded by
+// that index holds a shift. Only the index decides the loop: it lowers.
+shard.grid @grid(shape = 2)
+// CHECK-LABEL: func.func @loop_bounded_by_yielded_index
+func.func @loop_bounded_by_yielded_index(%x: tensor<4xf32>, %b: i1) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %s = shard.process_linear_index on @grid : index
+  %first = arith.cmpi eq, %s, %c0 : index
+  %m = arith.select %first, %x, %x : tensor<4xf32>
+  %p:2 = scf.if %b -> (index, tensor<4xf32>) {
+    scf.yield %c1, %m : index, tensor<4xf32>
+  } else {
+    scf.yield %c3, %x : index, tensor<4xf32>
+  }
+  // CHECK: scf.for
+  // CHECK: call @rematShiftF32
+  %r = scf.for %i = %c0 to %p#0 step %c1 iter_args(%a = %p#1) -> tensor<4xf32> {
+    %z = shard.shift %a on @grid grid_axes = [0] shift_axis = 0 offset = 1 : tensor<4xf32> -> tensor<4xf32>
+    scf.yield %z : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

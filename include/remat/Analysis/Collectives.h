@@ -26,7 +26,7 @@ namespace remat {
 
 /// The collectives the runtime implements (CollectiveABI.h's codes).
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllSlice,
-                            AllToAll };
+                            AllToAll, Shift };
 
 /// The code of `kind` in the runtime's ABI (CollectiveABI.h).
 int64_t collectiveABIKind(CollectiveKind kind);
@@ -40,25 +40,33 @@ struct CollectiveInfo {
   int64_t inBytes = 0, outBytes = 0;    ///< Exact tensor bytes.
   int64_t elemBytes = 0;
   int64_t inElems = 0, outElems = 0;
-  int64_t axis = 0;  ///< gather / scatter / slice / split axis.
+  int64_t axis = 0;  ///< gather / scatter / slice / split axis; shift:
+                     ///< the grid axis it shifts along.
   int64_t axis2 = 0; ///< all_to_all's concat axis.
+  /// shift: the signed offset along `axis` and whether it wraps. Its group
+  /// is the devices along `axis` only (gridAxes = {axis}): the other
+  /// grouping axes change no device's partner.
+  int64_t offset = 0;
+  bool rotate = false;
   /// Whether the runtime moves the blocks without packing them
   /// (remat_collective_blocks_contiguous, for a contiguous input).
   bool contiguousBlocks = true;
 };
 
 /// The info of `op` when it is a shard collective the runtime implements
-/// (all_reduce, all_gather, reduce_scatter, all_slice, all_to_all) on a grid
-/// found from `op` or else from `symbolScope` (the module of a detached
-/// copy), with static shapes; std::nullopt otherwise.
+/// (all_reduce, all_gather, reduce_scatter, all_slice, all_to_all, shift)
+/// on a grid found from `op` or else from `symbolScope` (the module of a
+/// detached copy), with static shapes; std::nullopt otherwise.
 std::optional<CollectiveInfo>
 collectiveInfo(mlir::Operation *op, mlir::Operation *symbolScope = nullptr);
 
 /// Bytes one device sends in `c` with ring algorithms: all-gather
 /// (n-1)/n of the output, reduce-scatter and all-to-all (n-1)/n of the
-/// input, all-reduce 2(n-1)/n; all-slice none.
+/// input, all-reduce 2(n-1)/n; all-slice none; shift its input (the most
+/// any device sends), none when no device has a partner.
 double collectiveBytesSent(const CollectiveInfo &c);
-/// Message steps of one device: n-1 (all-reduce: 2(n-1)); all-slice none.
+/// Message steps of one device: n-1 (all-reduce: 2(n-1)); all-slice none;
+/// shift one (none without partners).
 int64_t collectiveSteps(const CollectiveInfo &c);
 
 /// The default price of a message step and of a byte sent, in the analytic
@@ -76,6 +84,18 @@ double collectiveTime(const CollectiveInfo &c);
 /// Bytes of temporaries the runtime allocates while `c` runs: its one
 /// allocation, rounded up as the runtime requests it.
 int64_t collectiveWorkspace(const CollectiveInfo &c);
+
+/// The op whose control depends on the device index and decides whether
+/// (or how often) `op` runs, or nullptr: an enclosing scf.if, scf.for,
+/// scf.while or scf.index_switch (another region op: any of its operands),
+/// or a conditional branch between the blocks of an enclosing region, whose
+/// condition, bounds or selector is computed from `shard.process_linear_index`,
+/// `shard.process_multi_index` or `mpi.comm_rank` (through loop-carried
+/// values, what regions yield and function arguments); for `op` in a
+/// function, also the same around each of its call sites. A communication
+/// op under such control runs on some devices only: the others never meet
+/// it and the ones that do wait for them forever.
+mlir::Operation *deviceDependentControl(mlir::Operation *op);
 
 /// Why `op` must not be re-run because of how it communicates, or nullopt:
 /// a shard collective (or an op holding one) under control flow that

@@ -14,6 +14,9 @@
  *   void _mlir_ciface_rematCollective<T>(int64_t kind, int64_t reduction,
  *       int64_t axis, int64_t axis2, int64_t gridShape, int64_t gridAxes,
  *       UnrankedMemRef *in, UnrankedMemRef *out);
+ *   void _mlir_ciface_rematShift<T>(int64_t offset, int64_t rotate,
+ *       int64_t gridShape, int64_t shiftAxis, UnrankedMemRef *in,
+ *       UnrankedMemRef *out);
  *   int64_t rematProcessLinearIndex(int64_t gridShape);
  *       (also exported as _mlir_ciface_rematProcessLinearIndex, for a
  *       declaration with llvm.emit_c_interface)
@@ -24,6 +27,14 @@
  * the result's shape, contiguous row-major, and does not alias `in`; `in`
  * may be strided. Input and result have the same element type (an
  * all_reduce that widens converts before the call).
+ *
+ * rematShift is `shard.shift`: the devices that differ only in their
+ * coordinate c on grid axis `shiftAxis` pass `in` on by `offset` (signed):
+ * the device at c sends to c + offset and receives `out` from c - offset
+ * (np.roll's direction; upstream's example is symmetric and does not say).
+ * With `rotate` (0 or 1) coordinates wrap modulo the axis' size; without
+ * it a device with no source gets zeros (upstream leaves it undefined) and
+ * one with no destination sends nothing. `in` and `out` have one shape.
  *===----------------------------------------------------------------------===*/
 #ifndef REMAT_RUNTIME_COLLECTIVEABI_H
 #define REMAT_RUNTIME_COLLECTIVEABI_H
@@ -40,6 +51,7 @@ extern "C" {
 #define REMAT_COLL_REDUCE_SCATTER 2
 #define REMAT_COLL_ALL_SLICE 3
 #define REMAT_COLL_ALL_TO_ALL 4
+#define REMAT_COLL_SHIFT 5 /* rematShift, priced as a kind like the others */
 
 /* Reductions: mlir::shard::ReductionKind's Sum, Max, Min, Product, whose
  * values there are 1, 2, 3, 4 (ours = upstream - 1). Average, the bitwise
@@ -127,6 +139,7 @@ static inline int64_t remat_grid_axis(int64_t packed, int64_t i) {
  *   of `out` before `axis` is 1);
  * - all_to_all: `in` is contiguous, every dim of `in` before `axis`
  *   (split) and every dim of `out` before `axis2` (concat) is 1;
+ * - shift: `in` is contiguous (it is sent as it is);
  * - the other kinds never pack: 1. */
 static inline int remat_collective_blocks_contiguous(
     int64_t kind, int64_t rank, const int64_t *inSizes,
@@ -150,6 +163,8 @@ static inline int remat_collective_blocks_contiguous(
         return 0;
     return 1;
   }
+  if (kind == REMAT_COLL_SHIFT)
+    return inputContiguous;
   return 1;
 }
 
@@ -165,7 +180,10 @@ static inline int remat_collective_blocks_contiguous(
  * - all_gather: 0 with contiguous blocks (the ring runs in `out`), else
  *   2 * inElems elements (a send and a receive block);
  * - all_to_all: 0 with contiguous blocks, else 2 * inElems / groupSize
- *   elements (a send and a receive piece).
+ *   elements (a send and a receive piece);
+ * - shift: 0 with a contiguous input (sent from where it is, received in
+ *   `out`), else inElems elements (the input packed to send); the runtime
+ *   allocates none when no device of the group has a partner.
  * Returns -1 for an unknown kind, negative arguments or an overflow. */
 static inline int64_t remat_collective_workspace_bytes(
     int64_t kind, int64_t elemBytes, int64_t inElems, int64_t outElems,
@@ -190,6 +208,9 @@ static inline int64_t remat_collective_workspace_bytes(
   case REMAT_COLL_ALL_TO_ALL:
     buffers = 2;
     elems = contiguousBlocks ? 0 : inElems / groupSize;
+    break;
+  case REMAT_COLL_SHIFT:
+    elems = contiguousBlocks ? 0 : inElems;
     break;
   default:
     return -1;
