@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Analysis/Collectives.h"
+#include "remat/Dialect/Remat/Remat.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Runtime/CollectiveABI.h"
 
@@ -163,7 +164,10 @@ SmallVector<Value> controlOperands(Operation *p) {
     llvm::append_range(values, op.getYieldOp().getOperands());
     return values;
   }
-  if (isa<scf::ExecuteRegionOp, FunctionOpInterface>(p))
+  // Regions that run exactly once whenever the op does: a recomputation
+  // (remat.recompute) re-runs a collective on every device, as the plan
+  // placed it.
+  if (isa<scf::ExecuteRegionOp, FunctionOpInterface, RecomputeOp>(p))
     return {};
   return SmallVector<Value>(p->getOperands());
 }

@@ -13,7 +13,9 @@
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -55,8 +57,14 @@ using KnownOps = llvm::ScopedHashTable<Operation *, Operation *, EqualOps>;
 /// ops writing into a shared one each get their own again
 /// (-remat-prepare), where the loop rewrites expect them.
 bool isMergeable(Operation *op) {
-  if (op->getNumResults() == 0 || op->getNumRegions() != 0 ||
-      !isMemoryEffectFree(op))
+  if (op->getNumResults() == 0 || !isMemoryEffectFree(op))
+    return false;
+  // A constant tensor (a zero fill): what upstream's cse shared, and
+  // -remat-prepare gives each op writing into it its own again.
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return matchPattern(fill.getInputs()[0], m_Constant()) &&
+           fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  if (op->getNumRegions() != 0)
     return false;
   if (op->hasTrait<OpTrait::ConstantLike>() || isa<tensor::EmptyOp>(op))
     return true;

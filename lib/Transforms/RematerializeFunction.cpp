@@ -25,6 +25,7 @@
 #include "remat/Transforms/Prepare.h"
 #include "remat/Transforms/RecomputeHints.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -56,6 +57,17 @@ constexpr int kExactMinimumBudgetNodes = 1000;
 constexpr int kMinimumBudgetGranularityShift = 8;
 
 
+/// Whether every tensor.empty of `func` carries the number -remat-prepare
+/// gives each op's own initial value.
+bool initialValuesNumbered(func::FuncOp func) {
+  return !func.walk([](tensor::EmptyOp empty) {
+                return empty->hasAttr(RematDialect::kInitAttrName)
+                           ? WalkResult::advance()
+                           : WalkResult::interrupt();
+              })
+              .wasInterrupted();
+}
+
 remark::RemarkOpts remarkOpts(llvm::StringRef name, llvm::StringRef function) {
   return remark::RemarkOpts::name(name).category("remat").function(function);
 }
@@ -81,16 +93,19 @@ public:
     if (ig->recomputeHints.empty() && !options.budget.minimum) {
       // The input as it is, when it fits as the lowering will run it: the
       // lowering prepares it too (each op its own initial value), and the
-      // prepared copy's peak (analyse()) is the one it measures. The
-      // prepared copy is returned: its initial values are numbered
-      // (remat.init), so a cse after the pass cannot share them, while the
-      // input's, a tensor.empty the clean-up shared, would let it merge the
-      // fills into it (the ResNet example then peaked 9 % higher).
+      // prepared copy's peak (analyse()) is the one it measures. An input
+      // whose initial values are not all numbered (remat.init) is returned
+      // prepared: a cse after the pass could otherwise merge the fills
+      // into a tensor.empty the clean-up shared (the ResNet example then
+      // peaked 9 % higher). One already prepared (an output of this pass)
+      // is returned unchanged.
+      std::optional<int64_t> peak = peakAsIs(original);
+      if (peak && *peak <= fr.budget &&
+          (!preparedPeak || *preparedPeak <= fr.budget) &&
+          initialValuesNumbered(original))
+        return keepAsIs(preparedPeak.value_or(*peak), /*usePrepared=*/false);
       if (preparedPeak && *preparedPeak <= fr.budget)
         return keepAsIs(*preparedPeak, /*usePrepared=*/true);
-      if (std::optional<int64_t> peak = peakAsIs(original);
-          !preparedPeak && peak && *peak <= fr.budget)
-        return keepAsIs(*peak, /*usePrepared=*/false);
     }
     FailureOr<bool> checkpointed = checkpointScans();
     if (failed(checkpointed))

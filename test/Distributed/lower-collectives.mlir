@@ -167,3 +167,26 @@ func.func @loop_bounded_by_yielded_index(%x: tensor<4xf32>, %b: i1) -> tensor<4x
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A recomputation (remat.recompute) runs its body once wherever the plan
+// placed it, on every device: a gather in it, reading a value computed
+// from the device index (an FSDP shard's offset), lowers. It was refused as
+// "control flow that depends on the device index" (mpi-2.test at 60 %).
+shard.grid @grid(shape = 2)
+// CHECK-LABEL: func.func @gather_in_recompute
+func.func @gather_in_recompute(%w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %c4 = arith.constant 4 : index
+  %s = shard.process_linear_index on @grid : index
+  %off = arith.muli %s, %c4 : index
+  %shard = tensor.extract_slice %w[%off, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+  // CHECK: remat.recompute
+  // CHECK: call @rematCollectiveF32
+  %g = remat.recompute ins(%shard : tensor<4x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %r = shard.all_gather %a on @grid grid_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+    remat.yield %r : tensor<8x8xf32>
+  }
+  return %g : tensor<8x8xf32>
+}

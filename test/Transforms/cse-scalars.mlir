@@ -1,6 +1,6 @@
 // The input clean-up of -remat-fit merges equal index and scalar
-// arithmetic, constants and tensor.empty (no contents), but never two
-// equal tensor computations: the
+// arithmetic, constants, tensor.empty (no contents) and constant fills,
+// but never two equal tensor computations: the
 // second is a recomputation the input wrote (a hand adjoint, jax.checkpoint
 // output), part of a plan it already has. Upstream's cse merges both.
 // RUN: remat-opt %s -remat-cse-scalars | FileCheck %s
@@ -16,14 +16,16 @@
 // CHECK-NOT: tensor.empty(%
 // CHECK: linalg.exp {{.*}}outs(%[[E]]
 // CHECK-NOT: linalg.exp
+// CHECK: %[[Z:.*]] = linalg.fill ins(%[[C0]] : f32)
+// CHECK-NOT: linalg.fill
 // CHECK: scf.execute_region
 // CHECK-NEXT: arith.muli %[[M]], %[[M]]
 // CHECK: arith.addf %[[C0]], %[[C0]]
-// CHECK: return
+// CHECK: return {{.*}}, %[[Z]], %[[Z]] :
 // UPSTREAM-LABEL: func.func @step
 // UPSTREAM-COUNT-1: linalg.exp
 // UPSTREAM-NOT: linalg.exp
-func.func @step(%x: tensor<?xf32>, %n: index) -> (tensor<f32>, tensor<?xf32>, index) {
+func.func @step(%x: tensor<?xf32>, %n: index) -> (tensor<f32>, tensor<?xf32>, index, tensor<f32>, tensor<f32>) {
   %z1 = arith.constant 0.0 : f32
   %c1 = arith.constant 1 : index
   %m1 = arith.addi %n, %c1 : index
@@ -37,6 +39,8 @@ func.func @step(%x: tensor<?xf32>, %n: index) -> (tensor<f32>, tensor<?xf32>, in
   %a2 = linalg.exp ins(%s2 : tensor<?xf32>) outs(%e2 : tensor<?xf32>) -> tensor<?xf32>
   %el = tensor.empty() : tensor<f32>
   %zl = linalg.fill ins(%z2 : f32) outs(%el : tensor<f32>) -> tensor<f32>
+  %el2 = tensor.empty() : tensor<f32>
+  %zl2 = linalg.fill ins(%z1 : f32) outs(%el2 : tensor<f32>) -> tensor<f32>
   %l = linalg.reduce ins(%a : tensor<?xf32>) outs(%zl : tensor<f32>) dimensions = [0]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
@@ -49,5 +53,5 @@ func.func @step(%x: tensor<?xf32>, %n: index) -> (tensor<f32>, tensor<?xf32>, in
     scf.yield %k : index
   }
   %z3 = arith.addf %z1, %z2 : f32
-  return %l, %a2, %r : tensor<f32>, tensor<?xf32>, index
+  return %l, %a2, %r, %zl, %zl2 : tensor<f32>, tensor<?xf32>, index, tensor<f32>, tensor<f32>
 }
