@@ -87,9 +87,10 @@ def CSEScalarsPass : Pass<"remat-cse-scalars", "mlir::func::FuncOp"> {
   let description = [{
     The input clean-up of `-remat-fit`, in place of upstream's `cse`: two
     equal pure ops without regions are merged when no result is a tensor
-    (index arithmetic, scalars, `tensor.dim`), or when they are constants
-    or `tensor.empty` (no contents; `-remat-prepare` gives each op writing
-    into a shared one its own again).
+    (index arithmetic, scalars, `tensor.dim`), or when they are constants,
+    `tensor.empty` or a fill of a constant into one (no contents, or
+    constant ones; `-remat-prepare` gives each op writing into a shared one
+    its own again).
     Two equal tensor computations stay two. A step that recomputes a
     forward value in its backward pass (a hand-written adjoint, the output
     of `jax.checkpoint`) has written a plan; upstream's `cse` would merge
