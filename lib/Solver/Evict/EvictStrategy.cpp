@@ -42,9 +42,10 @@ StrategyResult solveEvictGreedy(const TrainingGraph &g,
   std::string why;
   const int replays =
       std::clamp(opts.evictionReplays, 1, kEvictionWeightings);
+  Schedule scratch; // The failed replays' storage, reused.
   for (int i = 0; i < replays; ++i) {
     const EvictionHeuristic &h = kWeightings[i];
-    EvictionPlan plan = planByEviction(g, targets, opts.budget, h);
+    EvictionPlan plan = planByEviction(g, targets, opts.budget, h, &scratch);
     if (!plan.schedule) {
       why = plan.reason;
       continue;

@@ -38,6 +38,14 @@ public:
     index();
   }
 
+  /// Builds the schedule in `storage`'s memory (its steps cleared).
+  void useStorage(Schedule storage) {
+    out = std::move(storage);
+    out.steps().clear();
+  }
+  /// The schedule's memory, after a run that returned none.
+  Schedule takeStorage() { return std::move(out); }
+
   EvictionPlan run() {
     mem = inputBytes(g);
     for (TensorId t = 0; t < g.numTensors(); ++t)
@@ -444,8 +452,15 @@ private:
 
 EvictionPlan planByEviction(const TrainingGraph &g,
                             const std::vector<NodeId> &targets, int64_t budget,
-                            const EvictionHeuristic &heuristic) {
-  return EvictionReplay(g, targets, budget, heuristic).run();
+                            const EvictionHeuristic &heuristic,
+                            Schedule *scratch) {
+  EvictionReplay replay(g, targets, budget, heuristic);
+  if (scratch)
+    replay.useStorage(std::move(*scratch));
+  EvictionPlan plan = replay.run();
+  if (scratch && !plan.schedule)
+    *scratch = replay.takeStorage();
+  return plan;
 }
 
 } // namespace remat

@@ -42,10 +42,14 @@ struct EvictionPlan {
 /// graph: each node after the producers of its inputs) within `budget`
 /// bytes. The schedule is valid for the Simulator and its peak is at most
 /// the budget; nodes that must run once (backward, non-recomputable, those
-/// producing required outputs) run once.
+/// producing required outputs) run once. With `scratch`, the schedule is
+/// built in its storage, which a failed replay hands back: replays that
+/// give up after millions of steps then reuse one buffer instead of each
+/// growing (and faulting in) their own.
 EvictionPlan planByEviction(const TrainingGraph &g,
                             const std::vector<NodeId> &targets, int64_t budget,
-                            const EvictionHeuristic &heuristic = {});
+                            const EvictionHeuristic &heuristic = {},
+                            Schedule *scratch = nullptr);
 
 } // namespace remat
 
