@@ -122,7 +122,7 @@ public:
     // The input is a plan too: at the smallest budget, one the program as
     // written already meets is not traded for a larger one.
     if (options.budget.minimum && ig->recomputeHints.empty() &&
-        writtenPeak && *writtenPeak <= fr.budget)
+        preparedPeak && *preparedPeak <= fr.budget)
       return keepAsWritten(fr.budget, sol->strategy == sol->chosen
                                           ? sol->chosen
                                           : sol->strategy + " (" +
@@ -163,8 +163,6 @@ private:
     // the report use this one.
     preparedPeak = peakAsIs(func);
     peakBefore = preparedPeak.value_or(before.peak);
-    if (!writtenPeak)
-      writtenPeak = preparedPeak;
     if (options.budget.minimum) {
       fr.budget = -1; // Found by plan().
     } else {
@@ -546,8 +544,6 @@ private:
   /// any rewrite), and the peak percentages are of: it, else before.peak.
   std::optional<int64_t> preparedPeak;
   int64_t peakBefore = 0;
-  /// The peak of the program as written (the first analysis's preparedPeak).
-  std::optional<int64_t> writtenPeak;
   /// What the smallest budget is made of, when it was searched.
   FloorBreakdown floor;
   /// The time of the copy as it stands (scans checkpointed, nothing else).
