@@ -5,7 +5,11 @@ against its single-device twin (issue 50). The single twin prints the loss,
 then gradients stacked over the stages ([P, ...] each); stage r prints the
 loss and slice r of each. Every rank must print the single twin's loss and
 its slices, to 1e-5 relative (compare_replicated.py's tolerance). RANKS_OUT
-is run.sh's RANKS=P stdout: rank 0's output, then rank 1's, ..."""
+is run.sh's RANKS=P stdout: rank 0's output, then rank 1's, ...
+
+compare_stages.py SINGLE_OUT RANKS_OUT P N: a grid [N, P] of N data-parallel
+rows of P stages (gen_pipeline.py --data N): N P ranks, rank r = d P + s
+prints the loss and the slices of stage s = r mod P."""
 import re
 import sys
 
@@ -22,15 +26,18 @@ def main():
     single = tensors(open(sys.argv[1]).read())
     ranks = tensors(open(sys.argv[2]).read())
     p = int(sys.argv[3])
-    if not single or len(ranks) != p * len(single):
+    data = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    nranks = p * data
+    if not single or len(ranks) != nranks * len(single):
         sys.exit("FAIL: %d tensors from %d ranks, expected %d x %d"
-                 % (len(ranks), p, p, len(single)))
+                 % (len(ranks), nranks, nranks, len(single)))
     worst, ok, count = 0.0, True, 0
-    for r in range(p):
+    for r in range(nranks):
         mine = ranks[r * len(single):(r + 1) * len(single)]
+        s = r % p
         for k, (full, part) in enumerate(zip(single, mine)):
             n = len(full) // p
-            want = full if k == 0 else full[r * n:(r + 1) * n]
+            want = full if k == 0 else full[s * n:(s + 1) * n]
             if len(part) != len(want):
                 sys.exit("FAIL: rank %d tensor %d has %d values, expected %d"
                          % (r, k, len(part), len(want)))
@@ -39,8 +46,9 @@ def main():
                 if a != 0:
                     worst = max(worst, abs(a - b) / abs(a))
             count += len(part)
-    print("stages: %d ranks, %d values, max rel err %.1e: %s"
-          % (p, count, worst, "PASS" if ok else "FAIL"))
+    print("stages: %d ranks%s, %d values, max rel err %.1e: %s"
+          % (nranks, "" if data == 1 else " (%d x %d)" % (data, p), count, worst,
+             "PASS" if ok else "FAIL"))
     sys.exit(0 if ok else 1)
 
 
