@@ -40,7 +40,10 @@ flight may live there). The stage index enters through arithmetic and
 masks only (arith.select in the bodies): no scf.if, every rank runs every
 shift. --layers-per-stage L: stage s holds layers s L .. s L + L - 1 of
 the stacked weights [P L, D, D] (its slice w: [L, D, D]), each
-y = tanh(h W): the stash keeps L + 1 tensors per micro-batch.
+y = tanh(h W): the stash keeps L + 1 tensors per micro-batch. --stash
+input keeps the stage input only and the backward slot runs the stage's
+layers again on it (what a planner recomputing inside the loop would
+write by hand: 1 ring instead of L + 1, L more matmuls per iteration).
 
 --data N (both schedules; issue 50 item 1c): a grid [N, P], data-parallel
 axis 0 beside the stage axis 1 (rank r = d P + s). Data row d runs
@@ -91,6 +94,7 @@ class Opts:
         self.pipeline = a.pipeline
         self.P, self.M, self.R, self.D = a.stages, a.microbatches, a.rows, a.width
         self.L, self.N = a.layers_per_stage, a.data
+        self.stash = a.stash
         self.single = a.single
         if min(self.P, self.M, self.R, self.D, self.L, self.N) < 1:
             sys.exit("gen_pipeline: sizes must be positive")
@@ -98,23 +102,25 @@ class Opts:
             sys.exit("gen_pipeline: --stages must be at least 2")
         if self.M % self.N:
             sys.exit("gen_pipeline: --data must divide --microbatches")
-        if self.pipeline == "gpipe" and self.L != 1:
-            sys.exit("gen_pipeline: --layers-per-stage is for --pipeline 1f1b")
+        if self.pipeline == "gpipe" and (self.L != 1 or self.stash != "all"):
+            sys.exit("gen_pipeline: --layers-per-stage and --stash are for --pipeline 1f1b")
         # The micro-batches of one data-parallel rank; 1F1B's ring of slots.
         self.Ml = self.M // self.N
         self.K = min(2 * self.P - 1, self.Ml)
 
     def cmdline(self):
-        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s" % (
+        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s%s" % (
             self.pipeline, self.P, self.M, self.R, self.D,
             " --layers-per-stage %d" % self.L if self.L != 1 else "",
             " --data %d" % self.N if self.N != 1 else "",
+            " --stash input" if self.stash != "all" else "",
             " --single" if self.single else "")
 
     def name(self):
-        return "%s_p%d_m%d%s%s%s" % (
+        return "%s_p%d_m%d%s%s%s%s" % (
             "gpipe" if self.pipeline == "gpipe" else "f1b", self.P, self.M,
             "_l%d" % self.L if self.L != 1 else "", "_d%d" % self.N if self.N != 1 else "",
+            "_si" if self.stash != "all" and not self.single else "",
             "_single" if self.single else "")
 
 
@@ -306,6 +312,8 @@ def onef1b_text(o):
     P, M, R, D, L = o.P, o.Ml, o.R, o.D, o.L
     K = o.K
     T = M + 2 * (P - 1)
+    # The rings: the stage input's, and (--stash all) each layer's output's.
+    NR = L + 1 if o.stash == "all" else 1
     g = grid_text(o)
     act = "tensor<%dx%dxf32>" % (R, D)
     ring = "tensor<%dx%dx%dxf32>" % (K, R, D)
@@ -328,7 +336,7 @@ def onef1b_text(o):
     # ring a0: the stage input, a{j}: the output of layer j (1..L)
     # Zero-filled: a masked backward slot reads a slot no forward wrote yet
     # (its gradient is zero; uninitialized memory could hold a NaN).
-    for j in range(L + 1):
+    for j in range(NR):
         e("  %%ring%d_x = tensor.empty() : %s" % (j, ring))
         e("  %%ring%d_e = linalg.fill ins(%%zero : f32) outs(%%ring%d_x : %s) -> %s"
           % (j, j, ring, ring))
@@ -337,9 +345,9 @@ def onef1b_text(o):
         e("  %%dw%d_0 = linalg.fill ins(%%zero : f32) outs(%%dw%d_e : %s) -> %s" % (j, j, w2, w2))
     pre = "\n".join(B) + "\n"
     iters = ["%state = %zact", "%g = %zact", "%lacc = %loss0"]
-    iters += ["%%ring%d = %%ring%d_e" % (j, j) for j in range(L + 1)]
+    iters += ["%%ring%d = %%ring%d_e" % (j, j) for j in range(NR)]
     iters += ["%%dw%d = %%dw%d_0" % (j, j) for j in range(L)]
-    itys = [act, act, "tensor<f32>"] + [ring] * (L + 1) + [w2] * L
+    itys = [act, act, "tensor<f32>"] + [ring] * NR + [w2] * L
     n_it = len(iters)
     # The loop body.
     B = []
@@ -371,9 +379,10 @@ def onef1b_text(o):
         e("      %r = math.tanh %a : f32")
         e("      linalg.yield %r : f32")
         e("    } -> " + act)
-    e("    // Stash the stage input and every layer's output in slot f mod %d;" % K)
+    e("    // Stash the stage input%s in slot f mod %d;"
+      % (" and every layer's output" if NR > 1 else "", K))
     e("    // a masked slot keeps what it holds (a micro-batch still in flight).")
-    for j in range(L + 1):
+    for j in range(NR):
         e("    %%o%d = tensor.extract_slice %%ring%d[%%fslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
           % (j, j, R, D, ring, act))
         e("    %%k%d_e = tensor.empty() : %s" % (j, act))
@@ -408,9 +417,23 @@ def onef1b_text(o):
     e("    %bvalid = arith.andi %bge, %blt : i1")
     e("    %bc = arith.select %bvalid, %bm, " + c[0] + " : index")
     e("    %bslot = arith.remui %bc, " + c[K] + " : index")
-    for j in range(L + 1):
+    for j in range(NR):
         e("    %%s%d = tensor.extract_slice %%ring%d_n[%%bslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
           % (j, j, R, D, ring, act))
+    if NR == 1:
+        e("    // --stash input: the layers' outputs again, from the stashed input.")
+    for j in range(NR, L + 1):
+        e("    %%rh%d_e = tensor.empty() : %s" % (j, act))
+        e("    %%rh%d_z = linalg.fill ins(%%zero : f32) outs(%%rh%d_e : %s) -> %s" % (j, j, act, act))
+        e("    %%rh%d = linalg.matmul ins(%%s%d, %%w%d : %s, %s) outs(%%rh%d_z : %s) -> %s"
+          % (j, j - 1, j - 1, act, w2, j, act, act))
+        e("    %%s%d_e = tensor.empty() : %s" % (j, act))
+        e("    %%s%d = linalg.generic {indexing_maps = [#id, #id], iterator_types = [\"parallel\", \"parallel\"]}" % j)
+        e("        ins(%%rh%d : %s) outs(%%s%d_e : %s) {" % (j, act, j, act))
+        e("    ^bb0(%a: f32, %out: f32):")
+        e("      %r = math.tanh %a : f32")
+        e("      linalg.yield %r : f32")
+        e("    } -> " + act)
     e("    %%t_b = tensor.extract_slice %%t[%%bc, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s" % (R, D, xs, act))
     e("    // The output gradient: the loss's on the last stage, else what the next")
     e("    // stage shifted back; through tanh; zero when b is not valid.")
@@ -459,7 +482,7 @@ def onef1b_text(o):
         e("    } -> " + act)
     e("    // Back to the previous stage; the last stage receives zeros.")
     e("    %%gnext = shard.shift %%gx0 on @grid %s offset = -1 : %s -> %s" % (g["shift"], act, act))
-    yields = ["%next", "%gnext", "%lacc_n"] + ["%%ring%d_n" % j for j in range(L + 1)] + \
+    yields = ["%next", "%gnext", "%lacc_n"] + ["%%ring%d_n" % j for j in range(NR)] + \
         ["%%dw%d_n" % j for j in range(L)]
     e("    scf.yield %s : %s" % (", ".join(yields), ", ".join(itys)))
     body = "\n".join(B) + "\n"
@@ -482,7 +505,7 @@ def onef1b_text(o):
     for j in range(L):
         nxt = "%%dws%d" % j
         e("  %s = tensor.insert_slice %%it#%d into %s[%d, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
-          % (nxt, 3 + L + 1 + j, prev, j, D, D, w2, wt))
+          % (nxt, 3 + NR + j, prev, j, D, D, w2, wt))
         prev = nxt
     if o.N > 1:
         e("  // The data-parallel ranks of the stage sum their gradients.")
@@ -492,9 +515,9 @@ def onef1b_text(o):
     e("  return %%loss, %s : tensor<f32>, %s" % (prev, wt))
     after = "\n".join(A) + "\n}\n"
     what = ("1F1B, %d stages x %d layers, %d micro-batches of %d x %d%s, %d iterations, "
-            "a ring of %d slots (gen_pipeline.py's docstring)."
+            "a ring of %d slots%s (gen_pipeline.py's docstring)."
             % (P, L, o.M, R, D, "" if o.N == 1 else " over %d data-parallel ranks (%d each)" % (o.N, M),
-               T, K))
+               T, K, "" if NR > 1 else ", the stage input stashed only"))
     return header(o, what) + f"""\
 {g["grid"]}
 {maps_text(["id=id2", "sc=red2", "tn_a", "tn_b", "tn_o", "nt_a", "nt_b", "nt_o"])}
@@ -540,8 +563,8 @@ def single_text(o):
     e("  %loss0 = linalg.fill ins(%zero : f32) outs(%loss_e : tensor<f32>) -> tensor<f32>")
     for l in range(P):
         e("  %%dw_e%d = tensor.empty() : %s" % (l, w2))
-        e("  %%dw%d0 = linalg.fill ins(%%zero : f32) outs(%%dw_e%d : %s) -> %s" % (l, l, w2, w2))
-    iters = ", ".join(["%lacc = %loss0"] + ["%%dw%d = %%dw%d0" % (l, l) for l in range(P)])
+        e("  %%dw%d_i = linalg.fill ins(%%zero : f32) outs(%%dw_e%d : %s) -> %s" % (l, l, w2, w2))
+    iters = ", ".join(["%lacc = %loss0"] + ["%%dw%d = %%dw%d_i" % (l, l) for l in range(P)])
     e("  %%acc:%d = scf.for %%m = %%c0 to %%cM step %%c1 iter_args(%s)" % (P + 1, iters))
     e("      -> (%s) {" % ", ".join(["tensor<f32>"] + [w2] * P))
     e("    %%x_m = tensor.extract_slice %%x[%%m, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
@@ -755,6 +778,10 @@ def main():
                     help="L, tanh layers per stage (1f1b; default 1)")
     ap.add_argument("--data", "-N", type=int, default=1,
                     help="N, data-parallel ranks beside the stages: grid [N, P] (default 1)")
+    ap.add_argument("--stash", choices=["all", "input"], default="all",
+                    help="1f1b: what the ring keeps per micro-batch: the stage input and "
+                    "every layer's output (all, the default), or the stage input only, "
+                    "the backward slot computing the outputs again (input)")
     ap.add_argument("--single", action="store_true", help="the single-device twin")
     ap.add_argument("--harness", action="store_true",
                     help="without -o: write the harness instead of the model")
