@@ -506,6 +506,40 @@ TEST(LowerSet, ExactGivesUpBeyondItsWorkAllowance) {
   EXPECT_LE(capped.sim.peak, o.budget);
 }
 
+// lowerset-approx's work allowance (auto sets it from its time budget): an
+// allowance it does not reach changes nothing; one it reaches is said in a
+// note, and whatever it keeps is a plan that meets the budget.
+TEST(LowerSet, ApproxStopsAtItsWorkAllowance) {
+  TrainingGraph g = googlenetLike(120);
+  SolveOptions o;
+  SimulationResult none = simulate(g, keepEverythingSchedule(g));
+  // The tightest budget of 70-80 % it meets: there the DP must recompute.
+  Solution free;
+  for (int pct = 70; pct <= 80 && !free.feasible; ++pct) {
+    o.budget = none.peak * pct / 100;
+    free = solve(g, "lowerset-approx", o);
+  }
+  ASSERT_TRUE(free.feasible);
+  ASSERT_GT(free.sim.time, none.time);
+  std::vector<std::string> notes;
+  o.note = [&](const std::string &s) { notes.push_back(s); };
+  o.maxApproxWork = int64_t(1) << 60;
+  Solution roomy = solve(g, "lowerset-approx", o);
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(free.schedule, roomy.schedule);
+  for (int64_t work : {1, 100, 1000}) {
+    notes.clear();
+    o.maxApproxWork = work;
+    Solution capped = solve(g, "lowerset-approx", o);
+    ASSERT_EQ(notes.size(), 1u) << work;
+    EXPECT_NE(notes[0].find("did " + std::to_string(work) + " units of work"),
+              std::string::npos)
+        << notes[0];
+    if (capped.feasible)
+      EXPECT_LE(capped.sim.peak, o.budget);
+  }
+}
+
 // A cache shared between budgets (minimumBudget's bisection) only saves
 // work: every solve returns what a fresh one returns.
 TEST(LowerSet, SharedCacheChangesNoResult) {

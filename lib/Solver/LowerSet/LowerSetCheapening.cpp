@@ -14,6 +14,22 @@ namespace {
 /// nodes (SolveOptions::maxLowerSetStep).
 constexpr int kLargeGraphStep = 8;
 
+/// The approximate DP's work per second (transitions plus front entries),
+/// at the slow end of what it was measured at: ~6e7 on DenseNet-121's dense
+/// blocks, ~1.3e8 on deep ResNets.
+constexpr double kApproxWorkPerSecond = 1e8;
+
+/// The estimates see the graph's size, not its fronts: on densely connected
+/// graphs they were 13x low (DenseNet-121: ~0.6 s estimated, 8 s run). The
+/// run's work is capped at what the seconds it was admitted with buy.
+void capWork(AutoRun &r, const AutoAllowance &a) {
+  if (r.options.maxApproxWork > 0)
+    return; // The user's.
+  const double seconds = std::max(r.cost, a.timeBudget - a.spent);
+  r.options.maxApproxWork = static_cast<int64_t>(
+      std::min(9e18, std::max(1.0, seconds * kApproxWorkPerSecond)));
+}
+
 /// The probes (re-runs at raised budgets) go first when time is short.
 void dropProbes(AutoRun &r, const AutoAllowance &a) {
   const int probes = r.options.lowerSetProbes;
@@ -58,15 +74,17 @@ void limitSegments(AutoRun &r, const AutoAllowance &a, int probes) {
 /// the whole L_v family does not fit, its segments are limited (linear time;
 /// on deep networks the good segments are short), unless evict-greedy met
 /// the budget: on such graphs only these two get close to the optimum, and
-/// a probe halves the overhead the model's slack costs.
+/// a probe halves the overhead the model's slack costs. Whatever runs has
+/// its work capped at the seconds it was admitted with.
 void cheapenLowerSetApprox(AutoRun &r, const AutoAllowance &a) {
   const int probes = r.options.lowerSetProbes;
   dropProbes(r, a);
   if (a.spent + r.cost <= a.timeBudget || r.options.maxLowerSetStep > 0)
-    return;
+    return capWork(r, a);
   if (a.winner == "evict-greedy")
     return; // As good or better on deep graphs (docs/benchmarks.md): skip.
   limitSegments(r, a, probes);
+  capWork(r, a);
 }
 
 } // namespace remat

@@ -69,6 +69,12 @@ std::vector<StrategyOption> approxOptions() {
                         "adds at most this many forward nodes, except the "
                         "last (0: no limit)",
                         &SolveOptions::maxLowerSetStep, 0),
+          integerOption("max-approx-work",
+                        "lowerset-approx: stop its DPs after this much work "
+                        "(transitions tried plus front entries scanned) and "
+                        "keep the best plan found by then (0: no limit; auto "
+                        "sets it from its --time-budget)",
+                        &SolveOptions::maxApproxWork, 0),
           integerOption("lower-set-probes",
                         "lowerset-approx: how many times the DP is re-run "
                         "with its budget raised by the slack the Simulator "

@@ -69,7 +69,9 @@ public:
       : model_(g), approx_(prunedLowerSets(model_, opts.maxApproxSets)),
         probes_(opts.lowerSetProbes),
         workLeft_(opts.maxLowerSetWork),
-        maxWork_(opts.maxLowerSetWork), note_(opts.note),
+        maxWork_(opts.maxLowerSetWork),
+        approxWorkLeft_(opts.maxApproxWork),
+        maxApproxWork_(opts.maxApproxWork), note_(opts.note),
         cache_(opts.cache), maxApproxSets_(opts.maxApproxSets) {
     approx_.maxStep = opts.maxLowerSetStep;
     if (!exact)
@@ -81,6 +83,14 @@ public:
                 std::to_string(opts.maxLowerSets) +
                 " lower sets (SolveOptions::maxLowerSets); using the "
                 "approximate DP of lowerset-approx");
+  }
+
+  /// Says so when the approximate DPs ran out of work.
+  void noteApproxWorkSpent() const {
+    if (maxApproxWork_ > 0 && approxWorkLeft_ == 0 && note_)
+      note_("lowerset-approx: its DPs did " + std::to_string(maxApproxWork_) +
+            " units of work (SolveOptions::maxApproxWork); kept the best "
+            "plan found by then");
   }
 
   Candidate timeCentric(int64_t budget) const {
@@ -142,7 +152,8 @@ private:
                   const LowerSetPlan *known = nullptr) const {
     if (known && (!known->feasible || known->peak > budget))
       known = nullptr;
-    LowerSetPlan a = solveLowerSetDP(model_, approx_, obj, budget, known);
+    LowerSetPlan a = solveLowerSetDP(model_, approx_, obj, budget, known, 1,
+                                     approxWork());
     if (!exact)
       return a;
     const LowerSetPlan *seed = a.feasible ? &a : nullptr;
@@ -165,6 +176,12 @@ private:
       e.exhausted = false;
     }
     return e;
+  }
+
+  /// The approximate DPs' allowance (null: no limit). Once it is spent,
+  /// every DP keeps its incumbent.
+  int64_t *approxWork() const {
+    return maxApproxWork_ > 0 ? &approxWorkLeft_ : nullptr;
   }
 
   const LowerSetPlan &lowestExact() const {
@@ -249,7 +266,7 @@ private:
     }
     LowerSetPlan low =
         solveLowerSetDP(model_, approx_, LowerSetObjective::MinPeak,
-                        kUnlimitedBudget);
+                        kUnlimitedBudget, nullptr, 1, approxWork());
     if (low.feasible)
       for (int j = 0; j <= 12; ++j) {
         int64_t b = low.peak + low.peak / 20 * j;
@@ -259,7 +276,7 @@ private:
              {LowerSetObjective::MinOverhead, LowerSetObjective::MaxOverhead}) {
           bool own = j == 0 && obj == LowerSetObjective::MinOverhead;
           LowerSetPlan p = solveLowerSetDP(model_, approx_, obj, b, nullptr,
-                                           own ? 1 : grain);
+                                           own ? 1 : grain, approxWork());
           if (p.feasible)
             scan_.push_back(make(std::move(p)));
         }
@@ -281,6 +298,8 @@ private:
   int probes_ = 3;
   mutable int64_t workLeft_;
   int64_t maxWork_;
+  mutable int64_t approxWorkLeft_;
+  int64_t maxApproxWork_;
   std::function<void(const std::string &)> note_;
   std::shared_ptr<SolveCache> cache_;
   int maxApproxSets_ = 0;
@@ -316,25 +335,33 @@ StrategyResult finish(Candidate c, const SolveOptions &opts,
 StrategyResult solveLowerSetExact(const TrainingGraph &g,
                                   const SolveOptions &opts) {
   LowerSetSolver s(g, opts, /*exact=*/true);
-  return finish(s.timeCentric(opts.budget), opts, "lowerset-exact");
+  Candidate c = s.timeCentric(opts.budget);
+  s.noteApproxWorkSpent();
+  return finish(std::move(c), opts, "lowerset-exact");
 }
 
 StrategyResult solveLowerSetApprox(const TrainingGraph &g,
                                    const SolveOptions &opts) {
   LowerSetSolver s(g, opts, /*exact=*/false);
-  return finish(s.timeCentric(opts.budget), opts, "lowerset-approx");
+  Candidate c = s.timeCentric(opts.budget);
+  s.noteApproxWorkSpent();
+  return finish(std::move(c), opts, "lowerset-approx");
 }
 
 StrategyResult solveLowerSetExactMC(const TrainingGraph &g,
                                     const SolveOptions &opts) {
   LowerSetSolver s(g, opts, /*exact=*/true);
-  return finish(s.memoryCentric(), opts, "lowerset-exact-mc");
+  Candidate c = s.memoryCentric();
+  s.noteApproxWorkSpent();
+  return finish(std::move(c), opts, "lowerset-exact-mc");
 }
 
 StrategyResult solveLowerSetApproxMC(const TrainingGraph &g,
                                      const SolveOptions &opts) {
   LowerSetSolver s(g, opts, /*exact=*/false);
-  return finish(s.memoryCentric(), opts, "lowerset-approx-mc");
+  Candidate c = s.memoryCentric();
+  s.noteApproxWorkSpent();
+  return finish(std::move(c), opts, "lowerset-approx-mc");
 }
 
 } // namespace remat

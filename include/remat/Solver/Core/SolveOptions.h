@@ -54,6 +54,12 @@ struct SolveOptions {
   /// lowerset-approx: how many times the DP is re-run with its budget raised
   /// by the slack the Simulator measured (the model is loose).
   int lowerSetProbes = 3;
+  /// lowerset-approx(-mc): the work its DPs may do in all, counted as for
+  /// maxLowerSetWork (0: no limit). Beyond, it keeps the best plan found so
+  /// far (with a note). auto sets it from its time budget: the front sizes,
+  /// which the estimates cannot see, decide the run time on densely
+  /// connected graphs (DenseNet).
+  int64_t maxApproxWork = 0;
   /// Chain strategies: how many chain budgets solveViaChain may plan with
   /// to make up for the chain model's over-estimate of op-level graphs.
   int chainProbes = 12;
