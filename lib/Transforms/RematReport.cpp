@@ -69,6 +69,10 @@ std::string RematReport::str() const {
                                        {"rewrite", f.seconds.rewrite},
                                        {"check", f.seconds.check}}},
         {"values", std::move(values)}});
+    // Loops whose stash rings were dropped (StashRings.h).
+    if (f.stashRingsDropped)
+      (*funcs.back().getAsObject())["stash_rings_dropped"] =
+          static_cast<int64_t>(f.stashRingsDropped);
     if (!f.floor.empty()) {
       llvm::json::Array parts;
       for (const FloorEntry &e : f.floor) {

@@ -7,6 +7,7 @@
 //   "time_before", "time_after", "overhead", "overhead_percent",
 //   "ops", "seconds": {"analysis", "solve", "rewrite", "check"},
 //   "bound", "gap" (when an exact strategy proved them),
+//   "stash_rings_dropped" (when a loop's stash rings were, StashRings.h),
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
 // Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
@@ -75,6 +76,8 @@ struct FunctionReport {
   /// Dynamic shapes: the argument bounds the peaks are computed at
   /// ("arg0:0<=256"); the plan holds for every size up to them.
   std::string bounds;
+  /// Stash rings dropped, their rows recomputed in the loop (StashRings.h).
+  size_t stashRingsDropped = 0;
 };
 
 /// "42.0%" of `whole` (one decimal), "n/a" when `whole` is not positive: how

@@ -1,0 +1,382 @@
+//===- StashRings.cpp - Rings a loop stashes rows in, and their recomputation //
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// See StashRings.h. A ring is an iteration argument R whose yielded value
+// is one row written into R (tensor.insert_slice along axis 0), plain or
+// masked: select(mask, v, R[w]) written back at w, the masked iterations
+// keeping what the row holds; R is read nowhere else in the body, the
+// written ring only as rows of the same shape, and the loop's result of it
+// is unused. Rings of one loop written at the same row under the same mask
+// form a group; within one, a ring whose stored value v is computed, by
+// ops of the body without effects, from the stored values of other rings
+// and from values defined outside the loop can be dropped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Loops/StashRings.h"
+
+#include "StackRows.h"
+#include "remat/Dialect/Remat/Remat.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+
+namespace remat {
+
+namespace {
+
+struct Ring {
+  unsigned arg = 0;
+  tensor::InsertSliceOp write;
+  Value stored;                         ///< v, what a valid iteration writes.
+  linalg::GenericOp masked;             ///< select(mask, v, old), or null.
+  tensor::ExtractSliceOp old;           ///< The masked form's row read.
+  Value mask;                           ///< Null: unmasked.
+  bool keepsWhenTrue = false;           ///< select(mask, old, v).
+  SmallVector<tensor::ExtractSliceOp> reads; ///< Rows of the written ring.
+  int64_t bytes = 0;
+};
+
+bool sameFold(OpFoldResult a, OpFoldResult b) { return a == b; }
+
+/// Whether `slice` reads or writes the row `write` writes, at `row` (null:
+/// any row), with its sizes and strides and offsets beyond axis 0.
+template <typename SliceOp>
+bool sameRowShape(SliceOp slice, tensor::InsertSliceOp write,
+                  OpFoldResult row = {}) {
+  SmallVector<OpFoldResult> a = slice.getMixedOffsets(),
+                            b = write.getMixedOffsets();
+  if (a.size() != b.size() || (row && !sameFold(a[0], row)))
+    return false;
+  for (size_t i = 1; i < a.size(); ++i)
+    if (!sameFold(a[i], b[i]))
+      return false;
+  return llvm::equal(slice.getMixedSizes(), write.getMixedSizes()) &&
+         llvm::equal(slice.getMixedStrides(), write.getMixedStrides());
+}
+
+/// The masked form: a generic whose body is select(c, a, b) of its three
+/// inputs, elementwise for a and b, b the row `write` overwrites.
+bool matchMasked(Ring &r, BlockArgument ring) {
+  auto g = r.write.getSource().getDefiningOp<linalg::GenericOp>();
+  if (!g || g->getNumResults() != 1 || g.getNumDpsInputs() != 3)
+    return false;
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return false;
+  auto sel = dyn_cast<arith::SelectOp>(body.front());
+  auto yield = dyn_cast<linalg::YieldOp>(body.back());
+  if (!sel || !yield || yield->getOperand(0) != sel.getResult())
+    return false;
+  auto inputOf = [&](Value v) -> int {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && arg.getArgNumber() < 3
+               ? static_cast<int>(arg.getArgNumber())
+               : -1;
+  };
+  int c = inputOf(sel.getCondition()), a = inputOf(sel.getTrueValue()),
+      b = inputOf(sel.getFalseValue());
+  if (c < 0 || a < 0 || b < 0 || a == b || a == c || b == c)
+    return false;
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (!maps[a].isIdentity() || !maps[b].isIdentity() || !maps[3].isIdentity())
+    return false;
+  // The row it overwrites is the false value (select(valid, v, old)) or
+  // the true one (select(invalid, old, v)).
+  auto oldRowAt = [&](int input) {
+    auto old = g.getDpsInputs()[input].getDefiningOp<tensor::ExtractSliceOp>();
+    return old && old.getSource() == ring &&
+                   sameRowShape(old, r.write, r.write.getMixedOffsets()[0]) &&
+                   old.getType() == r.write.getSourceType() && old->hasOneUse()
+               ? old
+               : tensor::ExtractSliceOp();
+  };
+  const bool keepsWhenTrue = !oldRowAt(b) && oldRowAt(a);
+  const int kept = keepsWhenTrue ? a : b, written = keepsWhenTrue ? b : a;
+  tensor::ExtractSliceOp old = oldRowAt(kept);
+  Value stored = g.getDpsInputs()[written];
+  if (!old || stored.getType() != r.write.getSourceType() ||
+      !g->getResult(0).hasOneUse())
+    return false;
+  r.masked = g;
+  r.old = old;
+  r.stored = stored;
+  r.mask = g.getDpsInputs()[c];
+  r.keepsWhenTrue = keepsWhenTrue;
+  return true;
+}
+
+std::optional<Ring> matchRing(scf::ForOp loop, unsigned arg) {
+  Block *body = loop.getBody();
+  BlockArgument ring = loop.getRegionIterArgs()[arg];
+  auto type = dyn_cast<RankedTensorType>(ring.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() < 1 ||
+      !loop->getResult(arg).use_empty())
+    return std::nullopt;
+  Ring r;
+  r.arg = arg;
+  Value yielded = loop.getYieldedValues()[arg];
+  r.write = yielded.getDefiningOp<tensor::InsertSliceOp>();
+  if (!r.write || r.write->getBlock() != body || r.write.getDest() != ring ||
+      !wholeRow(r.write, type, 0))
+    return std::nullopt;
+  if (!matchMasked(r, ring))
+    r.stored = r.write.getSource();
+  Operation *def = r.stored.getDefiningOp();
+  if (!def || def->getBlock() != body)
+    return std::nullopt; // Written from outside the body: nothing to save.
+  for (OpOperand &use : ring.getUses())
+    if (use.getOwner() != r.write && use.getOwner() != r.old)
+      return std::nullopt;
+  for (OpOperand &use : yielded.getUses()) {
+    if (isa<scf::YieldOp>(use.getOwner()) && use.getOperandNumber() == arg)
+      continue;
+    auto read = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+    if (!read || !loop->isAncestor(read) || !sameRowShape(read, r.write) ||
+        read.getType() != r.write.getSourceType())
+      return std::nullopt;
+    r.reads.push_back(read);
+  }
+  if (r.reads.empty())
+    return std::nullopt;
+  r.bytes = type.getNumElements() *
+            ((type.getElementTypeBitWidth() + 7) / 8);
+  return r;
+}
+
+/// The ops of the body that compute `v` from `stops` and values defined
+/// outside the loop, in body order; the stops reached go to `reached`.
+/// False when `v` depends on anything else (an iteration argument, the
+/// induction variable, an op with effects, a collective).
+bool computedFrom(scf::ForOp loop, Value v, const DenseSet<Value> &stops,
+                  SmallVectorImpl<Operation *> &ops,
+                  llvm::SetVector<Value> &reached) {
+  Block *body = loop.getBody();
+  llvm::SetVector<Operation *> seen;
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value u = work.pop_back_val();
+    if (stops.contains(u)) {
+      reached.insert(u);
+      continue;
+    }
+    Operation *def = u.getDefiningOp();
+    if (!def) {
+      auto arg = cast<BlockArgument>(u);
+      if (loop->isAncestor(arg.getOwner()->getParentOp()))
+        return false;
+      continue; // Defined outside the loop.
+    }
+    if (!loop->isAncestor(def))
+      continue;
+    if (def->getBlock() != body || !isMemoryEffectFree(def) ||
+        def->getDialect()->getNamespace() == "shard")
+      return false;
+    if (!seen.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(def->getRegions(), above);
+    llvm::append_range(work, above);
+  }
+  ops.assign(seen.begin(), seen.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return !reached.empty();
+}
+
+/// The rings of `loop`, grouped by row and mask.
+SmallVector<SmallVector<Ring>> ringGroups(scf::ForOp loop) {
+  SmallVector<SmallVector<Ring>> groups;
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+    std::optional<Ring> r = matchRing(loop, i);
+    if (!r)
+      continue;
+    auto sameGroup = [&](SmallVector<Ring> &g) {
+      Ring &f = g.front();
+      return f.mask == r->mask && f.keepsWhenTrue == r->keepsWhenTrue &&
+             sameFold(f.write.getMixedOffsets()[0],
+                      r->write.getMixedOffsets()[0]) &&
+             f.write.getDestType().getDimSize(0) ==
+                 r->write.getDestType().getDimSize(0);
+    };
+    auto it = llvm::find_if(groups, sameGroup);
+    if (it == groups.end())
+      groups.push_back({*r});
+    else
+      it->push_back(*r);
+  }
+  return groups;
+}
+
+/// Splits a group into the rings derived from others (dropped) and the
+/// rest (kept).
+void classify(scf::ForOp loop, MutableArrayRef<Ring> group,
+              SmallVectorImpl<Ring *> &kept,
+              SmallVectorImpl<Ring *> &dropped) {
+  for (Ring &r : group) {
+    DenseSet<Value> others;
+    for (Ring &o : group)
+      if (&o != &r)
+        others.insert(o.stored);
+    SmallVector<Operation *> ops;
+    llvm::SetVector<Value> reached;
+    (computedFrom(loop, r.stored, others, ops, reached) ? dropped : kept)
+        .push_back(&r);
+  }
+  if (kept.empty())
+    dropped.clear(); // Each derived from another: nothing to derive from.
+}
+
+} // namespace
+
+StashRings findStashRings(scf::ForOp loop) {
+  StashRings result;
+  for (SmallVector<Ring> &group : ringGroups(loop)) {
+    SmallVector<Ring *> kept, dropped;
+    classify(loop, group, kept, dropped);
+    for (Ring *r : kept)
+      result.kept.push_back(r->arg);
+    for (Ring *r : dropped) {
+      result.dropped.push_back(r->arg);
+      result.droppedBytes += r->bytes;
+    }
+  }
+  return result;
+}
+
+/// The loop without the iteration arguments marked in `drop` (each of
+/// which the body no longer changes and whose result is unused).
+static scf::ForOp withoutArgs(RewriterBase &rewriter, scf::ForOp loop,
+                              const llvm::SmallBitVector &drop) {
+  SmallVector<Value> inits;
+  for (auto [i, init] : llvm::enumerate(loop.getInitArgs()))
+    if (!drop[i])
+      inits.push_back(init);
+  rewriter.setInsertionPoint(loop);
+  auto next = scf::ForOp::create(rewriter, loop.getLoc(), loop.getLowerBound(),
+                                 loop.getUpperBound(), loop.getStep(), inits);
+  // Its cost as -remat-annotate-costs recorded it counts the dropped
+  // results' bytes: the cost model derives the new one.
+  next->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  next->removeAttr(RematDialect::kCostAttrName);
+  Block *body = next.getBody();
+  SmallVector<Value> args{body->getArgument(0)};
+  unsigned k = 1;
+  for (auto [i, init] : llvm::enumerate(loop.getInitArgs()))
+    args.push_back(drop[i] ? init : body->getArgument(k++));
+  rewriter.mergeBlocks(loop.getBody(), body, args);
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  SmallVector<Value> yielded;
+  for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+    if (!drop[i])
+      yielded.push_back(v);
+  rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(yielded); });
+  SmallVector<Value> results;
+  k = 0;
+  for (auto [i, init] : llvm::enumerate(loop.getInitArgs()))
+    results.push_back(drop[i] ? init : next->getResult(k++));
+  rewriter.replaceOp(loop, results);
+  return next;
+}
+
+/// Where a recomputed row goes: right before the first op of the read's
+/// block that uses it, so that the row lives no longer than the read did.
+static Operation *firstUse(tensor::ExtractSliceOp read) {
+  Block *block = read->getBlock();
+  Operation *first = nullptr;
+  for (Operation *user : read->getUsers())
+    if (Operation *op = block->findAncestorOpInBlock(*user))
+      if (!first || op->isBeforeInBlock(first))
+        first = op;
+  return first ? first : read.getOperation();
+}
+
+scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop) {
+  llvm::SmallBitVector drop(loop.getNumRegionIterArgs());
+  for (SmallVector<Ring> &group : ringGroups(loop)) {
+    SmallVector<Ring *> kept, dropped;
+    classify(loop, group, kept, dropped);
+    DenseMap<Value, Ring *> keptByStored;
+    DenseSet<Value> stops;
+    for (Ring *r : kept) {
+      keptByStored[r->stored] = r;
+      stops.insert(r->stored);
+    }
+    // One recomputation per read, placed before its first use; reads of
+    // the same row in one block share what they recompute (ring j's row is
+    // recomputed on the way to ring j+1's), so they go in block order.
+    struct Read {
+      tensor::ExtractSliceOp op;
+      Ring *ring;
+      Operation *at;
+      SmallVector<Operation *> chain;
+      llvm::SetVector<Value> from;
+    };
+    SmallVector<Read> reads;
+    for (Ring *r : dropped) {
+      SmallVector<Operation *> chain;
+      llvm::SetVector<Value> from;
+      if (!computedFrom(loop, r->stored, stops, chain, from))
+        continue; // Derived only through rings that are not kept.
+      for (tensor::ExtractSliceOp read : r->reads)
+        reads.push_back({read, r, firstUse(read), chain, from});
+      drop.set(r->arg);
+    }
+    llvm::stable_sort(reads, [](const Read &a, const Read &b) {
+      Block *x = a.at->getBlock(), *y = b.at->getBlock();
+      return x != y ? std::less<Block *>()(x, y)
+                    : a.at != b.at && a.at->isBeforeInBlock(b.at);
+    });
+    DenseMap<std::pair<Block *, void *>, IRMapping> shared;
+    for (Read &read : reads) {
+      OpFoldResult row = read.op.getMixedOffsets()[0];
+      IRMapping &map = shared[{read.at->getBlock(), row.getOpaqueValue()}];
+      rewriter.setInsertionPoint(read.at);
+      for (Value stop : read.from) {
+        if (map.contains(stop))
+          continue;
+        tensor::InsertSliceOp w = keptByStored[stop]->write;
+        SmallVector<OpFoldResult> offsets = w.getMixedOffsets();
+        offsets[0] = row;
+        map.map(stop, tensor::ExtractSliceOp::create(
+                          rewriter, read.op.getLoc(), w.getSourceType(),
+                          w.getResult(), offsets, w.getMixedSizes(),
+                          w.getMixedStrides())
+                          .getResult());
+      }
+      for (Operation *op : read.chain)
+        if (!map.contains(op->getResult(0)))
+          rewriter.clone(*op, map);
+      rewriter.replaceOp(read.op, map.lookup(read.ring->stored));
+    }
+    // The dropped rings no longer change: their row writes (and the masked
+    // form's select and read of the old row) go, then their arguments.
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (Ring *r : dropped) {
+      if (!drop[r->arg])
+        continue;
+      rewriter.modifyOpInPlace(yield, [&] {
+        yield->setOperand(r->arg, loop.getRegionIterArgs()[r->arg]);
+      });
+      rewriter.eraseOp(r->write);
+      if (r->masked) {
+        rewriter.eraseOp(r->masked);
+        rewriter.eraseOp(r->old);
+      }
+    }
+  }
+  if (drop.none())
+    return loop;
+  return withoutArgs(rewriter, loop, drop);
+}
+
+} // namespace remat
