@@ -300,11 +300,20 @@ static Operation *firstUse(tensor::ExtractSliceOp read) {
   return first ? first : read.getOperation();
 }
 
-scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop) {
+scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
+                               ArrayRef<unsigned> only) {
   llvm::SmallBitVector drop(loop.getNumRegionIterArgs());
   for (SmallVector<Ring> &group : ringGroups(loop)) {
     SmallVector<Ring *> kept, dropped;
     classify(loop, group, kept, dropped);
+    if (!only.empty()) {
+      // The rings not asked for are kept: their rows are read, not
+      // recomputed.
+      SmallVector<Ring *> asked;
+      for (Ring *r : dropped)
+        (llvm::is_contained(only, r->arg) ? asked : kept).push_back(r);
+      dropped = std::move(asked);
+    }
     DenseMap<Value, Ring *> keptByStored;
     DenseSet<Value> stops;
     for (Ring *r : kept) {

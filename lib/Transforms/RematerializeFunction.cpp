@@ -28,6 +28,7 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Remarks.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
@@ -259,71 +260,134 @@ private:
     return true;
   }
 
-  /// Loops that stash rows in rings (StashRings.h: a 1F1B pipeline step):
-  /// the copy that drops every ring derived from another is planned whole
-  /// beside the function as it is, and replaces it when its plan is faster
-  /// within the budget, or, at the smallest budget, reaches a smaller one.
-  /// Every rank runs the same program, so the one plan is for the stage
-  /// that holds the most.
-  LogicalResult dropStashRings() {
-    bool any = false;
-    func.walk([&](scf::ForOp loop) {
-      any = any || !findStashRings(loop).dropped.empty();
-    });
-    if (!any)
-      return success();
-    OwningOpRef<func::FuncOp> copy = func.clone();
-    SmallVector<scf::ForOp> loops;
-    copy->walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    IRRewriter rewriter(copy->getContext());
-    int64_t bytes = 0;
+  /// A copy of the function with some stash rings dropped, its graph, and
+  /// what it dropped.
+  struct RingVariant {
+    OwningOpRef<func::FuncOp> copy;
+    std::optional<IRTrainingGraph> graph;
     size_t rings = 0;
-    for (scf::ForOp loop : loops) {
-      StashRings found = findStashRings(loop);
-      if (found.dropped.empty())
+    int64_t bytes = 0;
+  };
+
+  /// The rings of `func` that can be dropped: (loop in walk order, its
+  /// iteration argument), and their bytes.
+  struct DroppableRing {
+    size_t loop;
+    unsigned arg;
+  };
+  SmallVector<DroppableRing> droppableRings() {
+    SmallVector<DroppableRing> rings;
+    size_t index = 0;
+    func.walk([&](scf::ForOp loop) {
+      for (unsigned arg : findStashRings(loop).dropped)
+        rings.push_back({index, arg});
+      ++index;
+    });
+    return rings;
+  }
+
+  /// The copy of the function with `chosen` of `rings` dropped.
+  FailureOr<RingVariant> withRingsDropped(ArrayRef<DroppableRing> rings,
+                                          const llvm::SmallBitVector &chosen) {
+    RingVariant v;
+    v.copy = func.clone();
+    SmallVector<scf::ForOp> loops;
+    v.copy->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    IRRewriter rewriter(v.copy->getContext());
+    for (auto [index, loop] : llvm::enumerate(loops)) {
+      SmallVector<unsigned> only;
+      for (auto [i, r] : llvm::enumerate(rings))
+        if (chosen[i] && r.loop == index)
+          only.push_back(r.arg);
+      if (only.empty())
         continue;
-      bytes += found.droppedBytes;
-      rings += found.dropped.size();
-      recomputeStashRings(rewriter, loop);
+      StashRings found = findStashRings(loop);
+      v.rings += only.size();
+      v.bytes += found.droppedBytes * static_cast<int64_t>(only.size()) /
+                 static_cast<int64_t>(found.dropped.size());
+      recomputeStashRings(rewriter, loop, only);
     }
-    if (rings == 0)
-      return success();
-    prepareForRemat(*copy);
-    FailureOr<IRTrainingGraph> built =
-        buildTrainingGraph(*copy, costs, RecomputeRegions::Atomic, scope());
+    prepareForRemat(*v.copy);
+    FailureOr<IRTrainingGraph> built = buildTrainingGraph(
+        *v.copy, costs, RecomputeRegions::Atomic, scope());
     if (failed(built))
       return failure();
+    v.graph = std::move(*built);
+    return v;
+  }
+
+  /// Loops that stash rows in rings (StashRings.h: a 1F1B pipeline step):
+  /// the copies that drop rings derived from others (every choice of them
+  /// up to 4 rings, else each first n in program order) are planned whole
+  /// beside the function as it is; the fastest plan within the budget wins,
+  /// or, at the smallest budget, the smallest budget (fewer rings on a
+  /// tie). Every rank runs the same program, so the one plan is for the
+  /// stage that holds the most.
+  LogicalResult dropStashRings() {
+    SmallVector<DroppableRing> rings = droppableRings();
+    if (rings.empty())
+      return success();
+    SmallVector<llvm::SmallBitVector> choices;
+    const size_t n = rings.size();
+    if (n <= 4) {
+      for (unsigned mask = 1; mask < (1u << n); ++mask) {
+        llvm::SmallBitVector c(n);
+        for (size_t i = 0; i < n; ++i)
+          if (mask & (1u << i))
+            c.set(i);
+        choices.push_back(std::move(c));
+      }
+    } else {
+      for (size_t k = 1; k <= n; ++k) {
+        llvm::SmallBitVector c(n);
+        c.set(0, k);
+        choices.push_back(std::move(c));
+      }
+    }
     SolveOptions opts = options.solve;
     opts.note = nullptr;
-    bool better;
-    if (options.budget.minimum) {
-      const int shift = minimumBudgetShift();
-      int64_t asIs = minimumBudget(ig->graph, options.strategy, opts, shift);
-      int64_t dropped =
-          minimumBudget(built->graph, options.strategy, opts, shift);
-      better = dropped >= 0 && (asIs < 0 || dropped < asIs);
-    } else {
-      opts.budget = fr.budget;
-      Solution asIs = solve(ig->graph, options.strategy, opts);
-      Solution dropped = solve(built->graph, options.strategy, opts);
-      better = dropped.feasible &&
-               (!asIs.feasible || dropped.sim.time < asIs.sim.time);
+    const int shift = minimumBudgetShift();
+    // How a plan compares: at min its smallest budget, else its time (a
+    // plan that misses the budget never wins).
+    auto score = [&](const TrainingGraph &g) -> std::optional<double> {
+      if (options.budget.minimum) {
+        int64_t m = minimumBudget(g, options.strategy, opts, shift);
+        return m < 0 ? std::nullopt : std::optional<double>(double(m));
+      }
+      SolveOptions o = opts;
+      o.budget = fr.budget;
+      Solution sol = solve(g, options.strategy, o);
+      return sol.feasible ? std::optional<double>(sol.sim.time)
+                          : std::nullopt;
+    };
+    std::optional<double> best = score(ig->graph);
+    std::optional<RingVariant> winner;
+    for (const llvm::SmallBitVector &chosen : choices) {
+      FailureOr<RingVariant> v = withRingsDropped(rings, chosen);
+      if (failed(v))
+        return failure();
+      std::optional<double> s = score(v->graph->graph);
+      if (!s || (best && *s >= *best &&
+                 !(*s == *best && winner && v->rings < winner->rings)))
+        continue;
+      best = s;
+      winner = std::move(*v);
     }
-    if (!better)
+    if (!winner)
       return success();
-    func.getBody().takeBody(copy->getBody());
-    ig = std::move(*built);
+    func.getBody().takeBody(winner->copy->getBody());
+    ig = std::move(*winner->graph);
     timeAsIs = simulate(ig->graph, ig->programOrder).time;
     fr.ops = ig->graph.numNodes();
-    fr.stashRingsDropped = rings;
+    fr.stashRingsDropped = winner->rings;
     remark::passed(func.getLoc(), remarkOpts("StashRings", func.getSymName()))
         << llvm::formatv(
-               "{0} stash ring(s) dropped ({1} B): each row read back is "
-               "recomputed from the rows of the rings kept, in the loop "
+               "{0} of {1} stash ring(s) dropped ({2} B): each row read back "
+               "is recomputed from the rows of the rings kept, in the loop "
                "body. Assumed, not proved: the rows read before any "
                "iteration wrote them reach only masked values (a "
                "pipeline's bubbles)",
-               rings, bytes)
+               winner->rings, n, winner->bytes)
                .str();
     return success();
   }

@@ -42,12 +42,14 @@ struct StashRings {
 /// The rings of `loop` (an scf.for) and which of them can be dropped.
 StashRings findStashRings(mlir::scf::ForOp loop);
 
-/// Drops the rings findStashRings says can be, rewriting every read of one
-/// of their rows into the kept rings' rows and the ops that computed it;
-/// the loop is replaced by one without those iteration arguments. Returns
-/// the new loop (the same when nothing was dropped).
+/// Drops the rings findStashRings says can be (of those, only the
+/// iteration arguments in `only` when it is not empty), rewriting every
+/// read of one of their rows into the kept rings' rows and the ops that
+/// computed it; the loop is replaced by one without those iteration
+/// arguments. Returns the new loop (the same when nothing was dropped).
 mlir::scf::ForOp recomputeStashRings(mlir::RewriterBase &rewriter,
-                                     mlir::scf::ForOp loop);
+                                     mlir::scf::ForOp loop,
+                                     llvm::ArrayRef<unsigned> only = {});
 
 } // namespace remat
 
