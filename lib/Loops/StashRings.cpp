@@ -219,6 +219,23 @@ SmallVector<SmallVector<Ring>> ringGroups(scf::ForOp loop) {
 
 /// Splits a group into the rings derived from others (dropped) and the
 /// rest (kept).
+/// Whether every ring of `group` is written before each read of `r` is
+/// used: the rows recomputed there read the other rings as written.
+bool othersWrittenBefore(scf::ForOp loop, ArrayRef<Ring> group,
+                         const Ring &r) {
+  Block *body = loop.getBody();
+  for (tensor::ExtractSliceOp read : r.reads) {
+    Operation *at = body->findAncestorOpInBlock(*read);
+    for (Operation *user : read->getUsers())
+      if (Operation *u = body->findAncestorOpInBlock(*user))
+        at = u->isBeforeInBlock(at) ? u : at;
+    for (const Ring &o : group)
+      if (!at || !o.write->isBeforeInBlock(at))
+        return false;
+  }
+  return true;
+}
+
 void classify(scf::ForOp loop, MutableArrayRef<Ring> group,
               SmallVectorImpl<Ring *> &kept,
               SmallVectorImpl<Ring *> &dropped) {
@@ -229,8 +246,9 @@ void classify(scf::ForOp loop, MutableArrayRef<Ring> group,
         others.insert(o.stored);
     SmallVector<Operation *> ops;
     llvm::SetVector<Value> reached;
-    (computedFrom(loop, r.stored, others, ops, reached) ? dropped : kept)
-        .push_back(&r);
+    bool derived = othersWrittenBefore(loop, group, r) &&
+                   computedFrom(loop, r.stored, others, ops, reached);
+    (derived ? dropped : kept).push_back(&r);
   }
   if (kept.empty())
     dropped.clear(); // Each derived from another: nothing to derive from.
