@@ -7,9 +7,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/MapVector.h"
@@ -70,6 +72,11 @@ std::string describe(Value v) {
 /// the body yields is bounded by it too (an induction on the iterations).
 class SizeBound {
 public:
+  /// `symbolScope`: where the grids of device indexes are found when the
+  /// function is a detached copy.
+  explicit SizeBound(Operation *symbolScope = nullptr)
+      : symbolScope(symbolScope) {}
+
   std::optional<int64_t> of(Value v, unsigned dim) {
     auto tensor = dyn_cast<RankedTensorType>(v.getType());
     if (!tensor || dim >= tensor.getRank())
@@ -166,6 +173,19 @@ private:
     }
     if (auto cast = dyn_cast<arith::IndexCastOp>(op))
       return ofIndex(cast.getIn());
+    // a - b, when never negative: a size the stage index shrinks (a 1F1B
+    // stage's ring, 2 (P - s) - 1 rows).
+    if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+      std::optional<int64_t> ua = ofIndex(sub.getLhs()),
+                             la = lowerIndex(sub.getLhs()),
+                             ub = ofIndex(sub.getRhs()),
+                             lb = lowerIndex(sub.getRhs());
+      if (!ua || !la || !ub || !lb || *la - *ub < 0)
+        return std::nullopt;
+      return *ua - *lb;
+    }
+    if (std::optional<int64_t> devices = deviceIndexEnd(op, v))
+      return *devices - 1;
     if (auto dim = dyn_cast<tensor::DimOp>(op)) {
       std::optional<int64_t> d = dim.getConstantIndex();
       if (!d)
@@ -182,6 +202,85 @@ private:
       return std::max(*a, *b);
     }
     return std::nullopt;
+  }
+
+  /// A lower bound of an index value, by its arithmetic (the analysis's
+  /// where it has one).
+  std::optional<int64_t> lowerIndex(Value v) {
+    if (!v.getType().isIndex() && !v.getType().isSignlessInteger())
+      return std::nullopt;
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return *c;
+    if (v.getType().isIndex()) {
+      FailureOr<int64_t> lb = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::LB, ValueBoundsConstraintSet::Variable(v),
+          /*stopCondition=*/nullptr);
+      if (succeeded(lb))
+        return *lb;
+    }
+    if (Value same = sameAsInRecompute(v))
+      return lowerIndex(same);
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (deviceIndexEnd(op, v) || isa<tensor::DimOp>(op))
+      return 0;
+    if (auto cast = dyn_cast<arith::IndexCastOp>(op))
+      return lowerIndex(cast.getIn());
+    if (isa<arith::AddIOp, arith::MinSIOp, arith::MinUIOp, arith::MaxSIOp,
+            arith::MaxUIOp>(op)) {
+      std::optional<int64_t> a = lowerIndex(op->getOperand(0));
+      std::optional<int64_t> b = lowerIndex(op->getOperand(1));
+      if (!a || !b)
+        return std::nullopt;
+      if (isa<arith::AddIOp>(op))
+        return *a + *b;
+      return isa<arith::MinSIOp, arith::MinUIOp>(op) ? std::min(*a, *b)
+                                                    : std::max(*a, *b);
+    }
+    if (auto select = dyn_cast<arith::SelectOp>(op)) {
+      std::optional<int64_t> a = lowerIndex(select.getTrueValue());
+      std::optional<int64_t> b = lowerIndex(select.getFalseValue());
+      if (!a || !b)
+        return std::nullopt;
+      return std::min(*a, *b);
+    }
+    return std::nullopt;
+  }
+
+  /// A device index (`shard.process_linear_index`, a result of
+  /// `shard.process_multi_index`) ranges over 0 .. devices - 1: the devices
+  /// of its grid, or of the grid axis it reads; std::nullopt for any other
+  /// value or a grid whose size is not known.
+  std::optional<int64_t> deviceIndexEnd(Operation *op, Value v) {
+    if (!isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp>(op))
+      return std::nullopt;
+    auto ref = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+    if (!ref)
+      return std::nullopt;
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, ref);
+    if (!grid && symbolScope)
+      grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(symbolScope,
+                                                                 ref);
+    if (!grid)
+      return std::nullopt;
+    ArrayRef<int64_t> shape = grid.getShape();
+    SmallVector<int64_t> axes;
+    if (auto multi = dyn_cast<shard::ProcessMultiIndexOp>(op)) {
+      ArrayRef<int16_t> read = multi.getAxes();
+      const unsigned n = cast<OpResult>(v).getResultNumber();
+      axes.push_back(read.empty() ? n : read[n]);
+    } else {
+      for (size_t a = 0; a < shape.size(); ++a)
+        axes.push_back(a);
+    }
+    int64_t devices = 1;
+    for (int64_t a : axes) {
+      if (a < 0 || a >= static_cast<int64_t>(shape.size()) || shape[a] <= 0)
+        return std::nullopt;
+      devices *= shape[a];
+    }
+    return devices;
   }
 
   /// What a recomputation's body argument or result stands for (its
@@ -221,6 +320,8 @@ private:
       return false;
     }
   }
+
+  Operation *symbolScope;
 
   static std::optional<int64_t> smaller(std::optional<int64_t> a,
                                         std::optional<int64_t> b) {
@@ -268,7 +369,7 @@ bool hasDynamicShapes(func::FuncOp func) {
   return found.wasInterrupted();
 }
 
-FailureOr<BoundedCopy> boundedCopy(func::FuncOp func) {
+FailureOr<BoundedCopy> boundedCopy(func::FuncOp func, Operation *symbolScope) {
   BoundedCopy out;
   out.copy = func.clone();
   func::FuncOp copy = *out.copy;
@@ -303,7 +404,7 @@ FailureOr<BoundedCopy> boundedCopy(func::FuncOp func) {
   // Every other value: its bound by the value-bounds analysis, computed
   // with the arguments bounded and before any other type changes.
   SmallVector<std::pair<Value, Type>> bounded;
-  SizeBound sizeBound;
+  SizeBound sizeBound(symbolScope);
   auto bound = [&](Value v) -> LogicalResult {
     if (!isDynamicTensor(v.getType()))
       return success();

@@ -665,7 +665,8 @@ FailureOr<IRTrainingGraph> buildTrainingGraph(func::FuncOp func,
     return Builder(func, costs, regions, symbolScope, runs).build();
   // Sizes at their bounds (ShapeBounds.h): the graph of the bounded copy,
   // its ops and values mapped back to `func`'s.
-  FailureOr<BoundedCopy> bounded = boundedCopy(func);
+  FailureOr<BoundedCopy> bounded =
+      boundedCopy(func, symbolScope ? symbolScope : func->getParentOp());
   if (failed(bounded))
     return failure();
   RegionRuns copyRuns; // Keyed by the copy's ops.

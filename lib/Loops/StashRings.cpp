@@ -118,9 +118,11 @@ bool matchMasked(Ring &r, BlockArgument ring) {
 std::optional<Ring> matchRing(scf::ForOp loop, unsigned arg) {
   Block *body = loop.getBody();
   BlockArgument ring = loop.getRegionIterArgs()[arg];
+  // Rows along axis 0; their count may be dynamic (a 1F1B stage's ring
+  // sized by the stage index), a row's shape not.
   auto type = dyn_cast<RankedTensorType>(ring.getType());
-  if (!type || !type.hasStaticShape() || type.getRank() < 1 ||
-      !loop->getResult(arg).use_empty())
+  if (!type || type.getRank() < 1 || !loop->getResult(arg).use_empty() ||
+      llvm::any_of(type.getShape().drop_front(), ShapedType::isDynamic))
     return std::nullopt;
   Ring r;
   r.arg = arg;
@@ -148,8 +150,11 @@ std::optional<Ring> matchRing(scf::ForOp loop, unsigned arg) {
   }
   if (r.reads.empty())
     return std::nullopt;
-  r.bytes = type.getNumElements() *
-            ((type.getElementTypeBitWidth() + 7) / 8);
+  // Bytes the remark names; a dynamic ring's are its bound's, not known
+  // here (0).
+  r.bytes = type.hasStaticShape() ? type.getNumElements() *
+                                        ((type.getElementTypeBitWidth() + 7) / 8)
+                                  : 0;
   return r;
 }
 

@@ -69,6 +69,13 @@ std::string RematReport::str() const {
                                        {"rewrite", f.seconds.rewrite},
                                        {"check", f.seconds.check}}},
         {"values", std::move(values)}});
+    // Devices that hold less than the largest (DevicePeaks.h).
+    if (!f.devicePeaks.empty()) {
+      llvm::json::Array peaks;
+      for (int64_t p : f.devicePeaks)
+        peaks.push_back(p);
+      (*funcs.back().getAsObject())["device_peaks"] = std::move(peaks);
+    }
     // Loops whose stash rings were dropped (StashRings.h).
     if (f.stashRingsDropped)
       (*funcs.back().getAsObject())["stash_rings_dropped"] =

@@ -14,6 +14,7 @@
 #include "remat/Transforms/RematOptionDecls.h"
 #include "remat/Transforms/RematReport.h"
 #include "remat/Transforms/Rematerialize.h"
+#include "remat/Analysis/DevicePeaks.h"
 
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
@@ -130,6 +131,8 @@ struct RematerializePass
       RematResult result;
       if (mlir::failed(rematerializeFunction(func, fit, costs, result)))
         failed = true;
+      else if (result.report.fitted)
+        result.report.devicePeaks = devicePeaks(func, costs);
       if (!result.report.name.empty()) { // Analysed: reported, fitted or not.
         report.add(std::move(result.report));
         ++analysed;

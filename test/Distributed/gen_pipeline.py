@@ -95,6 +95,7 @@ class Opts:
         self.P, self.M, self.R, self.D = a.stages, a.microbatches, a.rows, a.width
         self.L, self.N = a.layers_per_stage, a.data
         self.stash = a.stash
+        self.ring = a.ring
         self.single = a.single
         if min(self.P, self.M, self.R, self.D, self.L, self.N) < 1:
             sys.exit("gen_pipeline: sizes must be positive")
@@ -102,18 +103,21 @@ class Opts:
             sys.exit("gen_pipeline: --stages must be at least 2")
         if self.M % self.N:
             sys.exit("gen_pipeline: --data must divide --microbatches")
-        if self.pipeline == "gpipe" and (self.L != 1 or self.stash != "all"):
-            sys.exit("gen_pipeline: --layers-per-stage and --stash are for --pipeline 1f1b")
+        if self.pipeline == "gpipe" and (self.L != 1 or self.stash != "all" or
+                                         self.ring != "stage0"):
+            sys.exit("gen_pipeline: --layers-per-stage, --stash and --ring are for "
+                     "--pipeline 1f1b")
         # The micro-batches of one data-parallel rank; 1F1B's ring of slots.
         self.Ml = self.M // self.N
         self.K = min(2 * self.P - 1, self.Ml)
 
     def cmdline(self):
-        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s%s" % (
+        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s%s%s" % (
             self.pipeline, self.P, self.M, self.R, self.D,
             " --layers-per-stage %d" % self.L if self.L != 1 else "",
             " --data %d" % self.N if self.N != 1 else "",
             " --stash input" if self.stash != "all" else "",
+            " --ring per-stage" if self.ring != "stage0" else "",
             " --single" if self.single else "")
 
     def name(self):
@@ -316,14 +320,15 @@ def onef1b_text(o):
     NR = L + 1 if o.stash == "all" else 1
     g = grid_text(o)
     act = "tensor<%dx%dxf32>" % (R, D)
-    ring = "tensor<%dx%dx%dxf32>" % (K, R, D)
+    per_stage = o.ring == "per-stage"
+    ring = "tensor<%sx%dx%dxf32>" % ("?" if per_stage else K, R, D)
     xs = "tensor<%dx%dx%dxf32>" % (M, R, D)
     wt = "tensor<%dx%dx%dxf32>" % (L, D, D)
     w2 = "tensor<%dx%dxf32>" % (D, D)
     inv = float_text(1.0 / (o.M * R * D))
     scale = float_text(2.0 / (o.M * R * D))
     consts = {}
-    for v in (0, 1, M - 1, M, T, K, P - 1, 2 * (P - 1)):
+    for v in (0, 1, M - 1, M, T, K, P - 1, 2 * (P - 1), 2 * P - 1):
         consts.setdefault(v, "%%c%d" % v)
     c = consts
     const_lines = "".join("  %s = arith.constant %d : index\n" % (n, v)
@@ -336,8 +341,13 @@ def onef1b_text(o):
     # ring a0: the stage input, a{j}: the output of layer j (1..L)
     # Zero-filled: a masked backward slot reads a slot no forward wrote yet
     # (its gradient is zero; uninitialized memory could hold a NaN).
+    if per_stage:
+        # Stage s holds min(2(P-s)-1, M) micro-batches in flight: its rows.
+        e("  %srows2 = arith.addi %s, %s : index")
+        e("  %%srows = arith.subi %s, %%srows2 : index" % c[2 * P - 1])
+        e("  %%rows = arith.minui %%srows, %s : index" % c[M])
     for j in range(NR):
-        e("  %%ring%d_x = tensor.empty() : %s" % (j, ring))
+        e("  %%ring%d_x = tensor.empty(%s) : %s" % (j, "%rows" if per_stage else "", ring))
         e("  %%ring%d_e = linalg.fill ins(%%zero : f32) outs(%%ring%d_x : %s) -> %s"
           % (j, j, ring, ring))
     for j in range(L):
@@ -358,7 +368,7 @@ def onef1b_text(o):
     e("    %flt = arith.cmpi ult, %fm, " + c[M] + " : index")
     e("    %fvalid = arith.andi %fge, %flt : i1")
     e("    %fc = arith.select %fvalid, %fm, " + c[0] + " : index")
-    e("    %fslot = arith.remui %fc, " + c[K] + " : index")
+    e("    %fslot = arith.remui %fc, " + ("%rows" if per_stage else c[K]) + " : index")
     e("    %%x_f = tensor.extract_slice %%x[%%fc, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s" % (R, D, xs, act))
     e("    %in_e = tensor.empty() : " + act)
     e("    %a0 = linalg.generic {indexing_maps = [#id, #id, #sc, #id], iterator_types = [\"parallel\", \"parallel\"]}")
@@ -416,7 +426,7 @@ def onef1b_text(o):
     e("    %blt = arith.cmpi ult, %bm, " + c[M] + " : index")
     e("    %bvalid = arith.andi %bge, %blt : i1")
     e("    %bc = arith.select %bvalid, %bm, " + c[0] + " : index")
-    e("    %bslot = arith.remui %bc, " + c[K] + " : index")
+    e("    %bslot = arith.remui %bc, " + ("%rows" if per_stage else c[K]) + " : index")
     for j in range(NR):
         e("    %%s%d = tensor.extract_slice %%ring%d_n[%%bslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
           % (j, j, R, D, ring, act))
@@ -782,6 +792,10 @@ def main():
                     help="1f1b: what the ring keeps per micro-batch: the stage input and "
                     "every layer's output (all, the default), or the stage input only, "
                     "the backward slot computing the outputs again (input)")
+    ap.add_argument("--ring", choices=["stage0", "per-stage"], default="stage0",
+                    help="1f1b: the ring's rows: K = min(2P-1, M) on every stage (stage0, "
+                    "the default: static), or min(2(P-s)-1, M) on stage s (per-stage: "
+                    "tensor<?x...>, sized from the stage index)")
     ap.add_argument("--single", action="store_true", help="the single-device twin")
     ap.add_argument("--harness", action="store_true",
                     help="without -o: write the harness instead of the model")

@@ -37,8 +37,11 @@ struct BoundedCopy {
 };
 
 /// Fails with an error naming the first dimension without a bound and how
-/// to give one.
-mlir::FailureOr<BoundedCopy> boundedCopy(mlir::func::FuncOp func);
+/// to give one. `symbolScope`: where the grids of device indexes are found
+/// when `func` is a detached copy (a size sized by the stage index is
+/// bounded by the grid's devices).
+mlir::FailureOr<BoundedCopy> boundedCopy(mlir::func::FuncOp func,
+                                         mlir::Operation *symbolScope = nullptr);
 
 /// The argument bounds in words ("arg0: ?x64 <= 32x64"), empty when every
 /// argument is static.

@@ -35,7 +35,8 @@ struct StashRings {
   /// Iteration arguments that are rings another ring's rows derive from
   /// (kept), and those that can be dropped.
   llvm::SmallVector<unsigned> kept, dropped;
-  /// Bytes the dropped rings hold (each K rows), 0 when none.
+  /// Bytes the dropped rings hold (each K rows), 0 when none (a ring whose
+  /// row count is dynamic counts 0).
   int64_t droppedBytes = 0;
 };
 

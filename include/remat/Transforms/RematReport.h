@@ -8,6 +8,7 @@
 //   "ops", "seconds": {"analysis", "solve", "rewrite", "check"},
 //   "bound", "gap" (when an exact strategy proved them),
 //   "stash_rings_dropped" (when a loop's stash rings were, StashRings.h),
+//   "device_peaks" (each device's, when sizes depend on the device index),
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
 // Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
@@ -78,6 +79,9 @@ struct FunctionReport {
   std::string bounds;
   /// Stash rings dropped, their rows recomputed in the loop (StashRings.h).
   size_t stashRingsDropped = 0;
+  /// Each device's peak when sizes depend on the device index (the planned
+  /// peak is the largest; DevicePeaks.h); empty otherwise.
+  std::vector<int64_t> devicePeaks;
 };
 
 /// "42.0%" of `whole` (one decimal), "n/a" when `whole` is not positive: how

@@ -1,0 +1,38 @@
+//===- DevicePeaks.h - The peak of a sharded step on each device -*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every device runs the same program, planned at its sizes' bounds: the
+// peak the planner predicts is the largest device's. Where a size depends
+// on the device index (a 1F1B stage's ring of 2 (P - s) - 1 rows), the
+// other devices hold less; this is each device's peak, by the same
+// lifetime analysis, with the device index replaced by that device's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_ANALYSIS_DEVICEPEAKS_H
+#define REMAT_ANALYSIS_DEVICEPEAKS_H
+
+#include "remat/Analysis/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace remat {
+
+/// At most this many devices are analysed one by one.
+constexpr int64_t kMaxDevicePeaks = 64;
+
+/// The peak of `func` on each device (linear index order) of the one grid
+/// its device indexes (`shard.process_linear_index`,
+/// `shard.process_multi_index`) read, when a size depends on them: empty
+/// when none does, when they read several grids or one of unknown or more
+/// than kMaxDevicePeaks devices, or when a device's copy cannot be analysed.
+/// `symbolScope`: where the grid is found (default: the function's parent).
+std::vector<int64_t> devicePeaks(mlir::func::FuncOp func, const CostModel &costs,
+                                 mlir::Operation *symbolScope = nullptr);
+
+} // namespace remat
+
+#endif // REMAT_ANALYSIS_DEVICEPEAKS_H
