@@ -188,8 +188,7 @@ class CausalMaskedFill(CausalAttention):
 
 
 class CausalWhere(CausalMaskedFill):
-    """The boolean mask applied by torch.where (aten.where.self, which has
-    no executable lowering)."""
+    """The boolean mask applied by torch.where (aten.where.self)."""
 
     def scores(self, q, k):
         s = q @ k.transpose(1, 2) / 2.0
