@@ -52,6 +52,7 @@ class Emitter(Builder):
         self.unsupported = Counter()
         self.planner_nodes = []     # fx node names of planner nodes, in order (planning-only)
         self.seed = 0               # bernoulli_ ops so far (each draws its own mask)
+        self.mask_seeds = {}        # fx node name of each bernoulli_ -> its k (harness.dropout_mask)
         self.probes = list(probes)  # fx node names returned as extra results (debugging)
         self.arg_primals = []       # Primal of every argument, in order
         self.result_primals = []    # Primal of every gradient result, in order

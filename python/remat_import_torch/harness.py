@@ -164,30 +164,52 @@ def parse_memrefs(text):
     return out
 
 
-def compare(label, shape, got, want, rtol, floor=0.0):
-    """(ok, line): max |got - want| <= rtol * max |want|.  A PyTorch tensor
-    that is zero up to float64 rounding (max |want| <= 1e-9 * floor, e.g. the
-    bias gradient of a convolution that a batch norm follows) is compared
-    against rtol * floor instead, `floor` being the largest gradient of the
-    step."""
-    if list(shape) != list(want.shape):
-        return False, "%s: shape %s, expected %s FAIL" % (label, shape, list(want.shape))
+def rel_err(got, want, floor=0.0):
+    """(max |got - want| / scale, scale, note): scale is max |want|, or `floor`
+    (the largest gradient of the step) when `want` is zero up to float64
+    rounding (max |want| <= 1e-9 * floor: the bias gradient of a
+    convolution that a batch norm follows), whose relative error would
+    divide rounding noise by rounding noise.  An empty tensor is (0, 0, "");
+    a scale of 0 is an error of 0 if got is 0 too, else infinite."""
+    got = got.reshape(-1).to(torch.float64)
     want = want.reshape(-1).to(torch.float64)
-    g = torch.tensor(got, dtype=torch.float64)
-    if g.numel() != want.numel():
-        return False, "%s: %d values, expected %d FAIL" % (label, g.numel(), want.numel())
-    scale = want.abs().max().item() if want.numel() else 0.0
-    err = (g - want).abs().max().item() if want.numel() else 0.0
+    if not want.numel():
+        return 0.0, 0.0, ""
+    scale = want.abs().max().item()
+    err = (got - want).abs().max().item()
     note = ""
     if scale <= 1e-9 * floor:
         scale, note = floor, " (zero in exact arithmetic: relative to the largest gradient)"
     if scale == 0:
+        return (0.0 if err == 0 else math.inf), 0.0, note
+    return err / scale, scale, note
+
+
+def compare(label, shape, got, want, rtol, floor=0.0):
+    """(ok, line): rel_err(got, want, floor) <= rtol."""
+    if list(shape) != list(want.shape):
+        return False, "%s: shape %s, expected %s FAIL" % (label, shape, list(want.shape))
+    g = torch.tensor(got, dtype=torch.float64)
+    if g.numel() != want.numel():
+        return False, "%s: %d values, expected %d FAIL" % (label, g.numel(), want.numel())
+    if want.numel() and want.abs().max().item() == 0 and floor == 0:
+        err = g.abs().max().item()
         ok = err == 0
         return ok, "%s: zero gradient, max err %.1e %s" % (label, err, "ok" if ok else "FAIL")
-    rel = err / scale
+    rel, scale, note = rel_err(g, want, floor)
     ok = math.isfinite(rel) and rel <= rtol
     return ok, "%s: %s max|torch| %.3e max rel err %.1e%s %s" % (
         label, "x".join(map(str, shape)) or "scalar", scale, rel, note, "ok" if ok else "FAIL")
+
+
+def step_rel_err(loss, grads, ref_loss, ref_grads):
+    """The worst rel_err of a step's loss and gradients against a reference,
+    the gradients floored by the reference's largest gradient (as
+    check's comparison is)."""
+    floor = max([g.abs().max().item() for g in ref_grads if g.numel()] + [0.0])
+    errs = [rel_err(loss, ref_loss)[0]]
+    errs += [rel_err(a, b, floor)[0] for a, b in zip(grads, ref_grads)]
+    return max(errs)
 
 
 def relu_root(n):
@@ -207,7 +229,8 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
     exactly the elements its mask says and threshold_backward of its output
     passes the gradient through the same elements: the derivative at the
     activation pattern of another run (the MLIR step's), where float64 and
-    float32 disagree on the sign of an input within rounding of 0.
+    float32 disagree on the sign of an input within rounding of 0.  Every
+    bernoulli_ draws the mask the step's does (dropout_mask of its k).
     names=None returns {"loss": value, "grads": [gradient per result
     parameter of the emitter]}."""
     import torch.fx
@@ -226,7 +249,11 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
 
     class Run(torch.fx.Interpreter):
         def run_node(self, n):
-            if n.op == "call_function" and n.name in masks:
+            if n.op == "call_function" and n.name in emitter.mask_seeds:
+                a, kw = self.fetch_args_kwargs_from_env(n)
+                x, p = a[0], (a[1] if len(a) > 1 else kw.get("p", 0.5))
+                r = dropout_mask(list(x.shape), emitter.mask_seeds[n.name], float(p)).to(x.dtype)
+            elif n.op == "call_function" and n.name in masks:
                 x = self.fetch_args_kwargs_from_env(n)[0][0]
                 r = torch.where(masks[n.name], x, torch.zeros_like(x))
             elif n.op == "call_function" and str(n.target) == "aten.threshold_backward.default" \

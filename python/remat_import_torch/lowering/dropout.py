@@ -21,6 +21,7 @@ def bernoulli_(em, node, x, p=0.5, generator=None):
     (remat.policy keep), so the mask is drawn once per step."""
     shape, elt = em._shape_of(x)
     em.seed += 1
+    em.mask_seeds[node.name] = em.seed  # so references draw the same mask
     seed = arg_seed(em.seed)
     r = len(shape)
     strides = [math.prod(shape[i + 1:]) for i in range(r)]
