@@ -30,6 +30,8 @@ def init_for(primal, k, num_classes):
     seed = arg_seed(k)
     if primal.kind == "buffer":
         return Init("values", values=primal.value.reshape(-1).tolist())
+    if primal.kind == "seed":
+        return Init("values", values=[0], note="the step's random seed, 0")
     if primal.kind == "input":
         if primal.dtype == torch.int64:
             return Init("labels", classes=num_classes)
@@ -75,10 +77,12 @@ def harness_text(emitter, inits, summary=False):
     return "\n".join(lines) + "\n"
 
 
-def dropout_mask(shape, k, p_keep):
-    """The mask the importer's k-th bernoulli op (k = 1, 2, ...) draws:
-    1 where u(i) < p_keep, u(i) = (hash(i, seed_k) >> 8) * 2^-24 (emit.py)."""
-    seed = arg_seed(k)
+def dropout_mask(shape, k, p_keep, step_seed=0):
+    """The mask the importer's k-th bernoulli op (k = 1, 2, ...) draws with
+    the step's %seed argument `step_seed`: 1 where u(i) < p_keep,
+    u(i) = (hash(i, seed_k + (step_seed C mod 2^32)) >> 8) * 2^-24
+    (lowering/dropout.py)."""
+    seed = arg_seed(k) + ((step_seed * HASH_C) & HASH_MASK)
     i = torch.arange(math.prod(shape), dtype=torch.int64)
     h = (i * HASH_A + seed) & HASH_MASK
     h = h ^ (h >> 15)
