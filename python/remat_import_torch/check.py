@@ -155,14 +155,14 @@ def run_step(model_file, harness, env):
 
 
 def match_masks(args, joint, em, inits, work, env, times):
-    """--match-masks: runs a step that also returns every ReLU output and
-    evaluates PyTorch's backward at that activation pattern."""
-    import torch
+    """--match-masks: runs a step that also returns every ReLU and hardtanh
+    (ReLU6) output and evaluates PyTorch's backward at that activation
+    pattern."""
     from .emit import Emitter
-    from .harness import harness_text, joint_values, parse_memrefs
-    relus = [n.name for n in joint.graph_module.graph.nodes
-             if n.op == "call_function" and str(n.target) == "aten.relu.default"
-             and em._needed(n)]
+    from .harness import KINKS, harness_text, joint_values, kink_pattern, parse_memrefs
+    nodes = [n for n in joint.graph_module.graph.nodes
+             if n.op == "call_function" and str(n.target) in KINKS and em._needed(n)]
+    relus = [n.name for n in nodes]
     pem = Emitter(joint, args.name, strict=True, probes=relus).run()
     pstep = os.path.join(work, "step.probe.mlir")
     pharness = os.path.join(work, "step.probe.harness.mlir")
@@ -175,10 +175,9 @@ def match_masks(args, joint, em, inits, work, env, times):
                 pstep, pharness], env=env)
     times.append(("probe run", time.time() - t0))
     pprinted = parse_memrefs(pres.stdout)[1 + len(pem.result_primals):]
-    masks = {name: torch.tensor(vals).reshape(shape) > 0
-             for name, (shape, vals) in zip(relus, pprinted)}
+    masks = {n.name: kink_pattern(n, vals, shape) for n, (shape, vals) in zip(nodes, pprinted)}
     own = joint_values(joint, em, inits, relus)
-    flips = sum(int((masks[r] != (own[r] > 0)).sum()) for r in relus)
+    flips = sum(int((masks[n.name] != kink_pattern(n, own[n.name])).sum()) for n in nodes)
     masked = joint_values(joint, em, inits, None, masks=masks)
     masked["flips"] = flips
     masked["relu_elements"] = sum(masks[r].numel() for r in relus)
@@ -226,8 +225,8 @@ def summarize(args, r, report, peak, times):
     peak_ok = peak is not None and (budget is None or peak <= budget)
     ok, masked = r["ok"], r["masked"]
     if masked is not None:
-        print("%s: at the MLIR run's ReLU pattern (%d of %d ReLU outputs change sign against "
-              "float64): %s, max rel err %.1e%s" % (
+        print("%s: at the MLIR run's ReLU pattern (%d of %d ReLU/hardtanh outputs change "
+              "side against float64): %s, max rel err %.1e%s" % (
                   args.model, masked["flips"], masked["relu_elements"],
                   "ok" if r["masked_ok"] else "FAIL", r["masked_worst"],
                   "" if r["masked_ok"] else " (%d tensors above the tolerance)" % r["masked_bad"]))

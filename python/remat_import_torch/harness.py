@@ -216,6 +216,33 @@ def step_rel_err(loss, grads, ref_loss, ref_grads):
     return max(errs)
 
 
+# Piecewise-linear activations whose kinks --match-masks matches: each
+# element's side (0: clamped low, 1: passed, 2: clamped high).
+KINKS = ("aten.relu.default", "aten.hardtanh.default")
+
+
+def _bounds(n):
+    """(low, high) of a relu or hardtanh node."""
+    if str(n.target) == "aten.relu.default":
+        return 0.0, math.inf
+    a = list(n.args) + [None, None]
+    lo = a[1] if a[1] is not None else n.kwargs.get("min_val", -1.0)
+    hi = a[2] if a[2] is not None else n.kwargs.get("max_val", 1.0)
+    return float(lo), float(hi)
+
+
+def kink_pattern(n, y, shape=None):
+    """The side (int8: 0 low, 1 passed, 2 high) of every output `y` of the
+    relu or hardtanh node `n` (y: a tensor, or a flat list and its shape)."""
+    if not isinstance(y, torch.Tensor):
+        y = torch.tensor(y, dtype=torch.float64).reshape(shape)
+    lo, hi = _bounds(n)
+    s = torch.ones(y.shape, dtype=torch.int8)
+    s[y <= lo] = 0
+    s[y >= hi] = 2
+    return s
+
+
 def relu_root(n):
     """The aten.relu node a value is (through detach/alias chains), or None."""
     while hasattr(n, "op") and n.op == "call_function" and str(n.target) in (
@@ -226,12 +253,19 @@ def relu_root(n):
     return None
 
 
+def _clamp_side(x, s, lo, hi):
+    """x where s says passed, else the bound of its side."""
+    return torch.where(s == 1, x, torch.where(s == 2, torch.full_like(x, hi),
+                                                torch.full_like(x, lo)))
+
+
 def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
     """Values of the named joint-graph nodes, the graph run in `dtype` on the
     harness's values (tangent 1): the oracle of `check --probe`.  With
-    `masks` ({relu node name: bool tensor}), each of those ReLUs keeps
-    exactly the elements its mask says and threshold_backward of its output
-    passes the gradient through the same elements: the derivative at the
+    `masks` ({relu or hardtanh node name: kink_pattern}), each of those
+    keeps exactly the elements its pattern passes (clamping the others to
+    their side's bound) and threshold_backward / hardtanh_backward pass the
+    gradient through the same elements: the derivative at the
     activation pattern of another run (the MLIR step's), where float64 and
     float32 disagree on the sign of an input within rounding of 0.  Every
     bernoulli_ draws the mask the step's does (dropout_mask of its k).
@@ -250,6 +284,10 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
         args.append(v.to(dtype) if v.is_floating_point() else v)
     env = {}
     masks = masks or {}
+    nodes = {n.name: n for n in joint.graph_module.graph.nodes}
+    # hardtanh_backward reads the hardtanh's input, not its output.
+    clamp_of = {nodes[k].args[0]: k for k in masks
+                if str(nodes[k].target) == "aten.hardtanh.default"}
 
     class Run(torch.fx.Interpreter):
         def run_node(self, n):
@@ -259,11 +297,15 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
                 r = dropout_mask(list(x.shape), emitter.mask_seeds[n.name], float(p)).to(x.dtype)
             elif n.op == "call_function" and n.name in masks:
                 x = self.fetch_args_kwargs_from_env(n)[0][0]
-                r = torch.where(masks[n.name], x, torch.zeros_like(x))
+                r = _clamp_side(x, masks[n.name], *_bounds(n))
             elif n.op == "call_function" and str(n.target) == "aten.threshold_backward.default" \
                     and relu_root(n.args[1]) is not None and relu_root(n.args[1]).name in masks:
                 g = self.fetch_args_kwargs_from_env(n)[0][0]
-                r = torch.where(masks[relu_root(n.args[1]).name], g, torch.zeros_like(g))
+                r = torch.where(masks[relu_root(n.args[1]).name] == 1, g, torch.zeros_like(g))
+            elif n.op == "call_function" and str(n.target) == "aten.hardtanh_backward.default" \
+                    and n.args[1] in clamp_of:
+                g = self.fetch_args_kwargs_from_env(n)[0][0]
+                r = torch.where(masks[clamp_of[n.args[1]]] == 1, g, torch.zeros_like(g))
             else:
                 r = super().run_node(n)
             if names is not None and n.name in names:
