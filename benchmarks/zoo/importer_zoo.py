@@ -13,7 +13,7 @@ redoes it); the table (docs/benchmarks.md, "Importer zoo") is printed at
 the end, also alone with --table.
 
   benchmarks/zoo/importer_zoo.py [--models resnet18,swin_t] [--batch 2]
-      [--jobs 1] [--out DIR] [--bin build/bin] [--table] [--fresh]
+      [--jobs 1] [--out DIR] [--bin build/bin] [--match-masks] [--table] [--fresh]
 
 A benchmark, not a test: about 4 to 10 minutes per model and budget on
 2 cores (the lowering and JIT compilation of the step dominate).
@@ -45,7 +45,7 @@ MODELS = [
 ]
 
 
-def check(tool, model, shape, batch, budget, work):
+def check(tool, model, shape, batch, budget, work, extra=()):
     """One `check`; returns its JSON summary plus what the sweep adds."""
     os.makedirs(work, exist_ok=True)
     js = os.path.join(work, "check.json")
@@ -53,7 +53,7 @@ def check(tool, model, shape, batch, budget, work):
         os.remove(js)
     cmd = [tool, "check", model, "--batch", str(batch), "--input-shape", shape,
            "--loss", "xent", "--num-classes", "10", "--budget", budget,
-           "--work", work, "--json", js]
+           "--work", work, "--json", js] + list(extra)
     t0 = time.time()
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = {"model": model, "shape": shape, "batch": batch, "budget_arg": budget,
@@ -67,7 +67,7 @@ def check(tool, model, shape, batch, budget, work):
     step = os.path.join(work, "step.mlir")
     if os.path.exists(step):
         with open(step) as fh:
-            out["ops"] = sum(1 for line in fh if ' loc("' in line and " = " in line)
+            out["ops"] = sum(1 for line in fh if ' loc("' in line)  # one per op
     m = re.search(r"smallest budget the pass can meet: (\d+) B \(([0-9.]+)%\)", res.stdout)
     if m:
         out["min_bytes"], out["min_percent"] = int(m.group(1)), float(m.group(2))
@@ -107,8 +107,11 @@ def table(rows):
         smallest = "-"
         if low and low.get("min_percent") is not None:
             smallest = "%.1f %% (%.1f MB)" % (low["min_percent"], low["min_bytes"] / 1e6)
-        worst = max([r.get("max_rel_err") or 0.0 for r in (full, low) if r] + [0.0])
-        lines.append("| %s | %dx%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1e |" % (
+        worst = "%.1e" % max([r.get("max_rel_err") or 0.0 for r in (full, low) if r] + [0.0])
+        masked = [r.get("max_rel_err_at_mlir_relu_pattern") for r in (full, low) if r]
+        if any(m is not None for m in masked):
+            worst += " (%.1e at the step's ReLU pattern)" % max(m or 0.0 for m in masked)
+        lines.append("| %s | %dx%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             model, any_r["batch"], any_r["shape"].replace(",", "x"), num(any_r, "ops", "%d"),
             num(any_r.get("seconds"), "import", "%.1f") if any_r.get("seconds") else "-",
             "%.1f MB" % (full["measured_peak"] / 1e6) if full and full.get("measured_peak")
@@ -124,9 +127,13 @@ def main():
                     help="comma-separated torchvision names (default: all of the sweep)")
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=1, help="checks run at once")
-    ap.add_argument("--out", default=os.path.join(HERE, "results", "importer"))
+    ap.add_argument("--out", default="importer-zoo",
+                    help="results.jsonl and one work folder per check (default ./importer-zoo)")
     ap.add_argument("--bin", default=os.path.join(REPO, "build", "bin"),
                     help="where remat-import-torch and remat-opt are")
+    ap.add_argument("--match-masks", action="store_true",
+                    help="check --match-masks (ReLU/ReLU6 kinks matched; results in OUT "
+                         "are per model and budget, so use another OUT)")
     ap.add_argument("--table", action="store_true", help="only print the table of OUT")
     ap.add_argument("--fresh", action="store_true", help="redo checks already in OUT")
     args = ap.parse_args()
@@ -146,7 +153,8 @@ def main():
         def one(job):
             m, shape, b = job
             r = check(tool, m, shape, args.batch, b,
-                      os.path.join(args.out, m, b.replace("%", "")))
+                      os.path.join(args.out, m, b.replace("%", "")),
+                      ["--match-masks"] if args.match_masks else [])
             print("%s at %s: %s (%.0f s)" % (m, b, "PASS" if r["status"] == 0 else "FAIL",
                                              r["wall_s"]), flush=True)
             return r
