@@ -159,7 +159,9 @@ def match_masks(args, joint, em, inits, work, env, times):
     (ReLU6) output and evaluates PyTorch's backward at that activation
     pattern."""
     from .emit import Emitter
-    from .harness import KINKS, harness_text, joint_values, kink_pattern, parse_memrefs
+    import torch
+    from .harness import (KINKS, harness_text, joint_values, kink_pattern, parse_memrefs,
+                          step_rel_err)
     nodes = [n for n in joint.graph_module.graph.nodes
              if n.op == "call_function" and str(n.target) in KINKS and em._needed(n)]
     relus = [n.name for n in nodes]
@@ -179,6 +181,10 @@ def match_masks(args, joint, em, inits, work, env, times):
     own = joint_values(joint, em, inits, relus)
     flips = sum(int((masks[n.name] != kink_pattern(n, own[n.name])).sum()) for n in nodes)
     masked = joint_values(joint, em, inits, None, masks=masks)
+    # PyTorch's float32 at the same pattern: the error of the arithmetic
+    # alone (its own pattern may flip kinks too: regnet_x_400mf at 96x96).
+    m32 = joint_values(joint, em, inits, None, dtype=torch.float32, masks=masks)
+    masked["torch32"] = step_rel_err(m32["loss"], m32["grads"], masked["loss"], masked["grads"])
     masked["flips"] = flips
     masked["relu_elements"] = sum(masks[r].numel() for r in relus)
     return masked
@@ -226,21 +232,24 @@ def summarize(args, r, report, peak, times):
     ok, masked = r["ok"], r["masked"]
     if masked is not None:
         print("%s: at the MLIR run's ReLU pattern (%d of %d ReLU/hardtanh outputs change "
-              "side against float64): %s, max rel err %.1e%s" % (
+              "side against float64): %s, max rel err %.1e (PyTorch's float32 at that "
+              "pattern: %.1e)%s" % (
                   args.model, masked["flips"], masked["relu_elements"],
-                  "ok" if r["masked_ok"] else "FAIL", r["masked_worst"],
+                  "ok" if r["masked_ok"] else "FAIL", r["masked_worst"], masked["torch32"],
                   "" if r["masked_ok"] else " (%d tensors above the tolerance)" % r["masked_bad"]))
         ok = r["masked_ok"]
     ok &= peak_ok
+    dtol = r["masked_tol"] if masked is not None else r["tol"]  # what decided
     summary = {"model": args.model, "gradients": len(r["grads"]), "loss": r["loss"].item(),
                "max_rel_err": r["worst"], "measured_peak": peak, "budget": budget,
                "predicted_peak": report["peak_after"] if report else None,
                "peak_before": report["peak_before"] if report else None,
                "overhead_percent": report["overhead_percent"] if report else None,
-               "torch_f32_rel_err": r["torch32"], "tolerance": r["tol"],
+               "torch_f32_rel_err": r["torch32"], "tolerance": dtol,
                "plain_comparison_ok": bool(r["ok"]),
                "relu_sign_flips": masked["flips"] if masked else None,
                "max_rel_err_at_mlir_relu_pattern": r["masked_worst"] if masked else None,
+               "torch_f32_rel_err_at_mlir_relu_pattern": masked["torch32"] if masked else None,
                "strategy": report["strategy"] if report else None,
                "seconds": {k: round(v, 2) for k, v in times}}
     print("%s: peak measured %s B%s" % (
@@ -251,8 +260,9 @@ def summarize(args, r, report, peak, times):
           % (args.model, r["torch32"]))
     print("%s: %s (loss and %d gradients, rtol %g%s, max rel err %.1e against backward()%s%s)" % (
         args.model, "PASS" if ok else "FAIL", len(r["grads"]), args.rtol,
-        "" if r["tol"] <= args.rtol else
-        ", tolerance %.1e (%g x PyTorch's own float32 error)" % (r["tol"], args.f32_factor),
+        "" if dtol <= args.rtol else
+        ", tolerance %.1e (%g x PyTorch's own float32 error%s)" % (
+            dtol, args.f32_factor, " at that pattern" if masked is not None else ""),
         r["worst"],
         ", %.1e at the MLIR's ReLU pattern" % r["masked_worst"] if masked is not None else "",
         "" if peak_ok else "; measured peak above the budget"))
@@ -320,8 +330,9 @@ def main(argv):
     r = {"loss": loss, "grads": grads, "torch32": torch32, "tol": tol, "masked": masked,
          "masked_ok": None, "masked_worst": 0.0, "masked_bad": 0}
     if masked is not None:
+        r["masked_tol"] = max(args.rtol, args.f32_factor * masked["torch32"])
         r["masked_ok"], r["masked_worst"], r["masked_bad"], _ = compare_all(
-            em.result_primals, masked["loss"], masked["grads"], printed, tol)
+            em.result_primals, masked["loss"], masked["grads"], printed, r["masked_tol"])
     r["ok"], r["worst"], _, lines = compare_all(em.result_primals, loss, grads, printed, tol)
     for line in lines:
         print(line)
