@@ -243,12 +243,18 @@ def kink_pattern(n, y, shape=None):
     return s
 
 
-def relu_root(n):
-    """The aten.relu node a value is (through detach/alias chains), or None."""
+def alias_root(n):
+    """The value n is a copy or alias of (through detach/alias/clone)."""
     while hasattr(n, "op") and n.op == "call_function" and str(n.target) in (
-            "aten.detach.default", "aten.alias.default"):
+            "aten.detach.default", "aten.alias.default", "aten.clone.default"):
         n = n.args[0]
-    if hasattr(n, "op") and str(n.target) == "aten.relu.default":
+    return n
+
+
+def relu_root(n, target="aten.relu.default"):
+    """The `target` node a value is (through detach/alias chains), or None."""
+    n = alias_root(n)
+    if hasattr(n, "op") and str(n.target) == target:
         return n
     return None
 
@@ -285,9 +291,14 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
     env = {}
     masks = masks or {}
     nodes = {n.name: n for n in joint.graph_module.graph.nodes}
-    # hardtanh_backward reads the hardtanh's input, not its output.
-    clamp_of = {nodes[k].args[0]: k for k in masks
+    # hardtanh_backward reads the hardtanh's input (a clone of it when the
+    # hardtanh was in place: nn.ReLU6(inplace=True), mobilenet_v2).
+    clamp_of = {alias_root(nodes[k].args[0]): k for k in masks
                 if str(nodes[k].target) == "aten.hardtanh.default"}
+
+    def clamp_node(x):
+        r = relu_root(x, "aten.hardtanh.default")
+        return r.name if r is not None and r.name in masks else clamp_of.get(alias_root(x))
 
     class Run(torch.fx.Interpreter):
         def run_node(self, n):
@@ -303,9 +314,9 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
                 g = self.fetch_args_kwargs_from_env(n)[0][0]
                 r = torch.where(masks[relu_root(n.args[1]).name] == 1, g, torch.zeros_like(g))
             elif n.op == "call_function" and str(n.target) == "aten.hardtanh_backward.default" \
-                    and n.args[1] in clamp_of:
+                    and clamp_node(n.args[1]) is not None:
                 g = self.fetch_args_kwargs_from_env(n)[0][0]
-                r = torch.where(masks[clamp_of[n.args[1]]] == 1, g, torch.zeros_like(g))
+                r = torch.where(masks[clamp_node(n.args[1])] == 1, g, torch.zeros_like(g))
             else:
                 r = super().run_node(n)
             if names is not None and n.name in names:
