@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Importer sweep: every torchvision classifier runs and passes `check`.
+"""Importer sweep: every torchvision classifier through `check`.
 
 For every model, `remat-import-torch check` (executable import, --strict,
 --loss xent) at a small batch and resolution, twice: at a budget of 100 %
