@@ -45,16 +45,17 @@ class Init:
     """How one argument is filled: 'uniform' (offset + scale * u(i)),
     'labels' (class indices t[n] = (3n + 1) mod classes), 'onehot'
     (rows t[n, (3n + 1) mod K] = 1, K the second dim) or 'values' (given
-    values, row-major: a model's registered buffer)."""
+    values, row-major: a model's registered buffer, or what `note` says)."""
 
-    def __init__(self, kind, seed=0, scale=1.0, offset=0.0, classes=0, values=None):
+    def __init__(self, kind, seed=0, scale=1.0, offset=0.0, classes=0, values=None,
+                 note=None):
         self.kind, self.seed = kind, seed
         self.scale, self.offset, self.classes = f32(scale), f32(offset), classes
-        self.values = values
+        self.values, self.note = values, note
 
     def describe(self, shape):
         if self.kind == "values":
-            return "the model's values (a registered buffer)"
+            return self.note or "the model's values (a registered buffer)"
         if self.kind == "labels":
             return "labels t[n] = (3n + 1) mod %d" % self.classes
         if self.kind == "onehot":

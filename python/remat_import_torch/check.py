@@ -15,7 +15,9 @@
    the step runs;
 4. runs PyTorch's own backward() on the same weights and inputs (float64),
    and requires, for the loss and every gradient,
-   max |mlir - torch| <= rtol * max |torch|, and measured peak <= budget.
+   max |mlir - torch| <= tol * max |torch| (floored: harness.rel_err),
+   tol = max(rtol, F * PyTorch's own float32 error, the same metric), and
+   measured peak <= budget.
 Prints one line per tensor and a summary; exit status 0 when all holds.
 """
 
@@ -75,7 +77,15 @@ def build_parser():
                     help="remat-opt --remat-strategy (default: remat-opt's own)")
     ap.add_argument("--rtol", type=float, default=1e-4,
                     help="tolerance: max |mlir - torch| <= RTOL * max |torch| per tensor "
-                         "(default 1e-4)")
+                         "(default 1e-4; --f32-factor may raise it)")
+    ap.add_argument("--f32-factor", type=float, default=2.0, metavar="F",
+                    help="a step no worse than F times PyTorch's own float32 error "
+                         "(against float64, the same metric) passes: the tolerance is "
+                         "max(RTOL, F x that error) (default 2; 0: RTOL alone)")
+    ap.add_argument("--max-tolerance", type=float, default=1e-2, metavar="T",
+                    help="the F x float32 allowance never exceeds T (default 1e-2): where "
+                         "PyTorch's own float32 is that far off, the step is too "
+                         "ill-conditioned to judge at this size")
     ap.add_argument("--work", default=None, help="keep the files in this directory")
     ap.add_argument("--remat-opt", default=None,
                     help="the remat-opt to use (default: $REMAT_BIN_DIR, PATH, build/bin)")
@@ -149,14 +159,16 @@ def run_step(model_file, harness, env):
 
 
 def match_masks(args, joint, em, inits, work, env, times):
-    """--match-masks: runs a step that also returns every ReLU output and
-    evaluates PyTorch's backward at that activation pattern."""
-    import torch
+    """--match-masks: runs a step that also returns every ReLU and hardtanh
+    (ReLU6) output and evaluates PyTorch's backward at that activation
+    pattern."""
     from .emit import Emitter
-    from .harness import harness_text, joint_values, parse_memrefs
-    relus = [n.name for n in joint.graph_module.graph.nodes
-             if n.op == "call_function" and str(n.target) == "aten.relu.default"
-             and em._needed(n)]
+    import torch
+    from .harness import (KINKS, harness_text, joint_values, kink_pattern, parse_memrefs,
+                          step_rel_err)
+    nodes = [n for n in joint.graph_module.graph.nodes
+             if n.op == "call_function" and str(n.target) in KINKS and em._needed(n)]
+    relus = [n.name for n in nodes]
     pem = Emitter(joint, args.name, strict=True, probes=relus).run()
     pstep = os.path.join(work, "step.probe.mlir")
     pharness = os.path.join(work, "step.probe.harness.mlir")
@@ -169,27 +181,36 @@ def match_masks(args, joint, em, inits, work, env, times):
                 pstep, pharness], env=env)
     times.append(("probe run", time.time() - t0))
     pprinted = parse_memrefs(pres.stdout)[1 + len(pem.result_primals):]
-    masks = {name: torch.tensor(vals).reshape(shape) > 0
-             for name, (shape, vals) in zip(relus, pprinted)}
+    masks = {n.name: kink_pattern(n, vals, shape) for n, (shape, vals) in zip(nodes, pprinted)}
     own = joint_values(joint, em, inits, relus)
-    flips = sum(int((masks[r] != (own[r] > 0)).sum()) for r in relus)
+    flips = sum(int((masks[n.name] != kink_pattern(n, own[n.name])).sum()) for n in nodes)
     masked = joint_values(joint, em, inits, None, masks=masks)
+    # PyTorch's float32 at the same pattern: the error of the arithmetic
+    # alone (its own pattern may flip kinks too: regnet_x_400mf at 96x96).
+    m32 = joint_values(joint, em, inits, None, dtype=torch.float32, masks=masks)
+    masked["torch32"] = step_rel_err(m32["loss"], m32["grads"], masked["loss"], masked["grads"])
     masked["flips"] = flips
     masked["relu_elements"] = sum(masks[r].numel() for r in relus)
     return masked
 
 
-def compare_all(primals, loss, grads, printed, rtol):
+def allowance(args, torch32):
+    """The tolerance: rtol, or F times PyTorch's own float32 error, capped
+    by --max-tolerance (beyond it float32 says nothing about the step)."""
+    return max(args.rtol, min(args.f32_factor * torch32, args.max_tolerance))
+
+
+def compare_all(primals, loss, grads, printed, tol):
     """Compares the printed loss and gradients with PyTorch's: (all ok,
-    worst relative error, tensors above rtol, one line per tensor)."""
+    worst relative error, tensors above tol, one line per tensor)."""
     from .harness import compare
     ok, worst, bad, lines = True, 0.0, 0, []
-    good, line = compare("loss", printed[0][0], printed[0][1], loss, rtol)
+    good, line = compare("loss", printed[0][0], printed[0][1], loss, tol)
     ok &= good
     lines.append(line)
     floor = max([g.abs().max().item() for g in grads if g.numel()] + [0.0])
     for p, g, (shape, vals) in zip(primals, grads, printed[1:]):
-        good, line = compare("d" + p.name, shape, vals, g, rtol, floor)
+        good, line = compare("d" + p.name, shape, vals, g, tol, floor)
         ok &= good
         lines.append(line)
         m = re.search(r"max rel err ([0-9.e+-]+)", line)
@@ -220,32 +241,42 @@ def summarize(args, r, report, peak, times):
     peak_ok = peak is not None and (budget is None or peak <= budget)
     ok, masked = r["ok"], r["masked"]
     if masked is not None:
-        print("%s: at the MLIR run's ReLU pattern (%d of %d ReLU outputs change sign against "
-              "float64): %s, max rel err %.1e%s" % (
+        print("%s: at the MLIR run's ReLU pattern (%d of %d ReLU/hardtanh outputs change "
+              "side against float64): %s, max rel err %.1e (PyTorch's float32 at that "
+              "pattern: %.1e)%s" % (
                   args.model, masked["flips"], masked["relu_elements"],
-                  "ok" if r["masked_ok"] else "FAIL", r["masked_worst"],
-                  "" if r["masked_ok"] else " (%d tensors above rtol)" % r["masked_bad"]))
+                  "ok" if r["masked_ok"] else "FAIL", r["masked_worst"], masked["torch32"],
+                  "" if r["masked_ok"] else " (%d tensors above the tolerance)" % r["masked_bad"]))
         ok = r["masked_ok"]
     ok &= peak_ok
+    dtol = r["masked_tol"] if masked is not None else r["tol"]  # what decided
     summary = {"model": args.model, "gradients": len(r["grads"]), "loss": r["loss"].item(),
                "max_rel_err": r["worst"], "measured_peak": peak, "budget": budget,
                "predicted_peak": report["peak_after"] if report else None,
                "peak_before": report["peak_before"] if report else None,
                "overhead_percent": report["overhead_percent"] if report else None,
-               "torch_f32_rel_err": r["torch32"],
+               "torch_f32_rel_err": r["torch32"], "tolerance": dtol,
                "plain_comparison_ok": bool(r["ok"]),
                "relu_sign_flips": masked["flips"] if masked else None,
                "max_rel_err_at_mlir_relu_pattern": r["masked_worst"] if masked else None,
+               "torch_f32_rel_err_at_mlir_relu_pattern": masked["torch32"] if masked else None,
                "strategy": report["strategy"] if report else None,
                "seconds": {k: round(v, 2) for k, v in times}}
     print("%s: peak measured %s B%s" % (
         args.model, peak, (", budget %d B, predicted %d B (no remat: %d B), overhead %.2f%%"
                            % (budget, report["peak_after"], report["peak_before"],
                               report["overhead_percent"])) if report else ""))
-    print("%s: PyTorch's own float32 backward: max rel err %.1e against float64"
-          % (args.model, r["torch32"]))
-    print("%s: %s (loss and %d gradients, rtol %g, max rel err %.1e against backward()%s%s)" % (
-        args.model, "PASS" if ok else "FAIL", len(r["grads"]), args.rtol, r["worst"],
+    print("%s: PyTorch's own float32 backward: max rel err %.1e against float64%s"
+          % (args.model, r["torch32"], "" if args.f32_factor * r["torch32"] <= args.max_tolerance
+             else " (too ill-conditioned to judge at this size: the tolerance stops at "
+                  "--max-tolerance %g; a larger batch or input, docs/importer.md)"
+                  % args.max_tolerance))
+    print("%s: %s (loss and %d gradients, rtol %g%s, max rel err %.1e against backward()%s%s)" % (
+        args.model, "PASS" if ok else "FAIL", len(r["grads"]), args.rtol,
+        "" if dtol <= args.rtol else
+        ", tolerance %.1e (%g x PyTorch's own float32 error%s)" % (
+            dtol, args.f32_factor, " at that pattern" if masked is not None else ""),
+        r["worst"],
         ", %.1e at the MLIR's ReLU pattern" % r["masked_worst"] if masked is not None else "",
         "" if peak_ok else "; measured peak above the budget"))
     if args.json:
@@ -262,7 +293,7 @@ def main(argv):
 
     import torch
     from .emit import NotExecutable
-    from .harness import init_for, reference
+    from .harness import init_for, reference, step_rel_err
 
     torch.set_num_threads(1)
     work = args.work or tempfile.mkdtemp(prefix="remat-import-")
@@ -298,23 +329,24 @@ def main(argv):
     t0 = time.time()
     loss, grads = reference(joint, em, inits)
     times.append(("pytorch", time.time() - t0))
-    # PyTorch's own float32 backward against float64: how well-conditioned
-    # the step is (a float32 computation cannot be expected to do better).
-    _, grads32 = reference(joint, em, inits, torch.float32)
-    torch32 = max([((a.double() - b).abs().max() / b.abs().max()).item()
-                   for a, b in zip(grads32, grads) if b.abs().max() > 0] + [0.0])
+    # PyTorch's own float32 backward against float64, in the comparison's
+    # metric: how well-conditioned the step is.  A float32 step cannot be
+    # expected to do much better, so the tolerance is F times it.
+    loss32, grads32 = reference(joint, em, inits, torch.float32)
+    torch32 = step_rel_err(loss32, grads32, loss, grads)
+    tol = allowance(args, torch32)
     if args.probes:
         printed = compare_probes(args, joint, em, inits, printed, len(grads), work)
     if len(printed) != 1 + len(grads):
         print("%s: %d tensors printed, expected %d FAIL" % (args.model, len(printed), 1 + len(grads)))
         return 1
-    r = {"loss": loss, "grads": grads, "torch32": torch32, "masked": masked,
+    r = {"loss": loss, "grads": grads, "torch32": torch32, "tol": tol, "masked": masked,
          "masked_ok": None, "masked_worst": 0.0, "masked_bad": 0}
     if masked is not None:
+        r["masked_tol"] = allowance(args, masked["torch32"])
         r["masked_ok"], r["masked_worst"], r["masked_bad"], _ = compare_all(
-            em.result_primals, masked["loss"], masked["grads"], printed, args.rtol)
-    r["ok"], r["worst"], _, lines = compare_all(em.result_primals, loss, grads, printed,
-                                                args.rtol)
+            em.result_primals, masked["loss"], masked["grads"], printed, r["masked_tol"])
+    r["ok"], r["worst"], _, lines = compare_all(em.result_primals, loss, grads, printed, tol)
     for line in lines:
         print(line)
     status = summarize(args, r, report, peak, times)

@@ -166,7 +166,7 @@ def import_model(args, log=sys.stderr):
     from .trace import load_model, trace_joint
     from .emit import Emitter
     torch.manual_seed(0)
-    model = load_model(args.model, args.num_classes)
+    model = load_model(args.model, args.num_classes, args.input_shape)
     if not any(p.requires_grad for p in model.parameters()):
         from .trace import ImportError_
         raise ImportError_("%s has no trainable parameters: a training step "

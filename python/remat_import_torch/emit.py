@@ -26,6 +26,7 @@ from .graph import ALIASES, elt_of, live_nodes, meta_shape
 from .lowering import HANDLERS, Builder, Unsupported
 from .mlir import ELT, V
 from .opaque import opaque, opaque_node, planning_value
+from .trace import Primal
 from .values import LazyEmpty, Perm
 
 
@@ -52,6 +53,8 @@ class Emitter(Builder):
         self.unsupported = Counter()
         self.planner_nodes = []     # fx node names of planner nodes, in order (planning-only)
         self.seed = 0               # bernoulli_ ops so far (each draws its own mask)
+        self.mask_seeds = {}        # fx node name of each bernoulli_ -> its k (harness.dropout_mask)
+        self.seed_v = None          # the %seed argument, once something draws random numbers
         self.probes = list(probes)  # fx node names returned as extra results (debugging)
         self.arg_primals = []       # Primal of every argument, in order
         self.result_primals = []    # Primal of every gradient result, in order
@@ -119,6 +122,17 @@ class Emitter(Builder):
         self.vals[p.node] = v
         self.arg_primals.append(p)
         return v
+
+    def step_seed(self):
+        """%seed (tensor<i64>): the step's random seed, an argument made where
+        the step first draws random numbers (every mask hashes it with its
+        own per-op seed, so each step can draw new masks; the harness and
+        `check` pass 0)."""
+        if self.seed_v is None:
+            self.seed_v = self.f.arg("seed", [], "i64")
+            self.arg_primals.append(Primal(None, "seed", "seed", [], torch.int64, False,
+                                           torch.zeros([], dtype=torch.int64)))
+        return self.seed_v
 
     def _constant(self, n):
         """A tensor the traced code made itself (FX get_attr: `torch.tensor(2.0)`

@@ -30,6 +30,8 @@ def init_for(primal, k, num_classes):
     seed = arg_seed(k)
     if primal.kind == "buffer":
         return Init("values", values=primal.value.reshape(-1).tolist())
+    if primal.kind == "seed":
+        return Init("values", values=[0], note="the step's random seed, 0")
     if primal.kind == "input":
         if primal.dtype == torch.int64:
             return Init("labels", classes=num_classes)
@@ -75,10 +77,12 @@ def harness_text(emitter, inits, summary=False):
     return "\n".join(lines) + "\n"
 
 
-def dropout_mask(shape, k, p_keep):
-    """The mask the importer's k-th bernoulli op (k = 1, 2, ...) draws:
-    1 where u(i) < p_keep, u(i) = (hash(i, seed_k) >> 8) * 2^-24 (emit.py)."""
-    seed = arg_seed(k)
+def dropout_mask(shape, k, p_keep, step_seed=0):
+    """The mask the importer's k-th bernoulli op (k = 1, 2, ...) draws with
+    the step's %seed argument `step_seed`: 1 where u(i) < p_keep,
+    u(i) = (hash(i, seed_k + (step_seed C mod 2^32)) >> 8) * 2^-24
+    (lowering/dropout.py)."""
+    seed = arg_seed(k) + ((step_seed * HASH_C) & HASH_MASK)
     i = torch.arange(math.prod(shape), dtype=torch.int64)
     h = (i * HASH_A + seed) & HASH_MASK
     h = h ^ (h >> 15)
@@ -164,50 +168,113 @@ def parse_memrefs(text):
     return out
 
 
-def compare(label, shape, got, want, rtol, floor=0.0):
-    """(ok, line): max |got - want| <= rtol * max |want|.  A PyTorch tensor
-    that is zero up to float64 rounding (max |want| <= 1e-9 * floor, e.g. the
-    bias gradient of a convolution that a batch norm follows) is compared
-    against rtol * floor instead, `floor` being the largest gradient of the
-    step."""
-    if list(shape) != list(want.shape):
-        return False, "%s: shape %s, expected %s FAIL" % (label, shape, list(want.shape))
+def rel_err(got, want, floor=0.0):
+    """(max |got - want| / scale, scale, note): scale is max |want|, or `floor`
+    (the largest gradient of the step) when `want` is zero up to float64
+    rounding (max |want| <= 1e-9 * floor: the bias gradient of a
+    convolution that a batch norm follows), whose relative error would
+    divide rounding noise by rounding noise.  An empty tensor is (0, 0, "");
+    a scale of 0 is an error of 0 if got is 0 too, else infinite."""
+    got = got.reshape(-1).to(torch.float64)
     want = want.reshape(-1).to(torch.float64)
-    g = torch.tensor(got, dtype=torch.float64)
-    if g.numel() != want.numel():
-        return False, "%s: %d values, expected %d FAIL" % (label, g.numel(), want.numel())
-    scale = want.abs().max().item() if want.numel() else 0.0
-    err = (g - want).abs().max().item() if want.numel() else 0.0
+    if not want.numel():
+        return 0.0, 0.0, ""
+    scale = want.abs().max().item()
+    err = (got - want).abs().max().item()
     note = ""
     if scale <= 1e-9 * floor:
         scale, note = floor, " (zero in exact arithmetic: relative to the largest gradient)"
     if scale == 0:
+        return (0.0 if err == 0 else math.inf), 0.0, note
+    return err / scale, scale, note
+
+
+def compare(label, shape, got, want, rtol, floor=0.0):
+    """(ok, line): rel_err(got, want, floor) <= rtol."""
+    if list(shape) != list(want.shape):
+        return False, "%s: shape %s, expected %s FAIL" % (label, shape, list(want.shape))
+    g = torch.tensor(got, dtype=torch.float64)
+    if g.numel() != want.numel():
+        return False, "%s: %d values, expected %d FAIL" % (label, g.numel(), want.numel())
+    if want.numel() and want.abs().max().item() == 0 and floor == 0:
+        err = g.abs().max().item()
         ok = err == 0
         return ok, "%s: zero gradient, max err %.1e %s" % (label, err, "ok" if ok else "FAIL")
-    rel = err / scale
+    rel, scale, note = rel_err(g, want, floor)
     ok = math.isfinite(rel) and rel <= rtol
     return ok, "%s: %s max|torch| %.3e max rel err %.1e%s %s" % (
         label, "x".join(map(str, shape)) or "scalar", scale, rel, note, "ok" if ok else "FAIL")
 
 
-def relu_root(n):
-    """The aten.relu node a value is (through detach/alias chains), or None."""
+def step_rel_err(loss, grads, ref_loss, ref_grads):
+    """The worst rel_err of a step's loss and gradients against a reference,
+    the gradients floored by the reference's largest gradient (as
+    check's comparison is)."""
+    floor = max([g.abs().max().item() for g in ref_grads if g.numel()] + [0.0])
+    errs = [rel_err(loss, ref_loss)[0]]
+    errs += [rel_err(a, b, floor)[0] for a, b in zip(grads, ref_grads)]
+    return max(errs)
+
+
+# Piecewise-linear activations whose kinks --match-masks matches: each
+# element's side (0: clamped low, 1: passed, 2: clamped high).
+KINKS = ("aten.relu.default", "aten.hardtanh.default")
+
+
+def _bounds(n):
+    """(low, high) of a relu or hardtanh node."""
+    if str(n.target) == "aten.relu.default":
+        return 0.0, math.inf
+    a = list(n.args) + [None, None]
+    lo = a[1] if a[1] is not None else n.kwargs.get("min_val", -1.0)
+    hi = a[2] if a[2] is not None else n.kwargs.get("max_val", 1.0)
+    return float(lo), float(hi)
+
+
+def kink_pattern(n, y, shape=None):
+    """The side (int8: 0 low, 1 passed, 2 high) of every output `y` of the
+    relu or hardtanh node `n` (y: a tensor, or a flat list and its shape)."""
+    if not isinstance(y, torch.Tensor):
+        y = torch.tensor(y, dtype=torch.float64).reshape(shape)
+    lo, hi = _bounds(n)
+    s = torch.ones(y.shape, dtype=torch.int8)
+    s[y <= lo] = 0
+    s[y >= hi] = 2
+    return s
+
+
+def alias_root(n):
+    """The value n is a copy or alias of (through detach/alias/clone)."""
     while hasattr(n, "op") and n.op == "call_function" and str(n.target) in (
-            "aten.detach.default", "aten.alias.default"):
+            "aten.detach.default", "aten.alias.default", "aten.clone.default"):
         n = n.args[0]
-    if hasattr(n, "op") and str(n.target) == "aten.relu.default":
+    return n
+
+
+def relu_root(n, target="aten.relu.default"):
+    """The `target` node a value is (through detach/alias chains), or None."""
+    n = alias_root(n)
+    if hasattr(n, "op") and str(n.target) == target:
         return n
     return None
+
+
+def _clamp_side(x, s, lo, hi):
+    """x where s says passed, else the bound of its side."""
+    return torch.where(s == 1, x, torch.where(s == 2, torch.full_like(x, hi),
+                                                torch.full_like(x, lo)))
 
 
 def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
     """Values of the named joint-graph nodes, the graph run in `dtype` on the
     harness's values (tangent 1): the oracle of `check --probe`.  With
-    `masks` ({relu node name: bool tensor}), each of those ReLUs keeps
-    exactly the elements its mask says and threshold_backward of its output
-    passes the gradient through the same elements: the derivative at the
+    `masks` ({relu or hardtanh node name: kink_pattern}), each of those
+    keeps exactly the elements its pattern passes (clamping the others to
+    their side's bound) and threshold_backward / hardtanh_backward pass the
+    gradient through the same elements: the derivative at the
     activation pattern of another run (the MLIR step's), where float64 and
-    float32 disagree on the sign of an input within rounding of 0.
+    float32 disagree on the sign of an input within rounding of 0.  Every
+    bernoulli_ draws the mask the step's does (dropout_mask of its k).
     names=None returns {"loss": value, "grads": [gradient per result
     parameter of the emitter]}."""
     import torch.fx
@@ -223,16 +290,33 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
         args.append(v.to(dtype) if v.is_floating_point() else v)
     env = {}
     masks = masks or {}
+    nodes = {n.name: n for n in joint.graph_module.graph.nodes}
+    # hardtanh_backward reads the hardtanh's input (a clone of it when the
+    # hardtanh was in place: nn.ReLU6(inplace=True), mobilenet_v2).
+    clamp_of = {alias_root(nodes[k].args[0]): k for k in masks
+                if str(nodes[k].target) == "aten.hardtanh.default"}
+
+    def clamp_node(x):
+        r = relu_root(x, "aten.hardtanh.default")
+        return r.name if r is not None and r.name in masks else clamp_of.get(alias_root(x))
 
     class Run(torch.fx.Interpreter):
         def run_node(self, n):
-            if n.op == "call_function" and n.name in masks:
+            if n.op == "call_function" and n.name in emitter.mask_seeds:
+                a, kw = self.fetch_args_kwargs_from_env(n)
+                x, p = a[0], (a[1] if len(a) > 1 else kw.get("p", 0.5))
+                r = dropout_mask(list(x.shape), emitter.mask_seeds[n.name], float(p)).to(x.dtype)
+            elif n.op == "call_function" and n.name in masks:
                 x = self.fetch_args_kwargs_from_env(n)[0][0]
-                r = torch.where(masks[n.name], x, torch.zeros_like(x))
+                r = _clamp_side(x, masks[n.name], *_bounds(n))
             elif n.op == "call_function" and str(n.target) == "aten.threshold_backward.default" \
                     and relu_root(n.args[1]) is not None and relu_root(n.args[1]).name in masks:
                 g = self.fetch_args_kwargs_from_env(n)[0][0]
-                r = torch.where(masks[relu_root(n.args[1]).name], g, torch.zeros_like(g))
+                r = torch.where(masks[relu_root(n.args[1]).name] == 1, g, torch.zeros_like(g))
+            elif n.op == "call_function" and str(n.target) == "aten.hardtanh_backward.default" \
+                    and clamp_node(n.args[1]) is not None:
+                g = self.fetch_args_kwargs_from_env(n)[0][0]
+                r = torch.where(masks[clamp_node(n.args[1])] == 1, g, torch.zeros_like(g))
             else:
                 r = super().run_node(n)
             if names is not None and n.name in names:

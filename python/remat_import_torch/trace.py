@@ -33,9 +33,12 @@ class ImportError_(Exception):
 # --------------------------------------------------------------------------
 # Models
 # --------------------------------------------------------------------------
-def load_model(spec: str, num_classes: Optional[int] = None) -> nn.Module:
+def load_model(spec: str, num_classes: Optional[int] = None,
+               input_shape: Optional[List[int]] = None) -> nn.Module:
     """MODEL: a torchvision model name (resnet18, vgg19, ...) or
-    path/to/file.py:Class (a class constructed without arguments)."""
+    path/to/file.py:Class (a class constructed without arguments).
+    torchvision models built for one resolution (vit_*: image_size,
+    maxvit_*: input_size) are built for input_shape's (C, H, W)."""
     if ":" in spec and spec.split(":", 1)[0].endswith(".py"):
         path, cls = spec.rsplit(":", 1)
         if not os.path.exists(path):
@@ -60,6 +63,11 @@ def load_model(spec: str, num_classes: Optional[int] = None) -> nn.Module:
         kwargs.update(aux_logits=False, init_weights=False)
     if spec.startswith("googlenet"):
         kwargs.update(aux_logits=False, init_weights=False)
+    if input_shape is not None and len(input_shape) == 3:
+        if spec.startswith("vit_") and input_shape[1] == input_shape[2]:
+            kwargs["image_size"] = input_shape[1]
+        if spec.startswith("maxvit_"):
+            kwargs["input_size"] = tuple(input_shape[1:])
     return getattr(models, spec)(**kwargs)
 
 

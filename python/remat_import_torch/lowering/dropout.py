@@ -3,7 +3,7 @@
 
 import math
 
-from ..argfill import arg_seed
+from ..argfill import HASH_A, HASH_C, HASH_MASK, arg_seed
 from ..values import LazyEmpty
 from .registry import lowers
 
@@ -17,10 +17,12 @@ def empty_like(em, node, x, **kw):
 
 @lowers("aten.bernoulli_.float")
 def bernoulli_(em, node, x, p=0.5, generator=None):
-    """A hash of the element index and a per-op seed; never recomputed
-    (remat.policy keep), so the mask is drawn once per step."""
+    """A hash of the element index, a per-op seed and the step's %seed
+    argument (harness.dropout_mask); never recomputed (remat.policy keep),
+    so the mask is drawn once per step."""
     shape, elt = em._shape_of(x)
     em.seed += 1
+    em.mask_seeds[node.name] = em.seed  # so references draw the same mask
     seed = arg_seed(em.seed)
     r = len(shape)
     strides = [math.prod(shape[i + 1:]) for i in range(r)]
@@ -30,8 +32,10 @@ def bernoulli_(em, node, x, p=0.5, generator=None):
         idx = [bb.index(i) for i in range(r)]
         lin = bb.apply(expr, idx)
         l64 = bb.cast_index(lin, "i64")
-        h = bb.bin("arith.addi", bb.bin("arith.muli", l64, bb.ci(0x2545F491, "i64"), "i64"),
-                   bb.ci(seed, "i64"), "i64")
+        step = bb.bin("arith.andi", bb.bin("arith.muli", a[0], bb.ci(HASH_C, "i64"), "i64"),
+                      bb.ci(HASH_MASK, "i64"), "i64")
+        h = bb.bin("arith.addi", bb.bin("arith.muli", l64, bb.ci(HASH_A, "i64"), "i64"),
+                   bb.bin("arith.addi", bb.ci(seed, "i64"), step, "i64"), "i64")
         h = bb.bin("arith.andi", h, bb.ci(0xFFFFFFFF, "i64"), "i64")
         h = bb.bin("arith.xori", h, bb.bin("arith.shrui", h, bb.ci(15, "i64"), "i64"), "i64")
         h = bb.bin("arith.andi", bb.bin("arith.muli", h, bb.ci(0x6C8E9CF5, "i64"), "i64"),
@@ -41,5 +45,5 @@ def bernoulli_(em, node, x, p=0.5, generator=None):
         u = bb.mul(u, bb.cf(2.0 ** -24))
         keep = bb.cmpf("olt", u, bb.cf(float(p)))
         return bb.select(keep, bb.cf(1.0), bb.cf(0.0))
-    return em.ewise(node.name, node.name, [], body, out_shape=shape,
+    return em.ewise(node.name, node.name, [em.step_seed()], body, out_shape=shape,
                     attrs="remat.policy = #remat.policy<keep>")

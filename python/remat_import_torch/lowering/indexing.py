@@ -148,3 +148,14 @@ def masked_fill(em, node, x, mask, value):
     shape = meta_shape(node)[0]
     return em.ewise(node.name, node.name, [xv, mv],
                     lambda b, a: b.select(a[1], b.cf(float(value)), a[0]), out_shape=shape)
+
+
+@lowers("aten.where.self")
+def where(em, node, cond, x, y):
+    """x where cond, else y (all three broadcast to the result)."""
+    cv, xv, yv = em.get(cond), em.get(x), em.get(y)
+    if cv.elt != "i1" or xv.elt != "f32" or yv.elt != "f32":
+        raise Unsupported("where of %s, %s by %s" % (xv.elt, yv.elt, cv.elt))
+    shape = meta_shape(node)[0]
+    return em.ewise(node.name, node.name, [cv, xv, yv],
+                    lambda b, a: b.select(a[0], a[1], a[2]), out_shape=shape)

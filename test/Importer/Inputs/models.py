@@ -188,8 +188,7 @@ class CausalMaskedFill(CausalAttention):
 
 
 class CausalWhere(CausalMaskedFill):
-    """The boolean mask applied by torch.where (aten.where.self, which has
-    no executable lowering)."""
+    """The boolean mask applied by torch.where (aten.where.self)."""
 
     def scores(self, q, k):
         s = q @ k.transpose(1, 2) / 2.0
@@ -317,3 +316,18 @@ class SwinOps(nn.Module):
         m = m.masked_fill(m != 0, -1.0).masked_fill(m == 0, 0.5)
         bias = self.table[self.idx].permute(2, 0, 1)
         return self.fc(torch.tanh(h * m + bias).flatten(1))
+
+
+class ConvBiasBN(nn.Module):
+    """A convolution with a bias that a batch norm follows: the bias
+    gradient is 0 in exact arithmetic (the batch norm subtracts the mean)
+    and rounding noise in float32 and float64."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(F.adaptive_avg_pool2d(F.relu(self.bn(self.conv(x))), 1).flatten(1))

@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Importer sweep: every torchvision classifier through `check`.
+
+For every model, `remat-import-torch check` (executable import, --strict,
+--loss xent) at a small batch and resolution, twice: at a budget of 100 %
+(the step as planned, no recomputation needed) and at the smallest budget
+the pass can meet (`--budget min`).  Each check lowers the step to the
+CPU, runs it with libRematRuntime (exact peak bytes) and compares the loss
+and every gradient with PyTorch's float64 backward().  One JSON line per
+check goes to OUT/results.jsonl (a rerun skips what is there: --fresh
+redoes it); the table (docs/benchmarks.md, "Importer zoo") is printed at
+the end, also alone with --table.
+
+  benchmarks/zoo/importer_zoo.py [--models resnet18,swin_t] [--batch 2]
+      [--jobs 1] [--out DIR] [--bin build/bin] [--match-masks] [--table] [--fresh]
+
+A benchmark, not a test: about 4 to 10 minutes per model and budget on
+2 cores (the lowering and JIT compilation of the step dominate).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+# Resolutions: the smallest each model accepts whose last batch norms see
+# more than a handful of values (at 32x32 and batch 2 the last feature maps
+# of efficientnet_b0 and regnet_x_400mf are 1x1: statistics over 2 values,
+# gradients of 1e15, PyTorch's own float32 off by 100 %).
+MODELS = [
+    ("squeezenet1_0", "3,64,64"), ("resnet18", "3,64,64"), ("mobilenet_v2", "3,64,64"),
+    ("mobilenet_v3_small", "3,64,64"), ("mnasnet0_5", "3,64,64"),
+    ("shufflenet_v2_x0_5", "3,64,64"), ("efficientnet_b0", "3,64,64"),
+    ("regnet_x_400mf", "3,64,64"), ("googlenet", "3,64,64"), ("densenet121", "3,64,64"),
+    ("convnext_tiny", "3,64,64"), ("swin_t", "3,64,64"), ("vit_b_16", "3,32,32"),
+    ("inception_v3", "3,75,75"), ("maxvit_t", "3,224,224"),
+]
+
+
+def check(tool, model, shape, batch, budget, work, extra=()):
+    """One `check`; returns its JSON summary plus what the sweep adds."""
+    os.makedirs(work, exist_ok=True)
+    js = os.path.join(work, "check.json")
+    if os.path.exists(js):
+        os.remove(js)
+    cmd = [tool, "check", model, "--batch", str(batch), "--input-shape", shape,
+           "--loss", "xent", "--num-classes", "10", "--budget", budget,
+           "--work", work, "--json", js] + list(extra)
+    t0 = time.time()
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = {"model": model, "shape": shape, "batch": batch, "budget_arg": budget,
+           "status": res.returncode, "wall_s": round(time.time() - t0, 1)}
+    if os.path.exists(js):
+        with open(js) as fh:
+            out.update(json.load(fh))
+        out["model"] = model
+    else:  # No summary: an import, planning or run failure; keep its words.
+        out["error"] = " ".join(res.stdout.strip().splitlines()[-2:])[:300]
+    step = os.path.join(work, "step.mlir")
+    if os.path.exists(step):
+        with open(step) as fh:
+            out["ops"] = sum(1 for line in fh if ' loc("' in line)  # one per op
+    m = re.search(r"smallest budget the pass can meet: (\d+) B \(([0-9.]+)%\)", res.stdout)
+    if m:
+        out["min_bytes"], out["min_percent"] = int(m.group(1)), float(m.group(2))
+    with open(os.path.join(work, "check.log"), "w") as fh:
+        fh.write(res.stdout)
+    return out
+
+
+def table(rows):
+    """The markdown table: one line per model (its 100 % and min checks)."""
+    by = {}
+    for r in rows:
+        by.setdefault(r["model"], {})[r["budget_arg"]] = r
+    lines = ["| model | input | ops | import s | peak at 100 % | check at 100 % "
+             "| smallest budget | check at min | measured == predicted | overhead at min "
+             "| PyTorch f32 err | max rel err |",
+             "|---|---|---:|---:|---:|---|---:|---|---|---:|---:|---:|"]
+
+    def verdict(r):
+        if r is None:
+            return "not run"
+        if "error" in r:
+            return "FAIL: " + r["error"].replace("|", "/")
+        return "PASS" if r["status"] == 0 else "FAIL"
+
+    for model, _ in MODELS + [(m, None) for m in by if m not in dict(MODELS)]:
+        if model not in by:
+            continue
+        full, low = by[model].get("100%"), by[model].get("min")
+        any_r = full or low
+        def num(r, key, fmt):
+            return fmt % r[key] if r and r.get(key) is not None else "-"
+        same = "-"
+        if low and low.get("measured_peak") is not None and low.get("predicted_peak"):
+            same = "yes" if low["measured_peak"] == low["predicted_peak"] else (
+                "no (%d vs %d B)" % (low["measured_peak"], low["predicted_peak"]))
+        smallest = "-"
+        if low and low.get("min_percent") is not None:
+            smallest = "%.1f %% (%.1f MB)" % (low["min_percent"], low["min_bytes"] / 1e6)
+        worst = "%.1e" % max([r.get("max_rel_err") or 0.0 for r in (full, low) if r] + [0.0])
+        masked = [r.get("max_rel_err_at_mlir_relu_pattern") for r in (full, low) if r]
+        if any(m is not None for m in masked):
+            worst += " (%.1e at the step's ReLU pattern)" % max(m or 0.0 for m in masked)
+        lines.append("| %s | %dx%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            model, any_r["batch"], any_r["shape"].replace(",", "x"), num(any_r, "ops", "%d"),
+            num(any_r.get("seconds"), "import", "%.1f") if any_r.get("seconds") else "-",
+            "%.1f MB" % (full["measured_peak"] / 1e6) if full and full.get("measured_peak")
+            else "-", verdict(full), smallest, verdict(low), same,
+            num(low, "overhead_percent", "%.2f %%"), num(any_r, "torch_f32_rel_err", "%.1e"),
+            worst))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default=",".join(m for m, _ in MODELS),
+                    help="comma-separated torchvision names (default: all of the sweep)")
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=1, help="checks run at once")
+    ap.add_argument("--out", default="importer-zoo",
+                    help="results.jsonl and one work folder per check (default ./importer-zoo)")
+    ap.add_argument("--bin", default=os.path.join(REPO, "build", "bin"),
+                    help="where remat-import-torch and remat-opt are")
+    ap.add_argument("--match-masks", action="store_true",
+                    help="check --match-masks (ReLU/ReLU6 kinks matched; results in OUT "
+                         "are per model and budget, so use another OUT)")
+    ap.add_argument("--table", action="store_true", help="only print the table of OUT")
+    ap.add_argument("--fresh", action="store_true", help="redo checks already in OUT")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "results.jsonl")
+    rows = []
+    if os.path.exists(path) and not args.fresh:
+        with open(path) as fh:
+            rows = [json.loads(l) for l in fh if l.strip()]
+    if not args.table:
+        shapes = dict(MODELS)
+        done = {(r["model"], r["budget_arg"]) for r in rows}
+        todo = [(m, shapes.get(m, "3,64,64"), b) for m in args.models.split(",")
+                for b in ("100%", "min") if (m, b) not in done]
+        tool = os.path.join(args.bin, "remat-import-torch")
+
+        def one(job):
+            m, shape, b = job
+            r = check(tool, m, shape, args.batch, b,
+                      os.path.join(args.out, m, b.replace("%", "")),
+                      ["--match-masks"] if args.match_masks else [])
+            print("%s at %s: %s (%.0f s)" % (m, b, "PASS" if r["status"] == 0 else "FAIL",
+                                             r["wall_s"]), flush=True)
+            return r
+        with ThreadPoolExecutor(args.jobs) as pool, open(path, "a") as fh:
+            for r in pool.map(one, todo):
+                fh.write(json.dumps(r) + "\n")
+                fh.flush()
+                rows.append(r)
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
