@@ -580,8 +580,10 @@ private:
 
   void recordSuccess(const Solution &sol) {
     // What made it fit, when the planner recomputed nothing more.
-    fr.strategy = sol.chosen == "none" && fr.stashRingsDropped ? "stash-rings"
-                                                               : sol.chosen;
+    fr.strategy = sol.chosen != "none" ? sol.chosen
+                  : fr.stashRingsDropped ? "stash-rings"
+                  : checkpointedScans    ? "scan-checkpointing"
+                                         : sol.chosen;
     fr.fitted = true;
     fr.timeAfter = sol.sim.time;
     fr.bound = sol.bound;
