@@ -9,10 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Loops/TensorCarries.h"
-#include "StackRows.h"
-#include "remat/Analysis/OpGroups.h"
+#include "LoopCarries.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -20,57 +18,6 @@ using namespace mlir;
 
 namespace remat {
 namespace {
-
-/// A loop's iteration arguments as the body sees them and what it yields
-/// for each: an scf.for's, or an scf.while whose condition forwards its
-/// arguments unchanged, in order (a counted while, as frontends write it),
-/// then its after region's arguments and yield.
-struct Carries {
-  Operation *loop = nullptr;
-  MutableOperandRange inits;
-  Block::BlockArgListType before; ///< A while's before region; else empty.
-  Block::BlockArgListType body;
-  Operation *yield = nullptr;
-  scf::ConditionOp condition; ///< A while's; else null.
-};
-
-std::optional<Carries> carriesOf(Operation *op) {
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    return Carries{loop,
-                   loop.getInitArgsMutable(),
-                   {},
-                   loop.getRegionIterArgs(),
-                   loop.getBody()->getTerminator(),
-                   nullptr};
-  auto loop = dyn_cast<scf::WhileOp>(op);
-  if (!loop || !passesArgumentsOn(loop))
-    return std::nullopt;
-  return Carries{loop,
-                 loop.getInitsMutable(),
-                 loop.getBeforeArguments(),
-                 loop.getAfterArguments(),
-                 loop.getYieldOp(),
-                 loop.getConditionOp()};
-}
-
-/// Whether the loop yields, for some iteration argument, one whole row
-/// written into that argument at a row that moves with the iteration: it
-/// stacks (ScanLoops.h reads it further). A write at a constant row (one
-/// element of a carry updated) is no stack.
-bool stacks(const Carries &loop) {
-  for (auto [arg, yielded] : llvm::zip(loop.body, loop.yield->getOperands())) {
-    Operation *write = yielded.getDefiningOp();
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!write || !type || insertDest(write) != arg)
-      continue;
-    std::optional<int64_t> axis = rowAxisOf(write, type);
-    std::optional<IndexExpr> row =
-        axis ? wholeRow(write, type, *axis) : std::nullopt;
-    if (row && !row->asConstant())
-      return true;
-  }
-  return false;
-}
 
 /// `v`'s uses that `keep` does not hold, given `replacement`.
 void replaceUsesBut(RewriterBase &rewriter, Value v, Value replacement,
@@ -135,7 +82,7 @@ void carryAsTensor(RewriterBase &rewriter, Carries &loop, unsigned k) {
 int carryFloatScalarsAsTensors(Operation *root) {
   SmallVector<Carries> loops;
   root->walk([&](Operation *op) {
-    if (std::optional<Carries> loop = carriesOf(op); loop && stacks(*loop))
+    if (std::optional<Carries> loop = carriesOf(op); loop && stacksRows(*loop))
       loops.push_back(*loop);
   });
   IRRewriter rewriter(root->getContext());

@@ -14,6 +14,8 @@
 #include "remat/Support/Units.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Loops/ForwardStackReads.h"
+#include "remat/Loops/BlockStacks.h"
+#include "remat/Loops/NestedScans.h"
 #include "remat/Loops/TensorCarries.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Prepare.h"
@@ -75,6 +77,8 @@ struct CheckpointScansPass
       return success();
     // A loop keeping its state in its stack carries it (as
     // -remat-normalize-input does before -remat-fit), so it reads as a scan.
+    unrollScansOfScans(func);
+    blockFlatStacks(func);
     forwardStackReads(func);
     carryFloatScalarsAsTensors(func);
     int64_t bytes = 0;

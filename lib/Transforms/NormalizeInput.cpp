@@ -7,13 +7,18 @@
 // every function (the inliner canonicalizes each callable), which costs
 // seconds on a large step that has no call and no affine op. Then loop
 // counters held in 0-d tensors become scalars (remat/Loops/ScalarCounters.h),
-// in the functions that have one, a loop's reads of rows of a stack it
-// writes are carried instead (remat/Loops/ForwardStackReads.h), and a
-// stacking loop's float scalars are carried as 0-d tensors
+// in the functions that have one; an outer scan of a few iterations over
+// inner ones is unrolled (remat/Loops/NestedScans.h); a stack written k rows
+// per iteration is retyped as a stack of k-row blocks
+// (remat/Loops/BlockStacks.h); a loop's reads of rows of a stack it writes
+// are carried instead (remat/Loops/ForwardStackReads.h); and a stacking
+// loop's float scalars are carried as 0-d tensors
 // (remat/Loops/TensorCarries.h).
 
 #include "remat/Transforms/Passes.h"
+#include "remat/Loops/BlockStacks.h"
 #include "remat/Loops/ForwardStackReads.h"
+#include "remat/Loops/NestedScans.h"
 #include "remat/Loops/TensorCarries.h"
 #include "remat/Loops/ScalarCounters.h"
 
@@ -96,6 +101,14 @@ struct NormalizeInputPass
     }
     if (failed(remat::scalarizeTensorCounters(module, changed)))
       return signalPassFailure();
+    // Outer scans over inner ones unrolled first: the inner ones are then
+    // loops of the function's block, as the steps below expect.
+    if (remat::unrollScansOfScans(module) > 0)
+      changed = true;
+    // Blocks before forwarding: a read of the loop's own stack is then a
+    // whole row.
+    if (remat::blockFlatStacks(module) > 0)
+      changed = true;
     // After the counters: a StableHLO while's rows are read by them.
     if (remat::forwardStackReads(module) > 0)
       changed = true;

@@ -4,7 +4,10 @@
 checkpointed by the documented command (`remat-opt --remat-budget=20%`,
 default options).
 
-  check_recognized.py FIRST LAST [--budget B]
+  check_recognized.py FIRST LAST [--budget B] [--given=OPTION ...]
+
+(--given: gen_scan_variants.py options overriding every seed's draws, e.g.
+--given=--axis --given=flat.)
 
 For each seed in FIRST..LAST, gen_scan_variants.py writes the variant and
 remat-opt fits it at B (20 % by default; a variant whose loss reads the
@@ -33,14 +36,15 @@ def main():
     ap.add_argument("first", type=int)
     ap.add_argument("last", type=int)
     ap.add_argument("--budget", default="20%")
+    ap.add_argument("--given", action="append", default=[])
     a = ap.parse_args()
     failed = []
     seeds = range(a.first, a.last + 1)
     with tempfile.TemporaryDirectory() as tmp:
         for seed in seeds:
             path = os.path.join(tmp, "v%d.mlir" % seed)
-            subprocess.run([sys.executable, GEN, "--seed", str(seed), "-o", path], check=True)
-            choices = subprocess.run([sys.executable, GEN, "--seed", str(seed), "--choices"],
+            subprocess.run([sys.executable, GEN, "--seed", str(seed)] + a.given + ["-o", path], check=True)
+            choices = subprocess.run([sys.executable, GEN, "--seed", str(seed)] + a.given + ["--choices"],
                                      capture_output=True, text=True).stdout.strip()
             budget = "min" if "whole=loss" in choices else a.budget
             p = subprocess.run(["remat-opt", path, "--remat-budget=" + budget,

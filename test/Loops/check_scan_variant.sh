@@ -18,10 +18,14 @@
 #     at most that above its twin, which keeps every row for its loss).
 # Each command is echoed ("$ ...") before it runs; the first that fails
 # stops the script with its status.
-# Usage: check_scan_variant.sh SEED DIR   (remat-opt, mlir-opt on PATH)
+# Usage: check_scan_variant.sh SEED DIR [CHOICE...]   (remat-opt, mlir-opt
+# on PATH; CHOICE: gen_scan_variants.py options that override the seed's
+# draws, e.g. --axis flat)
 set -euo pipefail
-seed=${1:?usage: check_scan_variant.sh SEED DIR}
-dir=${2:?usage: check_scan_variant.sh SEED DIR}
+seed=${1:?usage: check_scan_variant.sh SEED DIR [CHOICE...]}
+dir=${2:?usage: check_scan_variant.sh SEED DIR [CHOICE...]}
+shift 2
+given=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 py=${PYTHON:-/usr/bin/python3}
 gen="$here/gen_scan_variants.py"
@@ -32,16 +36,16 @@ run() {
   "$@"
 }
 
-"$py" "$gen" --seed "$seed" --choices
+"$py" "$gen" --seed "$seed" "${given[@]}" --choices
 budgets=(50% 20%)
 twins=()
-if "$py" "$gen" --seed "$seed" --choices | grep -q "whole=loss"; then
+if "$py" "$gen" --seed "$seed" "${given[@]}" --choices | grep -q "whole=loss"; then
   budgets=(98% min)
   twins=(--at-most)
 fi
-run "$py" "$gen" --seed "$seed" -o "$v.mlir"
-run "$py" "$gen" --seed "$seed" --harness -o "$v.harness.mlir"
-run "$py" "$gen" --seed "$seed" --form unrolled -o "$v.unrolled.mlir"
+run "$py" "$gen" --seed "$seed" "${given[@]}" -o "$v.mlir"
+run "$py" "$gen" --seed "$seed" "${given[@]}" --harness -o "$v.harness.mlir"
+run "$py" "$gen" --seed "$seed" "${given[@]}" --form unrolled -o "$v.unrolled.mlir"
 
 run remat-opt "$v.mlir" --remat-budget="${budgets[1]}" -o "$v.20.mlir" 2> "$v.20.err"
 # A loop stacking nothing (whole=loss by=loop's loss, summed row by row) is
@@ -51,9 +55,9 @@ grep -E "remark:|error:" "$v.20.err" | grep -v "it stacks no per-iteration value
 run "$py" "$here/../Integration/CPU/check_remat.py" "$v.mlir" --budgets "${budgets[@]}" \
   --pipeline fit --exact
 
-run "$py" "$gen" --seed "$seed" --steps 6 -o "$v.t6.mlir"
-run "$py" "$gen" --seed "$seed" --steps 6 --form unrolled -o "$v.t6.unrolled.mlir"
-run "$py" "$gen" --seed "$seed" --steps 6 --harness --bits -o "$v.t6.bits.mlir"
+run "$py" "$gen" --seed "$seed" "${given[@]}" --steps 6 -o "$v.t6.mlir"
+run "$py" "$gen" --seed "$seed" "${given[@]}" --steps 6 --form unrolled -o "$v.t6.unrolled.mlir"
+run "$py" "$gen" --seed "$seed" "${given[@]}" --steps 6 --harness --bits -o "$v.t6.bits.mlir"
 for form in loop unrolled; do
   m="$v.t6.mlir"
   [ "$form" = loop ] || m="$v.t6.unrolled.mlir"

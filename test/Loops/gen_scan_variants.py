@@ -74,7 +74,11 @@ variant drawn from a seed (or given explicitly):
   axis       the stacks' time axis: time-major (a stack of [T, B, W], a row
              [k, 0, 0] of [1, B, W]) or batch-first ([B, T, W], a row
              [0, k, 0] of [B, 1, W], as PyTorch's batch_first outputs and a
-             loop filling `out[:, t, :]` lay it out)
+             loop filling `out[:, t, :]` lay it out); given only, never
+             drawn: flat (time and batch one axis, [T * B, W], row k the
+             block [k * B, 0] of [B, W], its offset k * B spelled as the
+             variant's spelling says: how a frontend that flattens time and
+             batch writes it; remat/Loops/BlockStacks.h)
   state      layout next: carried (each carry an iteration argument too) or
              stack (the carries only in their stacks, as `hs[k + 1] =
              f(hs[k])` keeps them: each step reads h_k back from row k; the
@@ -475,10 +479,46 @@ class VGen(gl.Gen):
         """The stacks' time axis (ch.axis)."""
         return 1 if self.ch.axis == "batch-first" else 0
 
+    @property
+    def flat(self):
+        """axis=flat: each row a block of B rows of one [rows * B, W] stack."""
+        return self.ch.axis == "flat"
+
     def stack_shape(self, rows, shape):
         """A stack of `rows` rows of `shape` along the time axis."""
         shape = list(shape)
+        if self.flat:
+            return [rows * shape[0]] + shape[1:]
         return shape[:self.axis] + [rows] + shape[self.axis:]
+
+    def block_offset(self, idx):
+        """axis=flat: the first flat row of row idx, idx * B, spelled as the
+        variant spells its rows (an int when idx is one)."""
+        B = self.ch.batch
+        if isinstance(idx, int):
+            return idx * B
+        off, sp = self.fresh("block"), self.ch.spelling
+        if sp == "affine":
+            self.emit("%s = affine.apply affine_map<(d0) -> (d0 * %d)>(%s)" % (off, B, idx))
+        elif sp == "index":
+            self.emit("%s = index.mul %s, %s" % (off, idx, self.iconst(B)))
+        elif sp == "mulneg":
+            self.emit("%s = arith.muli %s, %s : index" % (off, self.iconst(B), idx))
+        else:
+            self.emit("%s = arith.muli %s, %s : index" % (off, idx, self.iconst(B)))
+        return off
+
+    def stack_row(self, base, src, idx):
+        """Row idx of a stack (a block of B rows when flat)."""
+        if self.flat:
+            return self.block_at(base, src, self.block_offset(idx), self.ch.batch)
+        return self.slice_at(base, src, idx, self.axis)
+
+    def stack_put(self, base, v, dst, idx):
+        """dst with row idx replaced by v (a block of B rows when flat)."""
+        if self.flat:
+            return self.insert_block(base, v, dst, self.block_offset(idx))
+        return self.insert_at(base, v, dst, idx, self.axis)
 
     # Rows as s * k + r0 of the step k, per kind of stack.
     def carry_row(self, nxt=False):
@@ -535,7 +575,7 @@ class VGen(gl.Gen):
         for b, v in carries:
             e = self.empty(b + "_stack", self.stack_shape(rows, v.shape))
             if ch.layout == "next":
-                e = self.insert_at(b + "_stack0", v, e, 0, self.axis)
+                e = self.stack_put(b + "_stack0", v, e, 0)
             st0.append(e)
         for b, shape in values:
             st0.append(self.empty(b + "_stack", self.stack_shape(T, shape)))
@@ -598,8 +638,7 @@ class VGen(gl.Gen):
                                                   r0 - s * q0)))
 
         def store(base, v, s, r0):
-            cur_st[base] = self.insert_at("st_" + base + "_next", v, cur_st[base], at(s, r0),
-                                          self.axis)
+            cur_st[base] = self.stack_put("st_" + base + "_next", v, cur_st[base], at(s, r0))
 
         if ch.layout != "next":
             for (b, _), (a, _) in zip(carries, blk):
@@ -615,7 +654,7 @@ class VGen(gl.Gen):
             s, r0 = self.carry_row()
             for b, _ in carries:
                 note("forward reads %s_k at" % b, s, r0)
-            cur = [self.slice_at(b + "_k", cur_st[b], at(s, r0), self.axis)
+            cur = [self.stack_row(b + "_k", cur_st[b], at(s, r0))
                    for b, _ in carries]
         else:
             cur = [a for a, _ in blk[:nc]]
@@ -643,7 +682,7 @@ class VGen(gl.Gen):
             self.wrap_metric("%s#%d" % (res, len(blk) - 1 + first))
         saved = {b: r for (b, _), r in zip(carries + values, results[held:])}
         if in_stack:  # The final carries: the stacks' last rows, hs[-1].
-            final = [self.slice_at(b + "_last", saved[b], T, self.axis) for b, _ in carries]
+            final = [self.stack_row(b + "_last", saved[b], T) for b, _ in carries]
             return final, saved
         return results[:nc], saved
 
@@ -698,8 +737,7 @@ class VGen(gl.Gen):
                 seen.add(what)
                 jname = "%j" if ch.step == 1 else "%%j/%d" % ch.step
                 self.rows.append((what, self.describe(jname, s * alpha, s * beta + r0)))
-            return self.slice_at(base + ("_n" if nxt else "_k"), saved[base], at(s, r0),
-                                 self.axis)
+            return self.stack_row(base + ("_n" if nxt else "_k"), saved[base], at(s, r0))
         carry_bases = set(self.carry_bases)
         if ch.backward in ("for", "for-shift"):
             jvar = self.fresh("j")
@@ -764,13 +802,13 @@ class VGen(gl.Gen):
             rows = T + 1 if ch.layout == "next" else T
             st = self.empty("h_stack", self.stack_shape(rows, h0.shape))
             if ch.layout == "next":
-                st = self.insert_at("h_all0", h0, st, 0, self.axis)
+                st = self.stack_put("h_all0", h0, st, 0)
                 for k in range(T):
-                    st = self.insert_at("h_all", saved["next"]["h"][k], st, k + 1, self.axis)
+                    st = self.stack_put("h_all", saved["next"]["h"][k], st, k + 1)
             else:
                 for k in range(T):
                     r = T - 1 - k if ch.layout == "reverse" else k
-                    st = self.insert_at("h_all", saved["rows"]["h"][k], st, r, self.axis)
+                    st = self.stack_put("h_all", saved["rows"]["h"][k], st, r)
             stack = st
         else:
             stack = saved["h"]
@@ -788,13 +826,14 @@ class VGen(gl.Gen):
         (the unrolled twin): the same sums in the same order, the same bits."""
         self.comment("loss over every step: + sum of each row of the stack of h, "
                      "in a loop of its own")
-        axis, rank = self.axis, len(stack.shape) - 1
+        rank = len(stack.shape) - (0 if self.flat else 1)
 
         def add_row(acc, row):
-            return self.generic("loss_acc", [self.slice_at("loss_row", stack, row, axis)],
+            return self.generic("loss_acc", [self.stack_row("loss_row", stack, row)],
                                 ["id%d" % rank, "red%d" % rank], ["reduction"] * rank,
                                 ["%r = arith.addf %out, %in : f32"], [], init=acc)
-        rows = stack.shape[axis]
+        rows = (stack.shape[0] // self.ch.batch if self.flat
+                else stack.shape[self.axis])
         if self.form == "unrolled":
             for r in range(rows):
                 loss = add_row(loss, r)
@@ -1149,8 +1188,10 @@ def main():
     ap.add_argument("--decrement", choices=DECREMENTS, help="while-down: its counter's step")
     ap.add_argument("--clamp", choices=CLAMPS[1:] + ["none"],
                     help="clamp every row into the stacks' rows (maxsi/minsi)")
-    ap.add_argument("--axis", choices=AXES[1:] + ["time-major"],
-                    help="the stacks' time axis: time-major [T, B, W] or batch-first [B, T, W]")
+    ap.add_argument("--axis", choices=AXES[1:] + ["time-major", "flat"],
+                    help="the stacks' time axis: time-major [T, B, W], batch-first [B, T, W] "
+                         "or flat (time and batch one axis: [T * B, W], row k the block of "
+                         "rows [k B, k B + B), never drawn by a seed)")
     ap.add_argument("--state", choices=STATES,
                     help="layout next: the carries held in iteration arguments (carried) or "
                          "only in the stacks, each step reading them back (stack)")

@@ -235,6 +235,31 @@ class FuncText:
             v.ssa, dst.ssa, ", ".join(offsets), ", ".join(sizes), ", ".join(["1"] * len(shape)),
             v.ty, dst.ty), self.run(put, [dst, v]))
 
+    def block_at(self, base, src, off, rows):
+        """src[off : off + rows] along axis 0 (not rank-reduced): a block of
+        a flat stack; off an index SSA name or an int."""
+        shape = list(src.shape)
+        r = self.value(base, [rows] + shape[1:])
+        offsets = [str(off)] + ["0"] * (len(shape) - 1)
+        sizes = [str(rows)] + [str(d) for d in shape[1:]]
+        return self.op(r, "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+            src.ssa, ", ".join(offsets), ", ".join(sizes), ", ".join(["1"] * len(shape)),
+            src.ty, r.ty), self.run(lambda a: a[off:off + rows], [src]))
+
+    def insert_block(self, base, v, dst, off):
+        """dst with rows [off, off + len(v)) along axis 0 replaced by v."""
+        r = self.value(base, dst.shape)
+        offsets = [str(off)] + ["0"] * (len(dst.shape) - 1)
+        sizes = [str(d) for d in v.shape]
+
+        def put(a, b):
+            a = a.copy()
+            a[off:off + len(b)] = b
+            return a
+        return self.op(r, "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
+            v.ssa, dst.ssa, ", ".join(offsets), ", ".join(sizes),
+            ", ".join(["1"] * len(dst.shape)), v.ty, dst.ty), self.run(put, [dst, v]))
+
     # -- the scf.for of a scan ----------------------------------------------
     def empty_stacks(self, T, stacks):
         """[(base, tensor.empty of T rows)] of `stacks` [(base, row shape)]."""

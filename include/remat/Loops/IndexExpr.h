@@ -53,6 +53,10 @@ public:
   std::optional<int64_t> asConstant() const;
   /// The value of the one term, or null when there are none or several.
   mlir::Value onlyTerm() const;
+  /// Every term's value and coefficient (none zero).
+  llvm::ArrayRef<std::pair<mlir::Value, int64_t>> termsWithCoefficients() const {
+    return terms;
+  }
   bool operator==(const IndexExpr &other) const;
   bool operator!=(const IndexExpr &other) const { return !(*this == other); }
 

@@ -57,6 +57,19 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     ops of their bodies, so the scan matcher reads the counter as it reads
     an `i32` one. Float 0-d tensors (a loss) are left as they are.
 
+    Then a scan over scans (an `scf.for` that stacks and holds a loop, with
+    the loops after it that read it and hold one: layers over time) of at
+    most 16 iterations is unrolled, and the rows its stacks held are
+    forwarded to their reads, so that the inner scans are loops of the
+    function the scan matcher reads; a longer one gets a remark.
+
+    Then a loop that stacks k > 1 rows per iteration into a flat tensor
+    (h_t of [B, W] at rows B * (t + 1) of a [(T + 1) * B, W] stack) has the
+    stack retyped as [T + 1, B, W] (`tensor.expand_shape` of its init), its
+    block writes and reads made row accesses, where every access is such a
+    block at an offset that is a multiple of k; the meaning and the bytes
+    are unchanged (`-remat-checkpoint-scans` runs this step too).
+
     Then a loop that reads back rows of a stack it writes (`hs[t + 1] =
     f(hs[t])`: its state kept in the stack, not in an iteration argument)
     carries the value instead, where the row read is provably the one an

@@ -91,11 +91,15 @@ def main():
     ap.add_argument("--ranks", type=int, default=None,
                     help="run under MPI with this many processes (RANKS=N "
                     "of run.sh); peaks are per rank")
+    ap.add_argument("--harness", default=None,
+                    help="the harness to run with (default: MODEL's name "
+                    "with .harness.mlir), e.g. a twin's that has the same "
+                    "signature")
     ap.add_argument("--exact", action="store_true",
                     help="the measured peaks must equal the predicted ones")
     args = ap.parse_args()
     name = os.path.basename(args.model)
-    harness = args.model[:-len(".mlir")] + ".harness.mlir"
+    harness = args.harness or args.model[:-len(".mlir")] + ".harness.mlir"
     with tempfile.TemporaryDirectory() as tmp:
         ref_out, ref_peak = run(args.model, harness, name, args.alignment,
                                 args.ranks)

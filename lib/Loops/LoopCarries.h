@@ -1,0 +1,44 @@
+//===- LoopCarries.h - A loop's iteration arguments, for or while -*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The normalizations that retype a loop's iteration arguments
+// (TensorCarries.cpp, BlockStacks.cpp) see an scf.for and a counted
+// scf.while the same way: the inits, the arguments of each region, the
+// values yielded and the results, slot k of each being iteration k's value.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_LOOPS_LOOPCARRIES_H
+#define REMAT_LIB_LOOPS_LOOPCARRIES_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <optional>
+
+namespace remat {
+
+/// A loop's iteration arguments as the body sees them and what it yields
+/// for each: an scf.for's, or an scf.while whose condition forwards its
+/// arguments unchanged, in order (a counted while, as frontends write it),
+/// then its after region's arguments and yield.
+struct Carries {
+  mlir::Operation *loop = nullptr;
+  mlir::MutableOperandRange inits;
+  mlir::Block::BlockArgListType before; ///< A while's before region; else empty.
+  mlir::Block::BlockArgListType body;
+  mlir::Operation *yield = nullptr;
+  mlir::scf::ConditionOp condition; ///< A while's; else null.
+};
+
+/// `op`'s carries, when it is an scf.for or such an scf.while.
+std::optional<Carries> carriesOf(mlir::Operation *op);
+
+/// Whether the loop yields, for some iteration argument, one whole row
+/// written into that argument at a row that moves with the iteration: it
+/// stacks (ScanLoops.h reads it further). A write at a constant row (one
+/// element of a carry updated) is no stack.
+bool stacksRows(const Carries &loop);
+
+} // namespace remat
+
+#endif // REMAT_LIB_LOOPS_LOOPCARRIES_H
