@@ -4,7 +4,7 @@
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Analysis/Collectives.h"
-#include "remat/Loops/ScanLoops.h"
+#include "remat/Analysis/ScanLoops.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Dialect/Remat/Remat.h"

@@ -10,7 +10,7 @@
 
 #include "remat/Loops/BlockStacks.h"
 #include "LoopCarries.h"
-#include "remat/Loops/IndexExpr.h"
+#include "remat/Analysis/IndexExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -38,7 +38,7 @@
 #include "ScanRewriter.h"
 
 #include "remat/Analysis/OpGroups.h"
-#include "remat/Loops/ReversalRules.h"
+#include "remat/Solver/Loop/ReversalRules.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"

@@ -14,7 +14,7 @@
 
 #include "IndexDomain.h"
 #include "ScanRewriter.h"
-#include "remat/Loops/ReversalRules.h"
+#include "remat/Solver/Loop/ReversalRules.h"
 
 #include "mlir/IR/IRMapping.h"
 

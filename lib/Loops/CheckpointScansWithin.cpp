@@ -14,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Loops/CheckpointScans.h"
-#include "remat/Loops/LoopReversal.h"
-#include "remat/Loops/OnlineCheckpointing.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
 #include "remat/Solver/Core/Simulator.h"
 
 #include "ScanRewriter.h"

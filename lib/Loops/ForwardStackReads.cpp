@@ -11,9 +11,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Loops/ForwardStackReads.h"
-#include "remat/Loops/ScanLoops.h"
+#include "remat/Analysis/ScanLoops.h"
 
-#include "StackRows.h"
+#include "remat/Analysis/StackRows.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopCarries.h"
-#include "StackRows.h"
+#include "remat/Analysis/StackRows.h"
 #include "remat/Analysis/OpGroups.h"
 
 using namespace mlir;

@@ -10,7 +10,7 @@
 
 #include "remat/Loops/NestedScans.h"
 #include "LoopCarries.h"
-#include "remat/Loops/IndexExpr.h"
+#include "remat/Analysis/IndexExpr.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

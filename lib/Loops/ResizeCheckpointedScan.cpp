@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Loops/CheckpointScans.h"
-#include "remat/Loops/OnlineCheckpointing.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

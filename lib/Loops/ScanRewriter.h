@@ -12,10 +12,10 @@
 #ifndef REMAT_LIB_LOOPS_SCANREWRITER_H
 #define REMAT_LIB_LOOPS_SCANREWRITER_H
 
-#include "remat/Loops/ScanLoops.h"
+#include "remat/Analysis/ScanLoops.h"
 #include "remat/Loops/CheckpointScans.h"
-#include "remat/Loops/LoopReversal.h"
-#include "remat/Loops/OnlineCheckpointing.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"

@@ -16,7 +16,7 @@
 
 #include "remat/Loops/StashRings.h"
 
-#include "StackRows.h"
+#include "remat/Analysis/StackRows.h"
 #include "remat/Dialect/Remat/Remat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

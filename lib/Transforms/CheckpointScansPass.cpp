@@ -10,7 +10,7 @@
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Solver/Core/Simulator.h"
-#include "remat/Loops/LoopReversal.h"
+#include "remat/Solver/Loop/LoopReversal.h"
 #include "remat/Support/Units.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Loops/ForwardStackReads.h"

@@ -10,7 +10,7 @@
 
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
-#include "remat/Loops/ScanLoops.h"
+#include "remat/Analysis/ScanLoops.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Transforms/OutlineRegion.h"
 #include "remat/Transforms/Passes.h"

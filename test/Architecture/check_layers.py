@@ -16,21 +16,13 @@ import sys
 # the picture in docs/architecture.md.
 ALLOWED = {
     "Support": [],
-    "Solver": ["Support", "LoopModel"],
+    "Solver": ["Support"],
     "GraphIO": ["Solver", "Support"],
     "Dialect": [],
-    "Analysis": ["Dialect", "Solver", "Support", "Runtime", "LoopMatch",
-                 "LoopModel"],
-    # lib/Loops is one folder in three layers (see LOOP_LAYERS): the
-    # reversal model (plain C++, built into the solver), the scan matcher
-    # (built into RematAnalysis, which asks it) and the rewrite above both.
-    "LoopModel": ["Solver", "Support"],
-    "LoopMatch": ["Analysis", "Dialect", "Solver", "Support", "Runtime",
-                  "LoopModel"],
-    "Loops": ["Analysis", "Dialect", "Solver", "Support", "LoopMatch",
-              "LoopModel"],
+    "Analysis": ["Dialect", "Solver", "Support", "Runtime"],
+    "Loops": ["Analysis", "Dialect", "Solver", "Support"],
     "Transforms": ["Analysis", "Dialect", "Solver", "Support", "GraphIO",
-                   "Loops", "LoopMatch", "LoopModel"],
+                   "Loops"],
     "BufferPlanning": [],
     "GPU": [],
     "Runtime": [],
@@ -60,46 +52,25 @@ SOLVER_SUPPORT_HEADERS = {"remat/Support/CheckedArithmetic.h",
 GRAPHIO_USERS = {"lib/GraphIO", "lib/Transforms", "tools/remat-plan",
                  "benchmarks/zoo"}
 
-# The files of lib/Loops and include/remat/Loops outside the layer Loops.
-LOOP_LAYERS = {
-    "LoopModel": {"LoopReversal", "OnlineCheckpointing", "ReversalRules",
-                  "ScanSlots", "ScanSlotFrontier", "ReversalWalk"},
-    "LoopMatch": {"IndexExpr", "ScanLoops"},
-}
-PLAIN_CXX_LAYERS = {"Solver", "LoopModel"}
+PLAIN_CXX_LAYERS = {"Solver"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
-
-
-def loop_layer(path):
-    """The layer of a file of the Loops folders (by name; Model/ whole)."""
-    if "/Model/" in path.replace(os.sep, "/"):
-        return "LoopModel"
-    stem = os.path.splitext(os.path.basename(path))[0]
-    for layer, stems in LOOP_LAYERS.items():
-        if stem in stems:
-            return layer
-    return "Loops"
 
 
 def layer_of_include(inc):
     m = re.match(r"remat/([A-Za-z]+)/", inc)
     if not m:
         return None
-    return loop_layer(inc) if m.group(1) == "Loops" else m.group(1)
+    return m.group(1)
 
 
 def sources(root, layer):
-    folder = "Loops" if layer in LOOP_LAYERS or layer == "Loops" else layer
-    for base in (os.path.join(root, "include", "remat", folder),
-                 os.path.join(root, "lib", folder)):
+    for base in (os.path.join(root, "include", "remat", layer),
+                 os.path.join(root, "lib", layer)):
         for dirpath, _, files in os.walk(base):
             for f in files:
-                path = os.path.join(dirpath, f)
-                if folder == "Loops" and loop_layer(path) != layer:
-                    continue
                 if f.endswith((".h", ".cpp")):
-                    yield path
+                    yield os.path.join(dirpath, f)
 
 
 def check_includes(root, errors):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Property test of the index arithmetic the scan recognizer reads
-(lib/Loops/IndexExpr.cpp): random index expressions of a loop's index,
+(lib/Analysis/IndexExpr.cpp): random index expressions of a loop's index,
 checked against their values.
 
   check_index_sums.py FIRST LAST [--count N] [--keep DIR]

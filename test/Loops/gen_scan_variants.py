@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generates random spellings of one scan (a property test of the scan
-recognizer, lib/Loops/ScanLoops.cpp).
+recognizer, lib/Analysis/ScanLoops.cpp).
 
 A scan is recognised by what its loops read and write, not by how they are
 spelled (ScanLoops.h).  This generator writes the same training step -- a

@@ -2,7 +2,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Loops/ScanLoops.h"
+#include "remat/Analysis/ScanLoops.h"
 #include "TestPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

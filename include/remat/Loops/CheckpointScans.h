@@ -5,9 +5,9 @@
 #define REMAT_LOOPS_CHECKPOINTSCANS_H
 
 #include "remat/Analysis/TrainingGraphBuilder.h"
-#include "remat/Loops/LoopReversal.h"
-#include "remat/Loops/ScanSlots.h"
-#include "remat/Loops/ScanLoops.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/ScanSlots.h"
+#include "remat/Analysis/ScanLoops.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"

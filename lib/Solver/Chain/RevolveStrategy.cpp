@@ -23,7 +23,7 @@
 
 #include "remat/Solver/Chain/ChainSolvers.h"
 #include "remat/Solver/Chain/ChainStrategies.h"
-#include "remat/Loops/LoopReversal.h"
+#include "remat/Solver/Loop/LoopReversal.h"
 
 #include <algorithm>
 

@@ -8,10 +8,10 @@
 // (ForwardStackReads.cpp) ask the same questions of the same ops.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LIB_LOOPS_STACKROWS_H
-#define REMAT_LIB_LOOPS_STACKROWS_H
+#ifndef REMAT_ANALYSIS_STACKROWS_H
+#define REMAT_ANALYSIS_STACKROWS_H
 
-#include "remat/Loops/IndexExpr.h"
+#include "remat/Analysis/IndexExpr.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
@@ -48,4 +48,4 @@ mlir::Value insertDest(mlir::Operation *insert);
 
 } // namespace remat
 
-#endif // REMAT_LIB_LOOPS_STACKROWS_H
+#endif // REMAT_ANALYSIS_STACKROWS_H

@@ -2,10 +2,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Loops/ScanSlots.h"
-#include "remat/Loops/ScanSlotFrontier.h"
-#include "remat/Loops/LoopReversal.h"
-#include "remat/Loops/OnlineCheckpointing.h"
+#include "remat/Solver/Loop/ScanSlots.h"
+#include "remat/Solver/Loop/ScanSlotFrontier.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Support/CheckedArithmetic.h"
 

@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Loops/ScanLoops.h"
-#include "StackRows.h"
+#include "remat/Analysis/ScanLoops.h"
+#include "remat/Analysis/StackRows.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/CostModel.h"
-#include "remat/Loops/IndexExpr.h"
+#include "remat/Analysis/IndexExpr.h"
 #include "remat/Support/CheckedArithmetic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

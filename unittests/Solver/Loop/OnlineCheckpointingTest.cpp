@@ -8,7 +8,7 @@
 // unrolled chain.
 
 #include "UnrolledReversalCheck.h"
-#include "remat/Loops/OnlineCheckpointing.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
 
 #include <gtest/gtest.h>
 

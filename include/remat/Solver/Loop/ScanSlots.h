@@ -13,8 +13,8 @@
 // fastest within the budget. Plain C++17.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LOOPS_SCANSLOTS_H
-#define REMAT_LOOPS_SCANSLOTS_H
+#ifndef REMAT_SOLVER_LOOP_SCANSLOTS_H
+#define REMAT_SOLVER_LOOP_SCANSLOTS_H
 
 #include "remat/Solver/Core/Schedule.h"
 #include "remat/Solver/Core/Simulator.h"
@@ -171,4 +171,4 @@ std::vector<int64_t> sizedCounts(const ScanSlotNode &scan, int64_t chosen);
 
 } // namespace remat
 
-#endif // REMAT_LOOPS_SCANSLOTS_H
+#endif // REMAT_SOLVER_LOOP_SCANSLOTS_H

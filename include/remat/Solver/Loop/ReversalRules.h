@@ -25,8 +25,8 @@
 // Plain C++17.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LOOPS_REVERSALRULES_H
-#define REMAT_LOOPS_REVERSALRULES_H
+#ifndef REMAT_SOLVER_LOOP_REVERSALRULES_H
+#define REMAT_SOLVER_LOOP_REVERSALRULES_H
 
 #include <algorithm>
 #include <array>
@@ -242,4 +242,4 @@ OnlineDrop<D> onlineDrop(D &d, PositionAt positionAt, typename D::Int i,
 
 } // namespace remat::reversal
 
-#endif // REMAT_LOOPS_REVERSALRULES_H
+#endif // REMAT_SOLVER_LOOP_REVERSALRULES_H

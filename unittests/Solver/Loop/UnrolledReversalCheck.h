@@ -13,7 +13,7 @@
 #define REMAT_UNITTESTS_SOLVER_UNROLLEDREVERSALCHECK_H
 
 #include "remat/Solver/Core/Simulator.h"
-#include "remat/Loops/LoopReversal.h"
+#include "remat/Solver/Loop/LoopReversal.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 // solves), Griewank's bound t(T, K), and the Simulator on the unrolled chain.
 
 #include "UnrolledReversalCheck.h"
-#include "remat/Loops/LoopReversal.h"
+#include "remat/Solver/Loop/LoopReversal.h"
 
 #include <gtest/gtest.h>
 

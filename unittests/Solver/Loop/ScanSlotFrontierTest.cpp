@@ -6,8 +6,8 @@
 // holds, for each, a point taking no more bytes and no more time, and no
 // point of it is dominated by another.
 
-#include "remat/Loops/ScanSlotFrontier.h"
-#include "remat/Loops/LoopReversal.h"
+#include "remat/Solver/Loop/ScanSlotFrontier.h"
+#include "remat/Solver/Loop/LoopReversal.h"
 
 #include <gtest/gtest.h>
 

@@ -15,10 +15,10 @@
 // steps than one slot less. Plain C++17.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LOOPS_SCANSLOTFRONTIER_H
-#define REMAT_LOOPS_SCANSLOTFRONTIER_H
+#ifndef REMAT_SOLVER_LOOP_SCANSLOTFRONTIER_H
+#define REMAT_SOLVER_LOOP_SCANSLOTFRONTIER_H
 
-#include "remat/Loops/ScanSlots.h"
+#include "remat/Solver/Loop/ScanSlots.h"
 
 #include <cstdint>
 #include <vector>
@@ -67,4 +67,4 @@ void chooseOnFrontier(const TrainingGraph &graph, const AsIsTimeline &asIs,
 
 } // namespace remat
 
-#endif // REMAT_LOOPS_SCANSLOTFRONTIER_H
+#endif // REMAT_SOLVER_LOOP_SCANSLOTFRONTIER_H

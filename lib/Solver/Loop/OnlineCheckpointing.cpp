@@ -2,9 +2,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Loops/OnlineCheckpointing.h"
+#include "remat/Solver/Loop/OnlineCheckpointing.h"
 #include "ReversalWalk.h"
-#include "remat/Loops/ReversalRules.h"
+#include "remat/Solver/Loop/ReversalRules.h"
 
 #include <algorithm>
 #include <cassert>

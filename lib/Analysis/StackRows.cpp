@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "StackRows.h"
+#include "remat/Analysis/StackRows.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"

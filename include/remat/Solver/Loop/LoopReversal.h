@@ -22,8 +22,8 @@
 // binomial bound with K checkpoints. Plain C++17.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LOOPS_LOOPREVERSAL_H
-#define REMAT_LOOPS_LOOPREVERSAL_H
+#ifndef REMAT_SOLVER_LOOP_LOOPREVERSAL_H
+#define REMAT_SOLVER_LOOP_LOOPREVERSAL_H
 
 #include "remat/Solver/Core/Schedule.h"
 
@@ -86,4 +86,4 @@ UnrolledReversal unrolledLoopReversal(int64_t steps, int64_t slots,
 
 } // namespace remat
 
-#endif // REMAT_LOOPS_LOOPREVERSAL_H
+#endif // REMAT_SOLVER_LOOP_LOOPREVERSAL_H

@@ -2,7 +2,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Loops/ScanSlotFrontier.h"
+#include "remat/Solver/Loop/ScanSlotFrontier.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Support/CheckedArithmetic.h"
 

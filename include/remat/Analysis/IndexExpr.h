@@ -14,8 +14,8 @@
 // `%i` stepping by 2 from 0, `%i floordiv 2` is the iteration number k.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LOOPS_INDEXEXPR_H
-#define REMAT_LOOPS_INDEXEXPR_H
+#ifndef REMAT_ANALYSIS_INDEXEXPR_H
+#define REMAT_ANALYSIS_INDEXEXPR_H
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
@@ -99,4 +99,4 @@ IndexExpr indexExprOf(mlir::Value v, const IndexFacts &facts = {});
 
 } // namespace remat
 
-#endif // REMAT_LOOPS_INDEXEXPR_H
+#endif // REMAT_ANALYSIS_INDEXEXPR_H

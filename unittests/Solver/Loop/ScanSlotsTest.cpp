@@ -6,8 +6,8 @@
 // program is), the brute-force optimum as the planner (the best plan at
 // each count), and Revolve's counts for the resized reversal.
 
-#include "remat/Loops/LoopReversal.h"
-#include "remat/Loops/ScanSlots.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/ScanSlots.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Testing/BruteForce.h"
 

@@ -28,10 +28,10 @@
 // never past the K slots. Plain C++17.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LOOPS_ONLINECHECKPOINTING_H
-#define REMAT_LOOPS_ONLINECHECKPOINTING_H
+#ifndef REMAT_SOLVER_LOOP_ONLINECHECKPOINTING_H
+#define REMAT_SOLVER_LOOP_ONLINECHECKPOINTING_H
 
-#include "remat/Loops/LoopReversal.h"
+#include "remat/Solver/Loop/LoopReversal.h"
 
 #include <cstdint>
 #include <deque>
@@ -87,4 +87,4 @@ UnrolledReversal unrolledOnlineReversal(int64_t steps, int64_t slots,
 
 } // namespace remat
 
-#endif // REMAT_LOOPS_ONLINECHECKPOINTING_H
+#endif // REMAT_SOLVER_LOOP_ONLINECHECKPOINTING_H

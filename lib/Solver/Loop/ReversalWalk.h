@@ -2,17 +2,17 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Internal to lib/Loops/Model: the offline (LoopReversal.cpp) and the online
+// Internal to lib/Solver/Loop: the offline (LoopReversal.cpp) and the online
 // (OnlineCheckpointing.cpp) reversals differ only in how the forward loop
 // fills the slots; the interpreter that reverses the steps from those slots,
 // and what is counted or emitted of it, is this one.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LIB_LOOPS_MODEL_REVERSALWALK_H
-#define REMAT_LIB_LOOPS_MODEL_REVERSALWALK_H
+#ifndef REMAT_LIB_SOLVER_LOOP_REVERSALWALK_H
+#define REMAT_LIB_SOLVER_LOOP_REVERSALWALK_H
 
-#include "remat/Loops/LoopReversal.h"
-#include "remat/Loops/ReversalRules.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/ReversalRules.h"
 
 #include <string>
 #include <vector>
@@ -146,4 +146,4 @@ UnrolledReversal unrolledWalk(int64_t steps, int64_t carryBytes, Walk walk) {
 
 } // namespace remat::detail
 
-#endif // REMAT_LIB_LOOPS_MODEL_REVERSALWALK_H
+#endif // REMAT_LIB_SOLVER_LOOP_REVERSALWALK_H

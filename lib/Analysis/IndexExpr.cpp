@@ -2,7 +2,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Loops/IndexExpr.h"
+#include "remat/Analysis/IndexExpr.h"
 #include "remat/Support/CheckedArithmetic.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

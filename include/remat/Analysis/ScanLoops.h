@@ -37,10 +37,10 @@
 // instead of from the stack.
 //
 //===----------------------------------------------------------------------===//
-#ifndef REMAT_LOOPS_SCANLOOPS_H
-#define REMAT_LOOPS_SCANLOOPS_H
+#ifndef REMAT_ANALYSIS_SCANLOOPS_H
+#define REMAT_ANALYSIS_SCANLOOPS_H
 
-#include "remat/Loops/IndexExpr.h"
+#include "remat/Analysis/IndexExpr.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -167,4 +167,4 @@ std::optional<LoopIteration> forwardIteration(mlir::Operation *loop);
 
 } // namespace remat
 
-#endif // REMAT_LOOPS_SCANLOOPS_H
+#endif // REMAT_ANALYSIS_SCANLOOPS_H

@@ -2,8 +2,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "remat/Loops/LoopReversal.h"
-#include "remat/Loops/ReversalRules.h"
+#include "remat/Solver/Loop/LoopReversal.h"
+#include "remat/Solver/Loop/ReversalRules.h"
 #include "ReversalWalk.h"
 
 #include <algorithm>
