@@ -17,9 +17,9 @@ namespace {
 /// budget (or the search's own resolution, if coarser). On every shipped
 /// input no such run ever found a budget below the best one (303 runs), while
 /// the exact bisection, whose probes crowd below the best budget, took up to
-/// 14 solves a run: 16 solves of 24 chain DPs each per chain strategy on
-/// rnn.unrolled.mlir. Small budgets (join's 27 B island below 29 B) are
-/// still bisected to the byte.
+/// 14 solves a run: on rnn.unrolled.mlir 8 each of chain-rotor and
+/// chain-precise, 24 chain DPs a solve. Small budgets (join's 27 B island
+/// below 29 B) are still bisected to the byte.
 constexpr int kPastAFailedProbeShift = 6;
 
 /// A bracket [lo, hi] around the smallest budget: the searched solves fail
