@@ -306,9 +306,15 @@ TEST(ChainView, BackwardBlockFloorBoundsEveryPlan) {
       }
       tight += least == floor;
     }
-    const int64_t floor = viaChainFloor(g, SolveOptions{}); // Any slots.
     const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
-    for (const char *name : {"revolve", "chain-rotor", "chain-rotor-weak"})
+    for (const char *name :
+         {"revolve", "chain-rotor", "chain-rotor-weak", "chain-precise"}) {
+      // Each descriptor's floor (chain-precise's is viaChainFloor off the
+      // thesis model), for any slots.
+      const int64_t floor =
+          findStrategy(name)->budgetSearch.floor(g, SolveOptions{});
+      if (std::string(name) != "chain-precise")
+        EXPECT_EQ(floor, viaChainFloor(g, SolveOptions{}));
       for (int64_t b = inputBytes(g); b <= peak;
            b += std::max<int64_t>(1, (peak - inputBytes(g)) / 8)) {
         SolveOptions o;
@@ -318,6 +324,7 @@ TEST(ChainView, BackwardBlockFloorBoundsEveryPlan) {
         if (s.feasible)
           EXPECT_GE(s.sim.peak, floor) << name << " at " << b;
       }
+    }
   }
   EXPECT_GT(checked, 500);
   EXPECT_GT(tight, 0); // Reached by some plan on some views.

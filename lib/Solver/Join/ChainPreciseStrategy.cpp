@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Join/Join.h"
+#include "remat/Solver/Chain/ChainSolvers.h"
 #include "remat/Solver/Chain/PreciseChain.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Join/JoinStrategies.h"
@@ -89,16 +90,25 @@ StrategyResult solveThesisChain(const TrainingGraph &g, const JoinView &v,
 
 } // namespace
 
+/// The thesis model's schedules are no chain-view expansions: no claim there.
+static bool usesThesisModel(const std::optional<JoinView> &join) {
+  return join && join->spec.k() == 1;
+}
+
 StrategyResult solveChainPrecise(const TrainingGraph &g,
                                  const SolveOptions &opts) {
   std::optional<JoinView> join = recognizeJoin(g);
-  if (join && join->spec.k() == 1)
+  if (usesThesisModel(join))
     return solveThesisChain(g, *join, opts);
   return solveViaChain(
       g, opts, "chain-precise",
       [&](const TrainingGraph &, const ChainView &view, int64_t budget) {
         return preciseChainPlan(view.spec, budget, opts.slots);
       });
+}
+
+int64_t chainPreciseFloor(const TrainingGraph &g, const SolveOptions &opts) {
+  return usesThesisModel(recognizeJoin(g)) ? 0 : viaChainFloor(g, opts);
 }
 
 } // namespace remat

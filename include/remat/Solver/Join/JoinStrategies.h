@@ -23,6 +23,10 @@ void registerJoinStrategies(StrategyRegistry &registry);
 /// one-branch join), the thesis's PyTorch mapping on rotor chains.
 StrategyResult solveChainPrecise(const TrainingGraph &g,
                                  const SolveOptions &opts);
+/// No schedule of chain-precise peaks below this (the smallest-budget
+/// search skips the solves below it): on chain views, viaChainFloor, as for
+/// the other chain strategies; on the thesis model, no claim (0).
+int64_t chainPreciseFloor(const TrainingGraph &g, const SolveOptions &opts);
 /// Beaumont et al. 2019, Theorem 3: k chains meeting at the loss (Siamese,
 /// cross-modal), heterogeneous costs, memory in slots.
 StrategyResult solveJoin(const TrainingGraph &g, const SolveOptions &opts);
