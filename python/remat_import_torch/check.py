@@ -169,7 +169,8 @@ def match_masks(args, joint, em, inits, work, env, times):
     nodes = [n for n in joint.graph_module.graph.nodes
              if n.op == "call_function" and str(n.target) in KINKS and em._needed(n)]
     relus = [n.name for n in nodes]
-    pem = Emitter(joint, args.name, strict=True, probes=relus).run()
+    pem = Emitter(joint, args.name, strict=True, probes=relus,
+                  f64_sums_from=args.f64_sums_from).run()
     pstep = os.path.join(work, "step.probe.mlir")
     pharness = os.path.join(work, "step.probe.harness.mlir")
     with open(pstep, "w") as fh:

@@ -46,6 +46,16 @@ def positive_int(text):
     return v
 
 
+def nonneg_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError("expected a non-negative integer, got '%s'" % text)
+    return v
+
+
 def fail(message):
     """A user error: one line on stderr, exit status 2 (REMAT_TRACEBACK=1
     shows where it came from)."""
@@ -115,6 +125,10 @@ def add_model_args(ap):
     ap.add_argument("--num-classes", type=positive_int, default=None,
                     help="torchvision models: number of output classes")
     ap.add_argument("--name", default="step", help="function name (default step)")
+    ap.add_argument("--f64-sums-from", type=nonneg_int, default=None, metavar="N",
+                    help="sums of at least N terms (batch-norm statistics, weight "
+                         "gradients over N x H x W, ...) accumulate in float64 and are "
+                         "rounded to float32 once (default 256; 0: every sum in float32)")
     ap.add_argument("--real-trace", action="store_true",
                     help="trace with real tensors instead of fake ones (slower; done "
                          "by itself when fake tensors refuse the model)")
@@ -189,7 +203,8 @@ def import_model(args, log=sys.stderr):
     t1 = time.time()
     em = Emitter(joint, args.name, planning_only=getattr(args, "planning_only", False),
                  strict=getattr(args, "strict", False),
-                 probes=getattr(args, "probes", ())).run()
+                 probes=getattr(args, "probes", ()),
+                 f64_sums_from=getattr(args, "f64_sums_from", None)).run()
     t2 = time.time()
     if not getattr(args, "quiet", False):
         n = sum(1 for n in joint.graph_module.graph.nodes if n.op == "call_function")

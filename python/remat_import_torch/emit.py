@@ -44,8 +44,9 @@ class Emitter(Builder):
     """One func.func from a trace.Joint: run() emits it into self.f; then
     arg_primals / result_primals say what its arguments and results are."""
 
-    def __init__(self, joint, name="step", planning_only=False, strict=False, probes=()):
-        super().__init__(name)
+    def __init__(self, joint, name="step", planning_only=False, strict=False, probes=(),
+                 f64_sums_from=None):
+        super().__init__(name, f64_sums_from)
         self.j = joint
         self.planning_only = planning_only
         self.strict = strict

@@ -13,14 +13,24 @@ from ..mlir import (Func, V, amap, collapse_op, expand_op, extract_slice_op,
 from .registry import Unsupported
 
 NEG_INF = float("-inf")     # where max-reductions start; what max pooling pads with
+# Sums over at least this many terms accumulate in float64 (--f64-sums-from).
+# A sum lowers to one sequential loop: in float32 its rounding error grows
+# with the number of terms, where PyTorch's CPU kernels sum in blocks
+# (batch-norm statistics and weight gradients over N x H x W of activations
+# with a large mean: test/Importer/long-sums.test).  An f64 accumulator
+# costs one f64 tensor of the (small) result and a rounding generic, both
+# ops the planner sees.
+F64_SUMS_FROM = 256
 
 
 class Builder:
     """Builds the func.func `name` (self.f) out of linalg/tensor ops."""
 
-    def __init__(self, name):
+    def __init__(self, name, f64_sums_from=None):
         self.f = Func(name)
         self.loc_work = {}          # loc -> analytic work (profile splits time by it)
+        # 0: every sum accumulates in f32 (as before issue 49's fix)
+        self.f64_sums_from = F64_SUMS_FROM if f64_sums_from is None else f64_sums_from
 
     def _work(self, loc, w):
         self.loc_work[loc] = self.loc_work.get(loc, 0.0) + float(w)
@@ -67,17 +77,51 @@ class Builder:
         r = x.rank
         out_shape = [x.shape[d] for d in out_dims]
         z = self.f.filled(base, out_shape, loc, init)
-        maps = [identity_map(r)]
+        maps = self._reduce_maps(ins, out_dims, extra_maps)
+        iters = ["parallel" if d in out_dims else "reduction" for d in range(r)]
+        self._work(loc, x.numel * len(ins))
+        return self.f.generic(base, loc, ins, [z], maps, iters,
+                              lambda b, a, o: body(b, a, o[0]))
+
+    def _reduce_maps(self, ins, out_dims, extra_maps):
+        x = ins[0]
+        maps = [identity_map(x.rank)]
         for i, v in enumerate(ins[1:]):
             if extra_maps and extra_maps[i] is not None:
                 maps.append(extra_maps[i])
             else:
                 maps.append(self.bcast_map(v, x.shape))
-        maps.append(amap(r, ["d%d" % d for d in out_dims]))
-        iters = ["parallel" if d in out_dims else "reduction" for d in range(r)]
+        maps.append(amap(x.rank, ["d%d" % d for d in out_dims]))
+        return maps
+
+    def sum_reduce(self, loc, base, ins, out_dims, term, extra_maps=None):
+        """reduce() of acc + term(b, args): the sum over the dims of ins[0]
+        not in out_dims (float64 accumulation when long: sum_generic)."""
+        x = ins[0]
+        out_shape = [x.shape[d] for d in out_dims]
+        iters = ["parallel" if d in out_dims else "reduction" for d in range(x.rank)]
         self._work(loc, x.numel * len(ins))
-        return self.f.generic(base, loc, ins, [z], maps, iters,
-                              lambda b, a, o: body(b, a, o[0]))
+        return self.sum_generic(loc, base, ins, out_shape,
+                                self._reduce_maps(ins, out_dims, extra_maps), iters,
+                                term, x.numel // max(1, math.prod(out_shape)))
+
+    def sum_generic(self, loc, base, ins, out_shape, maps, iters, term, length):
+        """A generic that sums term(b, args) (f32) over its reduction dims,
+        `length` terms per result.  Sums of at least f64_sums_from terms
+        accumulate in an f64 result that one more generic (`loc`.round)
+        rounds to f32 (see F64_SUMS_FROM)."""
+        if not self.f64_sums_from or length < self.f64_sums_from:
+            z = self.f.filled(base, out_shape, loc)
+            return self.f.generic(base, loc, ins, [z], maps, iters,
+                                  lambda b, a, o: [b.add(o[0], term(b, a))])
+        acc = self.f.filled(base + "_64", out_shape, loc, 0.0, "f64")
+
+        def body(b, a, o):
+            t = b.emit("arith.extf %s : f32 to f64" % term(b, a))
+            return [b.bin("arith.addf", o[0], t, "f64")]
+        s64 = self.f.generic(base + "_64", loc, ins, [acc], maps, iters, body)
+        return self.ewise(loc + ".round", base, [s64],
+                          lambda b, a: b.emit("arith.truncf %s : f64 to f32" % a[0]))
 
     def channel_map(self, rank, ch=1):
         """Reads a [C] tensor along dim ch of a rank-`rank` domain."""

@@ -144,8 +144,13 @@ def _input_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
     return _conv_op(em, loc, loc + "_gi", dyp, wf, z, [1, 1], depthwise)
 
 
+def _product(bb, a):
+    return bb.mul(a[0], a[1])
+
+
 def _weight_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
-    """A generic correlating the padded input with the output gradient."""
+    """A generic correlating the padded input with the output gradient: a
+    sum over N x HO x WO (em.sum_generic: in f64 when long)."""
     n, c = xv.shape[:2]
     f, _, kh, kw = wv.shape
     ho, wo = dyv.shape[2:]
@@ -157,35 +162,31 @@ def _weight_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
         xg = _split_groups(em, loc + ".xview", loc + "_xg", xp, 1, g)
         dg = _split_groups(em, loc + ".dyview", loc + "_dyg", dyv, 1, g)
         fg, cg = f // g, c // g
-        z = em.f.filled(loc + "_gw", [g, fg, cg, kh, kw], loc)
         # domain (g, f, c, i, j, n, y, x)
         maps = [amap(8, ["d5", "d0", "d2", "d6 * %d + d3" % sh, "d7 * %d + d4" % sw]),
                 amap(8, ["d5", "d0", "d1", "d6", "d7"]),
                 amap(8, ["d0", "d1", "d2", "d3", "d4"])]
         em._work(loc, 2.0 * f * cg * kh * kw * n * ho * wo)
-        gw = em.f.generic(loc + "_gwg", loc, [xg, dg], [z], maps,
-                          ["parallel"] * 5 + ["reduction"] * 3,
-                          lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+        gw = em.sum_generic(loc, loc + "_gwg", [xg, dg], [g, fg, cg, kh, kw], maps,
+                            ["parallel"] * 5 + ["reduction"] * 3, _product, n * ho * wo)
         return em.reshape(loc + ".gwview", loc + "_gw", gw, list(wv.shape))
     if depthwise:
-        z = em.f.filled(loc + "_gw", [c, kh, kw], loc)
         # domain (c, i, j, n, y, x)
         maps = [amap(6, ["d3", "d0", "d4 * %d + d1" % sh, "d5 * %d + d2" % sw]),
                 amap(6, ["d3", "d0", "d4", "d5"]),
                 amap(6, ["d0", "d1", "d2"])]
         iters = ["parallel"] * 3 + ["reduction"] * 3
         em._work(loc, 2.0 * c * kh * kw * n * ho * wo)
-        g3 = em.f.generic(loc + "_gw3", loc, [xp, dyv], [z], maps, iters,
-                          lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+        g3 = em.sum_generic(loc, loc + "_gw3", [xp, dyv], [c, kh, kw], maps, iters,
+                            _product, n * ho * wo)
         return em.reshape(loc + ".view", loc + "_gw", g3, list(wv.shape))
-    z = em.f.filled(loc + "_gw", list(wv.shape), loc)
     maps = [amap(7, ["d4", "d1", "d5 * %d + d2" % sh, "d6 * %d + d3" % sw]),
             amap(7, ["d4", "d0", "d5", "d6"]),
             amap(7, ["d0", "d1", "d2", "d3"])]
     iters = ["parallel"] * 4 + ["reduction"] * 3
     em._work(loc, 2.0 * f * c * kh * kw * n * ho * wo)
-    return em.f.generic(loc + "_gw", loc, [xp, dyv], [z], maps, iters,
-                        lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
+    return em.sum_generic(loc, loc + "_gw", [xp, dyv], list(wv.shape), maps, iters,
+                          _product, n * ho * wo)
 
 
 @lowers("aten.convolution_backward.default")
@@ -201,6 +202,5 @@ def convolution_backward(em, node, dy, x, w, bias_sizes, stride, padding, dilati
     if mask[1]:
         gw = _weight_grad(em, loc, dyv, xv, wv, stride, pad, depthwise)
     if mask[2]:
-        gb = em.reduce(loc + ".bias", loc + "_gb", [dyv], [1],
-                       lambda bb, a, acc: bb.add(acc, a[0]))
+        gb = em.sum_reduce(loc + ".bias", loc + "_gb", [dyv], [1], lambda bb, a: a[0])
     return (gi, gw, gb)

@@ -8,10 +8,10 @@ from ..mlir import amap, identity_map
 from .registry import Unsupported, lowers
 
 
-def _square_dev(bb, a, acc):
-    """acc + (x - mean)^2: the body of a variance reduction."""
+def _square_dev(bb, a):
+    """(x - mean)^2: the term of a variance sum."""
     d = bb.sub(a[0], a[1])
-    return bb.add(acc, bb.mul(d, d))
+    return bb.mul(d, d)
 
 
 @lowers("aten.native_batch_norm.default")
@@ -25,10 +25,10 @@ def native_batch_norm(em, node, x, w, b, rm, rv, training, momentum, eps):
     m = xv.numel // xv.shape[1]
     loc = node.name
     cm = em.channel_map(r)
-    mean = em.reduce(loc + ".mean", loc + "_mean", [xv], [1],
-                     lambda bb, a, acc: bb.add(acc, bb.mul(a[0], bb.cf(1.0 / m))))
-    var = em.reduce(loc + ".var", loc + "_var", [xv, mean], [1], _square_dev,
-                    extra_maps=[cm])
+    mean = em.sum_reduce(loc + ".mean", loc + "_mean", [xv], [1],
+                         lambda bb, a: bb.mul(a[0], bb.cf(1.0 / m)))
+    var = em.sum_reduce(loc + ".var", loc + "_var", [xv, mean], [1], _square_dev,
+                        extra_maps=[cm])
 
     def inv_body(bb, a):
         v = bb.add(bb.mul(a[0], bb.cf(1.0 / m)), bb.cf(float(eps)))
@@ -64,13 +64,9 @@ def native_batch_norm_backward(em, node, dy, x, w, rm, rv, save_mean, save_invst
     m = xv.numel // xv.shape[1]
     loc = node.name
     cm = em.channel_map(r)
-    gsum = em.reduce(loc + ".sum", loc + "_sum", [dyv], [1],
-                     lambda bb, a, acc: bb.add(acc, a[0]))
-
-    def dot_body(bb, a, acc):
-        return bb.add(acc, bb.mul(a[0], bb.sub(a[1], a[2])))
-    dot = em.reduce(loc + ".dot", loc + "_dot", [dyv, xv, mean], [1], dot_body,
-                    extra_maps=[None, cm])
+    gsum = em.sum_reduce(loc + ".sum", loc + "_sum", [dyv], [1], lambda bb, a: a[0])
+    dot = em.sum_reduce(loc + ".dot", loc + "_dot", [dyv, xv, mean], [1],
+                        lambda bb, a: bb.mul(a[0], bb.sub(a[1], a[2])), extra_maps=[None, cm])
     gi = gw = gb = None
     if mask[0]:
         ins = [dyv, xv, mean, invstd, gsum, dot] + ([wv] if wv else [])
@@ -109,9 +105,10 @@ def native_layer_norm(em, node, x, normalized_shape, w, b, eps):
     m = math.prod(xv.shape[r - k:])
     loc = node.name
     om, nm = _layer_maps(r, k)
-    mean = em.reduce(loc + ".mean", loc + "_mean", [xv], outer,
-                     lambda bb, a, acc: bb.add(acc, bb.mul(a[0], bb.cf(1.0 / m))))
-    var = em.reduce(loc + ".var", loc + "_var", [xv, mean], outer, _square_dev, extra_maps=[om])
+    mean = em.sum_reduce(loc + ".mean", loc + "_mean", [xv], outer,
+                         lambda bb, a: bb.mul(a[0], bb.cf(1.0 / m)))
+    var = em.sum_reduce(loc + ".var", loc + "_var", [xv, mean], outer, _square_dev,
+                        extra_maps=[om])
     rstd = em.ewise(loc + ".rstd", loc + "_rstd", [var], lambda bb, a: bb.un(
         "math.rsqrt", bb.add(bb.mul(a[0], bb.cf(1.0 / m)), bb.cf(float(eps)))))
     ins = [xv, mean, rstd] + ([em.get(w)] if w is not None else []) + \
@@ -152,11 +149,10 @@ def native_layer_norm_backward(em, node, dy, x, normalized_shape, mean, rstd, w,
 
     def wdy(bb, a):
         return bb.mul(a[0], a[4]) if wv else a[0]
-    s1 = em.reduce(loc + ".sum", loc + "_s1", ins, outer,
-                   lambda bb, a, acc: bb.add(acc, wdy(bb, a)), extra_maps=emaps)
-    s2 = em.reduce(loc + ".dot", loc + "_s2", ins, outer,
-                   lambda bb, a, acc: bb.add(acc, bb.mul(wdy(bb, a), bb.mul(bb.sub(a[1], a[2]), a[3]))),
-                   extra_maps=emaps)
+    s1 = em.sum_reduce(loc + ".sum", loc + "_s1", ins, outer, wdy, extra_maps=emaps)
+    s2 = em.sum_reduce(loc + ".dot", loc + "_s2", ins, outer,
+                       lambda bb, a: bb.mul(wdy(bb, a), bb.mul(bb.sub(a[1], a[2]), a[3])),
+                       extra_maps=emaps)
     gi = gw = gb = None
     if mask[0]:
         gins = ins + [s1, s2]
@@ -173,10 +169,9 @@ def native_layer_norm_backward(em, node, dy, x, normalized_shape, mean, rstd, w,
         gi = em.f.generic(loc, loc, gins, [e], maps, ["parallel"] * r, body)
     inner = list(range(r - k, r))
     if mask[1] and wv is not None:
-        gw = em.reduce(loc + ".gw", loc + "_gw", [dyv, xv, mu, rs], inner,
-                       lambda bb, a, acc: bb.add(acc, bb.mul(a[0], bb.mul(bb.sub(a[1], a[2]), a[3]))),
-                       extra_maps=[None, om, om])
+        gw = em.sum_reduce(loc + ".gw", loc + "_gw", [dyv, xv, mu, rs], inner,
+                           lambda bb, a: bb.mul(a[0], bb.mul(bb.sub(a[1], a[2]), a[3])),
+                           extra_maps=[None, om, om])
     if mask[2] and b is not None:
-        gb = em.reduce(loc + ".gb", loc + "_gb", [dyv], inner,
-                       lambda bb, a, acc: bb.add(acc, a[0]))
+        gb = em.sum_reduce(loc + ".gb", loc + "_gb", [dyv], inner, lambda bb, a: a[0])
     return (gi, gw, gb)

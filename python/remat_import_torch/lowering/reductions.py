@@ -19,10 +19,9 @@ def _sum(em, node, x, dim, keepdim, scale=None):
     n = math.prod(v.shape[d] for d in red)
     c = scale(n) if scale else None
 
-    def body(bb, a, acc):
-        x_ = a[0] if c is None else bb.mul(a[0], bb.cf(c))
-        return bb.add(acc, x_)
-    out = em.reduce(node.name, node.name + ("_r" if keepdim else ""), [v], keep, body)
+    def term(bb, a):
+        return a[0] if c is None else bb.mul(a[0], bb.cf(c))
+    out = em.sum_reduce(node.name, node.name + ("_r" if keepdim else ""), [v], keep, term)
     if keepdim:
         shape = [1 if d in red else v.shape[d] for d in range(r)]
         out = em.reshape(node.name + ".view", node.name, out, shape)

@@ -19,9 +19,8 @@ def _max_and_sumexp(em, loc, xv, keep, km):
     numerically safe start of softmax and log-softmax."""
     mx = em.reduce(loc + ".max", loc + "_max", [xv], keep,
                    lambda bb, a, acc: bb.bin("arith.maximumf", acc, a[0]), init=NEG_INF)
-    se = em.reduce(loc + ".sum", loc + "_sum", [xv, mx], keep,
-                   lambda bb, a, acc: bb.add(acc, bb.un("math.exp", bb.sub(a[0], a[1]))),
-                   extra_maps=[km])
+    se = em.sum_reduce(loc + ".sum", loc + "_sum", [xv, mx], keep,
+                       lambda bb, a: bb.un("math.exp", bb.sub(a[0], a[1])), extra_maps=[km])
     return mx, se
 
 
@@ -44,7 +43,7 @@ def log_softmax_backward(em, node, g, out, dim, dtype):
     gv, ov = em.get(g), em.get(out)
     loc = node.name
     dim, keep, km = _rowwise(gv, dim)
-    s = em.reduce(loc + ".sum", loc + "_sum", [gv], keep, lambda bb, a, acc: bb.add(acc, a[0]))
+    s = em.sum_reduce(loc + ".sum", loc + "_sum", [gv], keep, lambda bb, a: a[0])
     e = em.f.empty(loc, gv.shape, loc)
     em._work(loc, gv.numel * 3)
     r = gv.rank
@@ -72,8 +71,8 @@ def softmax_backward(em, node, g, out, dim, dtype):
     gv, ov = em.get(g), em.get(out)
     loc = node.name
     dim, keep, km = _rowwise(gv, dim)
-    s = em.reduce(loc + ".sum", loc + "_sum", [gv, ov], keep,
-                  lambda bb, a, acc: bb.add(acc, bb.mul(a[0], a[1])))
+    s = em.sum_reduce(loc + ".sum", loc + "_sum", [gv, ov], keep,
+                      lambda bb, a: bb.mul(a[0], a[1]))
     e = em.f.empty(loc, gv.shape, loc)
     r = gv.rank
     em._work(loc, gv.numel * 2)

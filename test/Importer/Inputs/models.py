@@ -331,3 +331,20 @@ class ConvBiasBN(nn.Module):
 
     def forward(self, x):
         return self.fc(F.adaptive_avg_pool2d(F.relu(self.bn(self.conv(x))), 1).flatten(1))
+
+
+class OffsetBatchNorm(nn.Module):
+    """A batch norm over N x H x W values whose mean (1000) is far above
+    their spread (the input is uniform in [-1, 1]): summed in one float32
+    loop, the batch mean's rounding error grows with the number of terms
+    (a few 1e-3 of the spread at 8192 values), where PyTorch's blocked sums
+    stay near 1e-5.  The shifted sigmoid makes the loss and every gradient
+    feel a shift of the mean."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(torch.sigmoid(self.bn(x + 1000.0) + 2.0).mean((2, 3)))
