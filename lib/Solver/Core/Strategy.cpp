@@ -73,7 +73,9 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
   sol.schedule = std::move(res.schedule);
   sol.bound = res.bound;
   sol.gap = res.gap;
-  sol.sim = simulate(g, sol.schedule);
+  SimulatorOptions simOpts;
+  simOpts.link = opts.link;
+  sol.sim = simulate(g, sol.schedule, simOpts);
   if (!sol.sim.valid) {
     // A strategy bug, never a user error: say so loudly.
     sol.reason = "internal error: strategy '" + strategy +
