@@ -45,8 +45,9 @@ std::string budgetHelp() {
 
 std::string strategyHelp() {
   std::string names;
+  // Strategies that plan host copies are remat-plan --offload's only.
   for (const StrategyDescriptor &d : allStrategies())
-    if (d.name != "auto")
+    if (d.name != "auto" && !d.plansHostCopies)
       names += (names.empty() ? "" : ", ") + d.name;
   return "Strategy that chooses what to keep and what to recompute: auto "
          "(default: the fastest schedule of all that apply and meet the "
