@@ -106,6 +106,45 @@ TEST(OffloadGreedy, OffloadsNothingTheLinkCannotHide) {
   EXPECT_TRUE(offloadGreedy(p.g, 209, linkOf(10, 0)).feasible);
 }
 
+// f1 (run once) makes a1 and a2 (100 B each) at 0..10; both are read again
+// only by bw. f3 (22..122) needs 250 B of workspace. At 10 B per unit each
+// copy takes 10, and the compute from f1's end to bw's start (10..222)
+// hides both copies of either tensor (XLA's test passes for each alone).
+// But the to-host stream carries one copy at a time: the first offload
+// ends at 20, before f3 starts at 22; the second at 30, after. So one
+// tensor can leave before f3, not two.
+TEST(OffloadGreedy, TwoCopiesDoNotBothAssumeTheWholeLink) {
+  TrainingGraph g;
+  TensorId x = g.addInput("x", 0);
+  NodeId f1 = g.addNode("f1", NodeKind::Forward, 10, {x}, {100, 100});
+  g.node(f1).recomputable = false;
+  TensorId a1 = g.node(f1).outputs[0], a2 = g.node(f1).outputs[1];
+  NodeId f2 = g.addNode("f2", NodeKind::Forward, 12, {x}, {1});
+  NodeId f3 = g.addNode("f3", NodeKind::Forward, 100,
+                        {g.node(f2).outputs[0]}, {1}, /*workspace=*/250);
+  NodeId f4 =
+      g.addNode("f4", NodeKind::Forward, 100, {g.node(f3).outputs[0]}, {1});
+  NodeId bw = g.addNode("bw", NodeKind::Backward, 10,
+                        {a1, a2, g.node(f4).outputs[0]}, {1});
+  g.markRequired(g.node(bw).outputs[0]);
+  // Keep everything: f3 holds a1 + a2 + c + e + 250 = 452.
+  ASSERT_EQ(simulate(g, keepEverythingSchedule(g)).peak, 452);
+
+  Solution one = offloadGreedy(g, 352, linkOf(10));
+  ASSERT_TRUE(one.feasible) << one.reason;
+  EXPECT_EQ(one.sim.peak, 352);
+  ASSERT_EQ(one.sim.hostCopies.size(), 1u);
+  EXPECT_TRUE(one.sim.hostCopies[0].hidden);
+  EXPECT_DOUBLE_EQ(one.sim.time, 232);
+  // Both would take f3 to 252, but the second copy ends after f3 starts.
+  EXPECT_FALSE(offloadGreedy(g, 351, linkOf(10)).feasible);
+  // With twice the bandwidth both leave in time (10..15, 15..20).
+  Solution both = offloadGreedy(g, 252, linkOf(20));
+  ASSERT_TRUE(both.feasible) << both.reason;
+  EXPECT_EQ(both.sim.hostCopies.size(), 2u);
+  (void)a2;
+}
+
 TEST(OffloadGreedy, ReturnsTheProgramWhenItFits) {
   PinnedActivation p;
   Solution s = offloadGreedy(p.g, 210, linkOf(10));
