@@ -19,6 +19,9 @@ std::string jsonString(llvm::StringRef s) {
 std::string stepJSON(const TrainingGraph &g, const Step &step) {
   if (step.isFree())
     return "{\"free\": " + jsonString(g.tensor(step.id).name) + "}";
+  if (step.isCopy())
+    return std::string(step.isOffload() ? "{\"offload\": " : "{\"prefetch\": ") +
+           jsonString(g.tensor(step.id).name) + "}";
   std::string s = "{\"run\": " + jsonString(g.node(step.id).name);
   if (!step.discard.empty()) {
     s += ", \"discard\": [";
@@ -37,6 +40,34 @@ std::string memory(const GraphFile &f, int64_t bytes) {
   if (f.units.bytesPerUnit == 1)
     return std::to_string(bytes);
   return formatNumber(static_cast<double>(bytes) / f.units.bytesPerUnit);
+}
+
+/// What a plan with host copies moves: for strategies that plan them
+/// (remat-plan --offload), even when they moved nothing.
+void writeOffloadJSON(llvm::raw_ostream &os, const GraphFile &file,
+                      const SimulationResult &sim) {
+  const TrainingGraph &g = file.graph;
+  os << "  \"offload\": {\n";
+  os << "    \"device_peak\": " << memory(file, sim.peak) << ",\n";
+  os << "    \"host_peak\": " << memory(file, sim.hostPeak) << ",\n";
+  os << "    \"stall\": " << formatNumber(sim.stall) << ",\n";
+  os << "    \"tensors\": [";
+  for (size_t i = 0; i < sim.hostCopies.size(); ++i) {
+    const HostCopy &c = sim.hostCopies[i];
+    os << (i ? ",\n      " : "\n      ") << "{\"tensor\": "
+       << jsonString(g.tensor(c.tensor).name)
+       << ", \"bytes\": " << memory(file, c.bytes)
+       << ", \"hidden\": " << (c.hidden ? "true" : "false")
+       << ", \"offload\": [" << formatNumber(c.offloadStart) << ", "
+       << formatNumber(c.offloadEnd) << "], \"prefetch\": ";
+    if (c.prefetchStep < 0)
+      os << "null";
+    else
+      os << "[" << formatNumber(c.prefetchStart) << ", "
+         << formatNumber(c.prefetchEnd) << "]";
+    os << ", \"stall\": " << formatNumber(c.stall) << "}";
+  }
+  os << (sim.hostCopies.empty() ? "]\n" : "\n    ]\n") << "  },\n";
 }
 
 std::string unitsJSON(const GraphFile &f) {
@@ -68,6 +99,9 @@ void writeSolutionJSON(llvm::raw_ostream &os, const GraphFile &file,
       os << "  \"bound\": " << formatNumber(sol.bound) << ",\n";
       os << "  \"gap\": " << formatNumber(sol.gap) << ",\n";
     }
+    const StrategyInfo *info = findStrategy(sol.strategy);
+    if (sol.schedule.hasCopies() || (info && info->plansHostCopies))
+      writeOffloadJSON(os, file, sol.sim);
   } else {
     os << "  \"peak\": null,\n  \"time\": null,\n  \"overhead\": null,\n";
     os << "  \"reason\": " << jsonString(sol.reason) << ",\n";

@@ -41,10 +41,16 @@ remat::checkRematSettings(const RematSettings &settings) {
   if (!size)
     return "invalid budget '" + settings.budget +
            "': " + llvm::toString(size.takeError());
-  if (!findStrategy(settings.strategy)) {
+  const StrategyInfo *strategy = findStrategy(settings.strategy);
+  if (!strategy || strategy->plansHostCopies) {
     std::string names;
     for (const StrategyInfo &s : allStrategies())
-      names += (names.empty() ? "" : ", ") + s.name;
+      if (!s.plansHostCopies)
+        names += (names.empty() ? "" : ", ") + s.name;
+    if (strategy) // Offload is planned, not lowered yet (issue 51).
+      return "strategy '" + settings.strategy +
+             "' plans host copies, which the passes do not lower yet "
+             "(remat-plan --offload plans them); available: " + names;
     return "unknown strategy '" + settings.strategy + "'; available: " + names;
   }
   if (std::string wrong = checkStrategyOptions(settings.solve); !wrong.empty())

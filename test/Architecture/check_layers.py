@@ -37,7 +37,7 @@ ALLOWED = {
 # other without cycles, never Portfolio (auto, the smallest-budget search),
 # which may include them all; Testing is test-only (checked below).
 SOLVER_FAMILIES = {"Baselines", "Chain", "Evict", "Join", "Loop", "LowerSet",
-                   "MILP"}
+                   "MILP", "Offload"}
 SOLVER_ALLOWED = {
     "Core": set(),
     "Portfolio": {"Core"} | SOLVER_FAMILIES,

@@ -16,6 +16,7 @@
 #include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Support/AllocAlignment.h"
 
+#include "OffloadFlags.h"
 #include "StrategyFlags.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -80,6 +81,7 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   // Static like the flags above: cl keeps pointers to them until exit.
   static const StrategyFlags strategyFlags(category);
+  static const OffloadFlags offloadFlags(category);
   static const std::string strategyDesc =
       strategyHelp() + ". --strategy=list prints them with a description";
   static const std::string budgetDesc =
@@ -104,9 +106,20 @@ int main(int argc, char **argv) {
     listStrategies();
     return 0;
   }
-  if (!findStrategy(strategyName))
+  const StrategyInfo *strategy = findStrategy(strategyName);
+  if (!strategy)
     return usageError("unknown strategy '" + strategyName +
                       "' (--strategy=list shows the available ones)");
+  // Offload is a choice of its own until auto weighs it (issue 51).
+  if (offloadFlags.enabled() && strategyName.getNumOccurrences() &&
+      !strategy->plansHostCopies)
+    return usageError("--offload plans with offload-greedy; --strategy=" +
+                      strategyName + " does not offload");
+  if (offloadFlags.enabled())
+    strategyName = "offload-greedy";
+  else if (strategy->plansHostCopies)
+    return usageError("--strategy=" + strategyName +
+                      " plans host copies: give --offload");
   SolveOptions opts;
   strategyFlags.apply(opts);
   if (std::string bad = checkStrategyOptions(opts); !bad.empty())
@@ -132,6 +145,12 @@ int main(int argc, char **argv) {
           file->graph.tensor(t).bytes, static_cast<int64_t>(units));
   }
   const TrainingGraph &g = file->graph;
+  if (offloadFlags.enabled()) {
+    llvm::Expected<CopyLink> link = offloadFlags.link(file->units.time);
+    if (!link)
+      return usageError(llvm::toString(link.takeError()));
+    opts.link = *link;
+  }
 
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";

@@ -21,24 +21,42 @@ std::vector<int> Schedule::runCounts(const TrainingGraph &g) const {
   return counts;
 }
 
-Schedule Schedule::withEagerFrees(const TrainingGraph &g) const {
-  std::vector<const Step *> runs;
-  for (const Step &s : steps_)
-    if (s.isRun())
-      runs.push_back(&s);
+bool Schedule::hasCopies() const {
+  return std::any_of(steps_.begin(), steps_.end(),
+                     [](const Step &s) { return s.isCopy(); });
+}
 
-  // For every stored tensor instance, the run index after which it dies.
+Schedule Schedule::withEagerFrees(const TrainingGraph &g) const {
+  // Runs and copy steps, in order; frees go after them.
+  std::vector<const Step *> events;
+  for (const Step &s : steps_)
+    if (!s.isFree())
+      events.push_back(&s);
+
+  // For every stored tensor instance, the event index after which it dies.
   // lastUse[t] tracks the current instance of t: the index of the run that
-  // produced it or last read it. -1: not stored.
+  // produced it or last read it (or the prefetch that brought it back).
+  // -1: not stored on the device.
   std::vector<long> lastUse(g.numTensors(), -1);
-  std::vector<std::vector<TensorId>> freesAfter(runs.size());
+  std::vector<std::vector<TensorId>> freesAfter(events.size());
   auto retire = [&](TensorId t) {
     if (lastUse[t] >= 0 && !g.isInput(t) && !g.isRequired(t))
       freesAfter[lastUse[t]].push_back(t);
     lastUse[t] = -1;
   };
-  for (long i = 0; i < static_cast<long>(runs.size()); ++i) {
-    const Step &s = *runs[i];
+  for (long i = 0; i < static_cast<long>(events.size()); ++i) {
+    const Step &s = *events[i];
+    if (s.isCopy()) {
+      if (s.id < 0 || s.id >= g.numTensors())
+        continue; // The Simulator reports it.
+      if (s.isOffload()) {
+        lastUse[s.id] = -1; // The copy releases it: no Free.
+      } else {
+        retire(s.id);
+        lastUse[s.id] = i;
+      }
+      continue;
+    }
     if (s.id < 0 || s.id >= g.numNodes())
       continue; // The Simulator reports it.
     const Node &n = g.node(s.id);
@@ -57,8 +75,8 @@ Schedule Schedule::withEagerFrees(const TrainingGraph &g) const {
     retire(t);
 
   Schedule out;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    out.steps_.push_back(*runs[i]);
+  for (size_t i = 0; i < events.size(); ++i) {
+    out.steps_.push_back(*events[i]);
     std::sort(freesAfter[i].begin(), freesAfter[i].end());
     for (TensorId t : freesAfter[i])
       out.free(t);
@@ -74,7 +92,9 @@ std::string Schedule::str(const TrainingGraph &g) const {
       for (TensorId t : s.discard)
         os << " -" << g.tensor(t).name;
     } else {
-      os << "free " << g.tensor(s.id).name;
+      const char *verb = s.isFree() ? "free " : s.isOffload() ? "offload "
+                                                              : "prefetch ";
+      os << verb << g.tensor(s.id).name;
     }
     os << '\n';
   }

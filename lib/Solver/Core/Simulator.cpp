@@ -4,6 +4,8 @@
 
 #include "remat/Solver/Core/Simulator.h"
 
+#include "remat/Support/CheckedArithmetic.h"
+
 #include <algorithm>
 
 namespace remat {
@@ -39,12 +41,43 @@ int64_t peakLowerBound(const TrainingGraph &g) {
   return inputBytes(g) + std::max(required, step);
 }
 
+namespace {
+
+/// Bytes whose release waits for a copy to end.
+struct PendingRelease {
+  TensorId tensor;
+  double at;
+  int64_t bytes;
+};
+
+/// Removes the entries of `pending` that end by `now`; returns their bytes.
+int64_t releaseEnded(std::vector<PendingRelease> &pending, double now,
+                     std::vector<char> *held = nullptr) {
+  int64_t bytes = 0;
+  auto ended = [&](const PendingRelease &p) {
+    if (p.at > now)
+      return false;
+    bytes += p.bytes;
+    if (held)
+      (*held)[p.tensor] = 0;
+    return true;
+  };
+  pending.erase(std::remove_if(pending.begin(), pending.end(), ended),
+                pending.end());
+  return bytes;
+}
+
+} // namespace
+
 SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
                           const SimulatorOptions &opts) {
   SimulationResult r;
-  std::vector<char> live(g.numTensors(), 0);
+  // live: on the device and readable. offloading: on its way to the host,
+  // its device bytes still held. onHost: a copy on the host (or on its way).
+  std::vector<char> live(g.numTensors(), 0), offloading(g.numTensors(), 0),
+      onHost(g.numTensors(), 0);
   std::vector<int> runs(g.numNodes(), 0);
-  int64_t liveBytes = 0;
+  int64_t liveBytes = 0, hostBytes = 0;
   for (TensorId t = 0; t < g.numTensors(); ++t)
     if (g.isInput(t)) {
       live[t] = 1;
@@ -56,7 +89,7 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
       return;
     r.liveAtPeak.clear();
     for (TensorId t = 0; t < g.numTensors(); ++t)
-      if (live[t])
+      if (live[t] || offloading[t])
         r.liveAtPeak.push_back(t);
   };
   recordLive();
@@ -68,10 +101,90 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
     return r;
   };
 
+  // The time model (Simulator.h). Without copies, clock is the running sum
+  // of the run times, exactly as before.
+  double clock = 0;                 // End of the last run.
+  double toHostFree = 0, toDeviceFree = 0; // When each stream is free.
+  std::vector<double> arrives(g.numTensors(), 0); // On the device from.
+  std::vector<long> stay(g.numTensors(), -1); // Open entry of hostCopies.
+  std::vector<PendingRelease> deviceReleases, hostReleases;
+  const std::string overflow = "byte count overflows int64";
+
   const auto &steps = s.steps();
   for (long i = 0; i < static_cast<long>(steps.size()); ++i) {
     const Step &step = steps[i];
     std::string where = "step " + std::to_string(i) + ": ";
+    if (step.isCopy()) {
+      TensorId t = step.id;
+      const char *what = step.isOffload() ? "offload" : "prefetch";
+      if (t < 0 || t >= g.numTensors())
+        return fail(i, where + what + " of an unknown tensor");
+      const Tensor &ten = g.tensor(t);
+      if (!opts.link.usable())
+        return fail(i, where + what + " of '" + ten.name +
+                           "' without a usable copy link");
+      liveBytes -= releaseEnded(deviceReleases, clock, &offloading);
+      hostBytes -= releaseEnded(hostReleases, clock);
+      if (step.isOffload()) {
+        if (g.isInput(t))
+          return fail(i, where + "offloads input '" + ten.name + "'");
+        if (g.isRequired(t))
+          return fail(i, where + "offloads required output '" + ten.name +
+                             "'");
+        if (!live[t])
+          return fail(i, where + "offloads '" + ten.name +
+                             "', which is not live");
+        double start = std::max({clock, toHostFree, arrives[t]});
+        double end = start + opts.link.offloadTime(ten.bytes);
+        toHostFree = end;
+        live[t] = 0;
+        offloading[t] = 1;
+        onHost[t] = 1;
+        deviceReleases.push_back({t, end, ten.bytes});
+        std::optional<int64_t> host = checkedAdd(hostBytes, ten.bytes);
+        if (!host)
+          return fail(i, where + overflow);
+        hostBytes = *host;
+        r.hostPeak = std::max(r.hostPeak, hostBytes);
+        HostCopy c;
+        c.tensor = t;
+        c.bytes = ten.bytes;
+        c.offloadStep = i;
+        c.offloadStart = start;
+        c.offloadEnd = end;
+        stay[t] = static_cast<long>(r.hostCopies.size());
+        r.hostCopies.push_back(c);
+      } else {
+        if (!onHost[t])
+          return fail(i, where + "prefetches '" + ten.name +
+                             "', which is not on the host");
+        HostCopy &c = r.hostCopies[stay[t]];
+        double start = std::max({clock, toDeviceFree, c.offloadEnd});
+        double end = start + opts.link.prefetchTime(ten.bytes);
+        toDeviceFree = end;
+        c.prefetchStep = i;
+        c.prefetchStart = start;
+        c.prefetchEnd = end;
+        onHost[t] = 0;
+        live[t] = 1;
+        arrives[t] = end;
+        hostReleases.push_back({t, end, ten.bytes});
+        std::optional<int64_t> held = checkedAdd(liveBytes, ten.bytes);
+        if (!held)
+          return fail(i, where + overflow);
+        liveBytes = *held;
+        if (liveBytes > r.peak) {
+          r.peak = liveBytes;
+          r.peakStep = i;
+          recordLive();
+        }
+      }
+      if (opts.recordTimeline) {
+        r.usageDuringStep.push_back(liveBytes);
+        r.liveAfterStep.push_back(liveBytes);
+      }
+      continue;
+    }
     if (step.isFree()) {
       TensorId t = step.id;
       if (t < 0 || t >= g.numTensors())
@@ -108,6 +221,20 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
           node.outputs.end())
         return fail(i, where + "'" + node.name + "' discards '" +
                            g.tensor(t).name + "', which it does not produce");
+    // The run waits for its prefetched inputs; the wait is the last one's.
+    double start = clock;
+    TensorId latest = kNone;
+    for (TensorId t : node.inputs)
+      if (arrives[t] > start) {
+        start = arrives[t];
+        latest = t;
+      }
+    if (latest != kNone) {
+      r.stall += start - clock;
+      r.hostCopies[stay[latest]].stall += start - clock;
+    }
+    if (!deviceReleases.empty())
+      liveBytes -= releaseEnded(deviceReleases, start, &offloading);
     int64_t stored = 0;
     for (TensorId t : node.outputs) {
       if (std::find(step.discard.begin(), step.discard.end(), t) !=
@@ -116,20 +243,32 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
       if (live[t])
         return fail(i, where + "'" + node.name + "' recomputes '" +
                            g.tensor(t).name + "' while it is still live");
+      if (onHost[t])
+        return fail(i, where + "'" + node.name + "' recomputes '" +
+                           g.tensor(t).name + "' while it is on the host");
       live[t] = 1;
-      stored += g.tensor(t).bytes;
+      arrives[t] = 0;
+      std::optional<int64_t> sum = checkedAdd(stored, g.tensor(t).bytes);
+      if (!sum)
+        return fail(i, where + overflow);
+      stored = *sum;
     }
-    int64_t during = liveBytes + stored + node.workspace;
-    if (during > r.peak) {
-      r.peak = during;
+    std::optional<int64_t> after = checkedAdd(liveBytes, stored);
+    std::optional<int64_t> during =
+        after ? checkedAdd(*after, node.workspace) : std::nullopt;
+    if (!during)
+      return fail(i, where + overflow);
+    if (*during > r.peak) {
+      r.peak = *during;
       r.peakStep = i;
       recordLive();
     }
-    liveBytes += stored;
+    liveBytes = *after;
     ++runs[n];
-    r.time += node.time;
+    clock = start + node.time;
+    r.time = clock;
     if (opts.recordTimeline) {
-      r.usageDuringStep.push_back(during);
+      r.usageDuringStep.push_back(*during);
       r.liveAfterStep.push_back(liveBytes);
     }
   }
@@ -143,6 +282,10 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
   for (NodeId n = 0; n < g.numNodes(); ++n)
     if (runs[n] == 0)
       return fail(-1, "node '" + g.node(n).name + "' never runs");
+  r.time = std::max({clock, toHostFree, toDeviceFree});
+  for (HostCopy &c : r.hostCopies)
+    c.hidden = c.stall == 0 && c.offloadEnd <= clock &&
+               c.prefetchEnd <= clock;
   r.valid = true;
   return r;
 }

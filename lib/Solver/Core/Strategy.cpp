@@ -45,8 +45,9 @@ std::string budgetHelp() {
 
 std::string strategyHelp() {
   std::string names;
+  // Strategies that plan host copies are remat-plan --offload's only.
   for (const StrategyDescriptor &d : allStrategies())
-    if (d.name != "auto")
+    if (d.name != "auto" && !d.plansHostCopies)
       names += (names.empty() ? "" : ", ") + d.name;
   return "Strategy that chooses what to keep and what to recompute: auto "
          "(default: the fastest schedule of all that apply and meet the "
@@ -73,7 +74,9 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
   sol.schedule = std::move(res.schedule);
   sol.bound = res.bound;
   sol.gap = res.gap;
-  sol.sim = simulate(g, sol.schedule);
+  SimulatorOptions simOpts;
+  simOpts.link = opts.link;
+  sol.sim = simulate(g, sol.schedule, simOpts);
   if (!sol.sim.valid) {
     // A strategy bug, never a user error: say so loudly.
     sol.reason = "internal error: strategy '" + strategy +

@@ -471,6 +471,8 @@ std::vector<double> Formulation::encode(const Schedule &s,
   for (const Step &step : s.steps()) {
     if (step.isFree())
       continue;
+    if (step.isCopy())
+      return {}; // The model has no host memory.
     if (!step.discard.empty() || stage >= n)
       return {};
     const int i = pos[step.id];

@@ -13,6 +13,7 @@
 #include "remat/Solver/Join/JoinStrategies.h"
 #include "remat/Solver/LowerSet/LowerSetStrategies.h"
 #include "remat/Solver/MILP/MILPStrategies.h"
+#include "remat/Solver/Offload/OffloadStrategies.h"
 #include "remat/Solver/Portfolio/Auto.h"
 
 namespace remat {
@@ -52,6 +53,7 @@ void registerBuiltinStrategies(StrategyRegistry &registry) {
   registerLowerSetStrategies(registry);
   registerMILPStrategies(registry);
   registerEvictStrategies(registry);
+  registerOffloadStrategies(registry);
   registerPortfolioStrategies(registry);
 }
 

@@ -10,6 +10,13 @@
 // Discarding is meant for stage-level graphs; op-level graphs from the IR
 // materialize every result.
 //
+// Offload and Prefetch steps move a tensor to host memory and back over a
+// copy link that runs beside compute (Simulator.h has the time model): an
+// Offload starts a device-to-host copy of a live tensor, whose device bytes
+// are released when the copy ends; a Prefetch starts the copy back, whose
+// device bytes are held from that step on. Strategies that do not offload
+// never emit them.
+//
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_SOLVER_CORE_SCHEDULE_H
 #define REMAT_SOLVER_CORE_SCHEDULE_H
@@ -22,17 +29,23 @@
 namespace remat {
 
 struct Step {
-  enum class Kind : uint8_t { Run, Free };
+  enum class Kind : uint8_t { Run, Free, Offload, Prefetch };
   Kind kind = Kind::Run;
-  int32_t id = kNone;            ///< NodeId for Run, TensorId for Free.
+  int32_t id = kNone; ///< NodeId for Run, TensorId for the other kinds.
   std::vector<TensorId> discard; ///< Run only: outputs not stored.
 
   static Step run(NodeId n, std::vector<TensorId> discard = {}) {
     return Step{Kind::Run, n, std::move(discard)};
   }
   static Step free(TensorId t) { return Step{Kind::Free, t, {}}; }
+  static Step offload(TensorId t) { return Step{Kind::Offload, t, {}}; }
+  static Step prefetch(TensorId t) { return Step{Kind::Prefetch, t, {}}; }
   bool isRun() const { return kind == Kind::Run; }
   bool isFree() const { return kind == Kind::Free; }
+  bool isOffload() const { return kind == Kind::Offload; }
+  bool isPrefetch() const { return kind == Kind::Prefetch; }
+  /// Offload or Prefetch: a step of the copy link.
+  bool isCopy() const { return isOffload() || isPrefetch(); }
   bool operator==(const Step &o) const {
     return kind == o.kind && id == o.id && discard == o.discard;
   }
@@ -47,6 +60,10 @@ public:
     steps_.push_back(Step::run(n, std::move(discard)));
   }
   void free(TensorId t) { steps_.push_back(Step::free(t)); }
+  void offload(TensorId t) { steps_.push_back(Step::offload(t)); }
+  void prefetch(TensorId t) { steps_.push_back(Step::prefetch(t)); }
+  /// Whether some step is an Offload or a Prefetch.
+  bool hasCopies() const;
   void append(const Schedule &other);
 
   const std::vector<Step> &steps() const { return steps_; }
@@ -61,10 +78,14 @@ public:
   /// possible: each stored tensor is freed right after its last read before
   /// it is produced again (or right after it is produced when nothing reads
   /// it). Inputs and required outputs are never freed. Existing Free steps
-  /// are dropped first, so strategies may emit runs only.
+  /// are dropped first, so strategies may emit runs only. Copy steps are
+  /// kept in place: an Offload ends the tensor's device life like a last
+  /// read (it is not freed before it), a Prefetch starts a new one like a
+  /// run producing it.
   Schedule withEagerFrees(const TrainingGraph &g) const;
 
-  /// Human-readable rendering, one step per line ("run F3", "free a3").
+  /// Human-readable rendering, one step per line ("run F3", "free a3",
+  /// "offload a3", "prefetch a3").
   std::string str(const TrainingGraph &g) const;
 
   bool operator==(const Schedule &o) const { return steps_ == o.steps_; }

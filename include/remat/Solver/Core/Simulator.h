@@ -11,12 +11,29 @@
 //  - non-recomputable forward nodes and all backward nodes run exactly once;
 //  - Free releases a live tensor that is neither an input nor required;
 //  - every node runs at least once and every required output is live at
-//    the end.
+//    the end;
+//  - Offload copies a live tensor that is neither an input nor required to
+//    the host (it cannot be read or recomputed until a Prefetch brings it
+//    back); Prefetch copies back a tensor that is on the host.
+//
+// Time: compute runs the Run steps in order; each copy direction is one
+// in-order stream on the CopyLink beside it. An Offload starts when it is
+// issued (the end of the previous run), its stream is free and its tensor
+// is on the device, and ends `offloadTime` later; the tensor's device
+// bytes count until then (during every run that starts before the end) and
+// its host bytes from the issue. A Prefetch starts when issued, its stream
+// is free and the offload has ended; its device bytes count from the issue
+// (the buffer is allocated before the copy is enqueued), its host bytes
+// until it ends. A run starts when the previous one ends and every input
+// has arrived: a late prefetch stalls it. The time is the critical path,
+// the last of compute and both streams. Without copy steps this is the sum
+// of the run times, as before.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_SOLVER_CORE_SIMULATOR_H
 #define REMAT_SOLVER_CORE_SIMULATOR_H
 
+#include "remat/Solver/Core/CopyLink.h"
 #include "remat/Solver/Core/Schedule.h"
 
 #include <string>
@@ -24,25 +41,51 @@
 
 namespace remat {
 
+/// One stay of a tensor on the host: its Offload and the Prefetch that
+/// brings it back (none: it stays there).
+struct HostCopy {
+  TensorId tensor = kNone;
+  int64_t bytes = 0;
+  long offloadStep = -1, prefetchStep = -1;
+  double offloadStart = 0, offloadEnd = 0;
+  double prefetchStart = -1, prefetchEnd = -1;
+  /// Compute time lost waiting for the prefetch.
+  double stall = 0;
+  /// No run waited for it and both copies ended by the end of compute.
+  bool hidden = false;
+};
+
 struct SimulationResult {
   bool valid = false;
   std::string error;     ///< Why the schedule is invalid.
   long errorStep = -1;   ///< Index of the offending step, -1 at the end.
   int64_t peak = 0;      ///< Peak bytes, workspace included.
   long peakStep = -1;    ///< Step where the peak is reached (-1: initial).
-  double time = 0;       ///< Sum of the times of all Run steps.
+  /// The critical path of compute and both copy streams; without copies,
+  /// the sum of the times of all Run steps.
+  double time = 0;
+  /// Compute time lost waiting for prefetches.
+  double stall = 0;
+  /// Peak bytes on the host (copies only; graph inputs are not counted).
+  int64_t hostPeak = 0;
+  /// Every offload, in order.
+  std::vector<HostCopy> hostCopies;
   /// Bytes stored after each step (workspace excluded), when requested.
   std::vector<int64_t> liveAfterStep;
   /// Bytes held during each step (workspace included), when requested.
   std::vector<int64_t> usageDuringStep;
-  /// The tensors live while the peak step runs (its outputs included),
-  /// when requested: what the peak is made of.
+  /// The tensors live while the peak step runs (its outputs included, and
+  /// tensors whose offload has not ended), when requested: what the peak
+  /// is made of.
   std::vector<TensorId> liveAtPeak;
 };
 
 struct SimulatorOptions {
   bool recordTimeline = false;
   bool recordLiveAtPeak = false;
+  /// Times Offload and Prefetch steps; a schedule with copies is invalid
+  /// when it is not usable().
+  CopyLink link;
 };
 
 SimulationResult simulate(const TrainingGraph &g, const Schedule &s,

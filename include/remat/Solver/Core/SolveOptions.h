@@ -10,6 +10,7 @@
 #ifndef REMAT_SOLVER_CORE_SOLVEOPTIONS_H
 #define REMAT_SOLVER_CORE_SOLVEOPTIONS_H
 
+#include "remat/Solver/Core/CopyLink.h"
 #include "remat/Solver/Core/Schedule.h"
 
 #include <cstdint>
@@ -87,6 +88,9 @@ struct SolveOptions {
   /// memory-centric variants (lowest peak). minimumBudget() runs them once
   /// and turns this off while it bisects.
   bool memoryCentricFallback = true;
+  /// The device-host link offload copies use (offload-greedy plans with
+  /// it, solve() simulates with it); in the graph's time unit (CopyLink.h).
+  CopyLink link;
   /// Shared by solves of the same graph only; empty: nothing is reused.
   std::shared_ptr<SolveCache> cache;
   /// Where strategies report notes (fallbacks, approximations). May be empty.

@@ -165,6 +165,10 @@ struct StrategyDescriptor {
   SizedStrategyFn runSized;
   AutoRole autoRole;
   BudgetSearchRole budgetSearch;
+  /// Its plans may move tensors to the host (Offload/Prefetch steps). The
+  /// MLIR passes do not lower copies yet (issue 51), so they refuse it and
+  /// their help does not offer it; remat-plan --offload runs it.
+  bool plansHostCopies = false;
 };
 
 /// The former name, kept for callers of allStrategies().

@@ -1,0 +1,45 @@
+//===- OffloadPlanner.h - Offload tensors whose copies hide ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The scalable offload rule (XLA's host offload in HloRematerialization):
+// move a tensor to the host across a stretch of compute only when that
+// compute hides both of its copies. Applied to any schedule without copies
+// (keep-everything, a recompute plan), it lowers the peak until the budget
+// holds or no tensor at the peak can go.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_SOLVER_OFFLOAD_OFFLOADPLANNER_H
+#define REMAT_SOLVER_OFFLOAD_OFFLOADPLANNER_H
+
+#include "remat/Solver/Core/CopyLink.h"
+#include "remat/Solver/Core/Schedule.h"
+
+#include <cstdint>
+
+namespace remat {
+
+struct OffloadPlanOptions {
+  int64_t budget = 0;
+  CopyLink link;
+  /// Candidates tried (each one simulation) at one peak before giving up.
+  int triesPerPeak = 64;
+};
+
+/// `base` with Offload/Prefetch pairs added while its peak is above the
+/// budget: at the peak run, the largest live tensor that the run does not
+/// touch, offloaded right after its last use before the peak and
+/// prefetched as late as the compute before its next read still hides the
+/// copy. A pair is kept only when the Simulator says the run at the peak
+/// holds fewer bytes, the peak did not rise and nothing stalls: the
+/// Simulator's two in-order streams are the link's timeline, so a copy
+/// booked earlier delays the next one on the same stream and two copies
+/// never both assume the whole bandwidth. Returns the last schedule kept:
+/// valid, as fast as `base` (no stall), peaking at most as high; whether it
+/// meets the budget is the caller's check. `base` must have no copies.
+Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
+                            const OffloadPlanOptions &opts);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_OFFLOAD_OFFLOADPLANNER_H

@@ -1,0 +1,148 @@
+//===- OffloadPlanner.cpp - Offload tensors whose copies hide -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "remat/Solver/Offload/OffloadPlanner.h"
+
+#include "remat/Solver/Core/Simulator.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace remat {
+
+namespace {
+
+bool touches(const Node &n, TensorId t) {
+  return std::find(n.inputs.begin(), n.inputs.end(), t) != n.inputs.end() ||
+         std::find(n.outputs.begin(), n.outputs.end(), t) != n.outputs.end();
+}
+
+bool reads(const Node &n, TensorId t) {
+  return std::find(n.inputs.begin(), n.inputs.end(), t) != n.inputs.end();
+}
+
+/// Where one tensor could go to the host around the peak step: offloaded
+/// after step `after`, prefetched before step `before`, read at `next`.
+struct Gap {
+  long after = -1, before = -1, next = -1;
+};
+
+/// The stay of `t` across step `peak`: its last use before it (a run that
+/// produces or reads it) and its next read after it, with
+/// the prefetch issued as late as the compute up to that read hides it.
+/// `start` holds every step's start time (copies issue when the previous
+/// run ends). None when the compute in between cannot hide both copies.
+std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
+                             const std::vector<double> &start, long peak,
+                             TensorId t, const CopyLink &link) {
+  const std::vector<Step> &steps = s.steps();
+  Gap gap;
+  for (long i = peak - 1; i >= 0 && gap.after < 0; --i) {
+    const Step &st = steps[i];
+    if (st.id != t && !st.isRun())
+      continue;
+    if (st.isRun() && touches(g.node(st.id), t))
+      gap.after = i;
+    else if (!st.isRun())
+      return std::nullopt; // Freed, offloaded, or back unread: leave it.
+  }
+  for (long i = peak + 1; i < static_cast<long>(steps.size()); ++i) {
+    const Step &st = steps[i];
+    if (st.isRun() && reads(g.node(st.id), t)) {
+      gap.next = i;
+      break;
+    }
+    if (!st.isRun() && st.id == t)
+      return std::nullopt; // Freed before another read.
+  }
+  if (gap.after < 0 || gap.next < 0)
+    return std::nullopt;
+  const int64_t bytes = g.tensor(t).bytes;
+  double ready = start[gap.after] + g.node(steps[gap.after].id).time;
+  // XLA's rule: the compute in between hides both copies.
+  if (link.offloadTime(bytes) + link.prefetchTime(bytes) >
+      start[gap.next] - ready)
+    return std::nullopt;
+  for (long j = gap.next; j > peak; --j)
+    if (steps[j].isRun() &&
+        start[j] + link.prefetchTime(bytes) <= start[gap.next]) {
+      gap.before = j;
+      return gap;
+    }
+  return std::nullopt;
+}
+
+/// Start time of every step, assuming nothing stalls (true of every
+/// schedule the planner keeps).
+std::vector<double> stepStarts(const TrainingGraph &g, const Schedule &s) {
+  std::vector<double> start;
+  start.reserve(s.size());
+  double clock = 0;
+  for (const Step &st : s.steps()) {
+    start.push_back(clock);
+    if (st.isRun())
+      clock += g.node(st.id).time;
+  }
+  return start;
+}
+
+} // namespace
+
+Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
+                            const OffloadPlanOptions &opts) {
+  SimulatorOptions so;
+  so.link = opts.link;
+  so.recordTimeline = true;
+  so.recordLiveAtPeak = true;
+  Schedule cur = base;
+  SimulationResult sim = simulate(g, cur, so);
+  if (!sim.valid || base.hasCopies() || !opts.link.usable())
+    return base;
+  const double time = sim.time;
+  while (sim.peak > opts.budget) {
+    const long peak = sim.peakStep;
+    if (peak < 0 || !cur.steps()[peak].isRun())
+      break; // The inputs alone, or a prefetch: nothing to move.
+    const Node &running = g.node(cur.steps()[peak].id);
+    std::vector<TensorId> candidates;
+    for (TensorId t : sim.liveAtPeak)
+      if (!g.isInput(t) && !g.isRequired(t) && !touches(running, t))
+        candidates.push_back(t);
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [&](TensorId a, TensorId b) {
+                       return g.tensor(a).bytes > g.tensor(b).bytes;
+                     });
+    const std::vector<double> start = stepStarts(g, cur);
+    bool kept = false;
+    int tries = 0;
+    for (TensorId t : candidates) {
+      if (g.tensor(t).bytes == 0)
+        break; // Moving nothing lowers nothing.
+      std::optional<Gap> gap = gapAround(g, cur, start, peak, t, opts.link);
+      if (!gap)
+        continue;
+      if (tries++ >= opts.triesPerPeak)
+        break;
+      Schedule next = cur;
+      std::vector<Step> &steps = next.steps();
+      steps.insert(steps.begin() + gap->before, Step::prefetch(t));
+      steps.insert(steps.begin() + gap->after + 1, Step::offload(t));
+      SimulationResult nextSim = simulate(g, next, so);
+      // The run at the peak is one step later, after the offload.
+      if (!nextSim.valid || nextSim.stall > 0 || nextSim.time > time ||
+          nextSim.peak > sim.peak ||
+          nextSim.usageDuringStep[peak + 1] >= sim.usageDuringStep[peak])
+        continue;
+      cur = std::move(next);
+      sim = std::move(nextSim);
+      kept = true;
+      break;
+    }
+    if (!kept)
+      break;
+  }
+  return cur;
+}
+
+} // namespace remat

@@ -1,0 +1,118 @@
+//===- OffloadStrategies.cpp - offload-greedy ------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "remat/Solver/Offload/OffloadStrategies.h"
+
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Evict/EvictStrategies.h"
+#include "remat/Solver/Offload/OffloadPlanner.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace remat {
+
+namespace {
+
+/// evict-greedy's plans are made at the budget times these: a recompute
+/// plan a little above the budget leaves the offloads less to do.
+constexpr double kBaseBudgetFactors[] = {1.0, 1.1, 1.25, 1.5, 2.0, 3.0};
+
+double estimate(const GraphMeasures &m, const SolveOptions &o) {
+  // Six evict-greedy runs, then per base a simulation per candidate tried.
+  double evict = std::max(1, o.evictionReplays) *
+                 (2.5e-9 * m.n * m.n + m.linearCost());
+  return 6 * evict + 7 * 1e-7 * m.n * m.n;
+}
+
+} // namespace
+
+std::vector<Schedule> offloadGreedyBases(const TrainingGraph &g,
+                                         const SolveOptions &opts,
+                                         int64_t programPeak) {
+  std::vector<Schedule> bases{keepEverythingSchedule(g)};
+  for (double f : kBaseBudgetFactors) {
+    double b = std::floor(static_cast<double>(opts.budget) * f);
+    if (b >= static_cast<double>(programPeak))
+      break;
+    SolveOptions o = opts;
+    o.budget = static_cast<int64_t>(b);
+    o.note = nullptr;
+    StrategyResult r = solveEvictGreedy(g, o);
+    if (r.feasible &&
+        std::find(bases.begin(), bases.end(), r.schedule) == bases.end())
+      bases.push_back(std::move(r.schedule));
+  }
+  return bases;
+}
+
+StrategyResult solveOffloadGreedy(const TrainingGraph &g,
+                                  const SolveOptions &opts) {
+  StrategyResult res;
+  if (!opts.link.usable()) {
+    res.reason = "offload-greedy needs a copy link with positive bandwidths "
+                 "and a non-negative latency";
+    return res;
+  }
+  SimulatorOptions so;
+  so.link = opts.link;
+  Schedule program = keepEverythingSchedule(g);
+  SimulationResult programSim = simulate(g, program, so);
+  if (!programSim.valid) {
+    res.reason = "the program itself is not a valid schedule: " +
+                 programSim.error;
+    return res;
+  }
+  if (programSim.peak <= opts.budget) {
+    res.feasible = true;
+    res.schedule = std::move(program);
+    return res;
+  }
+  OffloadPlanOptions po;
+  po.budget = opts.budget;
+  po.link = opts.link;
+  bool found = false;
+  double bestTime = 0;
+  int64_t bestPeak = 0, leastPeak = -1;
+  for (const Schedule &base : offloadGreedyBases(g, opts, programSim.peak)) {
+    Schedule plan = offloadUntilBudget(g, base, po);
+    SimulationResult sim = simulate(g, plan, so);
+    if (!sim.valid)
+      continue; // Never returned; offloadUntilBudget keeps valid ones.
+    if (leastPeak < 0 || sim.peak < leastPeak)
+      leastPeak = sim.peak;
+    if (sim.peak > opts.budget)
+      continue;
+    if (!found || sim.time < bestTime ||
+        (sim.time == bestTime && sim.peak < bestPeak)) {
+      found = true;
+      bestTime = sim.time;
+      bestPeak = sim.peak;
+      res.schedule = std::move(plan);
+    }
+  }
+  if (!found) {
+    res.reason = "no plan of keep, recompute (evict-greedy) and offloads "
+                 "whose copies hide meets the budget";
+    res.leastPeak = leastPeak;
+    return res;
+  }
+  res.feasible = true;
+  return res;
+}
+
+void registerOffloadStrategies(StrategyRegistry &registry) {
+  StrategyDescriptor d;
+  d.name = "offload-greedy";
+  d.description = "keep, recompute (evict-greedy) or offload to the host: "
+                  "the largest tensors at the peak whose copies the compute "
+                  "in between hides (XLA's rule); not run by auto";
+  d.run = solveOffloadGreedy;
+  d.rank = 145;
+  d.estimate = estimate;
+  d.plansHostCopies = true;
+  registry.add(std::move(d));
+}
+
+} // namespace remat
