@@ -27,9 +27,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <string>
+#include <sched.h>
 #include <type_traits>
 #include <unistd.h>
 #include <utility>
@@ -687,6 +689,182 @@ void shift(int64_t offset, int64_t rotate, int64_t gridShape,
     std::memset(out.base, 0, bytes);
 }
 
+//===----------------------------------------------------------------------===//
+// Point-to-point: shard.send and shard.recv
+//===----------------------------------------------------------------------===//
+
+// Apart from the collectives' tag 0, so that a message still in flight
+// never matches a ring step.
+constexpr int kPointToPointTag = 1;
+
+double secondsNow() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// How long a send or receive may wait for its partner: REMAT_P2P_TIMEOUT_S,
+// default 120 s. A program whose ranks wait on each other, or a send whose
+// partner never receives, stops with an error instead of hanging.
+double pointToPointTimeout() {
+  static const double seconds = [] {
+    const char *env = std::getenv("REMAT_P2P_TIMEOUT_S");
+    double v = env ? std::atof(env) : 0;
+    return v > 0 ? v : 120.0;
+  }();
+  return seconds;
+}
+
+// A send's or receive's partner: its rank in MPI_COMM_WORLD and, for
+// messages, the grid axes. No communicator is split: that would be a
+// collective call, and a point-to-point op runs on its two partners only.
+struct Partner {
+  int worldRank = 0;
+  int self = 0;          // This device's index in the group.
+  int64_t groupSize = 1;
+  std::string axes;      // "[0]"
+};
+
+Partner partnerOf(const char *what, const char *tensor, int64_t gridShape,
+                  int64_t gridAxes, int64_t peer) {
+  std::vector<int64_t> dims;
+  {
+    std::lock_guard<std::mutex> lock(stateMutex());
+    dims = gridDims(gridShape);
+  }
+  int64_t gridRank = static_cast<int64_t>(dims.size());
+  int64_t count = remat_grid_axes_count(gridAxes);
+  Partner p;
+  p.axes = "[";
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t a = remat_grid_axis(gridAxes, i);
+    if (a < 0 || a >= gridRank || std::count(axes.begin(), axes.end(), a))
+      fatal("shard.%s: invalid grid axes (packed %#llx) for the grid %s", what,
+            static_cast<unsigned long long>(gridAxes),
+            shapeString(dims).c_str());
+    axes.push_back(a);
+    p.axes += (i ? ", " : "") + std::to_string(a);
+    p.groupSize *= dims[a];
+  }
+  p.axes += "]";
+  int rank = worldRank();
+  std::vector<int64_t> coords(gridRank);
+  int64_t rest = rank;
+  for (int64_t d = gridRank - 1; d >= 0; --d) {
+    coords[d] = rest % dims[d];
+    rest /= dims[d];
+  }
+  int64_t self = 0;
+  for (int64_t a : axes)
+    self = self * dims[a] + coords[a];
+  p.self = static_cast<int>(self);
+  if (peer < 0 || peer >= p.groupSize)
+    fatal("rank %d: shard.%s of a %s names device %lld of grid axes %s, "
+          "which has %lld device%s",
+          rank, what, tensor, static_cast<long long>(peer), p.axes.c_str(),
+          static_cast<long long>(p.groupSize), p.groupSize == 1 ? "" : "s");
+  if (peer == self)
+    fatal("rank %d: shard.%s of a %s names its own device (%lld of grid axes "
+          "%s): it would wait for itself",
+          rank, what, tensor, static_cast<long long>(peer), p.axes.c_str());
+  // The peer's coordinates on the axes (row-major over them), the others
+  // this device's.
+  for (int64_t i = count - 1, q = peer; i >= 0; --i) {
+    coords[axes[i]] = q % dims[axes[i]];
+    q /= dims[axes[i]];
+  }
+  int64_t world = 0;
+  for (int64_t d = 0; d < gridRank; ++d)
+    world = world * dims[d] + coords[d];
+  p.worldRank = static_cast<int>(world);
+  return p;
+}
+
+[[noreturn]] void partnerNeverCame(const char *what, const char *type,
+                                   int64_t peer, const Partner &p) {
+  bool send = std::strcmp(what, "send") == 0;
+  fatal("rank %d: shard.%s of a %s %s device %lld of grid axes %s did not "
+        "complete within %g s: its partner never runs the matching shard.%s, "
+        "or the ranks wait on each other (a send completes when its partner "
+        "receives: order each pair of neighbours so that one receives first, "
+        "docs/distributed.md); REMAT_P2P_TIMEOUT_S sets the wait",
+        worldRank(), what, type, send ? "to" : "from",
+        static_cast<long long>(peer), p.axes.c_str(), pointToPointTimeout(),
+        send ? "recv" : "send");
+}
+
+// shard.send (isSend) or shard.recv of `ref` to or from the device `peer` of
+// this device's group along `gridAxes`, over MPI_COMM_WORLD with a tag of
+// its own. A send completes when its partner has received (synchronous
+// mode: a program that works only because MPI buffered a small message
+// would hang at a larger size; this one fails the same way at every size),
+// so nothing of it outlives the call.
+template <typename T>
+void pointToPoint(bool isSend, int64_t gridShape, int64_t gridAxes,
+                  int64_t peer, UnrankedMemRef *ref, const char *type) {
+  const char *what = isSend ? "send" : "recv";
+  ensureMpi();
+  const int64_t e = sizeof(T);
+  View v = viewOf(ref, e, isSend ? "input" : "result");
+  std::string tensor = tensorType(v.sizes, type);
+  const Partner who = partnerOf(what, tensor.c_str(), gridShape, gridAxes, peer);
+  int64_t bytes = v.elements() * e;
+  if (bytes > INT32_MAX)
+    fatal("shard.%s of a %s: messages of more than 2 GiB are not supported",
+          what, tensor.c_str());
+  if (!isSend && !v.contiguous())
+    fatal("shard.recv: the result buffer (%s) is not contiguous row-major",
+          tensor.c_str());
+  // A strided input is packed first (the memory model charges it, as for a
+  // shift's).
+  Workspace ws(isSend && !v.contiguous() ? bytes : 0);
+  char *data = v.base;
+  if (ws.data) {
+    transfer(v.over(ws.data), v);
+    data = ws.data;
+  }
+  const int partner = who.worldRank;
+  const double deadline = secondsNow() + pointToPointTimeout();
+  if (!isSend) {
+    // Probe first: a message of another size is an error of the program,
+    // not MPI's truncation abort.
+    for (int arrived = 0; !arrived;) {
+      MPI_Status status;
+      MPI_Iprobe(partner, kPointToPointTag, MPI_COMM_WORLD, &arrived,
+                 &status);
+      if (arrived) {
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        if (count != bytes)
+          fatal("rank %d: shard.recv of a %s (%lld bytes) from device %lld "
+                "of grid axes %s got a message of %d bytes: the send and "
+                "the recv disagree on the tensor",
+                worldRank(), tensor.c_str(), static_cast<long long>(bytes),
+                static_cast<long long>(peer), who.axes.c_str(), count);
+        break;
+      }
+      if (secondsNow() > deadline)
+        partnerNeverCame(what, tensor.c_str(), peer, who);
+      sched_yield();
+    }
+    MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, partner,
+             kPointToPointTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return;
+  }
+  MPI_Request request;
+  MPI_Issend(data, static_cast<int>(bytes), MPI_BYTE, partner,
+             kPointToPointTag, MPI_COMM_WORLD, &request);
+  for (int done = 0; !done;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done)
+      break;
+    if (secondsNow() > deadline)
+      partnerNeverCame(what, tensor.c_str(), peer, who);
+    sched_yield();
+  }
+}
+
 } // namespace
 
 #define REMAT_COLLECTIVE(SUFFIX, T, NAME)                                      \
@@ -705,6 +883,17 @@ void shift(int64_t offset, int64_t rotate, int64_t gridShape,
     shift<T>(offset, rotate, gridShape, shiftAxis, in, out, NAME);             \
   }
 
+#define REMAT_POINT_TO_POINT(SUFFIX, T, NAME)                                  \
+  REMAT_RUNTIME_EXPORT void _mlir_ciface_rematSend##SUFFIX(                   \
+      int64_t gridShape, int64_t gridAxes, int64_t peer, UnrankedMemRef *in) { \
+    pointToPoint<T>(true, gridShape, gridAxes, peer, in, NAME);                \
+  }                                                                            \
+  REMAT_RUNTIME_EXPORT void _mlir_ciface_rematRecv##SUFFIX(                   \
+      int64_t gridShape, int64_t gridAxes, int64_t peer,                       \
+      UnrankedMemRef *out) {                                                   \
+    pointToPoint<T>(false, gridShape, gridAxes, peer, out, NAME);              \
+  }
+
 extern "C" {
 REMAT_COLLECTIVE(F32, float, "f32")
 REMAT_COLLECTIVE(F64, double, "f64")
@@ -714,6 +903,10 @@ REMAT_SHIFT(F32, float, "f32")
 REMAT_SHIFT(F64, double, "f64")
 REMAT_SHIFT(I32, int32_t, "i32")
 REMAT_SHIFT(I64, int64_t, "i64")
+REMAT_POINT_TO_POINT(F32, float, "f32")
+REMAT_POINT_TO_POINT(F64, double, "f64")
+REMAT_POINT_TO_POINT(I32, int32_t, "i32")
+REMAT_POINT_TO_POINT(I64, int64_t, "i64")
 
 REMAT_RUNTIME_EXPORT int64_t rematProcessLinearIndex(int64_t gridShape) {
   ensureMpi();

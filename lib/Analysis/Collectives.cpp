@@ -363,6 +363,16 @@ Operation *deviceDependentControl(Operation *op) {
   return deviceDependentControlImpl(op, visitedFns);
 }
 
+std::optional<double> pointToPointTime(Operation *op) {
+  if (!isa<shard::SendOp, shard::RecvOp>(op))
+    return std::nullopt;
+  Value data = isa<shard::SendOp>(op) ? op->getOperand(0) : op->getResult(0);
+  std::optional<int64_t> bytes = typeBytes(data.getType());
+  if (!bytes || *bytes == kTooManyBytes)
+    return std::nullopt;
+  return kCollectiveStepCost + static_cast<double>(*bytes) * kCollectiveByteCost;
+}
+
 int64_t collectiveWorkspace(const CollectiveInfo &c) {
   int64_t bytes = remat_collective_workspace_bytes(
       collectiveABIKind(c.kind), c.elemBytes, c.inElems, c.outElems,
@@ -380,6 +390,9 @@ std::optional<std::string> whyCommunicationKept(Operation *op) {
     return "'" + name.str() +
            "' communicates in a way the planner does not model (it prices "
            "and re-runs shard collectives only)";
+  if (isa<shard::SendOp, shard::RecvOp>(op))
+    return "'" + name.str() +
+           "' is point-to-point: its partner sends or receives once";
   if (name.starts_with("shard.") && !isPricedCollective(op) &&
       !isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp,
            shard::GridShapeOp>(op))
@@ -392,6 +405,11 @@ std::optional<std::string> whyCommunicationKept(Operation *op) {
   // could run on some ranks only if re-run: never re-run it.
   std::optional<std::string> why;
   op->walk([&](Operation *inner) {
+    if (inner != op && isa<shard::SendOp, shard::RecvOp>(inner)) {
+      why = "'" + inner->getName().getStringRef().str() +
+            "' is point-to-point: its partner sends or receives once";
+      return WalkResult::interrupt();
+    }
     if (inner == op || !isPricedCollective(inner))
       return WalkResult::advance();
     for (Operation *p = inner->getParentOp(); p; p = p->getParentOp()) {

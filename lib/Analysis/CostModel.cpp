@@ -8,6 +8,7 @@
 #include "remat/Dialect/Remat/Remat.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
@@ -51,9 +52,10 @@ std::optional<int64_t> CostModel::bufferBytes(Type type) const {
 }
 
 bool isViewLike(Operation *op) {
+  // A send's result is its input: the lowering copies nothing.
   return isa<ViewLikeOpInterface, tensor::ExtractSliceOp,
              tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
-             tensor::BitcastOp, tensor::ReshapeOp>(op);
+             tensor::BitcastOp, tensor::ReshapeOp, shard::SendOp>(op);
 }
 
 std::string costTableKey(Operation *op) {
@@ -141,6 +143,8 @@ FailureOr<OpCost> CostModel::cost(Operation *op,
     c.workspace = attr.getWorkspace();
   } else if (coll) {
     c.time = collectiveTime(*coll);
+  } else if (std::optional<double> p2p = pointToPointTime(op)) {
+    c.time = *p2p;
   } else if (auto iface = dyn_cast<RematCostOpInterface>(op)) {
     c.time = iface.getRematTime();
     c.workspace = iface.getRematWorkspace();

@@ -396,7 +396,18 @@ private:
       FailureOr<SimulationResult> run = inner.simulateBlock(region.front());
       if (failed(run))
         return failure();
-      c.workspace = std::max(c.workspace, run->peak);
+      int64_t peak = run->peak;
+      // A branch's fresh yielded values are its results' buffers, which
+      // the op's result bytes count already: not again as workspace.
+      if (isa<scf::IfOp, scf::IndexSwitchOp>(op)) {
+        llvm::SmallDenseSet<TensorId> fresh;
+        for (Value v : region.front().getTerminator()->getOperands())
+          for (TensorId t : inner.readsOf(v))
+            if (!inner.result.graph.isInput(t) && fresh.insert(t).second)
+              peak -= inner.result.graph.tensor(t).bytes;
+        peak = std::max<int64_t>(peak, 0);
+      }
+      c.workspace = std::max(c.workspace, peak);
       if (known)
         c.time += run->time * (*known)[region.getRegionNumber()];
       else

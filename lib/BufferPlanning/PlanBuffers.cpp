@@ -10,6 +10,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace remat {
@@ -28,10 +30,28 @@ struct FunctionBuffers {
   SmallVector<BufferInfo> buffers; // In program order.
 };
 
+/// Whether `use` hands the buffer to external functions that keep no alias
+/// of it: a cast to an unranked memref passed only to calls of declarations
+/// (the runtime's receive, -remat-lower-collectives).
+bool passedToRuntimeOnly(Operation *user) {
+  auto cast = dyn_cast<memref::CastOp>(user);
+  if (!cast || !isa<UnrankedMemRefType>(cast.getType()))
+    return false;
+  return llvm::all_of(cast->getUsers(), [&](Operation *call) {
+    auto callOp = dyn_cast<CallOpInterface>(call);
+    auto callee = callOp ? dyn_cast_or_null<FunctionOpInterface>(
+                               callOp.resolveCallable())
+                         : FunctionOpInterface();
+    return callee && callee.isExternal() &&
+           call->getBlock() == cast->getBlock();
+  });
+}
+
 /// Whether `yielded` is an allocation made in a branch only to be yielded
 /// as its result `i` (directly, or through the memref.cast bufferization
-/// adds to match the result's layout): used in its block by linalg ops and
-/// copies, which keep no alias, and by that yield once.
+/// adds to match the result's layout): used in its block by linalg ops,
+/// copies and the runtime's calls, which keep no alias, and by that yield
+/// once.
 bool madeToBeYielded(Value yielded, scf::YieldOp yield, unsigned i) {
   Operation *passedOn = yield;
   if (auto cast = yielded.getDefiningOp<memref::CastOp>()) {
@@ -47,7 +67,8 @@ bool madeToBeYielded(Value yielded, scf::YieldOp yield, unsigned i) {
     Operation *user = use.getOwner();
     if (user == passedOn ? user == yield && use.getOperandNumber() != i
                          : user->getBlock() != yield->getBlock() ||
-                               !isa<linalg::LinalgOp, memref::CopyOp>(user))
+                               !(isa<linalg::LinalgOp, memref::CopyOp>(user) ||
+                                 passedToRuntimeOnly(user)))
       return false;
   }
   return true;
@@ -60,26 +81,30 @@ Operation *allocationOf(Value yielded) {
   return yielded.getDefiningOp();
 }
 
-/// Results of an scf.if whose every branch yields a buffer it made for it
+/// Results of an scf.if (or scf.index_switch) whose every branch yields a
+/// buffer it made for it
 /// (what a branch choosing a fresh initial value bufferizes to on every
 /// path, -remat-prepare's giveBranchResultsOneBuffer): the result owns
 /// whichever was made, so it is the buffer to free in the parent block;
 /// the branches' allocations are not freed themselves. `owned` collects
 /// those.
-void branchResultsOwningBuffers(scf::IfOp branch, SmallVector<Value> &roots,
+void branchResultsOwningBuffers(Operation *branch, SmallVector<Value> &roots,
                                 llvm::SmallPtrSetImpl<Operation *> &owned) {
-  if (branch.getElseRegion().empty())
-    return;
+  SmallVector<scf::YieldOp> yields;
+  for (Region &region : branch->getRegions()) {
+    if (region.empty())
+      return; // An scf.if without else: the result is not made on a path.
+    yields.push_back(cast<scf::YieldOp>(region.front().getTerminator()));
+  }
   for (OpResult r : branch->getResults()) {
     unsigned i = r.getResultNumber();
-    Value yields[2] = {branch.thenYield().getOperand(i),
-                       branch.elseYield().getOperand(i)};
     if (!isa<MemRefType>(r.getType()) ||
-        !madeToBeYielded(yields[0], branch.thenYield(), i) ||
-        !madeToBeYielded(yields[1], branch.elseYield(), i))
+        !llvm::all_of(yields, [&](scf::YieldOp yield) {
+          return madeToBeYielded(yield.getOperand(i), yield, i);
+        }))
       continue;
-    owned.insert(allocationOf(yields[0]));
-    owned.insert(allocationOf(yields[1]));
+    for (scf::YieldOp yield : yields)
+      owned.insert(allocationOf(yield.getOperand(i)));
     roots.push_back(r);
   }
 }
@@ -93,8 +118,8 @@ FunctionBuffers analyzeFunction(FunctionOpInterface func,
     if (op != func && op->hasTrait<OpTrait::IsIsolatedFromAbove>())
       return WalkResult::skip(); // Planned as a function of its own, if any.
     // Before the branches' own ops, which the walk visits next.
-    if (auto branch = dyn_cast<scf::IfOp>(op))
-      branchResultsOwningBuffers(branch, roots, ownedByBranch);
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(op))
+      branchResultsOwningBuffers(op, roots, ownedByBranch);
     if (auto alloc = dyn_cast<memref::AllocOp>(op))
       if (!ownedByBranch.contains(op))
         roots.push_back(alloc.getResult());

@@ -116,6 +116,16 @@ private:
       return lowerGridShape(shape);
     if (std::optional<CollectiveInfo> info = collectiveInfo(op))
       return lowerCollective(op, *info);
+    if (auto send = dyn_cast<shard::SendOp>(op))
+      return lowerPointToPoint(op, send.getDestination(),
+                               send.getDestinationDynamic());
+    if (auto recv = dyn_cast<shard::RecvOp>(op)) {
+      if (!recv.getSource())
+        return op->emitError() << "cannot lower 'shard.recv' without a "
+                                  "source: name the device it receives from";
+      return lowerPointToPoint(op, *recv.getSource(),
+                               recv.getSourceDynamic());
+    }
     if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
             shard::AllSliceOp, shard::AllToAllOp, shard::ShiftOp>(op))
       return op->emitError()
@@ -126,8 +136,9 @@ private:
            << "cannot lower '" << op->getName()
            << "': -remat-lower-to-cpu runs per-rank programs whose "
               "communication is all_reduce, all_gather, reduce_scatter, "
-              "all_slice, all_to_all or shift (partition annotated programs "
-              "first with sharding-propagation and shard-partition)";
+              "all_slice, all_to_all, shift, send or recv (partition "
+              "annotated programs first with sharding-propagation and "
+              "shard-partition)";
   }
 
   /// A communication op must run on every device of its group: one that
@@ -374,6 +385,104 @@ private:
                     i64(loc, *grid), i64(loc, info.axis), buffers->in,
                     buffers->out},
                    *buffers);
+    return success();
+  }
+
+  /// shard.send / shard.recv: one synchronous point-to-point call
+  /// (rematSend, rematRecv) with the partner's index in the group along the
+  /// op's grid axes, row-major over its multi-index. Unlike the collectives
+  /// they may run under control flow on the device index: only the two
+  /// partners take part. A send's result is its input (nothing is copied).
+  LogicalResult lowerPointToPoint(Operation *op, ArrayRef<int64_t> peerStatic,
+                                  ValueRange peerDynamic) {
+    bool isSend = isa<shard::SendOp>(op);
+    StringRef name = op->getName().getStringRef();
+    shard::GridOp grid = gridOf(op);
+    std::optional<int64_t> packed =
+        grid ? packedGrid(grid.getShape()) : std::nullopt;
+    auto axesAttr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
+    SmallVector<int64_t> axes;
+    if (axesAttr)
+      axes.assign(axesAttr.asArrayRef().begin(), axesAttr.asArrayRef().end());
+    std::optional<int64_t> packedAx = packedAxes(axes);
+    if (!packed || !packedAx)
+      return op->emitError() << "cannot lower '" << name
+                             << "': its grid must have 1 to 4 static "
+                                "dimensions of at most 65535 devices";
+    if (axes.empty())
+      return op->emitError()
+             << "cannot lower '" << name
+             << "' without grid_axes: name the axis its partner is along";
+    if (peerStatic.size() != axes.size())
+      return op->emitError()
+             << "cannot lower '" << name << "': its partner's multi-index has "
+             << peerStatic.size() << " coordinates for " << axes.size()
+             << " grid axes";
+    auto type = cast<RankedTensorType>(
+        (isSend ? op->getOperand(0) : op->getResult(0)).getType());
+    if (!type.hasStaticShape())
+      return op->emitError() << "cannot lower '" << name << "' of " << type
+                             << ": it needs a static shape";
+    std::string suffix = collectiveSuffixFor(type.getElementType());
+    if (suffix.empty())
+      return op->emitError()
+             << "cannot lower '" << name << "' of " << type.getElementType()
+             << " elements: the MPI runtime moves f32, f64, i32 and i64";
+    ArrayRef<int64_t> shape = grid.getShape();
+    for (auto [i, a] : llvm::enumerate(axes))
+      if (a < 0 || a >= static_cast<int64_t>(shape.size()))
+        return op->emitError() << "cannot lower '" << name << "': grid axis "
+                               << a << " is not in its grid";
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    // The partner's index in the group: row-major over the grid axes.
+    Value peer = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    unsigned dynamicIndex = 0;
+    for (auto [i, a] : llvm::enumerate(axes)) {
+      Value coord =
+          ShapedType::isDynamic(peerStatic[i])
+              ? peerDynamic[dynamicIndex++]
+              : Value(arith::ConstantIndexOp::create(rewriter, loc,
+                                                     peerStatic[i]));
+      Value size = arith::ConstantIndexOp::create(rewriter, loc, shape[a]);
+      peer = arith::AddIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, peer, size),
+          coord);
+    }
+    Value peer64 = arith::IndexCastOp::create(rewriter, loc,
+                                              rewriter.getI64Type(), peer);
+    MLIRContext *ctx = op->getContext();
+    Type elem = type.getElementType();
+    auto unranked = UnrankedMemRefType::get(elem, 0);
+    Value buffer, memref;
+    if (isSend) {
+      SmallVector<int64_t> dynStrides(type.getRank(), ShapedType::kDynamic);
+      auto layout = MemRefType::get(
+          type.getShape(), elem,
+          StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dynStrides));
+      memref = bufferization::ToBufferOp::create(
+          rewriter, loc, layout, op->getOperand(0), /*read_only=*/true);
+    } else {
+      memref = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get(type.getShape(), elem),
+          alignment > 1 ? rewriter.getI64IntegerAttr(alignment)
+                        : IntegerAttr());
+    }
+    buffer = memref::CastOp::create(rewriter, loc, unranked, memref);
+    SmallVector<Value> args = {i64(loc, *packed), i64(loc, *packedAx), peer64,
+                               buffer};
+    std::string fnName = (isSend ? "rematSend" : "rematRecv") + suffix;
+    func::FuncOp fn =
+        declare(fnName, rewriter.getFunctionType(TypeRange(args), {}));
+    func::CallOp::create(rewriter, loc, fn, args);
+    if (isSend) {
+      rewriter.replaceOp(op, op->getOperand(0));
+      return success();
+    }
+    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
+                               rewriter, loc, type, memref,
+                               /*restrict=*/rewriter.getUnitAttr(),
+                               /*writable=*/rewriter.getUnitAttr()));
     return success();
   }
 

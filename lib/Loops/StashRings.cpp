@@ -7,7 +7,10 @@
 // masked: select(mask, v, R[w]) written back at w, the masked iterations
 // keeping what the row holds; R is read nowhere else in the body, the
 // written ring only as rows of the same shape, and the loop's result of it
-// is unused. Rings of one loop written at the same row under the same mask
+// is unused. The branch form: the yielded value is a result of an scf.if
+// of the body whose one path yields the row written into R and whose other
+// yields R (the rows then computed in that path's block). Rings of one
+// loop written at the same row under the same mask
 // form a group; within one, a ring whose stored value v is computed, by
 // ops of the body without effects, from the stored values of other rings
 // and from values defined outside the loop can be dropped.
@@ -25,6 +28,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -44,6 +48,13 @@ struct Ring {
   bool keepsWhenTrue = false;           ///< select(mask, old, v).
   SmallVector<tensor::ExtractSliceOp> reads; ///< Rows of the written ring.
   int64_t bytes = 0;
+  /// The branch form: the row is written on one path of this scf.if of the
+  /// body (its result `branchResult` the written ring, the other path
+  /// yielding the ring unchanged); its condition is the mask.
+  scf::IfOp branch;
+  unsigned branchResult = 0;
+  /// The written ring as the body sees it: the yielded value.
+  Value written;
 };
 
 bool sameFold(OpFoldResult a, OpFoldResult b) { return a == b; }
@@ -127,18 +138,45 @@ std::optional<Ring> matchRing(scf::ForOp loop, unsigned arg) {
   Ring r;
   r.arg = arg;
   Value yielded = loop.getYieldedValues()[arg];
-  r.write = yielded.getDefiningOp<tensor::InsertSliceOp>();
-  if (!r.write || r.write->getBlock() != body || r.write.getDest() != ring ||
-      !wholeRow(r.write, type, 0))
+  r.written = yielded;
+  Operation *keepsRing = nullptr; // The branch form's other path's yield.
+  if (auto branch = yielded.getDefiningOp<scf::IfOp>();
+      branch && branch->getBlock() == body && branch.elseBlock()) {
+    // scf.if %c { insert the row into R; yield } else { yield R }, or the
+    // paths swapped (the row written when %c is false).
+    unsigned k = cast<OpResult>(yielded).getResultNumber();
+    scf::YieldOp paths[2] = {branch.thenYield(), branch.elseYield()};
+    for (int written = 0; written < 2 && !r.branch; ++written) {
+      auto w = paths[written].getOperand(k).getDefiningOp<tensor::InsertSliceOp>();
+      if (w && w->getBlock() == paths[written]->getBlock() &&
+          paths[1 - written].getOperand(k) == ring) {
+        r.write = w;
+        r.branch = branch;
+        r.branchResult = k;
+        r.mask = branch.getCondition();
+        r.keepsWhenTrue = written == 1;
+        keepsRing = paths[1 - written];
+      }
+    }
+  } else {
+    r.write = yielded.getDefiningOp<tensor::InsertSliceOp>();
+  }
+  Block *writeBlock = r.branch ? r.write->getBlock() : body;
+  if (!r.write || r.write->getBlock() != writeBlock ||
+      r.write.getDest() != ring || !wholeRow(r.write, type, 0))
     return std::nullopt;
-  if (!matchMasked(r, ring))
+  if (r.branch || !matchMasked(r, ring))
     r.stored = r.write.getSource();
   Operation *def = r.stored.getDefiningOp();
-  if (!def || def->getBlock() != body)
+  if (!def || def->getBlock() != writeBlock)
     return std::nullopt; // Written from outside the body: nothing to save.
   for (OpOperand &use : ring.getUses())
-    if (use.getOwner() != r.write && use.getOwner() != r.old)
+    if (use.getOwner() != r.write && use.getOwner() != r.old &&
+        use.getOwner() != keepsRing)
       return std::nullopt;
+  // The branch form's written ring inside the branch is only yielded.
+  if (r.branch && !r.write->hasOneUse())
+    return std::nullopt;
   for (OpOperand &use : yielded.getUses()) {
     if (isa<scf::YieldOp>(use.getOwner()) && use.getOperandNumber() == arg)
       continue;
@@ -158,14 +196,15 @@ std::optional<Ring> matchRing(scf::ForOp loop, unsigned arg) {
   return r;
 }
 
-/// The ops of the body that compute `v` from `stops` and values defined
-/// outside the loop, in body order; the stops reached go to `reached`.
+/// The ops of `body` (the loop's, or the branch of it the rows are written
+/// in) that compute `v` from `stops` and values defined outside the loop,
+/// in block order; the stops reached go to `reached`.
 /// False when `v` depends on anything else (an iteration argument, the
 /// induction variable, an op with effects, a collective).
-bool computedFrom(scf::ForOp loop, Value v, const DenseSet<Value> &stops,
+bool computedFrom(scf::ForOp loop, Block *body, Value v,
+                  const DenseSet<Value> &stops,
                   SmallVectorImpl<Operation *> &ops,
                   llvm::SetVector<Value> &reached) {
-  Block *body = loop.getBody();
   llvm::SetVector<Operation *> seen;
   SmallVector<Value> work{v};
   while (!work.empty()) {
@@ -208,6 +247,7 @@ SmallVector<SmallVector<Ring>> ringGroups(scf::ForOp loop) {
     auto sameGroup = [&](SmallVector<Ring> &g) {
       Ring &f = g.front();
       return f.mask == r->mask && f.keepsWhenTrue == r->keepsWhenTrue &&
+             f.branch == r->branch &&
              sameFold(f.write.getMixedOffsets()[0],
                       r->write.getMixedOffsets()[0]) &&
              f.write.getDestType().getDimSize(0) ==
@@ -234,9 +274,11 @@ bool othersWrittenBefore(scf::ForOp loop, ArrayRef<Ring> group,
     for (Operation *user : read->getUsers())
       if (Operation *u = body->findAncestorOpInBlock(*user))
         at = u->isBeforeInBlock(at) ? u : at;
-    for (const Ring &o : group)
-      if (!at || !o.write->isBeforeInBlock(at))
+    for (const Ring &o : group) {
+      Operation *w = body->findAncestorOpInBlock(*o.write);
+      if (!at || !w || !w->isBeforeInBlock(at))
         return false;
+    }
   }
   return true;
 }
@@ -251,8 +293,9 @@ void classify(scf::ForOp loop, MutableArrayRef<Ring> group,
         others.insert(o.stored);
     SmallVector<Operation *> ops;
     llvm::SetVector<Value> reached;
-    bool derived = othersWrittenBefore(loop, group, r) &&
-                   computedFrom(loop, r.stored, others, ops, reached);
+    bool derived =
+        othersWrittenBefore(loop, group, r) &&
+        computedFrom(loop, r.write->getBlock(), r.stored, others, ops, reached);
     (derived ? dropped : kept).push_back(&r);
   }
   if (kept.empty())
@@ -323,9 +366,41 @@ static Operation *firstUse(tensor::ExtractSliceOp read) {
   return first ? first : read.getOperation();
 }
 
+/// `branch` without the results in `drop` (each yielding the ring unchanged
+/// on both paths, no longer used).
+static void withoutBranchResults(RewriterBase &rewriter, scf::IfOp branch,
+                                 ArrayRef<unsigned> drop) {
+  SmallVector<Type> types;
+  for (auto [i, r] : llvm::enumerate(branch->getResults()))
+    if (!llvm::is_contained(drop, i))
+      types.push_back(r.getType());
+  rewriter.setInsertionPoint(branch);
+  auto next = scf::IfOp::create(rewriter, branch.getLoc(), types,
+                                branch.getCondition(), /*withElse=*/true);
+  next->setDiscardableAttrs(branch->getDiscardableAttrDictionary());
+  for (auto [from, to] : llvm::zip(branch->getRegions(), next->getRegions())) {
+    rewriter.eraseBlock(&to.front());
+    rewriter.inlineRegionBefore(from, to, to.end());
+    Operation *yield = to.front().getTerminator();
+    SmallVector<Value> kept;
+    for (auto [i, v] : llvm::enumerate(yield->getOperands()))
+      if (!llvm::is_contained(drop, i))
+        kept.push_back(v);
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(kept); });
+  }
+  // The dropped results have no uses left: their rows' reads were
+  // recomputed, the loop's yield reads the ring.
+  unsigned k = 0;
+  for (auto [i, r] : llvm::enumerate(branch->getResults()))
+    if (!llvm::is_contained(drop, i))
+      rewriter.replaceAllUsesWith(r, next->getResult(k++));
+  rewriter.eraseOp(branch);
+}
+
 scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
                                ArrayRef<unsigned> only) {
   llvm::SmallBitVector drop(loop.getNumRegionIterArgs());
+  llvm::MapVector<scf::IfOp, SmallVector<unsigned>> branchResultsToDrop;
   for (SmallVector<Ring> &group : ringGroups(loop)) {
     SmallVector<Ring *> kept, dropped;
     classify(loop, group, kept, dropped);
@@ -357,7 +432,8 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
     for (Ring *r : dropped) {
       SmallVector<Operation *> chain;
       llvm::SetVector<Value> from;
-      if (!computedFrom(loop, r->stored, stops, chain, from))
+      if (!computedFrom(loop, r->write->getBlock(), r->stored, stops, chain,
+                        from))
         continue; // Derived only through rings that are not kept.
       for (tensor::ExtractSliceOp read : r->reads)
         reads.push_back({read, r, firstUse(read), chain, from});
@@ -376,12 +452,13 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
       for (Value stop : read.from) {
         if (map.contains(stop))
           continue;
-        tensor::InsertSliceOp w = keptByStored[stop]->write;
+        Ring *k = keptByStored[stop];
+        tensor::InsertSliceOp w = k->write;
         SmallVector<OpFoldResult> offsets = w.getMixedOffsets();
         offsets[0] = row;
         map.map(stop, tensor::ExtractSliceOp::create(
                           rewriter, read.op.getLoc(), w.getSourceType(),
-                          w.getResult(), offsets, w.getMixedSizes(),
+                          k->written, offsets, w.getMixedSizes(),
                           w.getMixedStrides())
                           .getResult());
       }
@@ -396,9 +473,16 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
     for (Ring *r : dropped) {
       if (!drop[r->arg])
         continue;
-      rewriter.modifyOpInPlace(yield, [&] {
-        yield->setOperand(r->arg, loop.getRegionIterArgs()[r->arg]);
-      });
+      Value ring = loop.getRegionIterArgs()[r->arg];
+      rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(r->arg, ring); });
+      if (r->branch) {
+        // Both paths yield the ring unchanged; the branch's result goes
+        // with the loop's argument (withoutBranchResults).
+        Operation *path = r->write->getBlock()->getTerminator();
+        rewriter.modifyOpInPlace(
+            path, [&] { path->setOperand(r->branchResult, ring); });
+        branchResultsToDrop[r->branch].push_back(r->branchResult);
+      }
       rewriter.eraseOp(r->write);
       if (r->masked) {
         rewriter.eraseOp(r->masked);
@@ -406,6 +490,8 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
       }
     }
   }
+  for (auto &[branch, results] : branchResultsToDrop)
+    withoutBranchResults(rewriter, branch, results);
   if (drop.none())
     return loop;
   return withoutArgs(rewriter, loop, drop);

@@ -6,6 +6,7 @@
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -69,6 +70,16 @@ void writeYieldedInPlace(OpOperand &yielded, Value arg) {
   if (auto branch = v.getDefiningOp<scf::IfOp>();
       branch && inBodyOrBranches(branch, arg)) {
     unsigned k = cast<OpResult>(v).getResultNumber();
+    // A path yielding a buffer made outside tensor land (a received
+    // tensor) cannot write into the argument: then no path does, each
+    // keeps a buffer of its own that the result owns, and the carry is
+    // copied into the argument at the end (LoopCarriesInPlacePass).
+    for (Region &region : branch->getRegions())
+      if (!region.empty() && region.front()
+                                 .getTerminator()
+                                 ->getOperand(k)
+                                 .getDefiningOp<bufferization::ToTensorOp>())
+        return;
     for (Region &region : branch->getRegions())
       if (!region.empty())
         writeYieldedInPlace(region.front().getTerminator()->getOpOperand(k),

@@ -8,7 +8,9 @@
 #include "remat/Transforms/LoopCarriesInPlace.h"
 #include "remat/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -109,7 +111,9 @@ void sinkAbsorbed(Block &block) {
 /// Where the branches of an scf.if yield, for one result, a value defined
 /// outside it (V) on one path and a fresh initial value on the other (what
 /// upstream shard-partition writes for a partial reduction's initial value:
-/// rank 0 keeps the fill, the other ranks make a zero tensor), every path
+/// rank 0 keeps the fill, the other ranks make a zero tensor; or a received
+/// tensor, where a pipeline stage receives only if it has a partner), every
+/// path
 /// is made to yield one buffer the result owns, as the model counts it (one
 /// buffer, on every rank). As written, the paths not yielding V hold V's
 /// buffer (it may alias the result, so it is freed with it) and a second
@@ -120,6 +124,16 @@ void sinkAbsorbed(Block &block) {
 ///    path.
 ///  - Otherwise the path yielding V yields a copy of it: every path makes
 ///    the buffer it yields, which -remat-plan-buffers frees with the result.
+/// Whether `v` is a buffer allocated in `branch` and made a tensor (what
+/// -remat-lower-collectives writes for a shard.recv): fresh, but nothing
+/// can be written into an outer value in its place.
+bool receivedInto(Value v, scf::IfOp branch) {
+  auto tensor = v.getDefiningOp<bufferization::ToTensorOp>();
+  Operation *alloc =
+      tensor ? tensor.getBuffer().getDefiningOp<memref::AllocOp>() : nullptr;
+  return alloc && branch->isAncestor(alloc);
+}
+
 void giveBranchResultsOneBuffer(func::FuncOp func) {
   func.walk([](scf::IfOp branch) {
     if (branch.getElseRegion().empty())
@@ -132,16 +146,23 @@ void giveBranchResultsOneBuffer(func::FuncOp func) {
         continue;
       for (int k = 0; k < 2; ++k) {
         Value outer = yields[k].getOperand(i);
+        // Defined outside the branch: by an op, or a block's argument (a
+        // loop's carried value).
         Operation *def = outer.getDefiningOp();
-        auto fresh = inPlaceTarget(yields[1 - k].getOperand(i))
-                         .getDefiningOp<tensor::EmptyOp>();
-        if (!def || branch->isAncestor(def) || !fresh ||
-            !branch->isAncestor(fresh) || outer.getType() != type)
+        if (!def)
+          def = outer.getParentBlock()->getParentOp();
+        Value other = yields[1 - k].getOperand(i);
+        auto fresh = inPlaceTarget(other).getDefiningOp<tensor::EmptyOp>();
+        if (fresh && !branch->isAncestor(fresh))
+          fresh = nullptr;
+        if (!def || branch->isAncestor(def) ||
+            (!fresh && !receivedInto(other, branch)) ||
+            outer.getType() != type)
           continue;
         bool onlyYielded = llvm::all_of(outer.getUses(), [&](OpOperand &use) {
           return use.getOwner() == yields[k] && use.getOperandNumber() == i;
         });
-        if (onlyYielded && fresh->hasOneUse()) {
+        if (fresh && onlyYielded && fresh->hasOneUse()) {
           fresh.getResult().replaceAllUsesWith(outer);
           fresh.erase();
           break;

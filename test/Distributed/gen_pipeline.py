@@ -81,6 +81,9 @@ sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "test", "Suppor
 sys.dont_write_bytecode = True  # keep the source tree clean
 from mlir_text import MAPS, write_output  # noqa: E402
 from remat_import_torch.mlir import float_text  # noqa: E402
+sys.path.insert(0, HERE)
+from async_1f1b import async_onef1b_text  # noqa: E402
+from pipeline_layers import tanh_layer_backward  # noqa: E402
 
 
 def maps_text(names):
@@ -107,6 +110,9 @@ class Opts:
                                          self.ring != "stage0"):
             sys.exit("gen_pipeline: --layers-per-stage, --stash and --ring are for "
                      "--pipeline 1f1b")
+        if self.pipeline == "1f1b-async" and (self.N != 1 or self.stash != "all" or
+                                               self.ring != "stage0"):
+            sys.exit("gen_pipeline: --data, --stash and --ring are for --pipeline 1f1b")
         # The micro-batches of one data-parallel rank; 1F1B's ring of slots.
         self.Ml = self.M // self.N
         self.K = min(2 * self.P - 1, self.Ml)
@@ -122,7 +128,8 @@ class Opts:
 
     def name(self):
         return "%s_p%d_m%d%s%s%s%s" % (
-            "gpipe" if self.pipeline == "gpipe" else "f1b", self.P, self.M,
+            {"gpipe": "gpipe", "1f1b": "f1b", "1f1b-async": "f1ba"}[self.pipeline],
+            self.P, self.M,
             "_l%d" % self.L if self.L != 1 else "", "_d%d" % self.N if self.N != 1 else "",
             "_si" if self.stash != "all" and not self.single else "",
             "_single" if self.single else "")
@@ -464,32 +471,9 @@ def onef1b_text(o):
     e("    } -> " + act)
     for j in range(L, 0, -1):
         if j < L:
-            e("    %%dd%d_e = tensor.empty() : %s" % (j, act))
-            e("    %%d%d = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = [\"parallel\", \"parallel\"]}" % j)
-            e("        ins(%%gx%d, %%s%d : %s, %s) outs(%%dd%d_e : %s) {" % (j, j, act, act, j, act))
-            e("    ^bb0(%gv: f32, %yv: f32, %out: f32):")
-            e("      %one = arith.constant 1.0 : f32")
-            e("      %y2 = arith.mulf %yv, %yv : f32")
-            e("      %dt = arith.subf %one, %y2 : f32")
-            e("      %r = arith.mulf %gv, %dt : f32")
-            e("      linalg.yield %r : f32")
-            e("    } -> " + act)
-        e("    %%dw%d_n = linalg.generic {indexing_maps = [#tn_a, #tn_b, #tn_o], iterator_types = [\"parallel\", \"parallel\", \"reduction\"]}" % (j - 1))
-        e("        ins(%%s%d, %%d%d : %s, %s) outs(%%dw%d : %s) {" % (j - 1, j, act, act, j - 1, w2))
-        e("    ^bb0(%a: f32, %bb: f32, %out: f32):")
-        e("      %m = arith.mulf %a, %bb : f32")
-        e("      %r = arith.addf %out, %m : f32")
-        e("      linalg.yield %r : f32")
-        e("    } -> " + w2)
-        e("    %%gx%d_e = tensor.empty() : %s" % (j - 1, act))
-        e("    %%gx%d_z = linalg.fill ins(%%zero : f32) outs(%%gx%d_e : %s) -> %s" % (j - 1, j - 1, act, act))
-        e("    %%gx%d = linalg.generic {indexing_maps = [#nt_a, #nt_b, #nt_o], iterator_types = [\"parallel\", \"parallel\", \"reduction\"]}" % (j - 1))
-        e("        ins(%%d%d, %%w%d : %s, %s) outs(%%gx%d_z : %s) {" % (j, j - 1, act, w2, j - 1, act))
-        e("    ^bb0(%a: f32, %bb: f32, %out: f32):")
-        e("      %m = arith.mulf %a, %bb : f32")
-        e("      %r = arith.addf %out, %m : f32")
-        e("      linalg.yield %r : f32")
-        e("    } -> " + act)
+            tanh_layer_backward(e, "    ", j, act, w2, grad="gx%d" % j, empty="dd%d_e" % j)
+        else:
+            tanh_layer_backward(e, "    ", j, act, w2)
     e("    // Back to the previous stage; the last stage receives zeros.")
     e("    %%gnext = shard.shift %%gx0 on @grid %s offset = -1 : %s -> %s" % (g["shift"], act, act))
     yields = ["%next", "%gnext", "%lacc_n"] + ["%%ring%d_n" % j for j in range(NR)] + \
@@ -775,10 +759,21 @@ def harness_text(o):
     return text + "  return\n}\n"
 
 
+def drawn_variant(seed):
+    """The respelling --variant SEED draws (None: as written by default)."""
+    if seed is None:
+        return None
+    import random
+    rng = random.Random(seed)
+    return dict(swap=rng.random() < 0.5, slot=rng.choice(["remui", "affine", "index"]),
+                partner=rng.choice(["arith", "affine", "index"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pipeline", choices=["gpipe", "1f1b"], default="gpipe",
-                    help="the schedule (default gpipe)")
+    ap.add_argument("--pipeline", choices=["gpipe", "1f1b", "1f1b-async"], default="gpipe",
+                    help="the schedule (default gpipe); 1f1b-async: every stage its own "
+                    "slots, point-to-point send/recv (async_1f1b.py)")
     ap.add_argument("--stages", "-P", type=int, default=2, help="P, the stages (default 2)")
     ap.add_argument("--microbatches", "-M", type=int, default=4,
                     help="M, micro-batches per step (default 4)")
@@ -796,6 +791,10 @@ def main():
                     help="1f1b: the ring's rows: K = min(2P-1, M) on every stage (stage0, "
                     "the default: static), or min(2(P-s)-1, M) on stage s (per-stage: "
                     "tensor<?x...>, sized from the stage index)")
+    ap.add_argument("--variant", type=int, metavar="SEED",
+                    help="1f1b-async: respell the step as SEED draws (async_1f1b.py: the "
+                    "forward slot's branch inverted, the ring row and the partners' "
+                    "indexes as arith, affine or index ops); the math is the same")
     ap.add_argument("--single", action="store_true", help="the single-device twin")
     ap.add_argument("--harness", action="store_true",
                     help="without -o: write the harness instead of the model")
@@ -803,7 +802,9 @@ def main():
     a = ap.parse_args()
     o = Opts(a)
     model = (single_text(o) if o.single else
-             pipeline_text(o) if o.pipeline == "gpipe" else onef1b_text(o))
+             pipeline_text(o) if o.pipeline == "gpipe" else
+             onef1b_text(o) if o.pipeline == "1f1b" else
+             async_onef1b_text(o, header, maps_text, float_text, drawn_variant(a.variant)))
     if a.output:
         stem = a.output[:-5] if a.output.endswith(".mlir") else a.output
         write_output(a.output, model)

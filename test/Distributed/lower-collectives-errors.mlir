@@ -31,7 +31,7 @@ func.func @average(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 shard.grid @grid(shape = 2)
 func.func @annotated(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{cannot lower 'shard.sharding': -remat-lower-to-cpu runs per-rank programs whose communication is all_reduce, all_gather, reduce_scatter, all_slice, all_to_all or shift (partition annotated programs first with sharding-propagation and shard-partition)}}
+  // expected-error @+1 {{cannot lower 'shard.sharding': -remat-lower-to-cpu runs per-rank programs whose communication is all_reduce, all_gather, reduce_scatter, all_slice, all_to_all, shift, send or recv (partition annotated programs first with sharding-propagation and shard-partition)}}
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %y = shard.shard %x to %s : tensor<4xf32>
   return %y : tensor<4xf32>
@@ -123,4 +123,22 @@ func.func @reduce_under_carried_index(%x: tensor<4xf32>) -> tensor<4xf32> {
     scf.yield %y, %s : tensor<4xf32>, index
   }
   return %r#0 : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @recv_without_source(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cannot lower 'shard.recv' without a source: name the device it receives from}}
+  %r = shard.recv %x on @grid grid_axes = [0] : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @send_of_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  // expected-error @+1 {{cannot lower 'shard.send' of 'f16' elements: the MPI runtime moves f32, f64, i32 and i64}}
+  %r = shard.send %x on @grid grid_axes = [0] destination = [1] : (tensor<4xf16>) -> tensor<4xf16>
+  return %r : tensor<4xf16>
 }

@@ -190,3 +190,41 @@ func.func @gather_in_recompute(%w: tensor<8x8xf32>) -> tensor<8x8xf32> {
   }
   return %g : tensor<8x8xf32>
 }
+
+// -----
+
+// shard.send / shard.recv: rematSend<T>(grid, axes, peer, in) reads the
+// input where it is (the send's result is its input) and
+// rematRecv<T>(grid, axes, peer, out) writes a buffer of its own; the
+// partner's index in the group is row-major over the op's grid axes (here
+// axes [1, 0] of a 2x3 grid: peer = c1 * 2 + c0). Unlike collectives they
+// may run under control flow on the device index.
+shard.grid @g23(shape = 2x3)
+// CHECK-LABEL: func.func private @rematRecvF32(i64, i64, i64, memref<*xf32>)
+// CHECK-SAME: llvm.emit_c_interface
+// CHECK-LABEL: func.func private @rematSendF32(i64, i64, i64, memref<*xf32>)
+// CHECK-LABEL: func.func @send_recv
+func.func @send_recv(%x: tensor<4x8xf32>, %c: index) -> tensor<4x8xf32> {
+  %s = shard.process_linear_index on @g23 : index
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %s, %c0 : index
+  // CHECK: scf.if
+  // CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4x8xf32> to memref<4x8xf32, strided<[?, ?], offset: ?>>
+  // CHECK: %[[CAST:.*]] = memref.cast %[[IN]]
+  // CHECK-DAG: %[[G:.*]] = arith.constant 196610 : i64
+  // CHECK-DAG: %[[A:.*]] = arith.constant 18 : i64
+  // CHECK: call @rematSendF32(%[[G]], %[[A]], %{{.*}}, %[[CAST]])
+  // CHECK: scf.yield %{{.*}} : tensor<4x8xf32>
+  %y = scf.if %first -> tensor<4x8xf32> {
+    %sent = shard.send %x on @g23 grid_axes = [1, 0] destination = [2, %c] : (tensor<4x8xf32>, index) -> tensor<4x8xf32>
+    scf.yield %sent : tensor<4x8xf32>
+  } else {
+    // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
+    // CHECK: call @rematRecvF32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+    // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+    %e = tensor.empty() : tensor<4x8xf32>
+    %r = shard.recv %e on @g23 grid_axes = [1, 0] source = [0, 1] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    scf.yield %r : tensor<4x8xf32>
+  }
+  return %y : tensor<4x8xf32>
+}

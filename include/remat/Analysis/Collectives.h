@@ -81,6 +81,10 @@ constexpr double kCollectiveByteCost = 0.5;
 /// operation per element reduced or copied.
 double collectiveTime(const CollectiveInfo &c);
 
+/// Time of a `shard.send` or `shard.recv` (one message step and its bytes,
+/// as a shift's), or nullopt for another op or a tensor of unknown size.
+std::optional<double> pointToPointTime(mlir::Operation *op);
+
 /// Bytes of temporaries the runtime allocates while `c` runs: its one
 /// allocation, rounded up as the runtime requests it.
 int64_t collectiveWorkspace(const CollectiveInfo &c);
@@ -99,8 +103,9 @@ mlir::Operation *deviceDependentControl(mlir::Operation *op);
 
 /// Why `op` must not be re-run because of how it communicates, or nullopt:
 /// a shard collective (or an op holding one) under control flow that
-/// depends on the device index; an op of the `mpi` dialect or another
-/// communication op the model does not price.
+/// depends on the device index; `shard.send` and `shard.recv` (their
+/// partner runs them once) and ops holding them; an op of the `mpi` dialect
+/// or another communication op the model does not price.
 std::optional<std::string> whyCommunicationKept(mlir::Operation *op);
 
 } // namespace remat

@@ -27,6 +27,11 @@ def LowerCollectivesPass : Pass<"remat-lower-collectives", "mlir::ModuleOp"> {
     so the result is one buffer where the planner counted it, and the
     runtime's temporaries are the workspace the cost model priced
     (`remat/Runtime/CollectiveABI.h` is the one encoding of both sides).
+    `shard.shift` calls `rematShift<T>`; `shard.send` and `shard.recv`
+    (point-to-point, which may run under control flow on the device index)
+    call `rematSend<T>` with the input where it is (the send's result is
+    its input) and `rematRecv<T>` into a result buffer of its own, the
+    partner's index in the group computed from the op's multi-index.
     `shard.process_linear_index` and `process_multi_index` become the
     runtime's device index; `shard.grid_shape` constants; the grids are
     erased once nothing refers to them. The runtime starts MPI on first use

@@ -14,7 +14,10 @@
 // that computation of the same row of ring i. Ring j can then be dropped:
 // each read of its row becomes the read of ring i's row with the
 // computation run again. The rings a loop cannot derive from another (its
-// roots, the stage input) are kept.
+// roots, the stage input) are kept. An asynchronous 1F1B step writes its
+// rings on one path of an scf.if (its forward slot), the other path
+// yielding the ring unchanged: the branch's condition is then the mask,
+// and the rings of one branch written at the same row form a group.
 //
 // What is not proved: that the rows read before any iteration wrote them
 // (the ring's initial contents) reach only masked values, as a pipeline's

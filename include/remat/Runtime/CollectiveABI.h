@@ -17,6 +17,10 @@
  *   void _mlir_ciface_rematShift<T>(int64_t offset, int64_t rotate,
  *       int64_t gridShape, int64_t shiftAxis, UnrankedMemRef *in,
  *       UnrankedMemRef *out);
+ *   void _mlir_ciface_rematSend<T>(int64_t gridShape, int64_t gridAxes,
+ *       int64_t peer, UnrankedMemRef *in);
+ *   void _mlir_ciface_rematRecv<T>(int64_t gridShape, int64_t gridAxes,
+ *       int64_t peer, UnrankedMemRef *out);
  *   int64_t rematProcessLinearIndex(int64_t gridShape);
  *       (also exported as _mlir_ciface_rematProcessLinearIndex, for a
  *       declaration with llvm.emit_c_interface)
@@ -35,6 +39,15 @@
  * With `rotate` (0 or 1) coordinates wrap modulo the axis' size; without
  * it a device with no source gets zeros (upstream leaves it undefined) and
  * one with no destination sends nothing. `in` and `out` have one shape.
+ *
+ * rematSend and rematRecv are `shard.send` and `shard.recv`: `peer` is the
+ * partner's index in this device's group along `gridAxes` (row-major over
+ * the coordinates on those axes, as the ops' destination and source
+ * multi-indexes say). A send completes when the partner has received (MPI
+ * synchronous mode) and allocates nothing when `in` is contiguous (else
+ * one packed copy of it, as a shift); a receive writes `out`, allocated by
+ * the caller. Either stops the job with an error after REMAT_P2P_TIMEOUT_S
+ * seconds (default 120) without its partner.
  *===----------------------------------------------------------------------===*/
 #ifndef REMAT_RUNTIME_COLLECTIVEABI_H
 #define REMAT_RUNTIME_COLLECTIVEABI_H
