@@ -3,8 +3,10 @@
 # Measures, for every corpus model lowered by -remat-lower-to-gpu, the device
 # bytes live while the model function runs (libRematCudaRuntime's window,
 # its device copies of the arguments included) with each buffer freed after
-# its last use and with the arena, next to the planned peak
-# (-remat-report-buffer-peak, exact bytes), and the number of kernels of the
+# its last use and with the arena, next to the planned peak (the model's
+# buffers by -remat-report-buffer-peak, each rounded up to 64 bytes as the
+# lowering's default alignment requests it, above the device copies of its
+# arguments as the runtime counts them), and the number of kernels of the
 # model. Prints a Markdown table (docs/benchmarks.md).
 #
 # Usage: measure-corpus.sh [MODEL...]   (default: all corpus models)
@@ -19,6 +21,7 @@ opt=${REMAT_OPT:-$(command -v remat-opt)}
 
 kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
 window_peak() { sed -n 's/^device_window_peak_bytes=\([0-9]*\).*/\1/p' "$1"; }
+window_base() { sed -n 's/.*device_window_base_bytes=\([0-9]*\).*/\1/p' "$1"; }
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 echo "| model | kernels | planned peak | device peak, plan-buffers | device peak, arena |"
@@ -27,11 +30,15 @@ for m in "${models[@]}"; do
   KEEP_TMP=$tmp/$m BUFFERS=early "$here/run.sh" "$inputs/$m.mlir" \
     > /dev/null 2> "$tmp/$m.early.err"
   BUFFERS=arena "$here/run.sh" "$inputs/$m.mlir" > /dev/null 2> "$tmp/$m.arena.err"
-  planned=$("$opt" "$tmp/$m/main.mlir" \
-    --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map buffer-alignment=1" \
+  # The model's buffers above its arguments (the remark of the function
+  # with arguments), on top of the device copies of the arguments as the
+  # runtime counts them (the window's base).
+  buffers=$("$opt" "$tmp/$m/main.mlir" \
+    --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map buffer-alignment=64" \
     -remat-plan-buffers -remat-report-buffer-peak -o /dev/null 2>&1 |
-    sed -n 's/.*arguments [1-9][0-9]* bytes; with arguments \([0-9]*\) bytes.*/\1/p' |
+    sed -n 's/.*buffers peak at \([0-9]*\) bytes; arguments [1-9][0-9]* bytes.*/\1/p' |
     head -n 1)
+  planned=$(( buffers + $(window_base "$tmp/$m.early.err") ))
   COMPILE_ONLY=1 FORMAT=isa EMULATE= KEEP_TMP=$tmp/$m.isa "$here/run.sh" "$inputs/$m.mlir"
   kernels=$(grep -c "^.visible .entry ${m}_kernel" "$tmp/$m.isa/main.ptx" || true)
   echo "| \`$m\` | $kernels | $(kib "$planned")" \
