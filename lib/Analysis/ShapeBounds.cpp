@@ -119,6 +119,9 @@ public:
     return std::nullopt;
   }
 
+  /// An upper bound of an index value (ofIndex).
+  std::optional<int64_t> ofIndexValue(Value v) { return ofIndex(v); }
+
 private:
   /// The size of `slice` that becomes its result's dimension `dim`.
   static OpFoldResult sliceSize(tensor::ExtractSliceOp slice, unsigned dim) {
@@ -446,6 +449,10 @@ FailureOr<BoundedCopy> boundedCopy(func::FuncOp func, Operation *symbolScope) {
   for (auto &[v, type] : bounded)
     v.setType(type);
   return out;
+}
+
+std::optional<int64_t> indexUpperBound(Value v, Operation *symbolScope) {
+  return SizeBound(symbolScope).ofIndexValue(v);
 }
 
 std::string describeBounds(func::FuncOp func) {

@@ -377,9 +377,10 @@ private:
 
   /// The peak of one run of each region of `op` above what is live around
   /// it (its workspace: the largest over the regions), and its time: the
-  /// regions' times, times the trip count of an scf.for with constant
-  /// bounds (the larger branch of an scf.if); a stacking scf.while and the
-  /// loop reversing it count the most steps the while can run.
+  /// regions' times, times the trip count of an scf.for with constant or
+  /// bounded bounds (the largest branch of an scf.if or scf.index_switch:
+  /// one runs); a stacking scf.while and the loop reversing it count the
+  /// most steps the while can run.
   FailureOr<OpCost> regionCost(Operation *op) {
     OpCost c;
     // The schedule that emitted the op knows how often its regions run.
@@ -411,8 +412,9 @@ private:
       if (known)
         c.time += run->time * (*known)[region.getRegionNumber()];
       else
-        c.time = isa<scf::IfOp>(op) ? std::max(c.time, run->time)
-                                    : c.time + run->time;
+        c.time = isa<scf::IfOp, scf::IndexSwitchOp>(op)
+                     ? std::max(c.time, run->time)
+                     : c.time + run->time;
     }
     if (known)
       return c;
@@ -437,6 +439,10 @@ private:
       std::optional<int64_t> step = getConstantIntValue(loop.getStep());
       if (!ub)
         ub = mostStepsAtRunTime(op);
+      // A trip count from the device index (an asynchronous pipeline
+      // stage's), or another bounded one: the most it can run.
+      if (!ub)
+        ub = indexUpperBound(loop.getUpperBound(), symbolScope);
       if (lb && ub && step && *step > 0)
         c.time *= static_cast<double>(std::max<int64_t>(
             0, (*ub - *lb + *step - 1) / *step));

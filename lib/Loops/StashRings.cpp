@@ -168,7 +168,7 @@ std::optional<Ring> matchRing(scf::ForOp loop, unsigned arg) {
   if (r.branch || !matchMasked(r, ring))
     r.stored = r.write.getSource();
   Operation *def = r.stored.getDefiningOp();
-  if (!def || def->getBlock() != writeBlock)
+  if (!def || (def->getBlock() != writeBlock && def->getBlock() != body))
     return std::nullopt; // Written from outside the body: nothing to save.
   for (OpOperand &use : ring.getUses())
     if (use.getOwner() != r.write && use.getOwner() != r.old &&
@@ -196,15 +196,17 @@ std::optional<Ring> matchRing(scf::ForOp loop, unsigned arg) {
   return r;
 }
 
-/// The ops of `body` (the loop's, or the branch of it the rows are written
-/// in) that compute `v` from `stops` and values defined outside the loop,
-/// in block order; the stops reached go to `reached`.
+/// The ops of the loop's body and of `body` (the branch of it the rows are
+/// written in, or the loop's body itself) that compute `v` from `stops`
+/// and values defined outside the loop, the loop body's first, each
+/// block's in order; the stops reached go to `reached`.
 /// False when `v` depends on anything else (an iteration argument, the
 /// induction variable, an op with effects, a collective).
 bool computedFrom(scf::ForOp loop, Block *body, Value v,
                   const DenseSet<Value> &stops,
                   SmallVectorImpl<Operation *> &ops,
                   llvm::SetVector<Value> &reached) {
+  Block *loopBody = loop.getBody();
   llvm::SetVector<Operation *> seen;
   SmallVector<Value> work{v};
   while (!work.empty()) {
@@ -222,7 +224,8 @@ bool computedFrom(scf::ForOp loop, Block *body, Value v,
     }
     if (!loop->isAncestor(def))
       continue;
-    if (def->getBlock() != body || !isMemoryEffectFree(def) ||
+    if ((def->getBlock() != body && def->getBlock() != loopBody) ||
+        !isMemoryEffectFree(def) ||
         def->getDialect()->getNamespace() == "shard")
       return false;
     if (!seen.insert(def))
@@ -233,7 +236,11 @@ bool computedFrom(scf::ForOp loop, Block *body, Value v,
     llvm::append_range(work, above);
   }
   ops.assign(seen.begin(), seen.end());
-  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  llvm::sort(ops, [&](Operation *a, Operation *b) {
+    if (a->getBlock() != b->getBlock())
+      return a->getBlock() == loopBody; // It holds the branch: first.
+    return a->isBeforeInBlock(b);
+  });
   return !reached.empty();
 }
 

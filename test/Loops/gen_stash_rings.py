@@ -11,7 +11,8 @@ j + d), layers per step (L tanh(a W_l) layers, a ring per layer output
 besides the input's), slices rank-reduced ([K, R, D] -> [R, D]) or not
 ([1, R, D] with collapse_shape / expand_shape), writes plain or masked
 (select(valid, v, old row), operands in either order with the condition
-negated), the write row spelled k mod K or f mod K (f = min(k, M - 1)),
+negated) or in a branch (scf.if valid: written, else the rings as they
+are; or the paths swapped with the condition negated), the write row spelled k mod K or f mod K (f = min(k, M - 1)),
 and where the reads stand (all first, or each before its use, in any
 order). Iteration k < M + d: forward of micro-batch f, loss += sum(h_L^2)
 while k < M; backward of micro-batch k - d from row (k - d) mod K, masked
@@ -43,6 +44,8 @@ def variant(seed):
         "row_of_k": rnd.random() < 0.5,
         "reads_first": rnd.random() < 0.5,
         "read_order": rnd.sample(range(4), 4),
+        # Drawn last: the earlier seeds' other choices stay as they were.
+        "branch": rnd.random() < 0.5,
     }
 
 
@@ -117,7 +120,11 @@ def model(v):
         e.emit("  linalg.yield %t : f32")
         e.emit("} -> %s" % ROW)
         acts.append("%%a%d" % (l + 1))
-    # Stash every activation in its ring.
+    # Stash every activation in its ring: in place, or (branch, not masked)
+    # on one path of an scf.if on the forward's validity, the other path
+    # yielding the rings as they are (an asynchronous 1F1B stage's form).
+    branch = v["branch"] and not v["masked"]
+    stores = []
     for i, a in enumerate(acts):
         val = a
         if not v["reduced"]:
@@ -140,8 +147,33 @@ def model(v):
             e.emit("  linalg.yield %r : f32")
             e.emit("} -> %s" % slice_t)
             val = "%%k%d" % i
+        if branch:
+            stores.append((i, val))
+            continue
         e.emit("%s_n = tensor.insert_slice %s into %s[%%wslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
                % (rings[i], val, rings[i], R, D, slice_t, ring))
+    if branch:
+        names = ", ".join("%s_n" % r for r in rings)
+        ring_types = ", ".join([ring] * len(rings))
+        writes = ["  %s_w = tensor.insert_slice %s into %s[%%wslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
+                  % (rings[i], val, rings[i], R, D, slice_t, ring) for i, val in stores]
+        written = "  scf.yield %s : %s" % (", ".join("%s_w" % r for r in rings), ring_types)
+        kept = "  scf.yield %s : %s" % (", ".join(rings), ring_types)
+        if v["swapped"]:
+            e.emit("%s = scf.if %%fwd_n -> (%s) {" % (names, ring_types))
+            e.emit(kept)
+            e.emit("} else {")
+            for w in writes:
+                e.emit(w)
+            e.emit(written)
+        else:
+            e.emit("%s = scf.if %%fwd -> (%s) {" % (names, ring_types))
+            for w in writes:
+                e.emit(w)
+            e.emit(written)
+            e.emit("} else {")
+            e.emit(kept)
+        e.emit("}")
     e.emit("%lm = arith.select %fwd, %one, %zero : f32")
     e.emit("%%loss_n = linalg.generic {indexing_maps = [#id, #sc], iterator_types = "
            "[\"reduction\", \"reduction\"]} ins(%s : %s) outs(%%loss : tensor<f32>) {" % (acts[-1], ROW))
@@ -247,7 +279,7 @@ def model(v):
     e.emit("return %%lmean, %s : tensor<f32>, %s" % (", ".join(means), outs), 2)
     e.emit("}", 0)
     body = "\n".join(e.lines)
-    if v["masked"] and v["swapped"]:
+    if (v["masked"] or v["branch"]) and v["swapped"]:
         # The negated condition, defined with the other forward values.
         body = body.replace("    %fwd = arith.cmpi ult",
                             "    %%fwd_n = arith.cmpi uge, %%k, %%c%d : index\n    %%fwd = arith.cmpi ult" % M, 1)

@@ -43,6 +43,13 @@ struct BoundedCopy {
 mlir::FailureOr<BoundedCopy> boundedCopy(mlir::func::FuncOp func,
                                          mlir::Operation *symbolScope = nullptr);
 
+/// An upper bound of an index value (a loop's trip count, a size), or
+/// nullopt: the value-bounds analysis's, else its arithmetic's (min, max,
+/// add, a never-negative difference, the device index below the grid's
+/// devices).
+std::optional<int64_t> indexUpperBound(mlir::Value v,
+                                       mlir::Operation *symbolScope = nullptr);
+
 /// The argument bounds in words ("arg0: ?x64 <= 32x64"), empty when every
 /// argument is static.
 std::string describeBounds(mlir::func::FuncOp func);
