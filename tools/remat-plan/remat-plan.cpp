@@ -113,9 +113,10 @@ int main(int argc, char **argv) {
   // Offload is a choice of its own until auto weighs it (issue 51).
   if (offloadFlags.enabled() && strategyName.getNumOccurrences() &&
       !strategy->plansHostCopies)
-    return usageError("--offload plans with offload-greedy; --strategy=" +
+    return usageError("--offload plans with offload-greedy (or "
+                      "--strategy=checkmate-milp-offload); --strategy=" +
                       strategyName + " does not offload");
-  if (offloadFlags.enabled())
+  if (offloadFlags.enabled() && !strategyName.getNumOccurrences())
     strategyName = "offload-greedy";
   else if (strategy->plansHostCopies)
     return usageError("--strategy=" + strategyName +

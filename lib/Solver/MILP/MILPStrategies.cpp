@@ -77,6 +77,16 @@ void registerMILPStrategies(StrategyRegistry &registry) {
     return g.numNodes() <= kAutoMILPMaxNodes;
   };
   registry.add(std::move(d));
+
+  StrategyDescriptor o;
+  o.name = "checkmate-milp-offload";
+  o.description = "checkmate-milp with host memory as a third state (copies "
+                  "timed per stage on the link); not run by auto";
+  o.run = solveCheckmateMILPOffload;
+  o.rank = 146;
+  o.options = {secondsOption()};
+  o.plansHostCopies = true;
+  registry.add(std::move(o));
 }
 
 } // namespace remat
