@@ -184,8 +184,8 @@ TEST(MILPOffload, MatchesTheOracleOnTinySteps) {
   std::printf("checkmate-milp-offload vs oracle: %d plans, %d as fast (the "
               "model's own plan: %d), %d faster, worst %.2f %% slower, %d "
               "below the recompute floor, %d graphs skipped\n",
-              compared, equal, modelEqual, modelFaster, 100 * worst,
-              belowFloor, skipped);
+              compared, equal, modelEqual, modelFaster, 100 * worst, belowFloor,
+              skipped);
   EXPECT_GT(compared, 45);
   EXPECT_GT(belowFloor, 0);
 }

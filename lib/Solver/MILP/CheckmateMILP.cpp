@@ -53,8 +53,8 @@
 //   FREE[t][x] <= 1 - OUT[t+1];
 //   sum OUT[t][x] offloadTime(x) <= sum R[t][i] time(i).
 // It is a linearisation: per-stage link time instead of the streams'
-// timeline, copies issued at stage boundaries only. The Simulator's time is
-// at most the model's; it judges the decoded plan.
+// timeline, copies issued at stage boundaries only; the Simulator judges
+// and times the decoded plan.
 //
 // Decoding runs each stage's nodes in order and frees eagerly
 // (Schedule::withEagerFrees). Every tensor the model holds at a run is live
@@ -423,9 +423,15 @@ private:
             .into(model, 0, 0);
         if (NOW[x][t].isZero())
           continue;
-        RowBuilder().add(IN[x][t], 1).add(NOW[x][t], 1).add(H[x][t - 1], -1)
+        RowBuilder()
+            .add(IN[x][t], 1)
+            .add(NOW[x][t], 1)
+            .add(H[x][t - 1], -1)
             .into(model, -milp::kInfinity, 0);
-        RowBuilder().add(IN[x][t], 1).add(NOW[x][t], 1).add(OUT[x][t], 1)
+        RowBuilder()
+            .add(IN[x][t], 1)
+            .add(NOW[x][t], 1)
+            .add(OUT[x][t], 1)
             .into(model, -milp::kInfinity, 1);
       }
     }

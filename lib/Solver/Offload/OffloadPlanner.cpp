@@ -35,7 +35,7 @@ struct Gap {
 /// run ends). None when the compute in between cannot hide both copies.
 std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
                              const std::vector<double> &start, long peak,
-                             TensorId t, const CopyLink &link) {
+                             TensorId t, const CopyLink &link, bool mayStall) {
   const std::vector<Step> &steps = s.steps();
   Gap gap;
   for (long i = peak - 1; i >= 0 && gap.after < 0; --i) {
@@ -61,8 +61,8 @@ std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
   const int64_t bytes = g.tensor(t).bytes;
   double ready = start[gap.after] + g.node(steps[gap.after].id).time;
   // XLA's rule: the compute in between hides both copies.
-  if (link.offloadTime(bytes) + link.prefetchTime(bytes) >
-      start[gap.next] - ready)
+  if (!mayStall && link.offloadTime(bytes) + link.prefetchTime(bytes) >
+                       start[gap.next] - ready)
     return std::nullopt;
   for (long j = gap.next; j > peak; --j)
     if (steps[j].isRun() &&
@@ -70,7 +70,10 @@ std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
       gap.before = j;
       return gap;
     }
-  return std::nullopt;
+  if (!mayStall)
+    return std::nullopt;
+  gap.before = gap.next; // Right before the read: it waits for the copy.
+  return gap;
 }
 
 /// Start time of every step, assuming nothing stalls (true of every
@@ -97,7 +100,10 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
   so.recordLiveAtPeak = true;
   Schedule cur = base;
   SimulationResult sim = simulate(g, cur, so);
-  if (!sim.valid || base.hasCopies() || !opts.link.usable())
+  // Step starts are the sums of run times only while nothing stalls (with
+  // stalls allowed they are estimates; the Simulator judges).
+  const bool mayStall = opts.stallBelow >= 0;
+  if (!sim.valid || (sim.stall > 0 && !mayStall) || !opts.link.usable())
     return base;
   const double time = sim.time;
   while (sim.peak > opts.budget) {
@@ -119,7 +125,8 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
     for (TensorId t : candidates) {
       if (g.tensor(t).bytes == 0)
         break; // Moving nothing lowers nothing.
-      std::optional<Gap> gap = gapAround(g, cur, start, peak, t, opts.link);
+      std::optional<Gap> gap =
+          gapAround(g, cur, start, peak, t, opts.link, mayStall);
       if (!gap)
         continue;
       if (tries++ >= opts.triesPerPeak)
@@ -130,8 +137,9 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
       steps.insert(steps.begin() + gap->after + 1, Step::offload(t));
       SimulationResult nextSim = simulate(g, next, so);
       // The run at the peak is one step later, after the offload.
-      if (!nextSim.valid || nextSim.stall > 0 || nextSim.time > time ||
-          nextSim.peak > sim.peak ||
+      const bool slower = mayStall ? nextSim.time >= opts.stallBelow
+                                   : nextSim.stall > 0 || nextSim.time > time;
+      if (!nextSim.valid || slower || nextSim.peak > sim.peak ||
           nextSim.usageDuringStep[peak + 1] >= sim.usageDuringStep[peak])
         continue;
       cur = std::move(next);
