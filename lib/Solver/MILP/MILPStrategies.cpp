@@ -76,6 +76,7 @@ void registerMILPStrategies(StrategyRegistry &registry) {
   d.budgetSearch.probesHelp = [](const TrainingGraph &g) {
     return g.numNodes() <= kAutoMILPMaxNodes;
   };
+  const BudgetSearchRole milpSearch = d.budgetSearch;
   registry.add(std::move(d));
 
   StrategyDescriptor o;
@@ -86,6 +87,10 @@ void registerMILPStrategies(StrategyRegistry &registry) {
   o.rank = 146;
   o.options = {secondsOption()};
   o.plansHostCopies = true;
+  // Its plan is never slower than either of these, so it meets every
+  // budget their searches find; checkmate-milp's short probes go lower.
+  o.budgetSearch = milpSearch;
+  o.budgetSearch.searchVia = {"checkmate-milp", "offload-greedy"};
   registry.add(std::move(o));
 }
 
