@@ -43,27 +43,44 @@ bool usedAfter(const TrainingGraph &g, const std::vector<Step> &ev, size_t i,
 }
 
 /// Drops recomputations none of whose outputs is used (they fed a
-/// recomputation that is gone).
+/// recomputation that is gone), in one backward pass: `needed[t]` says a
+/// later step uses the instance of t that is current at that point, so a
+/// dropped run's inputs are needed no more, and a chain of them goes too.
 void dropDeadRecomputations(const TrainingGraph &g, std::vector<Step> &ev) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    std::vector<char> ran(g.numNodes(), 0);
-    for (size_t i = 0; i < ev.size(); ++i) {
-      if (!ev[i].isRun())
-        continue;
-      const NodeId v = ev[i].id;
-      if (ran[v] && std::none_of(g.node(v).outputs.begin(),
-                                 g.node(v).outputs.end(), [&](TensorId t) {
-                                   return stores(g, ev[i], t) &&
-                                          usedAfter(g, ev, i, t);
-                                 })) {
-        ev.erase(ev.begin() + static_cast<long>(i));
-        changed = true;
-        break;
-      }
-      ran[v] = 1;
+  std::vector<char> again(ev.size(), 0), ran(g.numNodes(), 0);
+  for (size_t k = 0; k < ev.size(); ++k)
+    if (ev[k].isRun()) {
+      again[k] = ran[ev[k].id];
+      ran[ev[k].id] = 1;
     }
+  std::vector<char> needed(g.numTensors(), 0), drop(ev.size(), 0);
+  for (TensorId t : g.requiredOutputs())
+    needed[t] = 1;
+  for (size_t k = ev.size(); k-- > 0;) {
+    const Step &s = ev[k];
+    if (s.isCopy()) {
+      // An offload uses the instance; a prefetch makes a new one.
+      needed[s.id] = s.isOffload();
+      continue;
+    }
+    const Node &n = g.node(s.id);
+    drop[k] = again[k] && std::none_of(n.outputs.begin(), n.outputs.end(),
+                                       [&](TensorId t) {
+                                         return stores(g, s, t) && needed[t];
+                                       });
+    if (drop[k])
+      continue;
+    for (TensorId t : n.outputs)
+      if (stores(g, s, t))
+        needed[t] = 0;
+    for (TensorId t : n.inputs)
+      needed[t] = 1;
   }
+  size_t kept = 0;
+  for (size_t k = 0; k < ev.size(); ++k)
+    if (!drop[k])
+      ev[kept++] = ev[k];
+  ev.resize(kept);
 }
 
 /// `ev` without recomputation `i`: each output it stored and something
@@ -128,6 +145,10 @@ std::optional<std::vector<Step>> withoutRun(const TrainingGraph &g,
 /// before the read.
 constexpr int kRunsBefore[] = {-1, 0, 1, 2, 3, 4, 6, 8, 12};
 
+/// offloadUntilBudget's candidates per peak when a trade needs copies of
+/// other tensors to stay within budget.
+constexpr int kTriesPerPeak = 16;
+
 } // namespace
 
 Schedule copyInsteadOfRecompute(const TrainingGraph &g, const Schedule &plan,
@@ -139,8 +160,12 @@ Schedule copyInsteadOfRecompute(const TrainingGraph &g, const Schedule &plan,
     return plan;
   Schedule best = plan;
   double bestTime = sim.time;
+  // No plan beats every node once with nothing stalling.
+  double floor = 0;
+  for (const Node &n : g.nodes())
+    floor += n.time;
   int tries = 0;
-  for (bool improved = true; improved && tries < opts.swapTries;) {
+  for (bool improved = bestTime > floor; improved && tries < opts.swapTries;) {
     improved = false;
     std::vector<Step> ev;
     for (const Step &s : best.steps())
@@ -169,6 +194,8 @@ Schedule copyInsteadOfRecompute(const TrainingGraph &g, const Schedule &plan,
           // stalling a little if still faster, may bring it back.
           OffloadPlanOptions o = opts;
           o.stallBelow = bestTime;
+          o.triesPerPeak = kTriesPerPeak;
+          tries += kTriesPerPeak; // At least that many simulations.
           s = offloadUntilBudget(g, s, o);
           r = simulate(g, s, so);
         }

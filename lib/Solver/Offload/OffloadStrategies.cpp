@@ -99,8 +99,13 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
   };
   const std::vector<Schedule> bases =
       offloadGreedyBases(g, opts, programSim.peak);
-  for (const Schedule &base : bases)
+  for (const Schedule &base : bases) {
+    // Every node once and nothing stalling (the program's time) is the
+    // least any plan takes: no other base can beat it.
+    if (found && bestTime <= programSim.time)
+      break;
     plan(base, po);
+  }
   // Where hidden copies meet the budget from no base, copies that stall.
   OffloadPlanOptions stalling = po;
   stalling.stallBelow = std::numeric_limits<double>::infinity();
