@@ -2,7 +2,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
+#include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Offload/CopyInsteadOfRecompute.h"
 #include "remat/Solver/Offload/OffloadStrategies.h"
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Testing/OffloadOracle.h"
@@ -151,6 +153,43 @@ TEST(OffloadGreedy, ReturnsTheProgramWhenItFits) {
   ASSERT_TRUE(s.feasible) << s.reason;
   EXPECT_FALSE(s.schedule.hasCopies());
   EXPECT_EQ(s.schedule, keepEverythingSchedule(p.g));
+}
+
+// Where f1 may run again, evict-greedy meets 120 B by dropping a after f2
+// and recomputing f1 (10 units) before bw: 300 units. Copying a instead
+// (the copies hidden as in MeetsABudgetBelowTheRecomputeFloor) saves f1's
+// second run: copyInsteadOfRecompute trades it, 290. At 1 B per unit the
+// copy cannot leave before f4: the plan stays as it is. At 2000 B it fits
+// without the copy: f1's second run is dropped and a kept.
+TEST(OffloadGreedy, CopiesInsteadOfRecomputingWhereFaster) {
+  PinnedActivation p;
+  p.g.node(p.g.tensor(p.a).producer).recomputable = true;
+  SolveOptions o;
+  o.budget = 120;
+  Solution recompute = solve(p.g, "evict-greedy", o);
+  ASSERT_TRUE(recompute.feasible) << recompute.reason;
+  EXPECT_DOUBLE_EQ(recompute.sim.time, 300);
+  OffloadPlanOptions po;
+  po.budget = 120;
+  po.link = linkOf(10);
+  SimulatorOptions so;
+  so.link = po.link;
+  Schedule traded = copyInsteadOfRecompute(p.g, recompute.schedule, po);
+  SimulationResult sim = simulate(p.g, traded, so);
+  ASSERT_TRUE(sim.valid) << sim.error;
+  EXPECT_LE(sim.peak, 120);
+  EXPECT_DOUBLE_EQ(sim.time, 290);
+  ASSERT_EQ(sim.hostCopies.size(), 1u);
+  EXPECT_EQ(sim.hostCopies[0].tensor, p.a);
+  EXPECT_TRUE(sim.hostCopies[0].hidden);
+
+  po.link = linkOf(1);
+  EXPECT_EQ(copyInsteadOfRecompute(p.g, recompute.schedule, po),
+            recompute.schedule);
+  po.budget = 2000;
+  Schedule kept = copyInsteadOfRecompute(p.g, recompute.schedule, po);
+  EXPECT_FALSE(kept.hasCopies());
+  EXPECT_DOUBLE_EQ(simulate(p.g, kept).time, 290);
 }
 
 // On tiny random training steps, at every budget from the proven floor to
