@@ -121,6 +121,32 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
                      });
     const std::vector<double> start = stepStarts(g, cur);
     bool kept = false;
+    // Inserts each (position, step) before the step at that position, in
+    // list order; keeps the plan when the Simulator says the run at the
+    // peak holds less, the peak did not rise and the time is allowed.
+    auto tryMoves = [&](const std::vector<std::pair<long, Step>> &moves) {
+      std::vector<Step> steps;
+      long shift = 0;
+      for (long k = 0; k <= static_cast<long>(cur.size()); ++k) {
+        for (const auto &[at, step] : moves)
+          if (at == k) {
+            steps.push_back(step);
+            shift += k <= peak;
+          }
+        if (k < static_cast<long>(cur.size()))
+          steps.push_back(cur.steps()[k]);
+      }
+      Schedule next(std::move(steps));
+      SimulationResult nextSim = simulate(g, next, so);
+      const bool slower = mayStall ? nextSim.time >= opts.stallBelow
+                                   : nextSim.stall > 0 || nextSim.time > time;
+      if (!nextSim.valid || slower || nextSim.peak > sim.peak ||
+          nextSim.usageDuringStep[peak + shift] >= sim.usageDuringStep[peak])
+        return false;
+      cur = std::move(next);
+      sim = std::move(nextSim);
+      return true;
+    };
     int tries = 0;
     for (TensorId t : candidates) {
       if (g.tensor(t).bytes == 0)
@@ -131,21 +157,32 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
         continue;
       if (tries++ >= opts.triesPerPeak)
         break;
-      Schedule next = cur;
-      std::vector<Step> &steps = next.steps();
-      steps.insert(steps.begin() + gap->before, Step::prefetch(t));
-      steps.insert(steps.begin() + gap->after + 1, Step::offload(t));
-      SimulationResult nextSim = simulate(g, next, so);
-      // The run at the peak is one step later, after the offload.
-      const bool slower = mayStall ? nextSim.time >= opts.stallBelow
-                                   : nextSim.stall > 0 || nextSim.time > time;
-      if (!nextSim.valid || slower || nextSim.peak > sim.peak ||
-          nextSim.usageDuringStep[peak + 1] >= sim.usageDuringStep[peak])
+      std::vector<std::pair<long, Step>> moves = {
+          {gap->after + 1, Step::offload(t)}, {gap->before, Step::prefetch(t)}};
+      if ((kept = tryMoves(moves)))
+        break;
+      if (!mayStall)
         continue;
-      cur = std::move(next);
-      sim = std::move(nextSim);
-      kept = true;
-      break;
+      // The copy may end after the peak run would start: make that run
+      // wait for one of its own inputs, offloaded after its last use
+      // before and prefetched right before it, while t leaves.
+      for (TensorId y : running.inputs) {
+        if (g.isInput(y) || g.isRequired(y) || tries++ >= opts.triesPerPeak)
+          continue;
+        long last = peak - 1;
+        while (last >= 0 && !(cur.steps()[last].isRun() &&
+                              touches(g.node(cur.steps()[last].id), y)))
+          --last;
+        if (last < 0)
+          continue;
+        std::vector<std::pair<long, Step>> both = moves;
+        both.push_back({last + 1, Step::offload(y)});
+        both.push_back({peak, Step::prefetch(y)});
+        if ((kept = tryMoves(both)))
+          break;
+      }
+      if (kept)
+        break;
     }
     if (!kept)
       break;

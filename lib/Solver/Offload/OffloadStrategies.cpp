@@ -106,12 +106,17 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
       break;
     plan(base, po);
   }
-  // Where hidden copies meet the budget from no base, copies that stall.
-  OffloadPlanOptions stalling = po;
-  stalling.stallBelow = std::numeric_limits<double>::infinity();
-  if (!found)
-    for (const Schedule &base : bases)
-      plan(base, stalling);
+  // Then copies that stall, where they make a plan faster than the best so
+  // far (a prefetch's wait also lets an offload end before the run that
+  // waits), or meet the budget at all.
+  for (const Schedule &base : bases) {
+    if (found && bestTime <= programSim.time)
+      break;
+    OffloadPlanOptions stalling = po;
+    stalling.stallBelow =
+        found ? bestTime : std::numeric_limits<double>::infinity();
+    plan(base, stalling);
+  }
   if (!found) {
     res.reason = "no plan of keep, recompute (evict-greedy) and offloads "
                  "meets the budget";
