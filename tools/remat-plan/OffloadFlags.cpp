@@ -25,9 +25,9 @@ std::optional<double> secondsPerTimeUnit(llvm::StringRef unit) {
 OffloadFlags::OffloadFlags(cl::OptionCategory &category)
     : offload("offload",
               cl::desc("Plan with host memory too: the strategy "
-                       "offload-greedy keeps, recomputes, or copies a tensor "
-                       "to the host and back where the compute in between "
-                       "hides both copies; the result adds an \"offload\" "
+                       "offload-greedy (or --strategy=checkmate-milp-offload, "
+                       "its MILP) keeps, recomputes, or copies a tensor "
+                       "to the host and back; the result adds an \"offload\" "
                        "object (device and host peaks, stall, each "
                        "offloaded tensor with its bytes, copy times and "
                        "whether its copies are hidden)"),

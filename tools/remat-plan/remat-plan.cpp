@@ -113,13 +113,16 @@ int main(int argc, char **argv) {
   // Offload is a choice of its own until auto weighs it (issue 51).
   if (offloadFlags.enabled() && strategyName.getNumOccurrences() &&
       !strategy->plansHostCopies)
-    return usageError("--offload plans with offload-greedy; --strategy=" +
+    return usageError("--offload plans with offload-greedy (or "
+                      "--strategy=checkmate-milp-offload); --strategy=" +
                       strategyName + " does not offload");
-  if (offloadFlags.enabled())
-    strategyName = "offload-greedy";
-  else if (strategy->plansHostCopies)
+  if (offloadFlags.enabled()) {
+    if (!strategyName.getNumOccurrences())
+      strategyName = "offload-greedy";
+  } else if (strategy->plansHostCopies) {
     return usageError("--strategy=" + strategyName +
                       " plans host copies: give --offload");
+  }
   SolveOptions opts;
   strategyFlags.apply(opts);
   if (std::string bad = checkStrategyOptions(opts); !bad.empty())

@@ -2,7 +2,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
+#include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Offload/CopyInsteadOfRecompute.h"
 #include "remat/Solver/Offload/OffloadStrategies.h"
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Testing/OffloadOracle.h"
@@ -89,10 +91,11 @@ TEST(OffloadGreedy, MeetsABudgetBelowTheRecomputeFloor) {
   EXPECT_FALSE(best->feasible);
 }
 
-TEST(OffloadGreedy, OffloadsNothingTheLinkCannotHide) {
+TEST(OffloadGreedy, StallsOnlyWhereNoCopyHides) {
   PinnedActivation p;
   // At 1 B per unit a's offload takes 20..120: still on the device when f4
-  // would start (30), so without a stall f4 holds 210.
+  // would start (30), so without a stall f4 holds 210; the planner's
+  // stalls (a prefetch right before a run) do not reach it.
   EXPECT_FALSE(offloadGreedy(p.g, 209, linkOf(1)).feasible);
   // The oracle meets 209 only by stalling f4 until the offload has ended
   // (e.g. behind a prefetch of c queued after a's offload): slower than
@@ -101,9 +104,17 @@ TEST(OffloadGreedy, OffloadsNothingTheLinkCannotHide) {
   ASSERT_TRUE(best);
   ASSERT_TRUE(best->feasible);
   EXPECT_GE(best->time, 290 + 90); // f4 starts at 120 at the earliest.
-  // A latency of 21 does the same at 10 B per unit (20..51).
-  EXPECT_FALSE(offloadGreedy(p.g, 209, linkOf(10, 21)).feasible);
-  EXPECT_TRUE(offloadGreedy(p.g, 209, linkOf(10, 0)).feasible);
+  // A latency of 21 does the same at 10 B per unit (20..51): no hidden
+  // copy meets 209, so the planner makes f4 wait, for c, offloaded after
+  // f3 and prefetched right before f4, while a leaves: slower than every
+  // node once. Without the latency the copies hide, nothing waits.
+  Solution late = offloadGreedy(p.g, 209, linkOf(10, 21));
+  ASSERT_TRUE(late.feasible) << late.reason;
+  EXPECT_GT(late.sim.stall, 0);
+  EXPECT_GT(late.sim.time, 290);
+  Solution hidden = offloadGreedy(p.g, 209, linkOf(10, 0));
+  ASSERT_TRUE(hidden.feasible) << hidden.reason;
+  EXPECT_EQ(hidden.sim.stall, 0);
 }
 
 // f1 (run once) makes a1 and a2 (100 B each) at 0..10; both are read again
@@ -136,8 +147,14 @@ TEST(OffloadGreedy, TwoCopiesDoNotBothAssumeTheWholeLink) {
   ASSERT_EQ(one.sim.hostCopies.size(), 1u);
   EXPECT_TRUE(one.sim.hostCopies[0].hidden);
   EXPECT_DOUBLE_EQ(one.sim.time, 232);
-  // Both would take f3 to 252, but the second copy ends after f3 starts.
-  EXPECT_FALSE(offloadGreedy(g, 351, linkOf(10)).feasible);
+  // Both would take f3 to 252, but the second copy ends after f3 starts
+  // unless f3 waits: for its input, offloaded and prefetched right before
+  // it (8.2 units), slower than one copy.
+  Solution wait = offloadGreedy(g, 351, linkOf(10));
+  ASSERT_TRUE(wait.feasible) << wait.reason;
+  EXPECT_EQ(wait.sim.peak, 252);
+  EXPECT_GT(wait.sim.stall, 0);
+  EXPECT_GT(wait.sim.time, 232);
   // With twice the bandwidth both leave in time (10..15, 15..20).
   Solution both = offloadGreedy(g, 252, linkOf(20));
   ASSERT_TRUE(both.feasible) << both.reason;
@@ -153,10 +170,47 @@ TEST(OffloadGreedy, ReturnsTheProgramWhenItFits) {
   EXPECT_EQ(s.schedule, keepEverythingSchedule(p.g));
 }
 
+// Where f1 may run again, evict-greedy meets 120 B by dropping a after f2
+// and recomputing f1 (10 units) before bw: 300 units. Copying a instead
+// (the copies hidden as in MeetsABudgetBelowTheRecomputeFloor) saves f1's
+// second run: copyInsteadOfRecompute trades it, 290. At 1 B per unit the
+// copy cannot leave before f4: the plan stays as it is. At 2000 B it fits
+// without the copy: f1's second run is dropped and a kept.
+TEST(OffloadGreedy, CopiesInsteadOfRecomputingWhereFaster) {
+  PinnedActivation p;
+  p.g.node(p.g.tensor(p.a).producer).recomputable = true;
+  SolveOptions o;
+  o.budget = 120;
+  Solution recompute = solve(p.g, "evict-greedy", o);
+  ASSERT_TRUE(recompute.feasible) << recompute.reason;
+  EXPECT_DOUBLE_EQ(recompute.sim.time, 300);
+  OffloadPlanOptions po;
+  po.budget = 120;
+  po.link = linkOf(10);
+  SimulatorOptions so;
+  so.link = po.link;
+  Schedule traded = copyInsteadOfRecompute(p.g, recompute.schedule, po);
+  SimulationResult sim = simulate(p.g, traded, so);
+  ASSERT_TRUE(sim.valid) << sim.error;
+  EXPECT_LE(sim.peak, 120);
+  EXPECT_DOUBLE_EQ(sim.time, 290);
+  ASSERT_EQ(sim.hostCopies.size(), 1u);
+  EXPECT_EQ(sim.hostCopies[0].tensor, p.a);
+  EXPECT_TRUE(sim.hostCopies[0].hidden);
+
+  po.link = linkOf(1);
+  EXPECT_EQ(copyInsteadOfRecompute(p.g, recompute.schedule, po),
+            recompute.schedule);
+  po.budget = 2000;
+  Schedule kept = copyInsteadOfRecompute(p.g, recompute.schedule, po);
+  EXPECT_FALSE(kept.hasCopies());
+  EXPECT_DOUBLE_EQ(simulate(p.g, kept).time, 290);
+}
+
 // On tiny random training steps, at every budget from the proven floor to
 // the program's peak: every plan passes the Simulator within budget and is
 // never faster than the oracle over the same run orders (the program, its
-// recompute variants and the planner's own bases at every budget) with
+// recompute variants, the planner's own bases and plans at every budget) with
 // every choice of offloads. Budgets below the recompute-only floor (the
 // brute force) are met with offload.
 TEST(OffloadGreedy, NeverBeatsTheOracleOnRandomSteps) {
@@ -179,6 +233,8 @@ TEST(OffloadGreedy, NeverBeatsTheOracleOnRandomSteps) {
       plans.push_back(solve(g, "offload-greedy", o));
       for (Schedule &b : offloadGreedyBases(g, o, peak))
         bases.push_back(std::move(b));
+      if (plans.back().feasible) // Its trades change the run order.
+        bases.push_back(plans.back().schedule);
     }
     std::optional<std::vector<std::pair<int64_t, double>>> front =
         offloadOracleFrontier(g, link, bases, 400000);
@@ -202,7 +258,8 @@ TEST(OffloadGreedy, NeverBeatsTheOracleOnRandomSteps) {
       SimulationResult check = simulate(g, s.schedule, so);
       ASSERT_TRUE(check.valid) << check.error;
       EXPECT_LE(check.peak, budget);
-      ASSERT_TRUE(best) << "seed " << seed << " budget " << budget;
+      ASSERT_TRUE(best) << "seed " << seed << " budget " << budget << "\n"
+                        << s.schedule.str(g);
       EXPECT_GE(check.time, best->second - 1e-9)
           << "seed " << seed << " budget " << budget << "\n"
           << s.schedule.str(g);

@@ -33,6 +33,29 @@
 //                       large).
 // A sized node's first run (the diagonal) adds E_p itself.
 //
+// Host copies (CheckmateOptions::link): boundary t comes before stage t's
+// first run. OUT[t][x] offloads x there; its device bytes count in stage t
+// until LEFT[t][x][k] says they are gone after run k: the runs so far cover
+// all of the boundary's offloads (one in-order stream; big-M rows), or the
+// stage's first computation waits for a prefetch at least that long. Stage
+// t's compute must cover them all (the Simulator releases them before stage
+// t+1). A prefetch at boundary t holds x's bytes from stage t: IN[t][x]
+// makes it readable from stage t+1, NOW[t][x] in stage t itself (issued
+// first). W[t], a stall in the objective, is at least the NOW copies' link
+// time, and at least all of the boundary's prefetches' minus the stage's
+// compute. H[t][x] (on the host during stage t) is exact, because the
+// Simulator refuses to recompute a tensor that is on the host:
+//   H[t] = H[t-1] + OUT[t] - IN[t] - NOW[t], IN + NOW <= H[t-1],
+//   IN + NOW + OUT <= 1;
+//   S[t+1] + OUT[t+1] <= S[t] + R[t][p] + IN[t] + NOW[t] (persistence);
+//   R[t][j] <= R[t][p] + S[t][x] + NOW[t][x]            (dependencies);
+//   R[t][p] + H[t] <= 1, R[t][p] + IN[t] <= 1, R[t][p] + NOW[t] <= 1;
+//   FREE[t][x] <= 1 - OUT[t+1];
+//   sum OUT[t][x] offloadTime(x) <= sum R[t][i] time(i).
+// It is a linearisation: per-stage link time instead of the streams'
+// timeline, copies issued at stage boundaries only; the Simulator judges
+// and times the decoded plan.
+//
 // Decoding runs each stage's nodes in order and frees eagerly
 // (Schedule::withEagerFrees). Every tensor the model holds at a run is live
 // there, or freed earlier by the eager frees, which are the lowest for the
@@ -76,6 +99,15 @@ public:
     row.value.push_back(coef);
     return *this;
   }
+  RowBuilder &append(const RowBuilder &other) {
+    row.index.insert(row.index.end(), other.row.index.begin(),
+                     other.row.index.end());
+    row.value.insert(row.value.end(), other.row.value.begin(),
+                     other.row.value.end());
+    constant += other.constant;
+    return *this;
+  }
+  size_t size() const { return row.index.size(); }
   /// Adds lower <= expr <= upper; a row without columns is dropped (it is
   /// a fact of the order, checked by the caller's construction).
   void into(milp::Model &m, double lower, double upper) {
@@ -114,10 +146,11 @@ TrainingGraph atSmallest(TrainingGraph g, const std::vector<SizedPart> &parts) {
 class Formulation {
 public:
   Formulation(const TrainingGraph &graph, std::vector<NodeId> order,
-              int64_t budget, const std::vector<SizedPart> &parts)
+              int64_t budget, const std::vector<SizedPart> &parts,
+              const CopyLink *link)
       : smallest(atSmallest(graph, parts)), g(smallest), parts(parts),
         order(std::move(order)), n(static_cast<int>(this->order.size())),
-        budget(budget) {
+        budget(budget), link(link) {
     pos.assign(g.numNodes(), -1);
     for (int i = 0; i < n; ++i)
       pos[this->order[i]] = i;
@@ -130,6 +163,7 @@ public:
     addChoiceColumns();
     addRunColumns();
     addHoldColumns();
+    addHostColumns();
     addDependencies();
     addPersistence();
     addExclusivity();
@@ -153,13 +187,25 @@ public:
           out[p] = static_cast<int>(c);
     return out;
   }
-  /// The runs the solution selects, in stage order, with eager frees.
+  /// The runs the solution selects, in stage order, each stage after its
+  /// boundary's copies, with eager frees.
   Schedule decode(const std::vector<double> &x) const {
     Schedule s;
-    for (int t = 0; t < n; ++t)
+    for (int t = 0; t < n; ++t) {
+      for (TensorId v = 0; v < static_cast<TensorId>(OUT.size()); ++v)
+        if (value(OUT[v][t], x) > 0.5)
+          s.offload(v);
+      // Those read in this stage first: the stream is in order.
+      for (TensorId v = 0; v < static_cast<TensorId>(NOW.size()); ++v)
+        if (value(NOW[v][t], x) > 0.5)
+          s.prefetch(v);
+      for (TensorId v = 0; v < static_cast<TensorId>(IN.size()); ++v)
+        if (value(IN[v][t], x) > 0.5)
+          s.prefetch(v);
       for (int i = 0; i <= t; ++i)
         if (value(R[t][i], x) > 0.5)
           s.run(order[i]);
+    }
     return s.withEagerFrees(g);
   }
   /// The objective's constant part and scale: time = constant + scale * obj.
@@ -181,6 +227,11 @@ private:
     return false;
   }
   int producerPos(TensorId x) const { return pos[g.tensor(x).producer]; }
+  /// OUT, IN or H of tensor x at stage t; the constant 0 where it has none.
+  static Var hostVar(const std::vector<std::vector<Var>> &v, TensorId x,
+                     int t) {
+    return static_cast<size_t>(x) < v.size() ? v[x][t] : Var{};
+  }
   double bytes(TensorId x) const { return g.tensor(x).bytes / memScale; }
   double outBytes(int i) const {
     double b = 0;
@@ -326,6 +377,86 @@ private:
     }
   }
 
+  /// The third state: for each tensor a later stage may read again, an
+  /// offload and two kinds of prefetch per boundary where one can help, the
+  /// host state from its first possible offload on, and each stage's link
+  /// rows.
+  void addHostColumns() {
+    if (!link)
+      return;
+    OUT.assign(g.numTensors(), std::vector<Var>(n + 1));
+    IN = NOW = H = OUT;
+    std::vector<RowBuilder> outTime(n), inTime(n), nowTime(n);
+    for (TensorId x = 0; x < g.numTensors(); ++x) {
+      if (g.isInput(x) || g.isRequired(x) || sizedTensor[x].first >= 0)
+        continue;
+      // The last stage that may read x: any, for a reader that runs again.
+      int last = -1;
+      for (NodeId v : g.consumers(x))
+        last = std::max(last, runsOnce(v) ? pos[v] : n - 1);
+      const int p = producerPos(x);
+      // Offloaded at t, prefetched at t' > t, read from t' <= last.
+      if (p + 2 > last)
+        continue;
+      const double out = link->offloadTime(g.tensor(x).bytes) / timeScale;
+      const double in = link->prefetchTime(g.tensor(x).bytes) / timeScale;
+      auto binary = [&](std::vector<std::vector<Var>> &v, int t,
+                        RowBuilder &time, double copy) {
+        v[x][t].col = model.addColumn(0, 1, 0, true);
+        time.add(v[x][t], copy);
+      };
+      for (int t = p + 1; t + 1 <= last; ++t)
+        binary(OUT, t, outTime[t], out);
+      for (int t = p + 2; t <= last; ++t) {
+        if (t + 1 <= last)
+          binary(IN, t, inTime[t], in);
+        binary(NOW, t, nowTime[t], in);
+      }
+      for (int t = p + 1; t < n; ++t) {
+        H[x][t].col = model.addColumn(0, 1, 0, true);
+        RowBuilder()
+            .add(H[x][t], 1)
+            .add(H[x][t - 1], -1)
+            .add(OUT[x][t], -1)
+            .add(IN[x][t], 1)
+            .add(NOW[x][t], 1)
+            .into(model, 0, 0);
+        if (NOW[x][t].isZero())
+          continue;
+        RowBuilder()
+            .add(IN[x][t], 1)
+            .add(NOW[x][t], 1)
+            .add(H[x][t - 1], -1)
+            .into(model, -milp::kInfinity, 0);
+        RowBuilder()
+            .add(IN[x][t], 1)
+            .add(NOW[x][t], 1)
+            .add(OUT[x][t], 1)
+            .into(model, -milp::kInfinity, 1);
+      }
+    }
+    for (int t = 0; t < n; ++t) {
+      RowBuilder compute;
+      for (int i = 0; i <= t; ++i)
+        compute.add(R[t][i], -g.node(order[i]).time / timeScale);
+      // Stage t's compute hides its boundary's offloads ...
+      if (outTime[t].size()) {
+        RowBuilder row = outTime[t];
+        row.append(compute).into(model, -milp::kInfinity, 0);
+      }
+      if (!nowTime[t].size())
+        continue;
+      // ... and waits for its prefetches: the first run for those it reads
+      // (issued first), the stage's end for the others.
+      Var wait{model.addColumn(0, milp::kInfinity, 1, false), 0};
+      RowBuilder first = nowTime[t];
+      first.add(wait, -1).into(model, -milp::kInfinity, 0);
+      RowBuilder all = nowTime[t];
+      all.append(inTime[t]).append(compute).add(wait, -1).into(
+          model, -milp::kInfinity, 0);
+    }
+  }
+
   void addDependencies() {
     for (int q = 0; q < n; ++q)
       for (TensorId x : computedInputs(q)) {
@@ -336,6 +467,7 @@ private:
                 .add(R[t][q], 1)
                 .add(R[t][p], -1)
                 .add(S[x][t], -1)
+                .add(hostVar(NOW, x, t), -1)
                 .into(model, -milp::kInfinity, 0);
       }
   }
@@ -348,8 +480,11 @@ private:
       for (int t = p; t < n; ++t)
         RowBuilder()
             .add(S[x][t + 1], 1)
+            .add(hostVar(OUT, x, t + 1), 1)
             .add(S[x][t], -1)
             .add(R[t][p], -1)
+            .add(hostVar(IN, x, t), -1)
+            .add(hostVar(NOW, x, t), -1)
             .into(model, -milp::kInfinity, 0);
     }
   }
@@ -359,14 +494,24 @@ private:
       if (g.isInput(x))
         continue;
       const int p = producerPos(x);
-      for (int t = p + 1; t < n; ++t)
-        if (!R[t][p].isZero() && !S[x][t].isZero())
-          RowBuilder().add(R[t][p], 1).add(S[x][t], 1).into(model, -milp::kInfinity, 1);
+      for (int t = p + 1; t < n; ++t) {
+        if (R[t][p].isZero())
+          continue;
+        // Neither while it is held, nor on the host, nor arriving.
+        for (const Var &v : {S[x][t], hostVar(H, x, t), hostVar(IN, x, t),
+                             hostVar(NOW, x, t)})
+          if (!v.isZero())
+            RowBuilder().add(R[t][p], 1).add(v, 1).into(model,
+                                                         -milp::kInfinity, 1);
+      }
     }
   }
 
   /// FREE columns of stage t: the tensors freed right after position k.
   std::vector<std::vector<std::pair<int, TensorId>>> addFrees(int t);
+  /// LEFT columns of stage t: the offloads of boundary t gone after
+  /// position k.
+  std::vector<std::vector<std::pair<int, TensorId>>> addReleases(int t);
   void addMemory();
 
   const TrainingGraph smallest; ///< The graph at the sized parts' least.
@@ -375,14 +520,21 @@ private:
   std::vector<NodeId> order;
   int n;
   int64_t budget;
+  const CopyLink *link; ///< Null: no host copies.
   std::vector<int> pos;
   double memScale = 1, timeScale = 1, fixedTime = 0;
   std::vector<std::vector<Var>> R; ///< R[t][i], i <= t.
   std::vector<std::vector<Var>> S; ///< S[x][t], t <= n.
   /// FREE[t][k]: (column, tensor) pairs freed after position k in stage t.
   std::vector<std::vector<std::vector<std::pair<int, TensorId>>>> FREE;
+  /// LEFT[t][k]: (column, tensor) pairs whose offload ends after position k.
+  std::vector<std::vector<std::vector<std::pair<int, TensorId>>>> LEFT;
   std::vector<std::vector<int>> U; ///< U[t][k] columns.
   std::vector<std::vector<Var>> Y; ///< Y[p][c]: part p takes choice c.
+  /// By tensor, by stage: OUT (offload at boundary t), IN (prefetch at
+  /// boundary t, read from stage t + 1), NOW (prefetch at boundary t, read
+  /// in stage t), H (on the host during stage t); empty without a link.
+  std::vector<std::vector<Var>> OUT, IN, NOW, H;
   /// By tensor: (part, index in its tensors), {-1, -1} when not sized.
   std::vector<std::pair<int, int>> sizedTensor;
   std::vector<int> sizedNode; ///< By node: its part, or -1.
@@ -417,6 +569,8 @@ Formulation::addFrees(int t) {
       };
       upper(R[t][k], -1, 0);            // FREE <= R[t][k]
       upper(S[x][t + 1], 1, 1);         // FREE <= 1 - S[t+1][x]
+      if (!hostVar(OUT, x, t + 1).isZero())
+        upper(hostVar(OUT, x, t + 1), 1, 1); // Held until its offload.
       for (int j : readers)
         if (j > k && j <= t)
           upper(R[t][j], 1, 1);         // FREE <= 1 - R[t][j]
@@ -426,12 +580,70 @@ Formulation::addFrees(int t) {
   return frees;
 }
 
+/// An offload's device bytes are gone before the stage's next run once the
+/// runs so far cover every offload of the boundary (one in-order stream):
+/// LEFT[t][x][k] = 1 only if sum OUT[t][y] offloadTime(y) <= sum_{i<=k}
+/// R[t][i] time(i) (big-M on all of them), at most once per offload. Without
+/// one the bytes count to the stage's end.
+std::vector<std::vector<std::pair<int, TensorId>>>
+Formulation::addReleases(int t) {
+  std::vector<std::vector<std::pair<int, TensorId>>> left(t + 1);
+  if (OUT.empty())
+    return left;
+  auto offload = [&](TensorId x) {
+    return link->offloadTime(g.tensor(x).bytes) / timeScale;
+  };
+  RowBuilder copies;
+  double all = 0;
+  for (TensorId x = 0; x < g.numTensors(); ++x)
+    if (!OUT[x][t].isZero()) {
+      copies.add(OUT[x][t], offload(x));
+      all += offload(x);
+    }
+  for (TensorId x = 0; x < g.numTensors(); ++x) {
+    if (OUT[x][t].isZero())
+      continue;
+    RowBuilder once;
+    once.add(OUT[x][t], -1);
+    for (int k = 0; k < t; ++k) {
+      const int col = model.addColumn(0, 1, 0, true);
+      RowBuilder ended = copies;
+      ended.addColumn(col, all);
+      for (int i = 0; i <= k; ++i)
+        ended.add(R[t][i], -g.node(order[i]).time / timeScale);
+      ended.into(model, -milp::kInfinity, all);
+      once.addColumn(col, 1);
+      left[k].push_back({col, x});
+    }
+    // Or before the stage's first computation, which cannot start before a
+    // tensor it reads arrives: a prefetch issued at the boundary waits for
+    // no copy of its own stream, and takes at least its link time.
+    for (TensorId y : computedInputs(t)) {
+      if (hostVar(NOW, y, t).isZero())
+        continue;
+      const int col = model.addColumn(0, 1, 0, true);
+      RowBuilder().addColumn(col, 1).add(NOW[y][t], -1).into(
+          model, -milp::kInfinity, 0);
+      RowBuilder ended = copies;
+      ended.addColumn(col, all).into(
+          model, -milp::kInfinity,
+          all + link->prefetchTime(g.tensor(y).bytes) / timeScale);
+      once.addColumn(col, 1);
+      left[t - 1].push_back({col, x});
+    }
+    once.into(model, -milp::kInfinity, 0);
+  }
+  return left;
+}
+
 void Formulation::addMemory() {
   const double cap = static_cast<double>(budget - inputBytes(g)) / memScale;
   FREE.resize(n);
+  LEFT.resize(n);
   U.resize(n);
   for (int t = 0; t < n; ++t) {
     FREE[t] = addFrees(t);
+    LEFT[t] = addReleases(t);
     U[t].resize(t + 1);
     for (int k = 0; k <= t; ++k) {
       U[t][k] = model.addColumn(0, milp::kInfinity, 0, false);
@@ -444,6 +656,10 @@ void Formulation::addMemory() {
           if (!g.isInput(x) && producerPos(x) < t) {
             row.add(S[x][t], -bytes(x));
             addExtraBytes(row, x, S[x][t], -1, /*freed=*/false);
+            // Leaving or arriving: held through the whole stage.
+            row.add(hostVar(OUT, x, t), -bytes(x));
+            row.add(hostVar(IN, x, t), -bytes(x));
+            row.add(hostVar(NOW, x, t), -bytes(x));
           }
       } else {
         row.addColumn(U[t][k - 1], -1);
@@ -451,6 +667,8 @@ void Formulation::addMemory() {
           row.addColumn(col, bytes(x));
           addExtraBytes(row, x, Var{col, 0}, 1, /*freed=*/true);
         }
+        for (auto [col, x] : LEFT[t][k - 1])
+          row.addColumn(col, bytes(x));
       }
       row.into(model, 0, 0);
       const double ws = g.node(order[k]).workspace / memScale;
@@ -613,7 +831,10 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
       options.sized ? *options.sized : kNoParts;
   if (verifySizedParts(g, parts))
     return result; // The caller's parts do not fit the graph.
-  Formulation f(g, order, options.budget, parts);
+  Formulation f(g, order, options.budget, parts, options.link);
+  SimulatorOptions so; // The Simulator times the plan's copies on the link.
+  if (options.link)
+    so.link = *options.link;
   result.columns = static_cast<int>(f.model.columns.size());
   result.rows = static_cast<int>(f.model.rows.size());
 
@@ -625,7 +846,7 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
         parts.empty() ? std::vector<int>{} : options.warmPicks;
     TrainingGraph at = withSizes(g, parts, picks);
     Schedule w = options.warmStart->withEagerFrees(at);
-    SimulationResult sim = simulate(at, w);
+    SimulationResult sim = simulate(at, w, so);
     if (sim.valid && sim.peak <= options.budget) {
       warm = w;
       result.schedule = w;
@@ -652,7 +873,7 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
   std::vector<int> picks = f.picks(r.values);
   TrainingGraph at = withSizes(g, parts, picks);
   Schedule s = f.decode(r.values);
-  SimulationResult sim = simulate(at, s);
+  SimulationResult sim = simulate(at, s, so);
   if (!sim.valid || sim.peak > options.budget)
     return result; // Numerical slack: never return an invalid schedule.
   if (!result.schedule || sim.time < result.time) {

@@ -76,7 +76,22 @@ void registerMILPStrategies(StrategyRegistry &registry) {
   d.budgetSearch.probesHelp = [](const TrainingGraph &g) {
     return g.numNodes() <= kAutoMILPMaxNodes;
   };
+  const BudgetSearchRole milpSearch = d.budgetSearch;
   registry.add(std::move(d));
+
+  StrategyDescriptor o;
+  o.name = "checkmate-milp-offload";
+  o.description = "checkmate-milp with host memory as a third state (copies "
+                  "timed per stage on the link); not run by auto";
+  o.run = solveCheckmateMILPOffload;
+  o.rank = 146;
+  o.options = {secondsOption()};
+  o.plansHostCopies = true;
+  // Its plan is never slower than either of these, so it meets every
+  // budget their searches find; checkmate-milp's short probes go lower.
+  o.budgetSearch = milpSearch;
+  o.budgetSearch.searchVia = {"checkmate-milp", "offload-greedy"};
+  registry.add(std::move(o));
 }
 
 } // namespace remat

@@ -35,7 +35,7 @@ struct Gap {
 /// run ends). None when the compute in between cannot hide both copies.
 std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
                              const std::vector<double> &start, long peak,
-                             TensorId t, const CopyLink &link) {
+                             TensorId t, const CopyLink &link, bool mayStall) {
   const std::vector<Step> &steps = s.steps();
   Gap gap;
   for (long i = peak - 1; i >= 0 && gap.after < 0; --i) {
@@ -61,8 +61,8 @@ std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
   const int64_t bytes = g.tensor(t).bytes;
   double ready = start[gap.after] + g.node(steps[gap.after].id).time;
   // XLA's rule: the compute in between hides both copies.
-  if (link.offloadTime(bytes) + link.prefetchTime(bytes) >
-      start[gap.next] - ready)
+  if (!mayStall && link.offloadTime(bytes) + link.prefetchTime(bytes) >
+                       start[gap.next] - ready)
     return std::nullopt;
   for (long j = gap.next; j > peak; --j)
     if (steps[j].isRun() &&
@@ -70,7 +70,10 @@ std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
       gap.before = j;
       return gap;
     }
-  return std::nullopt;
+  if (!mayStall)
+    return std::nullopt;
+  gap.before = gap.next; // Right before the read: it waits for the copy.
+  return gap;
 }
 
 /// Start time of every step, assuming nothing stalls (true of every
@@ -97,7 +100,10 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
   so.recordLiveAtPeak = true;
   Schedule cur = base;
   SimulationResult sim = simulate(g, cur, so);
-  if (!sim.valid || base.hasCopies() || !opts.link.usable())
+  // Step starts are the sums of run times only while nothing stalls (with
+  // stalls allowed they are estimates; the Simulator judges).
+  const bool mayStall = opts.stallBelow >= 0;
+  if (!sim.valid || (sim.stall > 0 && !mayStall) || !opts.link.usable())
     return base;
   const double time = sim.time;
   while (sim.peak > opts.budget) {
@@ -115,29 +121,68 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
                      });
     const std::vector<double> start = stepStarts(g, cur);
     bool kept = false;
+    // Inserts each (position, step) before the step at that position, in
+    // list order; keeps the plan when the Simulator says the run at the
+    // peak holds less, the peak did not rise and the time is allowed.
+    auto tryMoves = [&](const std::vector<std::pair<long, Step>> &moves) {
+      std::vector<Step> steps;
+      long shift = 0;
+      for (long k = 0; k <= static_cast<long>(cur.size()); ++k) {
+        for (const auto &[at, step] : moves)
+          if (at == k) {
+            steps.push_back(step);
+            shift += k <= peak;
+          }
+        if (k < static_cast<long>(cur.size()))
+          steps.push_back(cur.steps()[k]);
+      }
+      Schedule next(std::move(steps));
+      SimulationResult nextSim = simulate(g, next, so);
+      const bool slower = mayStall ? nextSim.time >= opts.stallBelow
+                                   : nextSim.stall > 0 || nextSim.time > time;
+      if (!nextSim.valid || slower || nextSim.peak > sim.peak ||
+          nextSim.usageDuringStep[peak + shift] >= sim.usageDuringStep[peak])
+        return false;
+      cur = std::move(next);
+      sim = std::move(nextSim);
+      return true;
+    };
     int tries = 0;
     for (TensorId t : candidates) {
       if (g.tensor(t).bytes == 0)
         break; // Moving nothing lowers nothing.
-      std::optional<Gap> gap = gapAround(g, cur, start, peak, t, opts.link);
+      std::optional<Gap> gap =
+          gapAround(g, cur, start, peak, t, opts.link, mayStall);
       if (!gap)
         continue;
       if (tries++ >= opts.triesPerPeak)
         break;
-      Schedule next = cur;
-      std::vector<Step> &steps = next.steps();
-      steps.insert(steps.begin() + gap->before, Step::prefetch(t));
-      steps.insert(steps.begin() + gap->after + 1, Step::offload(t));
-      SimulationResult nextSim = simulate(g, next, so);
-      // The run at the peak is one step later, after the offload.
-      if (!nextSim.valid || nextSim.stall > 0 || nextSim.time > time ||
-          nextSim.peak > sim.peak ||
-          nextSim.usageDuringStep[peak + 1] >= sim.usageDuringStep[peak])
+      std::vector<std::pair<long, Step>> moves = {
+          {gap->after + 1, Step::offload(t)}, {gap->before, Step::prefetch(t)}};
+      if ((kept = tryMoves(moves)))
+        break;
+      if (!mayStall)
         continue;
-      cur = std::move(next);
-      sim = std::move(nextSim);
-      kept = true;
-      break;
+      // The copy may end after the peak run would start: make that run
+      // wait for one of its own inputs, offloaded after its last use
+      // before and prefetched right before it, while t leaves.
+      for (TensorId y : running.inputs) {
+        if (g.isInput(y) || g.isRequired(y) || tries++ >= opts.triesPerPeak)
+          continue;
+        long last = peak - 1;
+        while (last >= 0 && !(cur.steps()[last].isRun() &&
+                              touches(g.node(cur.steps()[last].id), y)))
+          --last;
+        if (last < 0)
+          continue;
+        std::vector<std::pair<long, Step>> both = moves;
+        both.push_back({last + 1, Step::offload(y)});
+        both.push_back({peak, Step::prefetch(y)});
+        if ((kept = tryMoves(both)))
+          break;
+      }
+      if (kept)
+        break;
     }
     if (!kept)
       break;

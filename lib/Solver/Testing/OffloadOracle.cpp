@@ -121,6 +121,12 @@ bool enumeratePlans(
 
   SimulatorOptions so;
   so.link = link;
+  // The given schedules themselves: their copies may be issued in an order
+  // the enumeration below does not make (by tensor, after one run).
+  for (const Schedule &s : runOrders) {
+    Schedule plan = s.withEagerFrees(g);
+    judge(plan, simulate(g, plan, so));
+  }
   for (size_t o = 0; o < orders.size(); ++o) {
     const std::vector<NodeId> &runs = orders[o];
     const std::vector<Stay> &stays = staysPerOrder[o];

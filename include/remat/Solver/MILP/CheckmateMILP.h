@@ -22,10 +22,15 @@
 // then the best (choices, schedule) pair, not the best schedule at each
 // choice compared afterwards.
 //
+// With a copy link (CheckmateOptions::link) a tensor has a third state, on
+// the host: offloaded and prefetched at stage boundaries, its copies timed
+// per stage on the link (docs/solver.md, "checkmate-milp-offload").
+//
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_SOLVER_MILP_CHECKMATEMILP_H
 #define REMAT_SOLVER_MILP_CHECKMATEMILP_H
 
+#include "remat/Solver/Core/CopyLink.h"
 #include "remat/Solver/Core/Schedule.h"
 #include "remat/Solver/Core/SizedParts.h"
 #include "remat/Solver/MILP/MILPBackend.h"
@@ -48,12 +53,16 @@ struct CheckmateOptions {
   /// are the choices the warm start is a schedule for.
   const std::vector<SizedPart> *sized = nullptr;
   std::vector<int> warmPicks;
+  /// Host copies allowed over this link (null: keep or recompute only).
+  /// Not with sized parts' tensors, which are never offloaded.
+  const CopyLink *link = nullptr;
 };
 
 struct CheckmateResult {
   milp::Status status = milp::Status::Unknown;
   /// The decoded schedule (eager frees), checked by the Simulator on the
-  /// graph at `picks`: valid and within budget, or absent.
+  /// graph at `picks` (with the link's copies): valid and within budget, or
+  /// absent.
   std::optional<Schedule> schedule;
   std::vector<int> picks; ///< Per sized part, the choice (index) taken.
   double time = 0;   ///< Its total time (Simulator).

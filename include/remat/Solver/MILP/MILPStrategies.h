@@ -9,7 +9,7 @@
 
 namespace remat {
 
-/// Registers checkmate-milp.
+/// Registers checkmate-milp and checkmate-milp-offload.
 void registerMILPStrategies(StrategyRegistry &registry);
 
 /// Checkmate's MILP (Jain et al. 2020) over this project's memory model,
@@ -17,6 +17,13 @@ void registerMILPStrategies(StrategyRegistry &registry);
 /// a lower-set plan; StrategyResult::bound and gap say what it proved.
 StrategyResult solveCheckmateMILP(const TrainingGraph &g,
                                   const SolveOptions &opts);
+
+/// The same MILP with a third state, the host (copies over
+/// SolveOptions::link): the fastest of its plan, the recompute-only MILP's
+/// and offload-greedy's that the Simulator puts within budget. Not run by
+/// auto (offload is off by default until a GPU run has measured it).
+StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
+                                         const SolveOptions &opts);
 
 /// The same MILP with the sized parts' choices as binaries of the model
 /// (CheckmateMILP.h): the best (choices, schedule) pair within the search

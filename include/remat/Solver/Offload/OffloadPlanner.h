@@ -24,6 +24,12 @@ struct OffloadPlanOptions {
   CopyLink link;
   /// Candidates tried (each one simulation) at one peak before giving up.
   int triesPerPeak = 64;
+  /// At least 0: copies may stall (prefetched right before their read when
+  /// no run hides them) while the plan stays faster than this; else every
+  /// kept plan runs at its base's speed, nothing stalling.
+  double stallBelow = -1;
+  /// copyInsteadOfRecompute: candidates simulated at most.
+  int swapTries = 2048;
 };
 
 /// `base` with Offload/Prefetch pairs added while its peak is above the
@@ -36,7 +42,8 @@ struct OffloadPlanOptions {
 /// booked earlier delays the next one on the same stream and two copies
 /// never both assume the whole bandwidth. Returns the last schedule kept:
 /// valid, as fast as `base` (no stall), peaking at most as high; whether it
-/// meets the budget is the caller's check. `base` must have no copies.
+/// meets the budget is the caller's check. `base` may have copies, none of
+/// them stalling (else it is returned as it is).
 Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
                             const OffloadPlanOptions &opts);
 

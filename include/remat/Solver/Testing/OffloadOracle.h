@@ -34,7 +34,8 @@ struct OffloadOracleResult {
 
 /// std::nullopt when the space holds more than `maxPlans` plans.
 /// `runOrders` adds run orders to the space (their Free and copy steps are
-/// ignored), e.g. the recompute plans a planner starts from.
+/// ignored), e.g. the recompute plans a planner starts from, and the
+/// schedules themselves, copies included.
 std::optional<OffloadOracleResult>
 offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
               const std::vector<Schedule> &runOrders = {},

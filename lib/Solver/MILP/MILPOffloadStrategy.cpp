@@ -1,0 +1,111 @@
+//===- MILPOffloadStrategy.cpp - checkmate-milp-offload -------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The Checkmate MILP with host copies as a third state (CheckmateMILP.h,
+// CheckmateOptions::link), warm-started from the recompute-only MILP's plan
+// in that plan's first-computation order. The model times copies per stage,
+// coarser than the Simulator, so the answer is the fastest of three plans
+// the Simulator puts within budget: the model's, the recompute-only MILP's
+// (never worse than it) and offload-greedy's (whose finer copy positions the
+// stage boundaries cannot always express).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/MILP/CheckmateMILP.h"
+#include "remat/Solver/MILP/MILPStrategies.h"
+
+namespace remat {
+
+namespace {
+
+/// As checkmate-milp's: the model has about three times its binaries.
+constexpr int kMaxOffloadNodes = 250;
+
+} // namespace
+
+StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
+                                         const SolveOptions &opts) {
+  StrategyResult res;
+  if (!opts.link.usable()) {
+    res.reason = "checkmate-milp-offload needs a copy link with positive "
+                 "bandwidths and a non-negative latency";
+    return res;
+  }
+  if (g.numNodes() > kMaxOffloadNodes) {
+    res.reason = "checkmate-milp-offload: the graph has " +
+                 std::to_string(g.numNodes()) + " nodes, more than the " +
+                 std::to_string(kMaxOffloadNodes) + " its model handles";
+    return res;
+  }
+  SimulatorOptions so;
+  so.link = opts.link;
+  Schedule program = keepEverythingSchedule(g);
+  if (SimulationResult sim = simulate(g, program, so);
+      sim.valid && sim.peak <= opts.budget) {
+    res.feasible = true; // Each node once, nothing to copy: optimal.
+    res.schedule = std::move(program);
+    res.bound = sim.time;
+    res.gap = 0;
+    return res;
+  }
+  SolveOptions quiet = opts;
+  quiet.note = nullptr;
+  StrategyResult recompute = solveCheckmateMILP(g, quiet);
+  Solution greedy = solve(g, "offload-greedy", quiet);
+
+  CheckmateOptions co;
+  co.budget = opts.budget;
+  co.seconds = opts.milpSeconds;
+  co.maxNodes = opts.milpNodes;
+  co.link = &opts.link;
+  // Below the recompute floor the model starts from greedy's order (its
+  // plan has copies, so it is a candidate, not an incumbent).
+  const Schedule *warm = recompute.feasible ? &recompute.schedule
+                         : greedy.feasible  ? &greedy.schedule
+                                            : nullptr;
+  if (warm) {
+    co.warmStart = warm;
+    co.order = firstComputationOrder(g, *warm);
+  }
+  std::unique_ptr<milp::Backend> cbc = milp::createCbcBackend();
+  CheckmateResult r = solveCheckmate(g, co, *cbc);
+
+  // The fastest plan the Simulator puts within budget; r's is checked
+  // already, the others are checked again here.
+  const char *won = nullptr;
+  double best = 0;
+  auto consider = [&](const Schedule &s, const char *name) {
+    SimulationResult sim = simulate(g, s, so);
+    if (!sim.valid || sim.peak > opts.budget || (won && sim.time >= best))
+      return;
+    won = name;
+    best = sim.time;
+    res.schedule = s;
+  };
+  if (r.schedule)
+    consider(*r.schedule, "the model's plan");
+  if (recompute.feasible)
+    consider(recompute.schedule, "the recompute-only MILP's plan");
+  if (greedy.feasible)
+    consider(greedy.schedule, "offload-greedy's plan");
+  if (!won) {
+    res.reason = r.status == milp::Status::Infeasible
+                     ? "checkmate-milp-offload: no schedule of its model fits "
+                       "the budget (proven)"
+                     : "checkmate-milp-offload: no schedule found within " +
+                           std::to_string(opts.milpSeconds) + " s";
+    return res;
+  }
+  res.feasible = true;
+  if (opts.note)
+    opts.note(std::string("checkmate-milp-offload: ") +
+              (r.status == milp::Status::Optimal ? "model optimal"
+                                                 : "search limit reached") +
+              " (" + std::to_string(r.columns) + " columns, " +
+              std::to_string(r.rows) + " rows); returns " + won);
+  return res;
+}
+
+} // namespace remat
