@@ -17,7 +17,8 @@ both with --alignment. With --ranks N the programs run as N MPI processes
 (run.sh's RANKS=N): the printed results of all ranks must be identical and
 the largest rank's measured peak is checked against the per-device
 prediction (every rank runs the same plan; ranks differ only where the
-program branches on the device index).
+program branches on the device index); with --exact, where the report
+lists every device's peak (device_peaks), each rank's too.
   * the saving measured (original peak - rewritten peak) is the saving
     predicted, within the same tolerance.
 
@@ -37,10 +38,11 @@ ADDRESS = re.compile(r"base@ = 0x[0-9a-f]+")
 
 
 def run(model, harness, tag, alignment, ranks=None):
-    """(printed values without addresses, measured peak of the model call).
-    A harness may call the model several times (dynamic shapes: sizes up to
-    the bound); the peak is then the largest call's. Under MPI (ranks), the
-    peak is the largest rank's and every rank must report one."""
+    """(printed values without addresses, measured peak of the model call,
+    each rank's peak in rank order). A harness may call the model several
+    times (dynamic shapes: sizes up to the bound); the peak is then the
+    largest call's. Under MPI (ranks), the peak is the largest rank's and
+    every rank must report one."""
     env = dict(os.environ, BUFFERS="early")
     env.pop("ALIGNMENT", None)  # run.sh's default: the lowering's.
     env.pop("RANKS", None)
@@ -55,16 +57,20 @@ def run(model, harness, tag, alignment, ranks=None):
     peaks = [int(v) for v in re.findall(r"window_peak_bytes=(\d+)", p.stderr)]
     if not peaks:
         sys.exit("%s: no window_peak_bytes in:\n%s" % (tag, p.stderr))
+    per_rank = []
     if ranks:
-        seen = {int(r) for r in re.findall(r"rank=(\d+) window_peak_bytes=",
-                                           p.stderr)}
+        lines = [(int(r), int(v)) for r, v in
+                 re.findall(r"rank=(\d+) window_peak_bytes=(\d+)", p.stderr)]
+        seen = {r for r, _ in lines}
         if seen != set(range(ranks)):
             sys.exit("%s: peaks of ranks %s, expected 0..%d:\n%s"
                      % (tag, sorted(seen), ranks - 1, p.stderr))
+        for r in range(ranks):
+            per_rank.append(max(v for q, v in lines if q == r))
     # Ranks may differ (rank-dependent branches, as upstream shard-partition
     # writes for a partial reduction's initial value): the plan is for the
     # largest, which is the peak checked.
-    return ADDRESS.sub("", p.stdout), max(peaks)
+    return ADDRESS.sub("", p.stdout), max(peaks), per_rank
 
 
 def close(a, b):
@@ -101,8 +107,8 @@ def main():
     name = os.path.basename(args.model)
     harness = args.harness or args.model[:-len(".mlir")] + ".harness.mlir"
     with tempfile.TemporaryDirectory() as tmp:
-        ref_out, ref_peak = run(args.model, harness, name, args.alignment,
-                                args.ranks)
+        ref_out, ref_peak, _ = run(args.model, harness, name, args.alignment,
+                                   args.ranks)
         for budget in args.budgets:
             out_mlir = os.path.join(tmp, "remat.mlir")
             report = os.path.join(tmp, "report.json")
@@ -122,8 +128,8 @@ def main():
             if p.returncode != 0:
                 sys.exit("%s @ %s: remat-opt failed:\n%s" % (name, budget, p.stderr))
             f = json.load(open(report))["functions"][0]
-            out, peak = run(out_mlir, harness, "%s @ %s" % (name, budget),
-                            args.alignment, args.ranks)
+            out, peak, rank_peaks = run(out_mlir, harness, "%s @ %s" % (name, budget),
+                                        args.alignment, args.ranks)
             problems = []
             if out != ref_out:
                 problems.append("printed results differ from the original's")
@@ -134,6 +140,10 @@ def main():
                 problems.append("measured peak %d > budget %d" % (peak, f["budget"]))
             if args.exact and peak != f["peak_after"]:
                 problems.append("measured peak %d != predicted %d" % (peak, f["peak_after"]))
+            if args.exact and rank_peaks and f.get("device_peaks") and \
+                    rank_peaks != f["device_peaks"]:
+                problems.append("ranks measured %s != device_peaks %s"
+                                % (rank_peaks, f["device_peaks"]))
             if args.exact and ref_peak != f["peak_before"]:
                 problems.append("original measured %d != peak_before %d"
                                 % (ref_peak, f["peak_before"]))
