@@ -229,6 +229,17 @@ std::vector<int64_t> gridDims(int64_t gridShape) {
   return dims;
 }
 
+// The coordinates of device `rank` on a grid of `dims`, numbered row-major.
+std::vector<int64_t> coordinatesOf(int64_t rank,
+                                   const std::vector<int64_t> &dims) {
+  std::vector<int64_t> coords(dims.size());
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    coords[d] = rank % dims[d];
+    rank /= dims[d];
+  }
+  return coords;
+}
+
 // This process's group for (gridShape, gridAxes): the ranks sharing its
 // coordinates on every other axis, indexed row-major over the coordinates
 // on gridAxes in their order. Split on first use; every rank of an SPMD
@@ -263,13 +274,7 @@ const Group &group(int64_t gridShape, int64_t gridAxes) {
 
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  // Coordinates of this device: row-major over the grid.
-  std::vector<int64_t> coords(gridRank);
-  int64_t rest = rank;
-  for (int64_t d = gridRank - 1; d >= 0; --d) {
-    coords[d] = rest % dims[d];
-    rest /= dims[d];
-  }
+  std::vector<int64_t> coords = coordinatesOf(rank, dims);
   int64_t color = 0, index = 0, size = 1;
   for (int64_t d = 0; d < gridRank; ++d)
     if (!inGroup[d])
@@ -749,12 +754,7 @@ Partner partnerOf(const char *what, const char *tensor, int64_t gridShape,
   }
   p.axes += "]";
   int rank = worldRank();
-  std::vector<int64_t> coords(gridRank);
-  int64_t rest = rank;
-  for (int64_t d = gridRank - 1; d >= 0; --d) {
-    coords[d] = rest % dims[d];
-    rest /= dims[d];
-  }
+  std::vector<int64_t> coords = coordinatesOf(rank, dims);
   int64_t self = 0;
   for (int64_t a : axes)
     self = self * dims[a] + coords[a];
