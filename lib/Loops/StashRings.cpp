@@ -320,6 +320,7 @@ StashRings findStashRings(scf::ForOp loop) {
       result.kept.push_back(r->arg);
     for (Ring *r : dropped) {
       result.dropped.push_back(r->arg);
+      result.droppedProducers.push_back(r->stored.getDefiningOp());
       result.droppedBytes += r->bytes;
     }
   }

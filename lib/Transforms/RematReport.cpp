@@ -77,9 +77,15 @@ std::string RematReport::str() const {
       (*funcs.back().getAsObject())["device_peaks"] = std::move(peaks);
     }
     // Loops whose stash rings were dropped (StashRings.h).
-    if (f.stashRingsDropped)
+    if (f.stashRingsDropped) {
       (*funcs.back().getAsObject())["stash_rings_dropped"] =
           static_cast<int64_t>(f.stashRingsDropped);
+      llvm::json::Array producers;
+      for (const std::string &p : f.stashRingsRecomputed)
+        producers.push_back(p);
+      (*funcs.back().getAsObject())["stash_rings_recomputed"] =
+          std::move(producers);
+    }
     if (!f.floor.empty()) {
       llvm::json::Array parts;
       for (const FloorEntry &e : f.floor) {

@@ -267,6 +267,8 @@ private:
     std::optional<IRTrainingGraph> graph;
     size_t rings = 0;
     int64_t bytes = 0;
+    /// Where the dropped rings' rows are computed (costTableKey).
+    std::vector<std::string> producers;
   };
 
   /// The rings of `func` that can be dropped: (loop in walk order, its
@@ -302,6 +304,10 @@ private:
       if (only.empty())
         continue;
       StashRings found = findStashRings(loop);
+      for (unsigned arg : only)
+        for (auto [i, dropped] : llvm::enumerate(found.dropped))
+          if (dropped == arg)
+            v.producers.push_back(costTableKey(found.droppedProducers[i]));
       v.rings += only.size();
       v.bytes += found.droppedBytes * static_cast<int64_t>(only.size()) /
                  static_cast<int64_t>(found.dropped.size());
@@ -380,14 +386,16 @@ private:
     timeAsIs = simulate(ig->graph, ig->programOrder).time;
     fr.ops = ig->graph.numNodes();
     fr.stashRingsDropped = winner->rings;
+    fr.stashRingsRecomputed = winner->producers;
     remark::passed(func.getLoc(), remarkOpts("StashRings", func.getSymName()))
         << llvm::formatv(
                "{0} of {1} stash ring(s) dropped ({2} B): each row read back "
                "is recomputed from the rows of the rings kept, in the loop "
-               "body. Assumed, not proved: the rows read before any "
-               "iteration wrote them reach only masked values (a "
+               "body (the rows of {3}). Assumed, not proved: the rows read "
+               "before any iteration wrote them reach only masked values (a "
                "pipeline's bubbles)",
-               winner->rings, n, winner->bytes)
+               winner->rings, n, winner->bytes,
+               llvm::join(winner->producers, ", "))
                .str();
     return success();
   }
@@ -440,6 +448,7 @@ private:
     func = *work;
     checkpointedScans = 0;
     fr.stashRingsDropped = 0;
+    fr.stashRingsRecomputed.clear();
     floor = FloorBreakdown();
     fr.floor.clear();
     if (failed(analyse()))

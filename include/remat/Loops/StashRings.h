@@ -38,6 +38,9 @@ struct StashRings {
   /// Iteration arguments that are rings another ring's rows derive from
   /// (kept), and those that can be dropped.
   llvm::SmallVector<unsigned> kept, dropped;
+  /// For each dropped ring, the op computing the rows it stores (a layer's
+  /// output): what the backward reads then run again.
+  llvm::SmallVector<mlir::Operation *> droppedProducers;
   /// Bytes the dropped rings hold (each K rows), 0 when none (a ring whose
   /// row count is dynamic counts 0).
   int64_t droppedBytes = 0;

@@ -8,6 +8,7 @@
 //   "ops", "seconds": {"analysis", "solve", "rewrite", "check"},
 //   "bound", "gap" (when an exact strategy proved them),
 //   "stash_rings_dropped" (when a loop's stash rings were, StashRings.h),
+//   "stash_rings_recomputed" (where the dropped rings' rows are computed),
 //   "device_peaks" (each device's, when sizes depend on the device index),
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
@@ -79,6 +80,9 @@ struct FunctionReport {
   std::string bounds;
   /// Stash rings dropped, their rows recomputed in the loop (StashRings.h).
   size_t stashRingsDropped = 0;
+  /// Where the dropped rings' rows are computed (file:line:col), the layers
+  /// every stage runs again in its backward slot.
+  std::vector<std::string> stashRingsRecomputed;
   /// Each device's peak when sizes depend on the device index (the planned
   /// peak is the largest; DevicePeaks.h); empty otherwise.
   std::vector<int64_t> devicePeaks;
