@@ -72,6 +72,14 @@ config.substitutions.append(("%mpiexec", mpiexec or "mpiexec.mpich"))
 if mpiexec and os.path.exists(mpi_runtime) and os.path.exists(
         os.path.join(config.remat_tools_dir, "remat-collectives-selftest")):
     config.available_features.add("mpich")
+# A CPU with fused multiply-add (what -remat-lower-to-cpu's fp-contract
+# turns into one instruction; the JIT targets the host CPU).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " fma" in cpuinfo.read():
+            config.available_features.add("cpu-fma")
+except OSError:
+    pass
 # PyTorch (Debian's python3-torch) is the oracle of the corpus gradients.
 if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
                   capture_output=True).returncode == 0:

@@ -50,6 +50,8 @@ void remat::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertLinalgToLoopsPass());
   addControlFlowStages(pm);
   addHostToLLVMStages(pm, /*withGPU=*/false);
+  if (options.fpContract)
+    pm.addPass(createContractFloatOpsPass());
 }
 
 void remat::registerLowerToCPUPipeline() {

@@ -35,6 +35,9 @@ static void addEmulationOnCPU(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   remat::addControlFlowStages(pm);
   remat::addHostToLLVMStages(pm, /*withGPU=*/true);
+  // ptxas fuses multiplies and adds by default (--fmad=true): so does the
+  // emulation of the kernels, as the CPU pipeline does by default.
+  pm.addPass(remat::createContractFloatOpsPass());
 }
 
 void remat::buildLowerToGPUPipeline(OpPassManager &pm,

@@ -83,6 +83,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "the planner counts them with the same `alignment` "
                      "(default 64 in both); 1 makes the runtime count exact "
                      "tensor bytes")};
+  Option<bool> fpContract{
+      *this, "fp-contract", llvm::cl::init(true),
+      llvm::cl::desc("Let LLVM fuse a float multiply and the add it feeds "
+                     "into one fused multiply-add, rounded once, as "
+                     "PyTorch's CPU kernels and the NVPTX back end do "
+                     "(default true; false rounds every product and sum "
+                     "apart)")};
 };
 
 /// Adds `-remat-lower-to-cpu` to `pm` (on builtin.module): tensor IR after

@@ -27,6 +27,23 @@ def StripAnnotationsPass : Pass<"remat-strip-annotations"> {
   }];
 }
 
+def ContractFloatOpsPass : Pass<"remat-contract-float-ops"> {
+  let summary = "Allow LLVM to fuse float multiplies and adds (FMA)";
+  let description = [{
+    Adds the `contract` fast-math flag to every LLVM dialect op that has
+    fast-math flags (`llvm.fmul`, `llvm.fadd`, ...), so that the back end
+    may fuse a product and the sum it feeds into one fused multiply-add,
+    rounded once. This is what PyTorch's CPU kernels and the NVPTX back end
+    (ptxas's default `--fmad=true`) do; without it every product and sum
+    of a convolution or matmul is rounded apart and long chains of short
+    float32 reductions drift further from float64 than PyTorch's own
+    float32 does. Only contraction is allowed: no reassociation, no
+    assumptions about NaN or infinity. `-remat-lower-to-cpu` runs it last
+    (`fp-contract=false` leaves the flags as they are), and so does
+    `-remat-lower-to-gpu{emulate=true}`, whose kernels run on the CPU.
+  }];
+}
+
 def CheckExecutablePass : Pass<"remat-check-executable"> {
   let summary = "Reject planning-only ops before lowering";
   let description = [{

@@ -18,6 +18,9 @@
 #   BUFFERS     early (default), arena or upstream: the `buffers` option of
 #               -remat-lower-to-cpu
 #   ALIGNMENT   its `alignment` option (default 64; 1 counts exact bytes)
+#   FP_CONTRACT its `fp-contract` option (default: the pipeline's, true;
+#               false rounds every product and sum apart, as the upstream
+#               lowering of test/Corpus/run_model.sh does)
 #   REMAT_OPT   default: remat-opt next to this build's libRematRuntime, or
 #               on PATH
 #   REMAT_RUNTIME  path of libRematRuntime.so (default: ../lib of REMAT_OPT)
@@ -51,7 +54,7 @@ remat_strip_module "$model" > "$tmp/main.mlir"
 remat_harness_with_window "$harness" remat "$model" >> "$tmp/main.mlir" || exit 2
 
 "$opt" "$tmp/main.mlir" \
-  "--remat-lower-to-cpu=buffers=${BUFFERS:-early} alignment=${ALIGNMENT:-64}" \
+  "--remat-lower-to-cpu=buffers=${BUFFERS:-early} alignment=${ALIGNMENT:-64}${FP_CONTRACT:+ fp-contract=$FP_CONTRACT}" \
   -o "$tmp/main.llvm.mlir"
 libs=$runtime
 if [ -f "$mpi_runtime" ]; then
