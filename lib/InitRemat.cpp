@@ -4,6 +4,7 @@
 
 #include "remat/InitRemat.h"
 #include "remat/Analysis/CostModel.h"
+#include "remat/Dialect/Remat/BufferizableOpInterfaceImpl.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/Passes.h"
@@ -18,6 +19,8 @@
 void remat::registerRematDialect(mlir::DialectRegistry &registry) {
   registry.insert<RematDialect>();
   registerCostModelExternalModels(registry);
+  // remat.offload/prefetch in One-Shot Bufferize.
+  registerBufferizableOpInterfaceExternalModels(registry);
   // The value-bounds analysis bounds dynamic sizes (ShapeBounds.h).
   mlir::affine::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);

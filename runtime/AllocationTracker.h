@@ -37,13 +37,15 @@ public:
 
   /// Stops counting `ptr`; pointers it does not know (allocated before
   /// tracking, or by someone else) are ignored.
-  void untrack(void *ptr) {
+  /// Returns whether `ptr` was counted.
+  bool untrack(void *ptr) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = sizes.find(ptr);
     if (it == sizes.end())
-      return;
+      return false;
     live -= static_cast<int64_t>(it->second);
     sizes.erase(it);
+    return true;
   }
 
   int64_t liveBytes() { return read(live); }

@@ -120,9 +120,16 @@ public:
     result.loss = result.valueTensors.lookup(lossValue);
     result.copyOf.assign(result.graph.numNodes(), kNone);
 
+    // Every node once, the host copies where the body has them.
     Schedule runs;
-    for (NodeId n = 0; n < result.graph.numNodes(); ++n)
+    size_t c = 0;
+    for (NodeId n = 0; n < result.graph.numNodes(); ++n) {
+      for (; c < hostCopies.size() && hostCopies[c].first == n; ++c)
+        runs.steps().push_back(hostCopies[c].second);
       runs.run(n);
+    }
+    for (; c < hostCopies.size(); ++c)
+      runs.steps().push_back(hostCopies[c].second);
     result.programOrder = runs.withEagerFrees(result.graph);
     return std::move(result);
   }
@@ -172,6 +179,11 @@ private:
           aliasValue(res, yielded);
         continue;
       }
+      if (isa<OffloadOp, PrefetchOp>(op)) {
+        if (failed(addHostCopy(op)))
+          return failure();
+        continue;
+      }
       if (isFreeValue(&op)) {
         for (Value v : op.getResults())
           bindValue(v, result.graph.addInput(
@@ -199,6 +211,23 @@ private:
       if (failed(addNode(chain)))
         return failure();
     }
+    return success();
+  }
+
+  /// A host copy is no node: an Offload or Prefetch step of the tensor it
+  /// copies, before the next node; its result is that tensor again.
+  LogicalResult addHostCopy(Operation &op) {
+    if (op.getBlock() != &func.getBody().front())
+      return op.emitError() << "host copies are planned in the function's "
+                               "body only, not inside a region";
+    auto it = result.valueTensors.find(op.getOperand(0));
+    if (it == result.valueTensors.end())
+      return op.emitError() << "copies a value the planner does not track";
+    TensorId t = it->second;
+    aliasValue(op.getResult(0), op.getOperand(0));
+    hostCopies.emplace_back(result.graph.numNodes(),
+                            isa<OffloadOp>(op) ? Step::offload(t)
+                                               : Step::prefetch(t));
     return success();
   }
 
@@ -555,6 +584,8 @@ private:
   llvm::DenseMap<TensorId, SmallVector<TensorId>> viewRoots;
   /// Absorbed ops waiting for the op whose node they join.
   llvm::DenseMap<Operation *, SmallVector<Operation *, 4>> pending;
+  /// Host copies in body order, each with the node it comes before.
+  std::vector<std::pair<NodeId, Step>> hostCopies;
 };
 
 } // namespace
@@ -724,7 +755,7 @@ std::optional<int64_t> functionPeak(func::FuncOp func, const CostModel &costs,
       buildTrainingGraph(func, costs, regions, symbolScope);
   if (failed(g))
     return std::nullopt;
-  SimulationResult sim = simulate(g->graph, g->programOrder);
+  SimulationResult sim = g->simulateProgram();
   return sim.valid ? std::optional<int64_t>(sim.peak) : std::nullopt;
 }
 

@@ -25,6 +25,10 @@ bool remat::isArenaCandidate(const BufferInfo &info, FunctionOpInterface func) {
   auto alloc = info.root.getDefiningOp<memref::AllocOp>();
   if (!alloc || info.escapes())
     return false;
+  // A host copy's buffer (remat.host, RematDialect::kHostAttrName; this
+  // layer includes no dialect) lives in host memory, not in the arena.
+  if (alloc->hasAttr("remat.host"))
+    return false;
   MemRefType type = alloc.getType();
   if (!type.hasStaticShape() || !type.getLayout().isIdentity())
     return false;

@@ -6,7 +6,9 @@
 // buffer a function computes moves to device memory and values cross
 // function boundaries (arguments, results, calls) in host memory with
 // explicit copies. The planner's frees keep their places, so the device holds
-// what the plan says and no more.
+// what the plan says and no more. Host copies of offloaded values (a
+// memref.alloc marked remat.host, what remat.offload bufferizes to) become
+// pinned host buffers (gpu.alloc host_shared), copied with gpu.memcpy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,11 +67,28 @@ bool isHostBookkeeping(memref::AllocOp alloc) {
   return alloc.getType().getElementType().isIndex();
 }
 
+/// The mark of a host copy's buffer (RematDialect::kHostAttrName; this
+/// layer includes no remat dialect).
+constexpr llvm::StringLiteral kHostBufferAttr = "remat.host";
+
+bool isHostCopy(memref::AllocOp alloc) {
+  return alloc->hasAttr(kHostBufferAttr);
+}
+
+/// Whether `v` views a pinned host buffer (a host copy).
+bool viewsHostBuffer(Value v) {
+  auto alloc = rootBuffer(v).getDefiningOp<gpu::AllocOp>();
+  return alloc && alloc.getHostShared();
+}
+
+/// A device buffer, or with `host` a pinned host buffer the device can
+/// address (gpu.alloc host_shared).
 gpu::AllocOp deviceAlloc(OpBuilder &b, Location loc, MemRefType type,
-                         ValueRange sizes) {
+                         ValueRange sizes, bool host = false) {
   return gpu::AllocOp::create(b, loc, type, /*asyncToken=*/Type(),
                               /*asyncDependencies=*/ValueRange(), sizes,
-                              /*symbolOperands=*/ValueRange());
+                              /*symbolOperands=*/ValueRange(),
+                              host ? b.getUnitAttr() : UnitAttr());
 }
 
 /// A device buffer of `type`. Allocators round: as aligned_alloc does on
@@ -79,7 +98,7 @@ gpu::AllocOp deviceAlloc(OpBuilder &b, Location loc, MemRefType type,
 /// `type` to use; the returned op is the allocation (the root to free).
 gpu::AllocOp roundedDeviceAlloc(OpBuilder &b, Location loc, MemRefType type,
                                 ValueRange sizes, int64_t alignment,
-                                Value &view) {
+                                Value &view, bool host = false) {
   Type elem = type.getElementType();
   int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 0;
   int64_t bytes = type.hasStaticShape() && bits % 8 == 0
@@ -87,14 +106,14 @@ gpu::AllocOp roundedDeviceAlloc(OpBuilder &b, Location loc, MemRefType type,
                       : 0;
   if (bytes == 0 || alignment <= 1 || bytes % alignment == 0 ||
       !type.getLayout().isIdentity()) {
-    gpu::AllocOp dev = deviceAlloc(b, loc, type, sizes);
+    gpu::AllocOp dev = deviceAlloc(b, loc, type, sizes, host);
     view = dev.getMemref();
     return dev;
   }
   auto raw = MemRefType::get({(bytes + alignment - 1) / alignment * alignment},
                              b.getI8Type(), MemRefLayoutAttrInterface(),
                              type.getMemorySpace());
-  gpu::AllocOp dev = deviceAlloc(b, loc, raw, {});
+  gpu::AllocOp dev = deviceAlloc(b, loc, raw, {}, host);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   view = memref::ViewOp::create(b, loc, type, dev.getMemref(), zero,
                                 ValueRange());
@@ -146,7 +165,8 @@ public:
   LogicalResult run() {
     if (failed(moveBuffersToDevice()) || failed(copyArgumentsToDevice()))
       return failure();
-    turnCopiesIntoKernels();
+    if (failed(turnCopiesIntoKernels()))
+      return failure();
     if (failed(rewriteCalls()))
       return failure();
     return returnHostCopies();
@@ -155,7 +175,7 @@ public:
 private:
   LogicalResult moveBuffersToDevice();
   LogicalResult copyArgumentsToDevice();
-  void turnCopiesIntoKernels();
+  LogicalResult turnCopiesIntoKernels();
   LogicalResult rewriteCalls();
   LogicalResult passHostCopies(func::CallOp call,
                                SmallVectorImpl<Value> &hostCopies);
@@ -184,7 +204,8 @@ LogicalResult FunctionRewriter::moveBuffersToDevice() {
         return WalkResult::advance();
       Value buffer;
       auto dev = roundedDeviceAlloc(b, op->getLoc(), alloc.getType(),
-                                    alloc.getDynamicSizes(), alignment, buffer);
+                                    alloc.getDynamicSizes(), alignment, buffer,
+                                    isHostCopy(alloc));
       dev->setAttrs(DictionaryAttr::get(ctx)); // Drops `alignment`.
       alloc.replaceAllUsesWith(buffer);
       alloc.erase();
@@ -260,14 +281,28 @@ LogicalResult FunctionRewriter::copyArgumentsToDevice() {
   return success();
 }
 
-/// Copies between device buffers are kernels.
-void FunctionRewriter::turnCopiesIntoKernels() {
-  func.walk([&](memref::CopyOp copy) {
+/// Copies between device buffers are kernels; a copy to or from a host
+/// copy's pinned buffer is a gpu.memcpy.
+LogicalResult FunctionRewriter::turnCopiesIntoKernels() {
+  WalkResult walk = func.walk([&](memref::CopyOp copy) -> WalkResult {
     b.setInsertionPoint(copy);
-    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
-                           copy.getTarget());
+    if (viewsHostBuffer(copy.getSource()) ||
+        viewsHostBuffer(copy.getTarget())) {
+      for (Value side : {copy.getSource(), copy.getTarget()})
+        if (!cast<MemRefType>(side.getType()).getLayout().isIdentity())
+          return copy.emitError()
+                 << "copies a strided view " << side.getType()
+                 << " to or from host memory: a host copy is one "
+                    "contiguous gpu.memcpy";
+      memcpy(b, copy.getLoc(), copy.getTarget(), copy.getSource());
+    } else {
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+    }
     copy.erase();
+    return WalkResult::advance();
   });
+  return failure(walk.wasInterrupted());
 }
 
 /// Calls take host copies of their memref operands and give host results,

@@ -32,7 +32,7 @@ void remat::buildLowerToCPUPipeline(OpPassManager &pm,
   LowerCollectivesPassOptions collectives;
   collectives.alignment = options.alignment;
   pm.addPass(createLowerCollectivesPass(collectives));
-  addTensorToBufferStages(pm, options.alignment);
+  addTensorToBufferStages(pm, options.alignment, "cpu");
 
   if (options.buffers == BufferMode::Upstream) {
     bufferization::buildBufferDeallocationPipeline(pm);

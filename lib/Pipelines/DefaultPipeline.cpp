@@ -65,9 +65,12 @@ void remat::printRematOptionsMarkdown(llvm::raw_ostream &os) {
         "is `-remat-fit`'s alone (`--remat-partition`).\n\n"
         "| option | description |\n|---|---|\n";
   RematPipelineOptions options;
-  for (const llvm::cl::Option *o : options.decls.all())
-    os << "| `" << o->ArgStr << "=<" << o->ValueStr << ">` | " << o->HelpStr
-       << " |\n";
+  for (const llvm::cl::Option *o : options.decls.all()) {
+    os << "| `" << o->ArgStr;
+    if (o->getValueExpectedFlag() == llvm::cl::ValueRequired)
+      os << "=<" << o->ValueStr << ">";
+    os << "` | " << o->HelpStr << " |\n"; // A flag (offload): no value.
+  }
   os << "| `" << options.partition.ArgStr << "` | "
      << options.partition.HelpStr << " |\n";
 }

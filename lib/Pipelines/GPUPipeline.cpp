@@ -33,6 +33,7 @@ using namespace mlir;
 static void addEmulationOnCPU(OpPassManager &pm) {
   pm.addPass(remat::createGPUEmulateOnCPUPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addNestedPass<func::FuncOp>(remat::createGPUSyncHostAllocsPass());
   remat::addControlFlowStages(pm);
   remat::addHostToLLVMStages(pm, /*withGPU=*/true);
   // ptxas fuses multiplies and adds by default (--fmad=true): so does the
@@ -58,7 +59,7 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   // Tensor level and bufferization: as -remat-lower-to-cpu.
   // Buffers aligned as the planner counts them: -remat-gpu-host-device
   // requests device buffers at their size rounded up to it.
-  addTensorToBufferStages(pm, options.alignment);
+  addTensorToBufferStages(pm, options.alignment, "gpu");
   PlanBuffersPassOptions plan;
   plan.arena = options.buffers == BufferMode::Arena;
   plan.alignment = 16; // As on the CPU: views of any element type.
@@ -89,6 +90,7 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createGPUMergeModulesPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createGPURewritePass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addNestedPass<func::FuncOp>(remat::createGPUSyncHostAllocsPass());
   remat::addControlFlowStages(pm);
   GpuNVVMAttachTargetOptions nvvm;
   nvvm.chip = options.chip;

@@ -16,13 +16,16 @@
 
 using namespace mlir;
 
-void remat::addTensorToBufferStages(OpPassManager &pm, int64_t alignment) {
+void remat::addTensorToBufferStages(OpPassManager &pm, int64_t alignment,
+                                    StringRef target) {
   // An affine.for carrying tensors does not bufferize: scf first. Calls
   // stay (a harness times them).
   NormalizeInputPassOptions normalize;
   normalize.inlineCalls = false;
   pm.addPass(createNormalizeInputPass(normalize));
-  pm.addPass(createCheckExecutablePass());
+  CheckExecutablePassOptions executable;
+  executable.target = target.str();
+  pm.addPass(createCheckExecutablePass(executable));
   pm.addPass(createInlineRecomputePass());
   pm.addPass(createStripAnnotationsPass());
   pm.addPass(createConvertElementwiseToLinalgPass());

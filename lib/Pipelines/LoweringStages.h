@@ -9,6 +9,8 @@
 #ifndef REMAT_LIB_PIPELINES_LOWERINGSTAGES_H
 #define REMAT_LIB_PIPELINES_LOWERINGSTAGES_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 
 namespace mlir {
@@ -17,12 +19,14 @@ class OpPassManager;
 
 namespace remat {
 
-/// Tensor IR after rematerialization to buffers: refuse planning-only ops,
+/// Tensor IR after rematerialization to buffers: refuse planning-only ops
+/// (and host copies, for `target` "cpu"),
 /// dissolve recomputation regions (only now: CSE could have merged the
 /// clones back), elementwise arith/math to linalg, one initial value per
 /// destination, then One-Shot Bufferize with identity layouts at function
 /// boundaries (so callers and the model agree on memref types).
-void addTensorToBufferStages(mlir::OpPassManager &pm, int64_t alignment);
+void addTensorToBufferStages(mlir::OpPassManager &pm, int64_t alignment,
+                             llvm::StringRef target);
 
 /// Strided metadata expanded, affine and scf lowered to cf (host and, before
 /// outlining, kernels alike).

@@ -43,18 +43,36 @@ public:
     auto isRecomputation = [&](NodeId n) {
       return ig.isCopy(n) || (timesRun[n] > 0 && g.isForward(n));
     };
-    for (size_t i = 0; i < runs.size();) {
+    // Steps in order; `i` is the position of the next run in `runs`.
+    const std::vector<Step> &steps = schedule.steps();
+    size_t i = 0;
+    for (size_t k = 0; k < steps.size();) {
+      if (steps[k].isCopy()) {
+        emitHostCopy(steps[k++]);
+        continue;
+      }
+      if (!steps[k].isRun()) {
+        ++k;
+        continue;
+      }
       NodeId n = runs[i];
       if (!isRecomputation(n)) {
         ++timesRun[n];
         placeOriginal(n);
         ++i;
+        ++k;
         continue;
       }
-      // A maximal group of consecutive recomputations becomes one region.
+      // A maximal group of consecutive recomputations (no copy between
+      // them) becomes one region.
       size_t end = i;
-      while (end < runs.size() && isRecomputation(runs[end]))
+      for (; k < steps.size() && !steps[k].isCopy(); ++k) {
+        if (!steps[k].isRun())
+          continue;
+        if (!isRecomputation(runs[end]))
+          break;
         ++timesRun[runs[end++]];
+      }
       emitRecompute(i, end);
       i = end;
     }
@@ -132,6 +150,24 @@ private:
         return false;
     }
     return llvm::is_contained(g.requiredOutputs(), t);
+  }
+
+  /// An Offload step copies the newest copy of its tensor to the host; a
+  /// Prefetch brings that host copy back as the newest copy.
+  void emitHostCopy(const Step &step) {
+    TensorId t = step.id;
+    OpBuilder before(terminator);
+    Location loc = newest[t].getLoc();
+    if (step.isOffload()) {
+      hostCopy[t] =
+          OffloadOp::create(before, loc, newest[t].getType(), newest[t]);
+      ++stats.hostCopies;
+      return;
+    }
+    Value back =
+        PrefetchOp::create(before, loc, hostCopy[t].getType(), hostCopy[t]);
+    newest[t] = back;
+    valueTensor[back] = t;
   }
 
   void emitRecompute(size_t begin, size_t end) {
@@ -220,6 +256,7 @@ private:
   Operation *terminator = nullptr;
   std::vector<Value> newest;                 ///< Tensor -> newest SSA copy.
   llvm::DenseMap<Value, TensorId> valueTensor; ///< Copies made here.
+  llvm::DenseMap<TensorId, Value> hostCopy;    ///< Its latest offload.
   MaterializeResult stats;
 };
 
@@ -228,7 +265,10 @@ private:
 FailureOr<MaterializeResult> materializeSchedule(func::FuncOp func,
                                                  const IRTrainingGraph &graph,
                                                  const Schedule &schedule) {
-  SimulationResult sim = simulate(graph.graph, schedule);
+  // Copies are checked like runs (their timing is not what matters here).
+  SimulatorOptions copies;
+  copies.link = CopyLink::inOrder();
+  SimulationResult sim = simulate(graph.graph, schedule, copies);
   if (!sim.valid)
     return func.emitError() << "internal error: cannot materialize an "
                                "invalid schedule: "

@@ -100,6 +100,21 @@ std::string RematReport::str() const {
       }
       (*funcs.back().getAsObject())["floor"] = std::move(parts);
     }
+    // Values copied to the host and back (offload=true).
+    if (!f.offloaded.empty()) {
+      llvm::json::Array copies;
+      for (const HostCopyDecision &c : f.offloaded)
+        copies.push_back(llvm::json::Object{{"op", c.op},
+                                            {"loc", c.loc},
+                                            {"bytes", c.bytes},
+                                            {"hidden", c.hidden},
+                                            {"stall", c.stall}});
+      (*funcs.back().getAsObject())["offload"] =
+          llvm::json::Object{{"host_peak", f.hostPeak},
+                             {"device_peak_overlapped", f.overlappedPeak},
+                             {"stall", f.stall},
+                             {"values", std::move(copies)}};
+    }
     // --remat-budget=min: "budget" is the smallest the strategy meets.
     if (f.budgetIsMinimum)
       (*funcs.back().getAsObject())["budget_requested"] = "min";

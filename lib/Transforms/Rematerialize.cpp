@@ -42,17 +42,21 @@ remat::checkRematSettings(const RematSettings &settings) {
     return "invalid budget '" + settings.budget +
            "': " + llvm::toString(size.takeError());
   const StrategyInfo *strategy = findStrategy(settings.strategy);
-  if (!strategy || strategy->plansHostCopies) {
+  if (!strategy || (strategy->plansHostCopies && !settings.offload)) {
     std::string names;
     for (const StrategyInfo &s : allStrategies())
-      if (!s.plansHostCopies)
+      if (!s.plansHostCopies || settings.offload)
         names += (names.empty() ? "" : ", ") + s.name;
-    if (strategy) // Offload is planned, not lowered yet (issue 51).
+    if (strategy)
       return "strategy '" + settings.strategy +
-             "' plans host copies, which the passes do not lower yet "
-             "(remat-plan --offload plans them); available: " + names;
+             "' plans host copies: give offload=true (--remat-offload); "
+             "available: " + names;
     return "unknown strategy '" + settings.strategy + "'; available: " + names;
   }
+  if (const char *wrong = CopyLinkOptionText::check(settings.linkBandwidth,
+                                                    settings.linkLatency);
+      *wrong)
+    return std::string(wrong);
   if (std::string wrong = checkStrategyOptions(settings.solve); !wrong.empty())
     return wrong;
   if (!isValidAllocAlignment(settings.alignment))
@@ -97,6 +101,10 @@ struct RematerializePass
     fit.strategy = settings.strategy;
     fit.scanSlots = settings.scanSlots;
     fit.solve = settings.solve;
+    fit.offload = settings.offload;
+    // The IR's node times are nanoseconds (CopyLink.h).
+    fit.solve.link = CopyLink::fromRates(settings.linkBandwidth,
+                                         settings.linkLatency, 1e-9);
     RematReport report;
     bool failed = false;
     int analysed = 0; // Training steps planned, fitted or not.

@@ -55,6 +55,8 @@ private:
 /// The smallest budget named in an error is searched exactly on graphs of up
 /// to this many nodes, and to within 1/256 of itself on larger ones, where
 /// every solve near the floor takes seconds.
+/// The strategy offload=true weighs beside the one asked for.
+constexpr const char *kOffloadStrategy = "offload-greedy";
 constexpr int kExactMinimumBudgetNodes = 1000;
 constexpr int kMinimumBudgetGranularityShift = 8;
 
@@ -120,6 +122,14 @@ public:
       return failure();
     if (failed(applyRecomputeHints(*ig)))
       return failure();
+    // The planner's graph of an offloaded body has copy steps no strategy
+    // replans (they are not nodes).
+    if (!func.getBody().getOps<OffloadOp>().empty())
+      return original.emitError()
+             << "@" << func.getSymName()
+             << " already copies values to the host (remat.offload) and "
+                "does not fit the budget as it is: plan the function "
+                "without its host copies";
     std::optional<Solution> sol = plan();
     if (!sol)
       return failure();
@@ -155,7 +165,7 @@ private:
               "recursive call): inline it, or give the call a remat.cost "
               "with its workspace")
                  .str();
-    before = simulate(ig->graph, ig->programOrder);
+    before = ig->simulateProgram();
     if (!before.valid)
       return func.emitError() << "internal error: the program order is not "
                                  "a valid schedule: "
@@ -255,7 +265,7 @@ private:
     if (failed(built))
       return failure();
     ig = std::move(*built);
-    timeAsIs = simulate(ig->graph, ig->programOrder).time;
+    timeAsIs = ig->simulateProgram().time;
     fr.ops = ig->graph.numNodes();
     return true;
   }
@@ -383,7 +393,7 @@ private:
       return success();
     func.getBody().takeBody(winner->copy->getBody());
     ig = std::move(*winner->graph);
-    timeAsIs = simulate(ig->graph, ig->programOrder).time;
+    timeAsIs = ig->simulateProgram().time;
     fr.ops = ig->graph.numNodes();
     fr.stashRingsDropped = winner->rings;
     fr.stashRingsRecomputed = winner->producers;
@@ -478,7 +488,8 @@ private:
     };
     if (options.budget.minimum)
       return planAtMinimum(opts);
-    Solution sol = solve(ig->graph, options.strategy, opts);
+    Solution sol = withHostCopies(solve(ig->graph, options.strategy, opts),
+                                  opts);
     if (sol.feasible) {
       fr.seconds.solve = clock.lap();
       return sol;
@@ -509,6 +520,21 @@ private:
     }
     reportMiss(minimum, shift, sol.reason);
     return std::nullopt;
+  }
+
+  /// offload=true: offload-greedy's plan (keep, recompute or copy to the
+  /// host) instead of `sol` where it meets the budget and `sol` does not,
+  /// or is faster. A strategy that plans copies itself is left alone.
+  Solution withHostCopies(Solution sol, const SolveOptions &opts) {
+    const StrategyInfo *named = findStrategy(options.strategy);
+    if (!options.offload || (named && named->plansHostCopies))
+      return sol;
+    Solution copies = solve(ig->graph, kOffloadStrategy, opts);
+    if (!copies.feasible ||
+        (sol.feasible && copies.sim.time >= sol.sim.time))
+      return sol;
+    copies.strategy = options.strategy;
+    return copies;
   }
 
   /// --remat-budget=min: the smallest budget the strategy meets, then the
@@ -576,7 +602,7 @@ private:
         buildTrainingGraph(func, costs, RecomputeRegions::Flatten, scope());
     if (failed(after))
       return failure();
-    SimulationResult check = simulate(after->graph, after->programOrder);
+    SimulationResult check = after->simulateProgram();
     if (!check.valid || check.peak > fr.budget)
       return func.emitError()
              << "internal error: the rewritten function peaks at "
@@ -584,6 +610,7 @@ private:
              << " B (" << (check.valid ? "" : check.error) << ")";
     fr.seconds.check = clock.lap();
     fr.peakAfter = check.peak;
+    fr.hostPeak = check.hostPeak;
     return success();
   }
 
@@ -599,6 +626,7 @@ private:
     fr.gap = sol.gap;
     result.schedule = sol.schedule;
     recordDecisions(sol.schedule);
+    recordHostCopies(sol);
     remark::passed(original.getLoc(),
                    remarkOpts("Rematerialized", func.getSymName()))
         << llvm::formatv("strategy {0}: peak {1} B -> {2} B (budget {3} B), "
@@ -627,6 +655,32 @@ private:
   }
 
   /// One remark and one report entry per forward op: kept or recomputed.
+  /// The values the plan copies to the host: the report's "offload", a
+  /// remark each.
+  void recordHostCopies(const Solution &sol) {
+    const TrainingGraph &g = ig->graph;
+    for (const HostCopy &c : sol.sim.hostCopies) {
+      NodeId producer = g.tensor(c.tensor).producer;
+      Operation *op = ig->primaryOp(producer);
+      fr.offloaded.push_back(HostCopyDecision{
+          op->getName().getStringRef().str(), costTableKey(op), c.bytes,
+          c.hidden, c.stall});
+      remark::passed(op->getLoc(), remarkOpts("Offloaded", fr.name))
+          << llvm::formatv("offloaded to the host and back ({0} B), copies "
+                           "{1}",
+                           c.bytes,
+                           c.hidden ? std::string("hidden")
+                                    : llvm::formatv("not hidden (stall {0})",
+                                                    c.stall)
+                                          .str())
+                 .str();
+    }
+    if (fr.offloaded.empty())
+      return;
+    fr.overlappedPeak = sol.sim.peak;
+    fr.stall = sol.sim.stall;
+  }
+
   void recordDecisions(const Schedule &schedule) {
     const TrainingGraph &g = ig->graph;
     std::vector<int> runs = schedule.runCounts(g);

@@ -2,8 +2,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Device allocations counted by an AllocationTracker. At exit, with
-// REMAT_REPORT_PEAK=1, the peak is printed on stderr.
+// Device allocations counted by an AllocationTracker, pinned host buffers
+// (host copies of offloaded values) by another. At exit, with
+// REMAT_REPORT_PEAK=1, the peaks are printed on stderr.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,15 +24,23 @@ AllocationTracker &tracker() {
   static AllocationTracker *t = new AllocationTracker;
   return *t;
 }
+AllocationTracker &hostTracker() {
+  static AllocationTracker *t = new AllocationTracker;
+  return *t;
+}
 
 __attribute__((destructor)) void reportDevicePeakAtExit() {
   const char *flag = std::getenv("REMAT_REPORT_PEAK");
   if (!flag || !*flag || std::strcmp(flag, "0") == 0)
     return;
   std::fprintf(stderr,
-               "device_peak_bytes=%lld\ndevice_live_bytes_at_exit=%lld\n",
+               "device_peak_bytes=%lld\ndevice_live_bytes_at_exit=%lld\n"
+               "host_copies_peak_bytes=%lld\n"
+               "host_copies_live_bytes_at_exit=%lld\n",
                static_cast<long long>(remat_device_peak_bytes()),
-               static_cast<long long>(remat_device_live_bytes()));
+               static_cast<long long>(remat_device_live_bytes()),
+               static_cast<long long>(hostTracker().peakBytes()),
+               static_cast<long long>(hostTracker().liveBytes()));
 }
 } // namespace
 
@@ -41,13 +50,24 @@ void remat::runtime::trackDeviceAlloc(void *ptr, uint64_t size) {
 
 void remat::runtime::untrackDeviceAlloc(void *ptr) { tracker().untrack(ptr); }
 
+void remat::runtime::trackHostAlloc(void *ptr, uint64_t size) {
+  hostTracker().track(ptr, size);
+}
+
+bool remat::runtime::untrackHostAlloc(void *ptr) {
+  return hostTracker().untrack(ptr);
+}
+
 extern "C" {
 
 int64_t remat_device_live_bytes(void) { return tracker().liveBytes(); }
 
 int64_t remat_device_peak_bytes(void) { return tracker().peakBytes(); }
 
-void remat_device_reset_peak(void) { tracker().resetPeak(); }
+void remat_device_reset_peak(void) {
+  tracker().resetPeak();
+  hostTracker().resetPeak();
+}
 
 int64_t remat_device_num_allocs(void) { return tracker().allocations(); }
 
@@ -56,6 +76,10 @@ void remat_device_print_peak(void) {
   tracker().window(peak, base);
   std::fprintf(stderr,
                "device_window_peak_bytes=%lld device_window_base_bytes=%lld\n",
+               static_cast<long long>(peak), static_cast<long long>(base));
+  hostTracker().window(peak, base);
+  std::fprintf(stderr,
+               "host_window_peak_bytes=%lld host_window_base_bytes=%lld\n",
                static_cast<long long>(peak), static_cast<long long>(base));
   std::fflush(stderr);
 }

@@ -3,8 +3,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Shared by libRematCudaRuntime (CUDA) and libRematCudaEmulation (host
-// memory): mgpuMemAlloc/mgpuMemFree report here; the remat_device_* API of
-// RematCudaRuntime.h reads it.
+// memory): mgpuMemAlloc/mgpuMemFree report here, device buffers and pinned
+// host buffers apart; the remat_device_* API of RematCudaRuntime.h reads
+// it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_RUNTIME_CUDA_DEVICETRACKING_H
@@ -17,6 +18,11 @@ namespace remat::runtime {
 void trackDeviceAlloc(void *ptr, uint64_t size);
 /// Stops counting `ptr` (unknown pointers are ignored).
 void untrackDeviceAlloc(void *ptr);
+/// The same for pinned host buffers (gpu.alloc host_shared: host copies of
+/// offloaded values), counted apart from device memory.
+void trackHostAlloc(void *ptr, uint64_t size);
+/// Stops counting `ptr` as host memory; false when it is not a host buffer.
+bool untrackHostAlloc(void *ptr);
 } // namespace remat::runtime
 
 #endif // REMAT_RUNTIME_CUDA_DEVICETRACKING_H

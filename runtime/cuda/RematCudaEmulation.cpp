@@ -56,7 +56,9 @@ void mgpuEventDestroy(void *) {}
 void mgpuEventSynchronize(void *) {}
 void mgpuEventRecord(void *, void *) {}
 
-void *mgpuMemAlloc(uint64_t sizeBytes, void *, bool) {
+// A host_shared buffer (a host copy of an offloaded value) is host memory
+// here as on the GPU, counted apart from device buffers.
+void *mgpuMemAlloc(uint64_t sizeBytes, void *, bool isHostShared) {
   if (sizeBytes == 0)
     return nullptr;
   void *ptr = nullptr;
@@ -66,14 +68,18 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *, bool) {
                  static_cast<unsigned long long>(sizeBytes));
     std::exit(EXIT_FAILURE);
   }
-  remat::runtime::trackDeviceAlloc(ptr, sizeBytes);
+  if (isHostShared)
+    remat::runtime::trackHostAlloc(ptr, sizeBytes);
+  else
+    remat::runtime::trackDeviceAlloc(ptr, sizeBytes);
   return ptr;
 }
 
 void mgpuMemFree(void *ptr, void *) {
   if (!ptr)
     return;
-  remat::runtime::untrackDeviceAlloc(ptr);
+  if (!remat::runtime::untrackHostAlloc(ptr))
+    remat::runtime::untrackDeviceAlloc(ptr);
   std::free(ptr);
 }
 

@@ -214,11 +214,19 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
   if (sizeBytes == 0)
     return nullptr; // cuMemAlloc rejects 0; nothing to count.
   useContext();
+  if (isHostShared) {
+    // remat lowers only host copies of offloaded values to host_shared:
+    // pinned host memory the device can address (pageable memory would make
+    // the copies synchronous), counted apart from device memory.
+    void *host = nullptr;
+    REMAT_CUDA_CHECK(cuMemHostAlloc(&host, sizeBytes,
+                                    CU_MEMHOSTALLOC_PORTABLE |
+                                        CU_MEMHOSTALLOC_DEVICEMAP));
+    remat::runtime::trackHostAlloc(host, sizeBytes);
+    return host;
+  }
   CUdeviceptr ptr = 0;
-  if (isHostShared)
-    REMAT_CUDA_CHECK(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
-  else
-    REMAT_CUDA_CHECK(cuMemAlloc(&ptr, sizeBytes));
+  REMAT_CUDA_CHECK(cuMemAlloc(&ptr, sizeBytes));
   void *result = reinterpret_cast<void *>(ptr);
   remat::runtime::trackDeviceAlloc(result, sizeBytes);
   return result;
@@ -232,6 +240,10 @@ void mgpuMemFree(void *ptr, void *stream) {
   // buffer (gpu-async-region chains kernels and frees on one stream).
   if (stream)
     REMAT_CUDA_CHECK(cuStreamSynchronize(asStream(stream)));
+  if (remat::runtime::untrackHostAlloc(ptr)) {
+    REMAT_CUDA_CHECK(cuMemFreeHost(ptr));
+    return;
+  }
   REMAT_CUDA_CHECK(cuMemFree(devicePtr(ptr)));
   remat::runtime::untrackDeviceAlloc(ptr);
 }

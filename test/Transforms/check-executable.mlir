@@ -1,5 +1,7 @@
 // RUN: remat-opt %s -split-input-file -remat-check-executable -verify-diagnostics
 // RUN: not remat-opt %s -split-input-file -remat-check-executable 2>&1 | FileCheck %s
+// RUN: not remat-opt %s -split-input-file -remat-check-executable=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: error: -remat-check-executable: target must be cpu, gpu or any, got 'tpu'
 
 // CHECK: error: 'aten.convolution' is a planning-only remat.op and cannot be lowered
 func.func @planning_only(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -17,8 +17,8 @@ FLAG = re.compile(r"^\s+--([a-z-]+)=<([^>]*)>\s+- (.*)$")
 
 # remat-plan's own flags and the settings it words for graph files
 # (alignment: its default is 1 for graph files). The offload link's flags
-# are remat-plan's until the passes lower offload (issue 51).
-PLAN_ONLY = {"min-budget", "link-bandwidth", "link-latency"}
+# (link-bandwidth, link-latency) are the passes' too, with the same help.
+PLAN_ONLY = {"min-budget"}
 PLAN_REWORDED = {"budget", "strategy", "alignment"}
 # Only the MLIR passes have these (they name files, functions and arguments,
 # or rewrite the IR's loops).

@@ -87,7 +87,7 @@ struct TestTimelinePass
           SimulatorOptions opts;
           opts.recordTimeline = true;
           const Schedule &order = ig.programOrder;
-          SimulationResult sim = simulate(ig.graph, order, opts);
+          SimulationResult sim = ig.simulateProgram(opts);
           if (!sim.valid) {
             func.emitError() << "invalid program order: " << sim.error;
             return;
@@ -113,8 +113,12 @@ struct TestTimelinePass
           InFlightDiagnostic d = func.emitRemark();
           d << "peak " << sim.peak << " B";
           if (sim.peakStep >= 0 && !quiet) {
-            Operation *at = ig.primaryOp(steps[sim.peakStep].id);
-            d.attachNote(at->getLoc()) << "peak reached here";
+            const Step &at = steps[sim.peakStep];
+            if (at.isRun())
+              d.attachNote(ig.primaryOp(at.id)->getLoc()) << "peak reached here";
+            else // A prefetch: the value it brings back.
+              d.attachNote(ig.tensorValues[at.id].getLoc())
+                  << "peak reached here, prefetching this value";
           }
         })) || overBudget)
       signalPassFailure();

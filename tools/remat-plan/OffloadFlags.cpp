@@ -32,17 +32,13 @@ OffloadFlags::OffloadFlags(cl::OptionCategory &category)
                        "offloaded tensor with its bytes, copy times and "
                        "whether its copies are hidden)"),
               cl::cat(category)),
-      bandwidth("link-bandwidth", cl::value_desc("GB/s"), cl::init(64),
-                cl::desc("--offload: the device-host link's bandwidth in "
-                         "each direction, in GB/s (10^9 B/s; default 64, "
-                         "PCIe 5 x16), converted with the graph file's time "
-                         "unit"),
+      bandwidth("link-bandwidth", cl::value_desc("GB/s"),
+                cl::init(CopyLinkOptionText::kBandwidthGBps),
+                cl::desc(CopyLinkOptionText::kBandwidthHelp),
                 cl::cat(category)),
-      latency("link-latency", cl::value_desc("us"), cl::init(1),
-              cl::desc("--offload: the time added to every copy, in "
-                       "microseconds (default 1: launching and setting up "
-                       "one copy)"),
-              cl::cat(category)) {}
+      latency("link-latency", cl::value_desc("us"),
+              cl::init(CopyLinkOptionText::kLatencyUs),
+              cl::desc(CopyLinkOptionText::kLatencyHelp), cl::cat(category)) {}
 
 bool OffloadFlags::enabled() const { return offload; }
 
@@ -50,20 +46,15 @@ llvm::Expected<CopyLink> OffloadFlags::link(llvm::StringRef timeUnit) const {
   auto error = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
-  if (!std::isfinite(bandwidth) || bandwidth <= 0)
-    return error("--link-bandwidth must be a positive number of GB/s");
-  if (!std::isfinite(latency) || latency < 0)
-    return error("--link-latency must be a non-negative number of us");
+  if (const char *wrong = CopyLinkOptionText::check(bandwidth, latency);
+      *wrong)
+    return error(llvm::Twine("--") + wrong);
   std::optional<double> seconds = secondsPerTimeUnit(timeUnit);
   if (!seconds)
     return error("--offload needs node times in seconds: the graph's time "
                  "unit '" + timeUnit +
                  "' is none of s, ms, us, ns, flop or table");
-  CopyLink l;
-  // Bytes per time unit = (bytes per second) x (seconds per unit).
-  l.toHostBytesPerTime = l.toDeviceBytesPerTime = bandwidth * 1e9 * *seconds;
-  l.latency = latency * 1e-6 / *seconds;
-  return l;
+  return CopyLink::fromRates(bandwidth, latency, *seconds);
 }
 
 } // namespace remat

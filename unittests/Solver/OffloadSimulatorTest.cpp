@@ -100,6 +100,29 @@ TEST(OffloadSimulator, DeviceBytesAreReleasedWhenTheOffloadEnds) {
   EXPECT_EQ(r.hostPeak, 100);
 }
 
+TEST(OffloadSimulator, InOrderCopiesFreeBeforeTheNextRun) {
+  // CopyLink::inOrder(): copies take no time, as the MLIR lowering runs
+  // them (in order with the computations). The offload after f2 has ended
+  // when f3 starts: f3 holds b + c only, f4 c + e; the prefetch holds a
+  // from its issue, during bw (a + e + d = 111, the peak; f2 holds 110).
+  LongMiddle m;
+  SimulatorOptions o;
+  o.link = CopyLink::inOrder();
+  o.recordTimeline = true;
+  SimulationResult r = simulate(m.g, lateprefetch(m), o);
+  ASSERT_TRUE(r.valid) << r.error;
+  ASSERT_EQ(r.usageDuringStep.size(), 9u);
+  EXPECT_EQ(r.usageDuringStep[3], 20);  // f3
+  EXPECT_EQ(r.usageDuringStep[5], 20);  // f4
+  EXPECT_EQ(r.usageDuringStep[8], 111); // bw
+  EXPECT_EQ(r.peak, 111);
+  EXPECT_EQ(r.hostPeak, 100);
+  EXPECT_DOUBLE_EQ(r.time, 140); // The runs alone: nothing waits.
+  EXPECT_DOUBLE_EQ(r.stall, 0);
+  // The overlapped link (10 B per unit) holds a during f3: never lower.
+  EXPECT_GE(simulate(m.g, lateprefetch(m), link10()).peak, r.peak);
+}
+
 TEST(OffloadSimulator, ALatePrefetchStallsItsConsumer) {
   LongMiddle m;
   SimulationResult r = simulate(m.g, lateprefetch(m), link10());

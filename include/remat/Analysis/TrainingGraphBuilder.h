@@ -22,6 +22,7 @@
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -52,7 +53,10 @@ struct IRTrainingGraph {
   llvm::DenseMap<mlir::Operation *, NodeId> opNodes; ///< Every op of a node.
   llvm::DenseMap<mlir::Value, TensorId> valueTensors; ///< Every SSA value.
   std::vector<mlir::Value> tensorValues;    ///< Tensor -> defining value.
-  Schedule programOrder; ///< The body's current order, with eager frees.
+  /// The body's current order, with eager frees; a remat.offload or
+  /// remat.prefetch in the body is an Offload or Prefetch step of the
+  /// tensor it copies (simulate it with simulateProgram()).
+  Schedule programOrder;
   TensorId loss = kNone;
   /// Forward tensors whose ops carry #remat.policy<recompute>.
   std::vector<TensorId> recomputeHints;
@@ -68,6 +72,14 @@ struct IRTrainingGraph {
   /// Forward node -> why no plan may recompute it ("" when it may): an
   /// unknown op, a side effect, randomness, an in-place update...
   std::vector<std::string> keptBecause;
+
+  /// The Simulator's result for programOrder, its copies timed as the
+  /// lowering runs them: in order with the computations (an offloaded
+  /// buffer is gone before the next op; CopyLink::inOrder()).
+  SimulationResult simulateProgram(SimulatorOptions opts = {}) const {
+    opts.link = CopyLink::inOrder();
+    return simulate(graph, programOrder, opts);
+  }
 
   mlir::Operation *primaryOp(NodeId n) const { return nodeOps[n].back(); }
   bool isCopy(NodeId n) const {

@@ -41,7 +41,9 @@ def PlanBuffersPass : Pass<"remat-plan-buffers", "mlir::ModuleOp"> {
     whose lifetimes do not overlap share storage, and the placement is a
     best-fit greedy packing. The pass reports the arena as a remark:
     `arena of N bytes for M buffers (sum S bytes) ...`. Allocations of
-    dynamic shape stay individual allocations with early frees.
+    dynamic shape, and host copies (`memref.alloc` marked `remat.host`,
+    what `remat.offload` bufferizes to), stay individual allocations with
+    early frees.
 
     Runs on the module: every function is analysed before any is rewritten,
     so that calls see their callees' buffers as they were.

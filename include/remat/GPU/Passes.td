@@ -54,6 +54,11 @@ def GPUHostDevicePass : Pass<"remat-gpu-host-device", "mlir::ModuleOp"> {
       call are freed before it) and memref results are copied to the device
       (the host result is freed when the callee is in the module);
     - `memref.copy` between device buffers becomes `linalg.copy`, a kernel;
+    - a `memref.alloc` marked `remat.host` (a host copy of an offloaded
+      value, what `remat.offload` bufferizes to) becomes a
+      `gpu.alloc host_shared`: pinned host memory the device can address,
+      which libRematCudaRuntime allocates with `cuMemHostAlloc` and counts
+      apart from device memory; copies to and from it are `gpu.memcpy`;
     - `memref.get_global` (tensor constants) is copied to the device;
     - device buffers nothing frees (returned ones, argument copies) are
       freed before the return, after their host copies.
@@ -154,6 +159,18 @@ def GPUEmulateOnCPUPass : Pass<"remat-gpu-emulate-on-cpu", "mlir::ModuleOp"> {
     exercised.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def GPUSyncHostAllocsPass
+    : Pass<"remat-gpu-sync-host-allocs", "mlir::func::FuncOp"> {
+  let summary = "Make host_shared allocations synchronous again";
+  let description = [{
+    After `gpu-async-region`, which threads a token through every GPU op:
+    `gpu-to-llvm` lowers a `gpu.alloc host_shared` (the pinned host buffer
+    of an offloaded value) only without a token, so each such allocation
+    waits for its dependencies (`gpu.wait`), allocates synchronously, and
+    hands a fresh token (`gpu.wait async`) to the ops that waited for it.
+  }];
 }
 
 def GPUMergeModulesPass : Pass<"remat-gpu-merge-modules", "mlir::ModuleOp"> {

@@ -14,6 +14,12 @@
  * `device_peak_bytes=<N>` and `device_live_bytes_at_exit=<L>` on stderr when
  * the process exits.
  *
+ * Host copies of offloaded values (`gpu.alloc host_shared` in remat's
+ * lowering, nothing else) are pinned host memory (cuMemHostAlloc, mapped
+ * for the device) counted apart: remat_device_print_peak prints their
+ * window too, and the exit report adds `host_copies_peak_bytes=<N>` and
+ * `host_copies_live_bytes_at_exit=<L>`.
+ *
  * Every CUDA error is fatal: the library names the call and the CUDA error
  * on stderr and exits with status 1 (a kernel that silently did not run
  * would print wrong numbers instead).
@@ -56,7 +62,8 @@ REMAT_CUDA_EXPORT void mgpuEventDestroy(void *event);
 REMAT_CUDA_EXPORT void mgpuEventSynchronize(void *event);
 REMAT_CUDA_EXPORT void mgpuEventRecord(void *event, void *stream);
 
-/* Device memory (tracked). */
+/* Device memory (tracked); with isHostShared, pinned host memory (tracked
+ * apart). */
 REMAT_CUDA_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
                                      bool isHostShared);
 REMAT_CUDA_EXPORT void mgpuMemFree(void *ptr, void *stream);
@@ -82,12 +89,14 @@ REMAT_CUDA_EXPORT void mgpuSetDefaultDevice(int32_t device);
 REMAT_CUDA_EXPORT int64_t remat_device_live_bytes(void);
 /* Largest value the live device bytes reached since start or last reset. */
 REMAT_CUDA_EXPORT int64_t remat_device_peak_bytes(void);
-/* Restarts peak tracking from the device bytes live now. */
+/* Restarts peak tracking from the device bytes live now (and the host
+ * copies' from the host copy bytes live now). */
 REMAT_CUDA_EXPORT void remat_device_reset_peak(void);
 /* Number of device allocations since the start. */
 REMAT_CUDA_EXPORT int64_t remat_device_num_allocs(void);
 /* Prints `device_window_peak_bytes=<peak> device_window_base_bytes=<live at
- * last reset>` on stderr. */
+ * last reset>` on stderr, then `host_window_peak_bytes=<peak>
+ * host_window_base_bytes=<live at last reset>` for the host copies. */
 REMAT_CUDA_EXPORT void remat_device_print_peak(void);
 
 #ifdef __cplusplus

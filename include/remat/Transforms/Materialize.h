@@ -11,7 +11,10 @@
 //    become one `remat.recompute` op placed where the schedule runs them
 //    (right before the backward ops that need them), reading the newest
 //    copies of what they start from and yielding what is used later;
-//  - every use reads the newest copy of its value.
+//  - every use reads the newest copy of its value;
+//  - an Offload step is a `remat.offload` of the newest copy, placed where
+//    the schedule issues it; a Prefetch step a `remat.prefetch` of that
+//    host copy, which later uses read.
 // Free steps have no IR form: values die at their last use, which is where
 // the schedule frees them.
 //
@@ -27,6 +30,7 @@ namespace remat {
 struct MaterializeResult {
   int recomputeOps = 0;  ///< remat.recompute ops created.
   int clonedOps = 0;     ///< Ops cloned into them.
+  int hostCopies = 0;    ///< remat.offload ops created (one per stay).
 };
 
 mlir::FailureOr<MaterializeResult>

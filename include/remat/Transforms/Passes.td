@@ -49,8 +49,15 @@ def CheckExecutablePass : Pass<"remat-check-executable"> {
   let description = [{
     Emits an error at every `remat.op` (a framework op known only by name and
     cost), and fails, so that lowering pipelines stop with a message naming
-    the op instead of an obscure legalization failure.
+    the op instead of an obscure legalization failure. With `target=cpu`,
+    also at the first host copy (`remat.offload`): the CPU lowering has one
+    memory, and only `-remat-lower-to-gpu` lowers host copies.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"any\"",
+           "The lowering that follows: cpu refuses host copies "
+           "(remat.offload); gpu and any accept them">,
+  ];
 }
 
 def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {

@@ -5,7 +5,8 @@
 // -remat-rematerialize, the -remat-fit pipeline and remat-opt's
 // --remat-<option> flags declare their options here and nowhere else: the
 // global settings (budget, strategy, report, cost-table, functions,
-// dim-bounds, alignment, scan-slots) and one
+// dim-bounds, alignment, scan-slots, offload, link-bandwidth,
+// link-latency) and one
 // option per strategy option the registered strategies declare
 // (allStrategyOptions(), typed like its SolveOptions field), with the help,
 // default and range remat-plan prints for the same option.
@@ -78,6 +79,21 @@ public:
                       "reverse reads) with K slots (at most its steps), and "
                       "plan the rest of the function around them (default "
                       "0: the count of the fastest plan within the budget)")),
+        offload(owner, "offload", llvm::cl::init(false),
+                llvm::cl::desc(
+                    "Plan with host memory too: a value may be copied to the "
+                    "host after its last use before a long gap and back "
+                    "before its next use (remat.offload, remat.prefetch), "
+                    "where that meets the budget faster than recomputation "
+                    "or below what recomputation alone reaches "
+                    "(offload-greedy; checkmate-milp-offload when named); "
+                    "lowered by -remat-lower-to-gpu only (default off)")),
+        linkBandwidth(owner, "link-bandwidth", llvm::cl::value_desc("GB/s"),
+                      llvm::cl::init(CopyLinkOptionText::kBandwidthGBps),
+                      llvm::cl::desc(CopyLinkOptionText::kBandwidthHelp)),
+        linkLatency(owner, "link-latency", llvm::cl::value_desc("us"),
+                    llvm::cl::init(CopyLinkOptionText::kLatencyUs),
+                    llvm::cl::desc(CopyLinkOptionText::kLatencyHelp)),
         strategyDecls(allStrategyOptions()) {
     // cl keeps references to the names and help texts: both live in this
     // object, filled before any option refers to them.
@@ -103,6 +119,9 @@ public:
     s.dimBounds.assign(dimBounds.begin(), dimBounds.end());
     s.alignment = alignment;
     s.scanSlots = scanSlots;
+    s.offload = offload;
+    s.linkBandwidth = linkBandwidth;
+    s.linkLatency = linkLatency;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](const auto &opt) {
@@ -123,6 +142,9 @@ public:
     list.push_back(std::addressof(dimBounds));
     list.push_back(&alignment);
     list.push_back(&scanSlots);
+    list.push_back(&offload);
+    list.push_back(&linkBandwidth);
+    list.push_back(&linkLatency);
     for (const auto &opt : strategyOptions)
       std::visit([&](const auto &o) { list.push_back(o.get()); }, opt);
     return list;
@@ -138,6 +160,9 @@ public:
     dimBounds = llvm::ArrayRef<std::string>(s.dimBounds);
     alignment = s.alignment;
     scanSlots = s.scanSlots;
+    offload = s.offload;
+    linkBandwidth = s.linkBandwidth;
+    linkLatency = s.linkLatency;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](auto &opt) { assignOne(*opt, s.solve, strategyDecls[i].field); },
@@ -174,6 +199,9 @@ public:
   ListOpt<std::string> dimBounds;
   Opt<int64_t> alignment;
   Opt<int64_t> scanSlots;
+  Opt<bool> offload;
+  Opt<double> linkBandwidth;
+  Opt<double> linkLatency;
 
 private:
   std::vector<StrategyOption> strategyDecls;

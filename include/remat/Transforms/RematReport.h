@@ -10,6 +10,11 @@
 //   "stash_rings_dropped" (when a loop's stash rings were, StashRings.h),
 //   "stash_rings_recomputed" (where the dropped rings' rows are computed),
 //   "device_peaks" (each device's, when sizes depend on the device index),
+//   "offload" (when values are copied to the host, offload=true):
+//     {"host_peak" (host bytes, copies in order as the lowering runs them),
+//      "device_peak_overlapped" (the plan's device peak with copies
+//      overlapping compute over the link), "stall", "values": [{"op",
+//      "loc", "bytes", "hidden", "stall"}]},
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
 // Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
@@ -49,6 +54,15 @@ struct FloorEntry {
   std::string why; ///< For not-recomputable: the reason.
 };
 
+/// A value copied to the host and back (one stay): where it is made, its
+/// bytes, and whether the link hides its copies (no run waits for them).
+struct HostCopyDecision {
+  std::string op, loc;
+  int64_t bytes = 0;
+  bool hidden = false;
+  double stall = 0; ///< What the runs waiting for its prefetch lose.
+};
+
 /// Wall-clock seconds of each phase of the pass on one function.
 struct PhaseSeconds {
   double analysis = 0, solve = 0, rewrite = 0, check = 0;
@@ -86,6 +100,12 @@ struct FunctionReport {
   /// Each device's peak when sizes depend on the device index (the planned
   /// peak is the largest; DevicePeaks.h); empty otherwise.
   std::vector<int64_t> devicePeaks;
+  /// Values offloaded to the host (empty without offload=true).
+  std::vector<HostCopyDecision> offloaded;
+  /// With offloaded values: the host peak and the overlapped device peak
+  /// ("offload" above) and the plan's total stall.
+  int64_t hostPeak = 0, overlappedPeak = 0;
+  double stall = 0;
 };
 
 /// "42.0%" of `whole` (one decimal), "n/a" when `whole` is not positive: how

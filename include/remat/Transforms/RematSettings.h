@@ -10,6 +10,7 @@
 #ifndef REMAT_TRANSFORMS_REMATSETTINGS_H
 #define REMAT_TRANSFORMS_REMATSETTINGS_H
 
+#include "remat/Solver/Core/CopyLink.h"
 #include "remat/Solver/Core/SolveOptions.h"
 #include "remat/Support/AllocAlignment.h"
 
@@ -32,6 +33,11 @@ struct RematSettings {
   int64_t alignment = kDefaultAllocAlignment;
   /// Slots of every scan's checkpoints (0: chosen with the plan).
   int64_t scanSlots = 0;
+  /// Host offload: the planner may copy values to the host and back
+  /// (issue 51), over a link of this bandwidth (GB/s) and latency (us).
+  bool offload = false;
+  double linkBandwidth = CopyLinkOptionText::kBandwidthGBps;
+  double linkLatency = CopyLinkOptionText::kLatencyUs;
   /// The strategies' options (allStrategyOptions()); the per-function
   /// fields (budget, cache, note) are set by the pass.
   SolveOptions solve;

@@ -34,6 +34,9 @@ struct RematOptions {
   std::string strategy = "auto";
   /// Slots of every scan's checkpoints (0: those of the fastest plan).
   int64_t scanSlots = 0;
+  /// Whether the plan may copy values to the host and back (offload-greedy
+  /// beside the strategy, over `solve.link`).
+  bool offload = false;
   /// The strategies' options (allStrategyOptions(): slots, milp-seconds,
   /// ...); budget, cache and note are set per function.
   SolveOptions solve;

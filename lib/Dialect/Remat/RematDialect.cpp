@@ -73,6 +73,8 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
     return markOn("tensor.insert_slice", isa<UnitAttr>(value),
                   "a unit attribute");
   }
+  if (name == kHostAttrName)
+    return markOn("memref.alloc", isa<UnitAttr>(value), "a unit attribute");
   if (name == kLossAttrName)
     return op->emitError() << "'" << name
                            << "' belongs on a function result, not on an op";

@@ -235,3 +235,45 @@ func.func @own_node_value(%x: tensor<2xf32>, %s: tensor<4xf32>) -> tensor<4xf32>
   %y = tensor.insert_slice %x into %s[0] [2] [1] {remat.own_node = 1 : i64} : tensor<2xf32> into tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+func.func @host_copy_read(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.offload' op result is a host copy, read only by remat.prefetch; 'math.exp' reads it}}
+  %h = remat.offload %x : tensor<4xf32>
+  %e = math.exp %h : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
+func.func @prefetch_of_device_value(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.prefetch' op reads a host copy: its operand must be the result of a remat.offload}}
+  %d = remat.prefetch %x : tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+func.func @host_copy_type(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'remat.offload' op failed to verify that all of {input, result} have same type}}
+  %h = "remat.offload"(%x) : (tensor<4xf32>) -> tensor<8xf32>
+  %d = "remat.prefetch"(%h) : (tensor<8xf32>) -> tensor<8xf32>
+  return %d : tensor<8xf32>
+}
+
+// -----
+
+func.func @host_copy_memref(%x: memref<4xf32>) {
+  // expected-error @+1 {{'remat.offload' op operand #0 must be ranked tensor of any type values, but got 'memref<4xf32>'}}
+  %h = "remat.offload"(%x) : (memref<4xf32>) -> memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @host_mark_elsewhere(%x: memref<4xf32>) {
+  // expected-error @+1 {{'remat.host' is a unit attribute on a memref.alloc}}
+  %a = memref.alloca() {remat.host} : memref<4xf32>
+  return
+}

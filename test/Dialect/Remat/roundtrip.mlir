@@ -56,3 +56,15 @@ func.func @attributes(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32> {remat.l
   %z = arith.constant dense<0.0> : tensor<f32>
   return %t, %z : tensor<4xf32>, tensor<f32>
 }
+
+// A host copy and the prefetch that brings it back.
+// CHECK-LABEL: func.func @host_copy
+// CHECK-SAME: (%[[X:.*]]: tensor<4x?xf32>)
+// CHECK-NEXT: %[[H:.*]] = remat.offload %[[X]] : tensor<4x?xf32>
+// CHECK-NEXT: %[[D:.*]] = remat.prefetch %[[H]] : tensor<4x?xf32>
+// CHECK-NEXT: return %[[D]]
+func.func @host_copy(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %h = remat.offload %x : tensor<4x?xf32>
+  %d = remat.prefetch %h : tensor<4x?xf32>
+  return %d : tensor<4x?xf32>
+}

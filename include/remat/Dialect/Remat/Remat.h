@@ -19,8 +19,14 @@ struct RecomputeResource
     : public mlir::SideEffects::Resource::Base<RecomputeResource> {
   llvm::StringRef getName() final { return "remat.recompute"; }
 };
+/// The fictitious resource written by remat.offload and remat.prefetch.
+struct HostCopyResource
+    : public mlir::SideEffects::Resource::Base<HostCopyResource> {
+  llvm::StringRef getName() final { return "remat.host_copy"; }
+};
 } // namespace remat
 MLIR_DECLARE_EXPLICIT_TYPE_ID(remat::RecomputeResource)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(remat::HostCopyResource)
 
 #include "remat/Dialect/Remat/RematDialect.h.inc"
 #include "remat/Dialect/Remat/RematEnums.h.inc"

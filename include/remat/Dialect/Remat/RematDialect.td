@@ -41,6 +41,11 @@ def Remat_Dialect : Dialect {
         updates that one's result in place, a planner node of its own,
         whatever order a plan then gives the slice; dropped by
         `-remat-strip-annotations`.
+      - `remat.host` (unit) on a `memref.alloc`: the host buffer a
+        `remat.offload` bufferizes to (pinned host memory on the GPU path,
+        counted apart from device buffers).
+    * `remat.offload` and `remat.prefetch` copy a value to host memory and
+      back (host offload, a third choice beside keep and recompute).
     * The `remat.loss` function result attribute marks the loss when it is
       not the first result.
 
@@ -62,6 +67,7 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kOwnNodeAttrName =
         "remat.own_node";
     static constexpr ::llvm::StringLiteral kBoundsAttrName = "remat.bounds";
+    static constexpr ::llvm::StringLiteral kHostAttrName = "remat.host";
   }];
 }
 

@@ -94,4 +94,54 @@ def Remat_GenericOp : Remat_Op<"op", [
   let hasVerifier = 1;
 }
 
+// The resource a host copy "writes": two copies of one value are two
+// deliberate transfers, placed by the plan (never merged by CSE, never
+// dropped while used).
+def Remat_HostCopyResource : Resource<"::remat::HostCopyResource">;
+
+def Remat_OffloadOp : Remat_Op<"offload", [
+    AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemWrite<Remat_HostCopyResource>]>]> {
+  let summary = "Copy a value to host memory";
+  let description = [{
+    The result is a copy of `input` in host memory, made right after the
+    planner's last device use of `input` before a long gap: the device
+    buffer may then be freed, and a `remat.prefetch` brings the value back
+    before its next use. The host copy is read by `remat.prefetch` only.
+    Written by `-remat-rematerialize` with `offload=true` (an `Offload` step
+    of the plan).
+
+    Bufferizes to a host buffer (`memref.alloc {remat.host}`) and a
+    `memref.copy`; `-remat-lower-to-gpu` allocates it with
+    `gpu.alloc host_shared` (pinned host memory in libRematCudaRuntime,
+    counted as host bytes) and copies with `gpu.memcpy`.
+    `-remat-lower-to-cpu` refuses it.
+
+    ```mlir
+    %h = remat.offload %x : tensor<64x64xf32>
+    %y = remat.prefetch %h : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Remat_PrefetchOp : Remat_Op<"prefetch", [
+    AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemWrite<Remat_HostCopyResource>]>]> {
+  let summary = "Copy a value back from host memory";
+  let description = [{
+    The result is a device copy of the host copy `input`, the result of a
+    `remat.offload`, placed before the next use of the offloaded value (a
+    `Prefetch` step of the plan). Bufferizes to a fresh buffer and a
+    `memref.copy`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 #endif // REMAT_OPS_TD

@@ -26,18 +26,64 @@ struct CopyLink {
   double toDeviceBytesPerTime = 64; ///< Host-to-device (Prefetch).
   double latency = 1000;            ///< Added to every copy.
 
-  /// Whether copies can be timed: positive finite bandwidths, a finite
-  /// non-negative latency.
+  /// Whether copies can be timed: positive bandwidths (infinite: a copy
+  /// takes only the latency), a finite non-negative latency.
   bool usable() const {
-    return std::isfinite(toHostBytesPerTime) && toHostBytesPerTime > 0 &&
-           std::isfinite(toDeviceBytesPerTime) && toDeviceBytesPerTime > 0 &&
+    return !std::isnan(toHostBytesPerTime) && toHostBytesPerTime > 0 &&
+           !std::isnan(toDeviceBytesPerTime) && toDeviceBytesPerTime > 0 &&
            std::isfinite(latency) && latency >= 0;
+  }
+  /// Copies that take no time: what a program whose copies run in order
+  /// with its computations (one stream, as the MLIR lowering issues them
+  /// today) holds. An offload's device bytes go before the next run; a
+  /// prefetch's count from its issue, as with any link.
+  static CopyLink inOrder() {
+    CopyLink l;
+    l.toHostBytesPerTime = l.toDeviceBytesPerTime = INFINITY;
+    l.latency = 0;
+    return l;
+  }
+  /// A link given as users give it: `gbps` GB/s (10^9 B/s) each way and
+  /// `us` microseconds per copy, for node times of `secondsPerTimeUnit`
+  /// seconds each (1e-9 for the IR's nanoseconds).
+  static CopyLink fromRates(double gbps, double us,
+                            double secondsPerTimeUnit) {
+    CopyLink l;
+    // Bytes per time unit = (bytes per second) x (seconds per unit).
+    l.toHostBytesPerTime = l.toDeviceBytesPerTime =
+        gbps * 1e9 * secondsPerTimeUnit;
+    l.latency = us * 1e-6 / secondsPerTimeUnit;
+    return l;
   }
   double offloadTime(int64_t bytes) const {
     return latency + static_cast<double>(bytes) / toHostBytesPerTime;
   }
   double prefetchTime(int64_t bytes) const {
     return latency + static_cast<double>(bytes) / toDeviceBytesPerTime;
+  }
+};
+
+/// The link's settings as tools and passes take them (remat-plan
+/// --link-bandwidth/--link-latency, -remat-fit's link-bandwidth/
+/// link-latency): the defaults, CopyLink's in GB/s and microseconds, and
+/// one help text each.
+struct CopyLinkOptionText {
+  static constexpr double kBandwidthGBps = 64; ///< CopyLink{}: 64 B per ns.
+  static constexpr double kLatencyUs = 1;      ///< CopyLink{}: 1,000 ns.
+  static constexpr const char *kBandwidthHelp =
+      "With offload: the device-host link's bandwidth in each direction, "
+      "in GB/s (10^9 B/s; default 64, PCIe 5 x16), for node times in "
+      "nanoseconds (a graph file's time unit is converted)";
+  static constexpr const char *kLatencyHelp =
+      "With offload: the time added to every copy, in microseconds "
+      "(default 1: launching and setting up one copy)";
+  /// What is wrong with the two values, naming the option ("": nothing).
+  static const char *check(double gbps, double us) {
+    if (!std::isfinite(gbps) || gbps <= 0)
+      return "link-bandwidth must be a positive number of GB/s";
+    if (!std::isfinite(us) || us < 0)
+      return "link-latency must be a non-negative number of microseconds";
+    return "";
   }
 };
 

@@ -1,0 +1,31 @@
+//===- HostCopyOps.cpp - remat.offload and remat.prefetch -----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The verifiers of the two host copies: a host copy is read only by the
+// prefetches that bring it back, and a prefetch reads a host copy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Dialect/Remat/Remat.h"
+
+using namespace mlir;
+using namespace remat;
+
+MLIR_DEFINE_EXPLICIT_TYPE_ID(remat::HostCopyResource)
+
+LogicalResult OffloadOp::verify() {
+  for (Operation *user : getResult().getUsers())
+    if (!isa<PrefetchOp>(user))
+      return emitOpError() << "result is a host copy, read only by "
+                              "remat.prefetch; '"
+                           << user->getName() << "' reads it";
+  return success();
+}
+
+LogicalResult PrefetchOp::verify() {
+  if (!getInput().getDefiningOp<OffloadOp>())
+    return emitOpError() << "reads a host copy: its operand must be the "
+                            "result of a remat.offload";
+  return success();
+}

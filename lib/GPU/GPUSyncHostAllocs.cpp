@@ -1,0 +1,50 @@
+//===- GPUSyncHostAllocs.cpp - host_shared allocations without tokens -----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// `-remat-gpu-sync-host-allocs`: gpu-async-region makes every gpu.alloc
+// asynchronous, but gpu-to-llvm lowers a host_shared one (a host copy's
+// pinned buffer) only when it is synchronous: wait for its dependencies,
+// allocate, and start a new token for the ops that used its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/GPU/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace remat {
+#define GEN_PASS_DEF_GPUSYNCHOSTALLOCSPASS
+#include "remat/GPU/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+
+namespace {
+struct GPUSyncHostAllocsPass
+    : public remat::impl::GPUSyncHostAllocsPassBase<GPUSyncHostAllocsPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::AllocOp> allocs;
+    getOperation().walk([&](gpu::AllocOp alloc) {
+      if (alloc.getHostShared() && alloc.getAsyncToken())
+        allocs.push_back(alloc);
+    });
+    IRRewriter rewriter(&getContext());
+    for (gpu::AllocOp alloc : allocs) {
+      Location loc = alloc.getLoc();
+      rewriter.setInsertionPoint(alloc);
+      gpu::WaitOp::create(rewriter, loc, Type(),
+                          alloc.getAsyncDependencies());
+      auto sync = gpu::AllocOp::create(
+          rewriter, loc, alloc.getMemref().getType(), Type(), ValueRange(),
+          alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+          rewriter.getUnitAttr());
+      auto token = gpu::WaitOp::create(
+          rewriter, loc, gpu::AsyncTokenType::get(&getContext()),
+          ValueRange());
+      rewriter.replaceOp(alloc, {sync.getMemref(), token.getAsyncToken()});
+    }
+  }
+};
+} // namespace
