@@ -500,10 +500,11 @@ private:
     SolveOptions quiet = opts;
     quiet.note = nullptr;
     const int shift = minimumBudgetShift();
-    int64_t minimum = minimumBudget(ig->graph, options.strategy, quiet, shift);
+    std::string by;
+    int64_t minimum = smallestBudget(quiet, shift, by);
     if (minimum >= 0 && minimum <= fr.budget) {
       quiet.budget = minimum;
-      sol = solve(ig->graph, options.strategy, quiet);
+      sol = solveWith(by, quiet);
     }
     fr.seconds.solve = clock.lap();
     if (sol.feasible)
@@ -512,7 +513,7 @@ private:
     if (minimum > fr.budget) {
       // What the smallest budget is made of: the plan at it, at its peak.
       quiet.budget = minimum;
-      Solution atMinimum = solve(ig->graph, options.strategy, quiet);
+      Solution atMinimum = solveWith(by, quiet);
       if (atMinimum.feasible) {
         floor = explainPeak(*ig, atMinimum.schedule);
         fr.floor.assign(floor.parts.begin(), floor.parts.end());
@@ -526,8 +527,7 @@ private:
   /// host) instead of `sol` where it meets the budget and `sol` does not,
   /// or is faster. A strategy that plans copies itself is left alone.
   Solution withHostCopies(Solution sol, const SolveOptions &opts) {
-    const StrategyInfo *named = findStrategy(options.strategy);
-    if (!options.offload || (named && named->plansHostCopies))
+    if (!offloadsBeside())
       return sol;
     Solution copies = solve(ig->graph, kOffloadStrategy, opts);
     if (!copies.feasible ||
@@ -537,16 +537,50 @@ private:
     return copies;
   }
 
+  /// Whether offload-greedy is weighed beside the strategy asked for.
+  bool offloadsBeside() const {
+    const StrategyInfo *named = findStrategy(options.strategy);
+    return options.offload && !(named && named->plansHostCopies);
+  }
+
+  /// The smallest budget the strategy meets and, with offload=true, the
+  /// smallest offload-greedy meets when that is lower (host copies reach
+  /// below the recomputation floor); `by` names which (-1: none).
+  int64_t smallestBudget(const SolveOptions &opts, int shift,
+                         std::string &by) {
+    by = options.strategy;
+    int64_t minimum = minimumBudget(ig->graph, options.strategy, opts, shift);
+    if (!offloadsBeside())
+      return minimum;
+    int64_t copies = minimumBudget(ig->graph, kOffloadStrategy, opts, shift);
+    if (copies >= 0 && (minimum < 0 || copies < minimum)) {
+      by = kOffloadStrategy;
+      return copies;
+    }
+    return minimum;
+  }
+
+  /// The plan of `by` (the strategy asked for, or offload-greedy beside it)
+  /// at opts.budget, named as the strategy asked for.
+  Solution solveWith(const std::string &by, const SolveOptions &opts) {
+    if (by == options.strategy)
+      return withHostCopies(solve(ig->graph, by, opts), opts);
+    Solution sol = solve(ig->graph, by, opts);
+    sol.strategy = options.strategy;
+    return sol;
+  }
+
   /// --remat-budget=min: the smallest budget the strategy meets, then the
   /// plan at it.
   std::optional<Solution> planAtMinimum(SolveOptions opts) {
     opts.note = nullptr;
     const int shift = minimumBudgetShift();
-    int64_t minimum = minimumBudget(ig->graph, options.strategy, opts, shift);
+    std::string by;
+    int64_t minimum = smallestBudget(opts, shift, by);
     std::optional<Solution> sol;
     if (minimum >= 0) {
       opts.budget = minimum;
-      sol = solve(ig->graph, options.strategy, opts);
+      sol = solveWith(by, opts);
     }
     fr.seconds.solve = clock.lap();
     if (!sol || !sol->feasible) {
@@ -573,7 +607,8 @@ private:
     diag << "cannot fit @" << func.getSymName() << " into " << fr.budget
          << " B (" << percentOf(fr.budget, peakBefore)
          << " of its peak without rematerialization, " << peakBefore
-         << " B) with strategy '" << options.strategy << "'";
+         << " B) with strategy '" << options.strategy << "'"
+         << (offloadsBeside() ? " and host offload" : "");
     if (minimum > fr.budget) {
       diag << "; the smallest budget it can meet is " << minimum << " B ("
            << percentOf(minimum, peakBefore) << ")";
