@@ -689,7 +689,6 @@ private:
            ", so peak <= budget for every size up to them";
   }
 
-  /// One remark and one report entry per forward op: kept or recomputed.
   /// The values the plan copies to the host: the report's "offload", a
   /// remark each.
   void recordHostCopies(const Solution &sol) {
@@ -716,9 +715,15 @@ private:
     fr.stall = sol.sim.stall;
   }
 
+  /// One remark and one report entry per forward op: kept or recomputed
+  /// (an offloaded value's remark is recordHostCopies').
   void recordDecisions(const Schedule &schedule) {
     const TrainingGraph &g = ig->graph;
     std::vector<int> runs = schedule.runCounts(g);
+    std::vector<char> offloaded(g.numNodes(), 0);
+    for (const Step &step : schedule.steps())
+      if (step.isOffload())
+        offloaded[g.tensor(step.id).producer] = 1;
     for (NodeId n = 0; n < g.numNodes(); ++n) {
       if (ig->isCopy(n)) // Counted with the op it copies.
         runs[ig->copyOf[n]] += runs[n];
@@ -738,7 +743,7 @@ private:
       fr.values.push_back(ValueDecision{op->getName().getStringRef().str(),
                                         costTableKey(op), bytes,
                                         recomputations, collectiveCost});
-      if (bytes == 0)
+      if (bytes == 0 || (offloaded[n] && !recomputations))
         continue;
       auto opts = remarkOpts(recomputations ? "Recomputed" : "Kept", fr.name);
       if (recomputations && collective)
