@@ -93,13 +93,23 @@ remat_harness_with_window() {
   ' "$harness"
 }
 
+# remat_find_opt NAME: sets $opt to REMAT_OPT, else remat-opt on PATH; says
+# what to do (NAME prefixing the line) when there is none.
+remat_find_opt() {
+  opt=${REMAT_OPT:-$(command -v remat-opt || true)}
+  if [ -z "$opt" ] || [ ! -x "$opt" ]; then
+    echo "$1: no remat-opt${REMAT_OPT:+ at REMAT_OPT=$REMAT_OPT}: put the build's bin/ on PATH or set REMAT_OPT" >&2
+    return 2
+  fi
+}
+
 # remat_find_tools NAME: sets $opt (remat-opt), $runtime (libRematRuntime.so
 # of the same build), $mpi_runtime (libRematMpiRuntime.so next to it, the
 # collectives; may not exist), $runner (mlir-runner) and $llvm_lib (its
 # libraries); REMAT_OPT, REMAT_RUNTIME, REMAT_MPI_RUNTIME and MLIR_RUNNER
 # override them. NAME prefixes the error when the runtime is missing.
 remat_find_tools() {
-  opt=${REMAT_OPT:-$(command -v remat-opt)}
+  remat_find_opt "$1" || return 2
   runtime=${REMAT_RUNTIME:-$(dirname "$(readlink -f "$opt")")/../lib/libRematRuntime.so}
   [ -f "$runtime" ] || { echo "$1: no runtime $runtime" >&2; return 2; }
   mpi_runtime=${REMAT_MPI_RUNTIME:-$(dirname "$runtime")/libRematMpiRuntime.so}

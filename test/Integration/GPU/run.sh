@@ -43,7 +43,7 @@ if [ -z "${EMULATE:-}" ] && [ -z "${COMPILE_ONLY:-}" ] && ! nvidia-smi -L > /dev
   exit 2
 fi
 
-opt=${REMAT_OPT:-$(command -v remat-opt)}
+remat_find_opt run.sh || exit 2
 libdir=$(dirname "$(readlink -f "$opt")")/../lib
 runtime=${REMAT_RUNTIME:-$libdir/libRematRuntime.so}
 cuda_runtime=${REMAT_CUDA_RUNTIME:-$libdir/libRematCudaRuntime.so}
