@@ -17,7 +17,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 inputs=$here/../../Corpus/Inputs
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(mlp cnn resnet unet siamese)
-opt=${REMAT_OPT:-$(command -v remat-opt)}
+# shellcheck source=../run-common.sh
+source "$here/../run-common.sh"
+remat_find_opt measure-corpus.sh || exit 2
 
 kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
 window_peak() { sed -n 's/^device_window_peak_bytes=\([0-9]*\).*/\1/p' "$1"; }
