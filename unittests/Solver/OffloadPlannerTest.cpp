@@ -6,9 +6,12 @@
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Offload/CopyInsteadOfRecompute.h"
 #include "remat/Solver/Offload/OffloadStrategies.h"
+#include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Testing/OffloadOracle.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
+
+#include "GradientFirst.h"
 
 #include <gtest/gtest.h>
 
@@ -213,6 +216,37 @@ TEST(OffloadGreedy, CopiesInsteadOfRecomputingWhereFaster) {
 // recompute variants, the planner's own bases and plans at every budget) with
 // every choice of offloads. Budgets below the recompute-only floor (the
 // brute force) are met with offload.
+/// offload-greedy at every budget from `from` to `peak`, and the run
+/// orders its plans start from or reach: the oracle's space must hold them.
+struct EveryBudget {
+  std::vector<Solution> plans;
+  std::vector<Schedule> bases;
+};
+EveryBudget planEveryBudget(const TrainingGraph &g, SolveOptions o,
+                            int64_t from, int64_t peak) {
+  EveryBudget e;
+  for (int64_t budget = from; budget <= peak; ++budget) {
+    o.budget = budget;
+    e.plans.push_back(solve(g, "offload-greedy", o));
+    for (Schedule &b : offloadGreedyBases(g, o, peak))
+      e.bases.push_back(std::move(b));
+    if (e.plans.back().feasible) // Its trades change the run order.
+      e.bases.push_back(e.plans.back().schedule);
+  }
+  return e;
+}
+
+/// The oracle frontier's fastest point within `budget`, or null.
+const std::pair<int64_t, double> *
+bestWithin(const std::vector<std::pair<int64_t, double>> &front,
+           int64_t budget) {
+  const std::pair<int64_t, double> *best = nullptr;
+  for (const auto &p : front)
+    if (p.first <= budget)
+      best = &p;
+  return best;
+}
+
 TEST(OffloadGreedy, NeverBeatsTheOracleOnRandomSteps) {
   RandomDagOptions dag;
   dag.costs.maxBytes = 8;
@@ -224,30 +258,18 @@ TEST(OffloadGreedy, NeverBeatsTheOracleOnRandomSteps) {
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     TrainingGraph g = randomTrainingDag(seed, 2 + seed % 2, dag);
     const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
-    std::vector<Solution> plans;
-    std::vector<Schedule> bases;
-    for (int64_t budget = peakLowerBound(g); budget <= peak; ++budget) {
-      SolveOptions o;
-      o.budget = budget;
-      o.link = link;
-      plans.push_back(solve(g, "offload-greedy", o));
-      for (Schedule &b : offloadGreedyBases(g, o, peak))
-        bases.push_back(std::move(b));
-      if (plans.back().feasible) // Its trades change the run order.
-        bases.push_back(plans.back().schedule);
-    }
+    SolveOptions o;
+    o.link = link;
+    const EveryBudget e = planEveryBudget(g, o, peakLowerBound(g), peak);
     std::optional<std::vector<std::pair<int64_t, double>>> front =
-        offloadOracleFrontier(g, link, bases, 400000);
+        offloadOracleFrontier(g, link, e.bases, 400000);
     if (!front) {
       ++skipped;
       continue;
     }
     for (int64_t budget = peakLowerBound(g); budget <= peak; ++budget) {
-      const Solution &s = plans[budget - peakLowerBound(g)];
-      const std::pair<int64_t, double> *best = nullptr;
-      for (const auto &p : *front)
-        if (p.first <= budget)
-          best = &p;
+      const Solution &s = e.plans[budget - peakLowerBound(g)];
+      const std::pair<int64_t, double> *best = bestWithin(*front, budget);
       if (!s.feasible) {
         EXPECT_TRUE(s.reason.find("internal error") == std::string::npos)
             << s.reason;
@@ -278,6 +300,92 @@ TEST(OffloadGreedy, NeverBeatsTheOracleOnRandomSteps) {
   std::printf("offload-greedy: %d plans compared, %d optimal, %d below the "
               "recompute floor, %d graphs skipped\n",
               compared, optimal, belowRecomputeFloor, skipped);
+}
+
+// GradientFirst: kept, g1 is live through bw2 (410 B). Sent to the host
+// once made (10 B per unit: 20..30, before bw2 starts at 40) and returned
+// from there, it is not: 310 B, nothing slower.
+TEST(OffloadGreedy, ReturnsResultsFromTheHostOnlyWhenAllowed) {
+  GradientFirst p;
+  SolveOptions o;
+  o.budget = 310;
+  o.link = linkOf(10);
+  EXPECT_FALSE(solve(p.g, "offload-greedy", o).feasible);
+  EXPECT_EQ(minimumBudget(p.g, "offload-greedy", o), 410);
+
+  o.offloadResults = true;
+  Solution s = solve(p.g, "offload-greedy", o);
+  ASSERT_TRUE(s.feasible) << s.reason;
+  EXPECT_EQ(s.sim.peak, 310);
+  EXPECT_DOUBLE_EQ(s.sim.time, 50);
+  ASSERT_EQ(s.sim.hostCopies.size(), 1u);
+  EXPECT_EQ(s.sim.hostCopies[0].tensor, p.g1);
+  EXPECT_EQ(s.sim.hostCopies[0].prefetchStep, -1);
+  EXPECT_EQ(minimumBudget(p.g, "offload-greedy", o), 310);
+
+  // The oracle agrees: 310 at the program's time with results leaving,
+  // nothing at 309 (bw2 alone holds 310), and 410 without.
+  std::optional<OffloadOracleResult> best =
+      offloadOracle(p.g, 310, linkOf(10), {}, 2'000'000, true);
+  ASSERT_TRUE(best && best->feasible);
+  EXPECT_DOUBLE_EQ(best->time, 50);
+  best = offloadOracle(p.g, 309, linkOf(10), {}, 2'000'000, true);
+  ASSERT_TRUE(best);
+  EXPECT_FALSE(best->feasible);
+  best = offloadOracle(p.g, 409, linkOf(10));
+  ASSERT_TRUE(best);
+  EXPECT_FALSE(best->feasible);
+}
+
+// On random steps, with results allowed to leave: every plan is valid,
+// within its budget and never faster than the oracle's optimum over the
+// same space; and the smallest budget is never above the one without.
+TEST(OffloadGreedy, ResultsLeavingNeverBeatTheOracle) {
+  RandomDagOptions dag;
+  dag.costs.maxBytes = 8;
+  dag.costs.maxTime = 20;
+  dag.weightsPercent = 70; // Gradients of weights: results made early.
+  const CopyLink link = linkOf(4);
+  int compared = 0, lower = 0, skipped = 0;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    TrainingGraph g = randomTrainingDag(seed, 2 + seed % 2, dag);
+    const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
+    SolveOptions o;
+    o.link = link;
+    const int64_t without = minimumBudget(g, "offload-greedy", o);
+    o.offloadResults = true;
+    const int64_t with = minimumBudget(g, "offload-greedy", o);
+    ASSERT_GE(with, 0);
+    EXPECT_LE(with, without) << "seed " << seed;
+    lower += with < without;
+    const int64_t from = peakLowerBound(g, true);
+    const EveryBudget e = planEveryBudget(g, o, from, peak);
+    std::optional<std::vector<std::pair<int64_t, double>>> front =
+        offloadOracleFrontier(g, link, e.bases, 400000, true);
+    if (!front) {
+      ++skipped;
+      continue;
+    }
+    for (int64_t budget = from; budget <= peak; ++budget) {
+      const Solution &s = e.plans[budget - from];
+      if (!s.feasible)
+        continue;
+      SimulatorOptions so;
+      so.link = link;
+      SimulationResult check = simulate(g, s.schedule, so);
+      ASSERT_TRUE(check.valid) << check.error;
+      EXPECT_LE(check.peak, budget);
+      const std::pair<int64_t, double> *best = bestWithin(*front, budget);
+      ASSERT_TRUE(best) << "seed " << seed << " budget " << budget;
+      EXPECT_GE(check.time, best->second - 1e-9) << "seed " << seed;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 40);
+  EXPECT_GT(lower, 5);
+  std::printf("results leaving: %d plans compared, %d graphs with a lower "
+              "smallest budget, %d skipped\n",
+              compared, lower, skipped);
 }
 
 TEST(OffloadGreedy, RefusesAnUnusableLink) {

@@ -23,7 +23,8 @@ bool reads(const Node &n, TensorId t) {
 }
 
 /// Where one tensor could go to the host around the peak step: offloaded
-/// after step `after`, prefetched before step `before`, read at `next`.
+/// after step `after`, prefetched before step `before`, read at `next`
+/// (both -1: a result nothing reads again, returned from the host).
 struct Gap {
   long after = -1, before = -1, next = -1;
 };
@@ -33,9 +34,12 @@ struct Gap {
 /// the prefetch issued as late as the compute up to that read hides it.
 /// `start` holds every step's start time (copies issue when the previous
 /// run ends). None when the compute in between cannot hide both copies.
+/// A result (`mayLeave`) that nothing reads after the peak only leaves:
+/// whether its copy ends in time is the Simulator's to say.
 std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
                              const std::vector<double> &start, long peak,
-                             TensorId t, const CopyLink &link, bool mayStall) {
+                             TensorId t, const CopyLink &link, bool mayStall,
+                             bool mayLeave) {
   const std::vector<Step> &steps = s.steps();
   Gap gap;
   for (long i = peak - 1; i >= 0 && gap.after < 0; --i) {
@@ -56,6 +60,8 @@ std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
     if (!st.isRun() && st.id == t)
       return std::nullopt; // Freed before another read.
   }
+  if (gap.after >= 0 && gap.next < 0 && mayLeave)
+    return gap;
   if (gap.after < 0 || gap.next < 0)
     return std::nullopt;
   const int64_t bytes = g.tensor(t).bytes;
@@ -113,7 +119,8 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
     const Node &running = g.node(cur.steps()[peak].id);
     std::vector<TensorId> candidates;
     for (TensorId t : sim.liveAtPeak)
-      if (!g.isInput(t) && !g.isRequired(t) && !touches(running, t))
+      if (!g.isInput(t) && (opts.offloadResults || !g.isRequired(t)) &&
+          !touches(running, t))
         candidates.push_back(t);
     std::stable_sort(candidates.begin(), candidates.end(),
                      [&](TensorId a, TensorId b) {
@@ -152,13 +159,16 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
       if (g.tensor(t).bytes == 0)
         break; // Moving nothing lowers nothing.
       std::optional<Gap> gap =
-          gapAround(g, cur, start, peak, t, opts.link, mayStall);
+          gapAround(g, cur, start, peak, t, opts.link, mayStall,
+                    opts.offloadResults && g.isRequired(t));
       if (!gap)
         continue;
       if (tries++ >= opts.triesPerPeak)
         break;
       std::vector<std::pair<long, Step>> moves = {
-          {gap->after + 1, Step::offload(t)}, {gap->before, Step::prefetch(t)}};
+          {gap->after + 1, Step::offload(t)}};
+      if (gap->before >= 0)
+        moves.push_back({gap->before, Step::prefetch(t)});
       if ((kept = tryMoves(moves)))
         break;
       if (!mayStall)

@@ -74,6 +74,7 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
   OffloadPlanOptions po;
   po.budget = opts.budget;
   po.link = opts.link;
+  po.offloadResults = opts.offloadResults;
   bool found = false;
   double bestTime = 0;
   int64_t bestPeak = 0, leastPeak = -1;

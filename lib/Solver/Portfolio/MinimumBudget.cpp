@@ -176,7 +176,8 @@ int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
   if (peak == 0)
     return 0;
   // Known infeasible: below peakLowerBound().
-  const int64_t floor = std::min(peakLowerBound(g), peak);
+  const int64_t floor =
+      std::min(peakLowerBound(g, opts.offloadResults), peak);
   BudgetSearch search(floor, peak, granularityShift);
   const StrategyDescriptor &d = *findStrategy(strategy); // It solved.
   if (d.budgetSearch.portfolio) {

@@ -44,18 +44,35 @@ std::vector<NodeId> recomputeOrder(const TrainingGraph &g,
 }
 
 /// A stretch where a tensor may stay on the host: offloaded after run
-/// `from`, read again by run `to`; `prefetchAt` in (from, to] or -1.
+/// `from`, read again by run `to`; `prefetchAt` in (from, to] or -1. A
+/// result leaving for good: `to` is kLeaves, its one choice an offload.
+constexpr long kLeaves = -2;
 struct Stay {
   TensorId tensor;
   long from, to;
 };
 
 std::vector<Stay> staysOf(const TrainingGraph &g,
-                          const std::vector<NodeId> &runs) {
+                          const std::vector<NodeId> &runs,
+                          bool resultsMayLeave) {
   std::vector<Stay> stays;
   for (TensorId t = 0; t < g.numTensors(); ++t) {
-    if (g.isInput(t) || g.isRequired(t))
+    if (g.isInput(t))
       continue;
+    if (g.isRequired(t)) {
+      if (!resultsMayLeave)
+        continue;
+      long last = -1; // After its last use, a result may leave.
+      for (long i = 0; i < static_cast<long>(runs.size()); ++i) {
+        const Node &n = g.node(runs[i]);
+        if (std::count(n.inputs.begin(), n.inputs.end(), t) ||
+            std::count(n.outputs.begin(), n.outputs.end(), t))
+          last = i;
+      }
+      if (last >= 0)
+        stays.push_back({t, last, kLeaves});
+      continue;
+    }
     long last = -1; // The last run that produced or read t.
     for (long i = 0; i < static_cast<long>(runs.size()); ++i) {
       const Node &n = g.node(runs[i]);
@@ -79,6 +96,7 @@ namespace {
 bool enumeratePlans(
     const TrainingGraph &g, const CopyLink &link,
     const std::vector<Schedule> &runOrders, long maxPlans,
+    bool resultsMayLeave,
     const std::function<void(Schedule &, const SimulationResult &)> &judge) {
   std::vector<std::vector<NodeId>> orders;
   std::vector<NodeId> candidates;
@@ -107,10 +125,10 @@ bool enumeratePlans(
   long total = 0;
   std::vector<std::vector<Stay>> staysPerOrder;
   for (const std::vector<NodeId> &runs : orders) {
-    staysPerOrder.push_back(staysOf(g, runs));
+    staysPerOrder.push_back(staysOf(g, runs, resultsMayLeave));
     long plans = 1;
     for (const Stay &s : staysPerOrder.back()) {
-      plans *= 1 + (s.to - s.from);
+      plans *= s.to == kLeaves ? 2 : 1 + (s.to - s.from);
       if (plans > maxPlans)
         return false;
     }
@@ -144,10 +162,19 @@ bool enumeratePlans(
       }
       Schedule plan = s.withEagerFrees(g);
       judge(plan, simulate(g, plan, so));
-      // Next combination: each stay off, or prefetched before from+1..to.
+      // Next combination: each stay off, or prefetched before from+1..to
+      // (a result leaving: off, or offloaded with no prefetch).
       size_t k = 0;
       for (; k < stays.size(); ++k) {
         long &p = prefetchAt[k];
+        if (stays[k].to == kLeaves) {
+          if (p < 0) {
+            p = runs.size(); // Offloaded; no run is that late.
+            break;
+          }
+          p = -1;
+          continue;
+        }
         p = p < 0 ? stays[k].from + 1 : p + 1;
         if (p <= stays[k].to)
           break;
@@ -164,7 +191,8 @@ bool enumeratePlans(
 
 std::optional<OffloadOracleResult>
 offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
-              const std::vector<Schedule> &runOrders, long maxPlans) {
+              const std::vector<Schedule> &runOrders, long maxPlans,
+              bool resultsMayLeave) {
   OffloadOracleResult best;
   auto judge = [&](Schedule &plan, const SimulationResult &r) {
     ++best.simulated;
@@ -174,20 +202,21 @@ offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
       best.schedule = std::move(plan);
     }
   };
-  if (!enumeratePlans(g, link, runOrders, maxPlans, judge))
+  if (!enumeratePlans(g, link, runOrders, maxPlans, resultsMayLeave, judge))
     return std::nullopt;
   return best;
 }
 
 std::optional<std::vector<std::pair<int64_t, double>>>
 offloadOracleFrontier(const TrainingGraph &g, const CopyLink &link,
-                      const std::vector<Schedule> &runOrders, long maxPlans) {
+                      const std::vector<Schedule> &runOrders, long maxPlans,
+                      bool resultsMayLeave) {
   std::vector<std::pair<int64_t, double>> points;
   auto judge = [&](Schedule &, const SimulationResult &r) {
     if (r.valid)
       points.emplace_back(r.peak, r.time);
   };
-  if (!enumeratePlans(g, link, runOrders, maxPlans, judge))
+  if (!enumeratePlans(g, link, runOrders, maxPlans, resultsMayLeave, judge))
     return std::nullopt;
   // Keep the points no other beats on both peak and time.
   std::sort(points.begin(), points.end());

@@ -74,10 +74,16 @@ TrainingGraph randomTrainingDag(uint64_t seed, int numForward,
   // values[0] = x, values[i + 1] = output of f_i.
   std::vector<TensorId> values{g.addInput("x", rng.range(1, c.maxBytes))};
   std::vector<NodeId> fwd;
+  std::vector<TensorId> weights;
   for (int i = 0; i < numForward; ++i) {
     std::vector<TensorId> in{values[i]};
     if (i >= 1 && rng.percent(opts.skipPercent))
       in.push_back(values[rng.range(0, i - 1)]);
+    if (opts.weightsPercent > 0 && rng.percent(opts.weightsPercent)) {
+      weights.push_back(g.addInput("w" + std::to_string(i),
+                                   rng.range(1, c.maxBytes)));
+      in.push_back(weights.back());
+    }
     NodeId f = g.addNode("f" + std::to_string(i), NodeKind::Forward,
                          static_cast<double>(rng.range(1, c.maxTime)), in,
                          {rng.range(1, c.maxBytes)},
@@ -125,6 +131,11 @@ TrainingGraph randomTrainingDag(uint64_t seed, int numForward,
                          outBytes, rng.range(0, c.maxWorkspace));
     for (size_t k = 0; k < f.inputs.size(); ++k) {
       TensorId part = g.node(b).outputs[k];
+      if (std::count(weights.begin(), weights.end(), f.inputs[k])) {
+        g.tensor(part).name = "d" + g.tensor(f.inputs[k]).name;
+        g.markRequired(part); // A weight's gradient: one reader, f.
+        continue;
+      }
       g.tensor(part).name =
           "d" + g.tensor(f.inputs[k]).name + "_" + f.name;
       contribs[valueIndex(f.inputs[k])].push_back(part);

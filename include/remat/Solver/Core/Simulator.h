@@ -11,10 +11,11 @@
 //  - non-recomputable forward nodes and all backward nodes run exactly once;
 //  - Free releases a live tensor that is neither an input nor required;
 //  - every node runs at least once and every required output is live at
-//    the end;
-//  - Offload copies a live tensor that is neither an input nor required to
-//    the host (it cannot be read or recomputed until a Prefetch brings it
-//    back); Prefetch copies back a tensor that is on the host.
+//    the end, on the device or on the host (a result offloaded and not
+//    brought back is returned from host memory);
+//  - Offload copies a live tensor that is not an input to the host (it
+//    cannot be read or recomputed until a Prefetch brings it back);
+//    Prefetch copies back a tensor that is on the host.
 //
 // Time: compute runs the Run steps in order; each copy direction is one
 // in-order stream on the CopyLink beside it. An Offload starts when it is
@@ -97,7 +98,8 @@ int64_t inputBytes(const TrainingGraph &g);
 /// A peak no valid schedule goes below: the inputs plus the larger of the
 /// required outputs (live together at the end) and the biggest single step
 /// (a node's operands, outputs and workspace, live together while it runs).
-int64_t peakLowerBound(const TrainingGraph &g);
+/// Where results may leave for the host (resultsMayLeave), the step alone.
+int64_t peakLowerBound(const TrainingGraph &g, bool resultsMayLeave = false);
 
 } // namespace remat
 

@@ -91,6 +91,10 @@ struct SolveOptions {
   /// The device-host link offload copies use (offload-greedy plans with
   /// it, solve() simulates with it); in the graph's time unit (CopyLink.h).
   CopyLink link;
+  /// offload-greedy: a result (a gradient) may be copied to the host once
+  /// produced and returned from there, never brought back (ZeRO-Offload's
+  /// gradients); the caller then receives it in host memory.
+  bool offloadResults = false;
   /// Shared by solves of the same graph only; empty: nothing is reused.
   std::shared_ptr<SolveCache> cache;
   /// Where strategies report notes (fallbacks, approximations). May be empty.

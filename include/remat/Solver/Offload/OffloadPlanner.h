@@ -30,6 +30,9 @@ struct OffloadPlanOptions {
   double stallBelow = -1;
   /// copyInsteadOfRecompute: candidates simulated at most.
   int swapTries = 2048;
+  /// Results may leave for the host once nothing reads them again, and are
+  /// returned from there (SolveOptions::offloadResults).
+  bool offloadResults = false;
 };
 
 /// `base` with Offload/Prefetch pairs added while its peak is above the

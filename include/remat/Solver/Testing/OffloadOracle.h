@@ -8,8 +8,10 @@
 // backward node that first needs them again, or the runs of a given
 // schedule), then for every stretch between two uses of a tensor (its
 // production or a read, and the next read), either nothing or an Offload
-// right after the first use and a Prefetch before any run up to the read.
-// Each candidate gets eager frees and is judged by the Simulator.
+// right after the first use and a Prefetch before any run up to the read;
+// with resultsMayLeave, for every result also an Offload after its last
+// use and none back (returned from the host). Each candidate gets eager
+// frees and is judged by the Simulator.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_SOLVER_TESTING_OFFLOADORACLE_H
@@ -39,7 +41,7 @@ struct OffloadOracleResult {
 std::optional<OffloadOracleResult>
 offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
               const std::vector<Schedule> &runOrders = {},
-              long maxPlans = 2'000'000);
+              long maxPlans = 2'000'000, bool resultsMayLeave = false);
 
 /// The same space judged once for every budget: the (peak, time) points of
 /// its valid plans that no other plan beats on both, by rising peak and
@@ -47,7 +49,8 @@ offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
 std::optional<std::vector<std::pair<int64_t, double>>>
 offloadOracleFrontier(const TrainingGraph &g, const CopyLink &link,
                       const std::vector<Schedule> &runOrders = {},
-                      long maxPlans = 2'000'000);
+                      long maxPlans = 2'000'000,
+                      bool resultsMayLeave = false);
 
 } // namespace remat
 

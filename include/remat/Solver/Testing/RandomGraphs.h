@@ -47,6 +47,11 @@ struct RandomDagOptions {
   /// Probability (percent) that a backward node reads its forward node's
   /// output (as ReLU does) in addition to the forward node's inputs.
   int readsOutputPercent = 50;
+  /// Probability (percent) that a forward node also reads a weight (an
+  /// input of its own) whose gradient its backward node makes: a required
+  /// output, as a parameter's gradient is. 0 draws nothing (the graphs of
+  /// a seed stay those of before).
+  int weightsPercent = 0;
 };
 
 /// A forward DAG and its backward graph, built like reverse-mode autodiff.
@@ -56,7 +61,8 @@ struct RandomDagOptions {
 /// gradient of f's output (except for the loss), f's inputs and possibly f's
 /// output, and produces one gradient contribution per input of f. A value
 /// with several consumers gets an accumulation node "acc<v>" that sums the
-/// contributions. The gradient of x is the required output.
+/// contributions. The gradient of x is a required output, and so is each
+/// weight's (weightsPercent).
 TrainingGraph randomTrainingDag(uint64_t seed, int numForward,
                                 const RandomDagOptions &opts = {});
 
