@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -76,9 +77,17 @@ public:
       emitRecompute(i, end);
       i = end;
     }
-    // The results read the newest copies too.
-    for (OpOperand &operand : terminator->getOpOperands())
+    // The results read the newest copies too; a result last copied to the
+    // host (and not brought back) is returned from there.
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      TensorId t = tensorOf(operand.get());
+      if (t != kNone && onHost.contains(t)) {
+        operand.set(hostCopy[t]);
+        ++stats.hostResults;
+        continue;
+      }
       rewire(operand);
+    }
     return stats;
   }
 
@@ -161,9 +170,11 @@ private:
     if (step.isOffload()) {
       hostCopy[t] =
           OffloadOp::create(before, loc, newest[t].getType(), newest[t]);
+      onHost.insert(t);
       ++stats.hostCopies;
       return;
     }
+    onHost.erase(t);
     Value back =
         PrefetchOp::create(before, loc, hostCopy[t].getType(), hostCopy[t]);
     newest[t] = back;
@@ -257,6 +268,7 @@ private:
   std::vector<Value> newest;                 ///< Tensor -> newest SSA copy.
   llvm::DenseMap<Value, TensorId> valueTensor; ///< Copies made here.
   llvm::DenseMap<TensorId, Value> hostCopy;    ///< Its latest offload.
+  llvm::DenseSet<TensorId> onHost; ///< Offloaded and not brought back.
   MaterializeResult stats;
 };
 

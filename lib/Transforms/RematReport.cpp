@@ -108,6 +108,8 @@ std::string RematReport::str() const {
                                             {"loc", c.loc},
                                             {"bytes", c.bytes},
                                             {"hidden", c.hidden},
+                                            {"returned_from_host",
+                                             c.returnedFromHost},
                                             {"stall", c.stall}});
       (*funcs.back().getAsObject())["offload"] =
           llvm::json::Object{{"host_peak", f.hostPeak},

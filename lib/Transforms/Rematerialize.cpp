@@ -53,6 +53,9 @@ remat::checkRematSettings(const RematSettings &settings) {
              "available: " + names;
     return "unknown strategy '" + settings.strategy + "'; available: " + names;
   }
+  if (settings.offloadResults && !settings.offload)
+    return std::string("offload-results needs offload (--remat-offload): "
+                       "results reach the host by the same copies");
   if (const char *wrong = CopyLinkOptionText::check(settings.linkBandwidth,
                                                     settings.linkLatency);
       *wrong)
@@ -102,6 +105,7 @@ struct RematerializePass
     fit.scanSlots = settings.scanSlots;
     fit.solve = settings.solve;
     fit.offload = settings.offload;
+    fit.solve.offloadResults = settings.offloadResults;
     // The IR's node times are nanoseconds (CopyLink.h).
     fit.solve.link = CopyLink::fromRates(settings.linkBandwidth,
                                          settings.linkLatency, 1e-9);

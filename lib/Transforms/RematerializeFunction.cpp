@@ -696,12 +696,15 @@ private:
     for (const HostCopy &c : sol.sim.hostCopies) {
       NodeId producer = g.tensor(c.tensor).producer;
       Operation *op = ig->primaryOp(producer);
+      const bool returned = c.prefetchStep < 0 && g.isRequired(c.tensor);
       fr.offloaded.push_back(HostCopyDecision{
           op->getName().getStringRef().str(), costTableKey(op), c.bytes,
-          c.hidden, c.stall});
+          c.hidden, c.stall, returned});
       remark::passed(op->getLoc(), remarkOpts("Offloaded", fr.name))
-          << llvm::formatv("offloaded to the host and back ({0} B), copies "
-                           "{1}",
+          << llvm::formatv("{0} ({1} B), copies {2}",
+                           returned ? "a result copied to the host once "
+                                      "produced and returned from there"
+                                    : "offloaded to the host and back",
                            c.bytes,
                            c.hidden ? std::string("hidden")
                                     : llvm::formatv("not hidden (stall {0})",

@@ -32,6 +32,12 @@ OffloadFlags::OffloadFlags(cl::OptionCategory &category)
                        "offloaded tensor with its bytes, copy times and "
                        "whether its copies are hidden)"),
               cl::cat(category)),
+      results("offload-results",
+              cl::desc("With --offload: a required output may also be "
+                       "copied to the host once nothing reads it again and "
+                       "stay there (returned from host memory, as "
+                       "ZeRO-Offload moves gradients)"),
+              cl::cat(category)),
       bandwidth("link-bandwidth", cl::value_desc("GB/s"),
                 cl::init(CopyLinkOptionText::kBandwidthGBps),
                 cl::desc(CopyLinkOptionText::kBandwidthHelp),
@@ -41,6 +47,8 @@ OffloadFlags::OffloadFlags(cl::OptionCategory &category)
               cl::desc(CopyLinkOptionText::kLatencyHelp), cl::cat(category)) {}
 
 bool OffloadFlags::enabled() const { return offload; }
+
+bool OffloadFlags::resultsMayLeave() const { return results; }
 
 llvm::Expected<CopyLink> OffloadFlags::link(llvm::StringRef timeUnit) const {
   auto error = [](const llvm::Twine &msg) {

@@ -33,11 +33,14 @@ public:
 
   /// Whether --offload was given.
   bool enabled() const;
+  /// Whether --offload-results was given.
+  bool resultsMayLeave() const;
   /// The link in the file's time unit, or an error naming the flag.
   llvm::Expected<CopyLink> link(llvm::StringRef timeUnit) const;
 
 private:
   llvm::cl::opt<bool> offload;
+  llvm::cl::opt<bool> results;
   llvm::cl::opt<double> bandwidth;
   llvm::cl::opt<double> latency;
 };

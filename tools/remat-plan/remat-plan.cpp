@@ -116,6 +116,9 @@ int main(int argc, char **argv) {
     return usageError("--offload plans with offload-greedy (or "
                       "--strategy=checkmate-milp-offload); --strategy=" +
                       strategyName + " does not offload");
+  if (offloadFlags.resultsMayLeave() && !offloadFlags.enabled())
+    return usageError("--offload-results needs --offload: results reach "
+                      "the host by the same copies");
   if (offloadFlags.enabled()) {
     if (!strategyName.getNumOccurrences())
       strategyName = "offload-greedy";
@@ -153,6 +156,7 @@ int main(int argc, char **argv) {
     if (!link)
       return usageError(llvm::toString(link.takeError()));
     opts.link = *link;
+    opts.offloadResults = offloadFlags.resultsMayLeave();
   }
 
   opts.note = [](const std::string &n) {

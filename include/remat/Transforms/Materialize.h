@@ -14,7 +14,8 @@
 //  - every use reads the newest copy of its value;
 //  - an Offload step is a `remat.offload` of the newest copy, placed where
 //    the schedule issues it; a Prefetch step a `remat.prefetch` of that
-//    host copy, which later uses read.
+//    host copy, which later uses read; a result whose last step is an
+//    Offload is returned from its host copy.
 // Free steps have no IR form: values die at their last use, which is where
 // the schedule frees them.
 //
@@ -31,6 +32,7 @@ struct MaterializeResult {
   int recomputeOps = 0;  ///< remat.recompute ops created.
   int clonedOps = 0;     ///< Ops cloned into them.
   int hostCopies = 0;    ///< remat.offload ops created (one per stay).
+  int hostResults = 0;   ///< Results returned from their host copies.
 };
 
 mlir::FailureOr<MaterializeResult>

@@ -5,9 +5,9 @@
 // -remat-rematerialize, the -remat-fit pipeline and remat-opt's
 // --remat-<option> flags declare their options here and nowhere else: the
 // global settings (budget, strategy, report, cost-table, functions,
-// dim-bounds, alignment, scan-slots, offload, link-bandwidth,
-// link-latency) and one
-// option per strategy option the registered strategies declare
+// dim-bounds, alignment, scan-slots, offload, offload-results,
+// link-bandwidth, link-latency) and one option per strategy option the
+// registered strategies declare
 // (allStrategyOptions(), typed like its SolveOptions field), with the help,
 // default and range remat-plan prints for the same option.
 //
@@ -88,6 +88,14 @@ public:
                     "or below what recomputation alone reaches "
                     "(offload-greedy; checkmate-milp-offload when named); "
                     "lowered by -remat-lower-to-gpu only (default off)")),
+        offloadResults(
+            owner, "offload-results", llvm::cl::init(false),
+            llvm::cl::desc(
+                "With offload: a result (a gradient) may also be copied to "
+                "the host once nothing reads it again and returned from "
+                "host memory, as ZeRO-Offload moves gradients for a host "
+                "optimizer; the caller then receives it there (pinned "
+                "memory the GPU can read; default off)")),
         linkBandwidth(owner, "link-bandwidth", llvm::cl::value_desc("GB/s"),
                       llvm::cl::init(CopyLinkOptionText::kBandwidthGBps),
                       llvm::cl::desc(CopyLinkOptionText::kBandwidthHelp)),
@@ -120,6 +128,7 @@ public:
     s.alignment = alignment;
     s.scanSlots = scanSlots;
     s.offload = offload;
+    s.offloadResults = offloadResults;
     s.linkBandwidth = linkBandwidth;
     s.linkLatency = linkLatency;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
@@ -143,6 +152,7 @@ public:
     list.push_back(&alignment);
     list.push_back(&scanSlots);
     list.push_back(&offload);
+    list.push_back(&offloadResults);
     list.push_back(&linkBandwidth);
     list.push_back(&linkLatency);
     for (const auto &opt : strategyOptions)
@@ -161,6 +171,7 @@ public:
     alignment = s.alignment;
     scanSlots = s.scanSlots;
     offload = s.offload;
+    offloadResults = s.offloadResults;
     linkBandwidth = s.linkBandwidth;
     linkLatency = s.linkLatency;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
@@ -200,6 +211,7 @@ public:
   Opt<int64_t> alignment;
   Opt<int64_t> scanSlots;
   Opt<bool> offload;
+  Opt<bool> offloadResults;
   Opt<double> linkBandwidth;
   Opt<double> linkLatency;
 

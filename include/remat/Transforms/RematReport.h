@@ -14,7 +14,8 @@
 //     {"host_peak" (host bytes, copies in order as the lowering runs them),
 //      "device_peak_overlapped" (the plan's device peak with copies
 //      overlapping compute over the link), "stall", "values": [{"op",
-//      "loc", "bytes", "hidden", "stall"}]},
+//      "loc", "bytes", "hidden", "returned_from_host" (a result left on
+//      the host, offload-results=true), "stall"}]},
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
 // Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
@@ -61,6 +62,9 @@ struct HostCopyDecision {
   int64_t bytes = 0;
   bool hidden = false;
   double stall = 0; ///< What the runs waiting for its prefetch lose.
+  /// A result returned from its host copy (offload-results), never
+  /// brought back.
+  bool returnedFromHost = false;
 };
 
 /// Wall-clock seconds of each phase of the pass on one function.

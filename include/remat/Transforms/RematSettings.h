@@ -36,6 +36,8 @@ struct RematSettings {
   /// Host offload: the planner may copy values to the host and back
   /// (issue 51), over a link of this bandwidth (GB/s) and latency (us).
   bool offload = false;
+  /// With offload: results (gradients) may be returned from host memory.
+  bool offloadResults = false;
   double linkBandwidth = CopyLinkOptionText::kBandwidthGBps;
   double linkLatency = CopyLinkOptionText::kLatencyUs;
   /// The strategies' options (allStrategyOptions()); the per-function

@@ -3,11 +3,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The verifiers of the two host copies: a host copy is read only by the
-// prefetches that bring it back, and a prefetch reads a host copy.
+// prefetches that bring it back and by the function's return (a result
+// returned from host memory), and a prefetch reads a host copy.
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Dialect/Remat/Remat.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
 using namespace remat;
@@ -16,9 +19,9 @@ MLIR_DEFINE_EXPLICIT_TYPE_ID(remat::HostCopyResource)
 
 LogicalResult OffloadOp::verify() {
   for (Operation *user : getResult().getUsers())
-    if (!isa<PrefetchOp>(user))
+    if (!isa<PrefetchOp, func::ReturnOp>(user))
       return emitOpError() << "result is a host copy, read only by "
-                              "remat.prefetch; '"
+                              "remat.prefetch and func.return; '"
                            << user->getName() << "' reads it";
   return success();
 }

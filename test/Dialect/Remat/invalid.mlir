@@ -239,7 +239,7 @@ func.func @own_node_value(%x: tensor<2xf32>, %s: tensor<4xf32>) -> tensor<4xf32>
 // -----
 
 func.func @host_copy_read(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'remat.offload' op result is a host copy, read only by remat.prefetch; 'math.exp' reads it}}
+  // expected-error @+1 {{'remat.offload' op result is a host copy, read only by remat.prefetch and func.return; 'math.exp' reads it}}
   %h = remat.offload %x : tensor<4xf32>
   %e = math.exp %h : tensor<4xf32>
   return %e : tensor<4xf32>

@@ -68,3 +68,12 @@ func.func @host_copy(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
   %d = remat.prefetch %h : tensor<4x?xf32>
   return %d : tensor<4x?xf32>
 }
+
+// A result returned from its host copy (offload-results).
+// CHECK-LABEL: func.func @host_result
+// CHECK-NEXT: %[[H:.*]] = remat.offload %{{.*}} : tensor<4xf32>
+// CHECK-NEXT: return %[[H]]
+func.func @host_result(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %h = remat.offload %x : tensor<4xf32>
+  return %h : tensor<4xf32>
+}

@@ -107,9 +107,10 @@ def Remat_OffloadOp : Remat_Op<"offload", [
     The result is a copy of `input` in host memory, made right after the
     planner's last device use of `input` before a long gap: the device
     buffer may then be freed, and a `remat.prefetch` brings the value back
-    before its next use. The host copy is read by `remat.prefetch` only.
-    Written by `-remat-rematerialize` with `offload=true` (an `Offload` step
-    of the plan).
+    before its next use. The host copy is read by `remat.prefetch` and by
+    `func.return` only: with `offload-results=true` a result nothing reads
+    again is returned from host memory. Written by `-remat-rematerialize`
+    with `offload=true` (an `Offload` step of the plan).
 
     Bufferizes to a host buffer (`memref.alloc {remat.host}`) and a
     `memref.copy`; `-remat-lower-to-gpu` allocates it with
