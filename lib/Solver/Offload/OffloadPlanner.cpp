@@ -82,6 +82,45 @@ std::optional<Gap> gapAround(const TrainingGraph &g, const Schedule &s,
   return gap;
 }
 
+/// A prefetch of `t` issued before the peak run for a read after it, which
+/// holds t's device bytes through the peak: moved from step `from` to
+/// before step `to`, after the peak run, as late as the compute up to the
+/// read still hides it (or right before the read where stalls are allowed).
+struct Delay {
+  long from = -1, to = -1;
+};
+
+std::optional<Delay> delayAround(const TrainingGraph &g, const Schedule &s,
+                                 const std::vector<double> &start, long peak,
+                                 TensorId t, const CopyLink &link,
+                                 bool mayStall) {
+  const std::vector<Step> &steps = s.steps();
+  Delay d;
+  for (long i = peak - 1; i >= 0 && d.from < 0; --i) {
+    const Step &st = steps[i];
+    if (st.isRun() ? touches(g.node(st.id), t) : st.id == t && !st.isPrefetch())
+      return std::nullopt;
+    if (st.isPrefetch() && st.id == t)
+      d.from = i;
+  }
+  long next = -1;
+  for (long i = peak + 1; i < static_cast<long>(steps.size()) && next < 0; ++i)
+    if (steps[i].isRun() && reads(g.node(steps[i].id), t))
+      next = i;
+  if (d.from < 0 || next < 0)
+    return std::nullopt;
+  const double in = link.prefetchTime(g.tensor(t).bytes);
+  for (long j = next; j > peak; --j)
+    if (steps[j].isRun() && start[j] + in <= start[next]) {
+      d.to = j;
+      return d;
+    }
+  if (!mayStall)
+    return std::nullopt;
+  d.to = next;
+  return d;
+}
+
 /// Start time of every step, assuming nothing stalls (true of every
 /// schedule the planner keeps).
 std::vector<double> stepStarts(const TrainingGraph &g, const Schedule &s) {
@@ -129,9 +168,11 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
     const std::vector<double> start = stepStarts(g, cur);
     bool kept = false;
     // Inserts each (position, step) before the step at that position, in
-    // list order; keeps the plan when the Simulator says the run at the
-    // peak holds less, the peak did not rise and the time is allowed.
-    auto tryMoves = [&](const std::vector<std::pair<long, Step>> &moves) {
+    // list order, and drops the step at `drop` (none: -1); keeps the plan
+    // when the Simulator says the run at the peak holds less, the peak did
+    // not rise and the time is allowed.
+    auto tryMoves = [&](const std::vector<std::pair<long, Step>> &moves,
+                        long drop = -1) {
       std::vector<Step> steps;
       long shift = 0;
       for (long k = 0; k <= static_cast<long>(cur.size()); ++k) {
@@ -140,7 +181,9 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
             steps.push_back(step);
             shift += k <= peak;
           }
-        if (k < static_cast<long>(cur.size()))
+        if (k == drop)
+          --shift;
+        else if (k < static_cast<long>(cur.size()))
           steps.push_back(cur.steps()[k]);
       }
       Schedule next(std::move(steps));
@@ -158,6 +201,15 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
     for (TensorId t : candidates) {
       if (g.tensor(t).bytes == 0)
         break; // Moving nothing lowers nothing.
+      // Back on the device too early: brought back after the peak run.
+      if (std::optional<Delay> d =
+              delayAround(g, cur, start, peak, t, opts.link, mayStall)) {
+        if (tries++ >= opts.triesPerPeak)
+          break;
+        if ((kept = tryMoves({{d->to, Step::prefetch(t)}}, d->from)))
+          break;
+        continue;
+      }
       std::optional<Gap> gap =
           gapAround(g, cur, start, peak, t, opts.link, mayStall,
                     opts.offloadResults && g.isRequired(t));
