@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/Materialize.h"
+#include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Solver/Core/Simulator.h"
@@ -11,6 +12,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/SaveAndRestore.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -102,13 +104,40 @@ private:
   }
 
   /// The newest copy of what node `n` reads where its op reads `v`.
-  Value newestFor(NodeId n, Value v) const {
+  Value newestFor(NodeId n, Value v) {
     TensorId t = tensorOf(v);
     if (t == kNone)
       return v;
     if (n != kNone)
       t = ig.inputFor(n, t);
-    return newest[t] ? newest[t] : v;
+    return viewOfNewest(newest[t] ? newest[t] : v);
+  }
+
+  /// A view made of an older copy of its source (the graph has a reader of
+  /// the view read its source too: TrainingGraphBuilder's view roots) is
+  /// made again of the newest copy, a prefetched or recomputed one, so
+  /// that its readers keep that copy's buffer alive rather than the one the
+  /// plan let go. The view's tensor then names the new view.
+  Value viewOfNewest(Value v) {
+    Operation *view = v.getDefiningOp();
+    if (!view || !isViewLike(view) || view->getNumOperands() == 0 ||
+        view->getBlock() != terminator->getBlock())
+      return v;
+    Value source = view->getOperand(0);
+    Value newer = newestFor(kNone, source);
+    if (newer == source)
+      return v;
+    OpBuilder before(viewsBefore ? viewsBefore : terminator);
+    IRMapping map;
+    map.map(source, newer);
+    Operation *copy = before.clone(*view, map);
+    Value made = copy->getResult(cast<OpResult>(v).getResultNumber());
+    if (TensorId t = tensorOf(v); t != kNone) {
+      newest[t] = made;
+      valueTensor[made] = t;
+    }
+    ++stats.viewsRemade;
+    return made;
   }
 
   void rewire(OpOperand &operand, NodeId n = kNone) {
@@ -122,6 +151,8 @@ private:
   void placeOriginal(NodeId n) {
     for (Operation *op : ig.nodeOps[n]) {
       op->moveBefore(terminator);
+      // A view made again for it goes right before it.
+      llvm::SaveAndRestore<Operation *> at(viewsBefore, op);
       // Operands and values captured by nested regions read the newest
       // copies (values made inside the node have no tensor: untouched).
       for (OpOperand &operand : op->getOpOperands())
@@ -198,7 +229,7 @@ private:
     for (TensorId t : inputs)
       if (!freeValueOp(t)) {
         passed.push_back(t);
-        inputValues.push_back(newest[t]);
+        inputValues.push_back(viewOfNewest(newest[t]));
       }
     // Yield what later runs (or the results) read.
     SmallVector<TensorId> yielded;
@@ -265,6 +296,8 @@ private:
   const Schedule &schedule;
   std::vector<NodeId> runs;
   Operation *terminator = nullptr;
+  /// Where viewOfNewest puts a view it makes again (null: the end).
+  Operation *viewsBefore = nullptr;
   std::vector<Value> newest;                 ///< Tensor -> newest SSA copy.
   llvm::DenseMap<Value, TensorId> valueTensor; ///< Copies made here.
   llvm::DenseMap<TensorId, Value> hostCopy;    ///< Its latest offload.

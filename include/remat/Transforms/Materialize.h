@@ -11,7 +11,8 @@
 //    become one `remat.recompute` op placed where the schedule runs them
 //    (right before the backward ops that need them), reading the newest
 //    copies of what they start from and yielding what is used later;
-//  - every use reads the newest copy of its value;
+//  - every use reads the newest copy of its value, and a view of a value
+//    that has a newer copy (prefetched or recomputed) is made again of it;
 //  - an Offload step is a `remat.offload` of the newest copy, placed where
 //    the schedule issues it; a Prefetch step a `remat.prefetch` of that
 //    host copy, which later uses read; a result whose last step is an
@@ -33,6 +34,7 @@ struct MaterializeResult {
   int clonedOps = 0;     ///< Ops cloned into them.
   int hostCopies = 0;    ///< remat.offload ops created (one per stay).
   int hostResults = 0;   ///< Results returned from their host copies.
+  int viewsRemade = 0;   ///< Views made again of a newer source copy.
 };
 
 mlir::FailureOr<MaterializeResult>
