@@ -12,8 +12,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/SaveAndRestore.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 
@@ -85,7 +85,6 @@ public:
       TensorId t = tensorOf(operand.get());
       if (t != kNone && onHost.contains(t)) {
         operand.set(hostCopy[t]);
-        ++stats.hostResults;
         continue;
       }
       rewire(operand);
@@ -136,7 +135,6 @@ private:
       newest[t] = made;
       valueTensor[made] = t;
     }
-    ++stats.viewsRemade;
     return made;
   }
 

@@ -33,8 +33,6 @@ struct MaterializeResult {
   int recomputeOps = 0;  ///< remat.recompute ops created.
   int clonedOps = 0;     ///< Ops cloned into them.
   int hostCopies = 0;    ///< remat.offload ops created (one per stay).
-  int hostResults = 0;   ///< Results returned from their host copies.
-  int viewsRemade = 0;   ///< Views made again of a newer source copy.
 };
 
 mlir::FailureOr<MaterializeResult>
