@@ -348,3 +348,22 @@ class OffsetBatchNorm(nn.Module):
 
     def forward(self, x):
         return self.fc(torch.sigmoid(self.bn(x + 1000.0) + 2.0).mean((2, 3)))
+
+
+class KinkEdge(nn.Module):
+    """ReLU inputs at rounding distance of 0 by construction: t = s - s*3/3
+    (the second term without gradient) is a few ulps either side of 0,
+    with float32's and float64's signs independent, while the gradient
+    through t is that of s.  The plain comparison fails on the kinks alone;
+    `check` judges the step at its own pattern (match-masks.test)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 16)
+        self.head = nn.Linear(32, 4)
+
+    def forward(self, x):
+        x = x.flatten(1)
+        s = self.lin(x)
+        t = s - (s * 3.0 / 3.0).detach()
+        return self.head(torch.relu(torch.cat([t, s], 1)))
