@@ -120,11 +120,13 @@ void writeSolutionJSON(llvm::raw_ostream &os, const GraphFile &file,
 }
 
 void writeMinBudgetJSON(llvm::raw_ostream &os, const GraphFile &file,
-                        const std::string &strategy, int64_t minBudget) {
+                        const std::string &strategy, int64_t minBudget,
+                        int64_t floor) {
   os << "{\n  \"strategy\": " << jsonString(strategy) << ",\n";
   os << "  \"min_budget\": "
      << (minBudget < 0 ? std::string("null") : memory(file, minBudget))
      << ",\n";
+  os << "  \"floor\": " << memory(file, floor) << ",\n";
   os << "  \"units\": " << unitsJSON(file) << "\n}\n";
 }
 

@@ -45,8 +45,10 @@ cl::opt<std::string> budgetText("budget", cl::value_desc("size"),
 cl::opt<bool> minBudget(
     "min-budget",
     cl::desc("Print the smallest budget the strategy can meet (binary "
-             "search), as {\"strategy\":...,\"min_budget\":...}, instead of "
-             "a schedule"),
+             "search), as {\"strategy\":...,\"min_budget\":...,"
+             "\"floor\":...}, instead of a schedule; floor: the peak no plan "
+             "goes below (the inputs and the biggest single step; without "
+             "the results with --offload-results)"),
     cl::cat(category));
 
 cl::opt<int64_t> alignment(
@@ -192,7 +194,8 @@ int main(int argc, char **argv) {
 
   if (minBudget) {
     int64_t b = minimumBudget(g, strategyName, opts);
-    writeMinBudgetJSON(llvm::outs(), *file, strategyName, b);
+    writeMinBudgetJSON(llvm::outs(), *file, strategyName, b,
+                       peakLowerBound(g, opts.offloadResults));
     if (b < 0) {
       llvm::errs() << "remat-plan: infeasible: strategy '" << strategyName
                    << "' fails even without a memory limit\n";

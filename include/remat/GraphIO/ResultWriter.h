@@ -35,9 +35,13 @@ std::string stepJSON(const TrainingGraph &g, const Step &step);
 void writeSolutionJSON(llvm::raw_ostream &os, const GraphFile &file,
                        const Solution &sol, std::optional<int64_t> budget);
 
-/// {"strategy":...,"min_budget":...} (null when no budget works).
+/// {"strategy":...,"min_budget":...,"floor":...}: min_budget is null when
+/// no budget works; floor is the peak no plan goes below (peakLowerBound:
+/// the inputs, which stay on the device, and the biggest single step), so
+/// how far any planner could go.
 void writeMinBudgetJSON(llvm::raw_ostream &os, const GraphFile &file,
-                        const std::string &strategy, int64_t minBudget);
+                        const std::string &strategy, int64_t minBudget,
+                        int64_t floor);
 
 } // namespace remat
 
