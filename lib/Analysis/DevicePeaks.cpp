@@ -7,9 +7,13 @@
 #include "remat/Analysis/TrainingGraphBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/FoldUtils.h"
 
 using namespace mlir;
 
@@ -38,6 +42,49 @@ shard::GridOp indexedGrid(func::FuncOp func, Operation *symbolScope,
   return symbolScope ? SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
                            symbolScope, ref)
                      : shard::GridOp();
+}
+
+/// What the device index decides, decided: the integer arithmetic that now
+/// has constant operands folded (a ring's row count chosen by the stage,
+/// `select(s < T, 0, K)`), and each scf.if whose condition became a
+/// constant replaced by the branch it takes (a stage that recomputes where
+/// the others read back). Nothing else is rewritten: the copy must hold
+/// the buffers the program does.
+void foldDeviceChoices(func::FuncOp func) {
+  OperationFolder folder(func.getContext());
+  SmallVector<Operation *> arith;
+  func.walk([&](Operation *op) {
+    if (isa<arith::ArithDialect>(op->getDialect()) &&
+        !isa<arith::ConstantOp>(op))
+      arith.push_back(op);
+  });
+  for (Operation *op : arith) {
+    bool constantOperands = llvm::all_of(op->getOperands(), [](Value v) {
+      return matchPattern(v, m_Constant());
+    });
+    if (constantOperands)
+      (void)folder.tryToFold(op);
+  }
+  SmallVector<scf::IfOp> branches;
+  func.walk([&](scf::IfOp branch) { branches.push_back(branch); });
+  IRRewriter rewriter(func.getContext());
+  for (scf::IfOp branch : branches) {
+    std::optional<int64_t> taken = getConstantIntValue(branch.getCondition());
+    if (!taken)
+      continue;
+    Region &region = *taken ? branch.getThenRegion() : branch.getElseRegion();
+    rewriter.setInsertionPoint(branch);
+    if (region.empty()) { // No else: no results either.
+      rewriter.eraseOp(branch);
+      continue;
+    }
+    Block *block = &region.front();
+    auto yield = cast<scf::YieldOp>(block->getTerminator());
+    SmallVector<Value> results(yield.getOperands());
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(block, branch);
+    rewriter.replaceOp(branch, results);
+  }
 }
 
 /// `func` as device `device` runs it: each device index a constant.
@@ -69,6 +116,7 @@ OwningOpRef<func::FuncOp> onDevice(func::FuncOp func, ArrayRef<int64_t> shape,
     op->replaceAllUsesWith(values);
     op->erase();
   }
+  foldDeviceChoices(*copy);
   return copy;
 }
 
@@ -103,9 +151,6 @@ std::vector<int64_t> devicePeaks(func::FuncOp func, const CostModel &costs,
       return {};
     peaks.push_back(*peak);
   }
-  // Sizes that do not depend on the device: one peak for all, said once.
-  if (llvm::all_equal(peaks))
-    return {};
   return peaks;
 }
 

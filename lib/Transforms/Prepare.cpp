@@ -108,22 +108,6 @@ void sinkAbsorbed(Block &block) {
         op.moveBefore(user);
 }
 
-/// Where the branches of an scf.if yield, for one result, a value defined
-/// outside it (V) on one path and a fresh initial value on the other (what
-/// upstream shard-partition writes for a partial reduction's initial value:
-/// rank 0 keeps the fill, the other ranks make a zero tensor; or a received
-/// tensor, where a pipeline stage receives only if it has a partner), every
-/// path
-/// is made to yield one buffer the result owns, as the model counts it (one
-/// buffer, on every rank). As written, the paths not yielding V hold V's
-/// buffer (it may alias the result, so it is freed with it) and a second
-/// one, never freed: ranks differ and exceed the plan.
-///  - When nothing but that result reads V, the fresh value is written into
-///    V instead of a tensor.empty of its own (a tensor.empty's contents are
-///    undefined: any value of its type refines it): V's buffer on every
-///    path.
-///  - Otherwise the path yielding V yields a copy of it: every path makes
-///    the buffer it yields, which -remat-plan-buffers frees with the result.
 /// Whether `v` is a buffer allocated in `branch` and made a tensor (what
 /// -remat-lower-collectives writes for a shard.recv): fresh, but nothing
 /// can be written into an outer value in its place.
@@ -134,6 +118,50 @@ bool receivedInto(Value v, scf::IfOp branch) {
   return alloc && branch->isAncestor(alloc);
 }
 
+/// Whether `v` is made in `branch` as a view (a slice or reshape, which
+/// bufferize to views) of a value defined outside it: a ring's row read
+/// back on one path where the other recomputes it (a pipeline stage's plan
+/// chosen by a branch on the stage). Such a path yields no buffer of its
+/// own, so the result owns none on every path.
+bool viewOfOuter(Value v, scf::IfOp branch) {
+  bool viewed = false;
+  while (Operation *def = v.getDefiningOp()) {
+    if (!branch->isAncestor(def))
+      break;
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
+      v = slice.getSource();
+    else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = collapse.getSrc();
+    else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = expand.getSrc();
+    else
+      return false;
+    viewed = true;
+  }
+  Operation *root = v.getDefiningOp();
+  if (!root)
+    root = v.getParentBlock()->getParentOp();
+  return viewed && !branch->isAncestor(root);
+}
+
+/// Where the branches of an scf.if yield, for one result, a value defined
+/// outside it (V) on one path and a fresh initial value on the other (what
+/// upstream shard-partition writes for a partial reduction's initial value:
+/// rank 0 keeps the fill, the other ranks make a zero tensor; or a received
+/// tensor, where a pipeline stage receives only if it has a partner), or a
+/// view made in the branch of such a value (a ring's row) where the other
+/// path computes it, every path is made to yield one buffer the result
+/// owns, as the model counts it (one buffer, on every rank). As written,
+/// the paths not yielding V hold V's buffer (it may alias the result, so it
+/// is freed with it) and a second one, never freed: ranks differ and exceed
+/// the plan.
+///  - When nothing but that result reads V, the fresh value is written into
+///    V instead of a tensor.empty of its own (a tensor.empty's contents are
+///    undefined: any value of its type refines it): V's buffer on every
+///    path.
+///  - Otherwise (always for a view) the path yielding V yields a copy of
+///    it: every path makes the buffer it yields, which -remat-plan-buffers
+///    frees with the result.
 void giveBranchResultsOneBuffer(func::FuncOp func) {
   func.walk([](scf::IfOp branch) {
     if (branch.getElseRegion().empty())
@@ -155,10 +183,13 @@ void giveBranchResultsOneBuffer(func::FuncOp func) {
         auto fresh = inPlaceTarget(other).getDefiningOp<tensor::EmptyOp>();
         if (fresh && !branch->isAncestor(fresh))
           fresh = nullptr;
-        if (!def || branch->isAncestor(def) ||
+        const bool view = viewOfOuter(outer, branch);
+        if (!def || (branch->isAncestor(def) && !view) ||
             (!fresh && !receivedInto(other, branch)) ||
             outer.getType() != type)
           continue;
+        if (view) // Only a copy gives this path a buffer of its own.
+          fresh = nullptr;
         bool onlyYielded = llvm::all_of(outer.getUses(), [&](OpOperand &use) {
           return use.getOwner() == yields[k] && use.getOperandNumber() == i;
         });

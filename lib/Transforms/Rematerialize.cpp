@@ -76,6 +76,19 @@ remat::checkRematSettings(const RematSettings &settings) {
 
 namespace {
 
+/// Reports each device's peak (DevicePeaks.h) beside the plan's: the plan is
+/// made at the sizes' bounds, which combine every device's choices, so the
+/// largest device's peak is what the planned step holds, at most what the
+/// plan was checked against (the one as written: RematerializeFunction).
+/// The list is kept where devices differ.
+void reportDevicePeaks(FunctionReport &report, std::vector<int64_t> after) {
+  if (after.empty())
+    return;
+  report.peakAfter = std::min(report.peakAfter, *llvm::max_element(after));
+  if (!llvm::all_equal(after))
+    report.devicePeaks = std::move(after);
+}
+
 struct RematerializePass
     : public remat::impl::RematerializePassBase<RematerializePass> {
   RematerializePass() = default;
@@ -150,7 +163,7 @@ struct RematerializePass
       if (mlir::failed(rematerializeFunction(func, fit, costs, result)))
         failed = true;
       else if (result.report.fitted)
-        result.report.devicePeaks = devicePeaks(func, costs);
+        reportDevicePeaks(result.report, devicePeaks(func, costs));
       if (!result.report.name.empty()) { // Analysed: reported, fitted or not.
         report.add(std::move(result.report));
         ++analysed;

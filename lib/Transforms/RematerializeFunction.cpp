@@ -19,6 +19,7 @@
 #include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Solver/Portfolio/SizedSolve.h"
 #include "remat/Loops/CheckpointScans.h"
+#include "remat/Analysis/DevicePeaks.h"
 #include "remat/Loops/StashRings.h"
 #include "remat/Transforms/FloorBreakdown.h"
 #include "remat/Transforms/Materialize.h"
@@ -193,6 +194,12 @@ private:
     fr.ops = ig->graph.numNodes();
     fr.seconds.analysis = clock.lap();
     fr.peakBefore = peakBefore;
+    // Where a branch on the device index chooses what each device holds,
+    // the bounds combine every device's choices: the report gives the
+    // largest device's peak (plans are still checked against peakBefore).
+    std::vector<int64_t> perDevice = devicePeaks(func, costs, scope());
+    if (!perDevice.empty())
+      fr.peakBefore = std::min(fr.peakBefore, *llvm::max_element(perDevice));
     fr.timeBefore = before.time;
     timeAsIs = before.time;
     return success();

@@ -42,6 +42,7 @@ def async_onef1b_text(o, header, maps_text, float_text, variant=None):
     v = dict(swap=False, slot="remui", partner="arith")
     v.update(variant or {})
     P, M, R, D, L = o.P, o.Ml, o.R, o.D, o.L
+    T = getattr(o, "recompute_stages", None)  # None: every stage keeps every ring
     act = "tensor<%dx%dxf32>" % (R, D)
     ring = "tensor<?x%dx%dxf32>" % (R, D)
     xs = "tensor<%dx%dx%dxf32>" % (M, R, D)
@@ -99,6 +100,13 @@ def async_onef1b_text(o, header, maps_text, float_text, variant=None):
     e("  %kw = arith.addi %W, %c1 : index")
     e("  %K = arith.minui %kw, %cM : index")
     e("  %n = arith.addi %cM, %W : index")
+    if T is not None:
+        e("  // A plan per stage, by hand: stages below %d keep the stage input's" % T)
+        e("  // ring only (the layers' rings have no rows there) and compute the")
+        e("  // layers' outputs again in the backward slot.")
+        e("  %%cT = arith.constant %d : index" % T)
+        e("  %rc = arith.cmpi ult, %s, %cT : index")
+        e("  %KL = arith.select %rc, %c0, %K : index")
     for j in range(L):
         e("  %%w%d = tensor.extract_slice %%w[%d, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
           % (j, j, D, D, wt, w2))
@@ -107,7 +115,7 @@ def async_onef1b_text(o, header, maps_text, float_text, variant=None):
     e("  %loss_e = tensor.empty() : tensor<f32>")
     e("  %loss0 = linalg.fill ins(%zero : f32) outs(%loss_e : tensor<f32>) -> tensor<f32>")
     for j in range(NR):
-        e("  %%ring%d_x = tensor.empty(%%K) : %s" % (j, ring))
+        e("  %%ring%d_x = tensor.empty(%%%s) : %s" % (j, "KL" if T is not None and j else "K", ring))
         e("  %%ring%d_e = linalg.fill ins(%%zero : f32) outs(%%ring%d_x : %s) -> %s" % (j, j, ring, ring))
     for j in range(L):
         e("  %%dw%d_e = tensor.empty() : %s" % (j, w2))
@@ -145,8 +153,17 @@ def async_onef1b_text(o, header, maps_text, float_text, variant=None):
         tanh_layer("      ", "a%d" % j, "a%d" % (j - 1), "w%d" % (j - 1))
     row_of("fslot", "k")
     for j in range(NR):
-        e("      %%ring%d_f = tensor.insert_slice %%a%d into %%ring%d[%%fslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
-          % (j, j, j, R, D, act, ring))
+        insert = ("tensor.insert_slice %%a%d into %%ring%d[%%fslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
+                  % (j, j, R, D, act, ring))
+        if T is None or j == 0:
+            e("      %%ring%d_f = %s" % (j, insert))
+            continue
+        e("      %%ring%d_f = scf.if %%rc -> (%s) {" % (j, ring))
+        e("        scf.yield %%ring%d : %s" % (j, ring))
+        e("      } else {")
+        e("        %%ring%d_w = %s" % (j, insert))
+        e("        scf.yield %%ring%d_w : %s" % (j, ring))
+        e("      }")
     e("      %lacc_f = scf.if %last -> (tensor<f32>) {")
     e("        %%t_k = tensor.extract_slice %%t[%%k, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s" % (R, D, xs, act))
     e("        %l = linalg.generic {indexing_maps = [#id, #id, #sc], iterator_types = [\"reduction\", \"reduction\"]}")
@@ -176,8 +193,18 @@ def async_onef1b_text(o, header, maps_text, float_text, variant=None):
     e("      %b = arith.subi %k, %W : index")
     row_of("bslot", "b")
     for j in range(NR):
-        e("      %%s%d = tensor.extract_slice %%F#%d[%%bslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
-          % (j, j, R, D, ring, act))
+        extract = ("tensor.extract_slice %%F#%d[%%bslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
+                   % (j, R, D, ring, act))
+        if T is None or j == 0:
+            e("      %%s%d = %s" % (j, extract))
+            continue
+        e("      %%s%d = scf.if %%rc -> (%s) {" % (j, act))
+        tanh_layer("        ", "r%d" % j, "s%d" % (j - 1), "w%d" % (j - 1))
+        e("        scf.yield %%r%d : %s" % (j, act))
+        e("      } else {")
+        e("        %%x%d = %s" % (j, extract))
+        e("        scf.yield %%x%d : %s" % (j, act))
+        e("      }")
     e("      // The output gradient: the loss's on the last stage, else the next stage's.")
     e("      %gout = scf.if %last -> (" + act + ") {")
     e("        %%t_b = tensor.extract_slice %%t[%%b, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s" % (R, D, xs, act))

@@ -99,6 +99,7 @@ class Opts:
         self.L, self.N = a.layers_per_stage, a.data
         self.stash = a.stash
         self.ring = a.ring
+        self.recompute_stages = a.recompute_stages
         self.single = a.single
         if min(self.P, self.M, self.R, self.D, self.L, self.N) < 1:
             sys.exit("gen_pipeline: sizes must be positive")
@@ -113,25 +114,33 @@ class Opts:
         if self.pipeline == "1f1b-async" and (self.N != 1 or self.stash != "all" or
                                                self.ring != "stage0"):
             sys.exit("gen_pipeline: --data, --stash and --ring are for --pipeline 1f1b")
+        if self.recompute_stages is not None and (
+                self.pipeline != "1f1b-async" or not 0 <= self.recompute_stages <= self.P):
+            sys.exit("gen_pipeline: --recompute-stages is for --pipeline 1f1b-async, "
+                     "0 to --stages")
         # The micro-batches of one data-parallel rank; 1F1B's ring of slots.
         self.Ml = self.M // self.N
         self.K = min(2 * self.P - 1, self.Ml)
 
     def cmdline(self):
-        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s%s%s" % (
+        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s%s%s%s" % (
             self.pipeline, self.P, self.M, self.R, self.D,
             " --layers-per-stage %d" % self.L if self.L != 1 else "",
             " --data %d" % self.N if self.N != 1 else "",
             " --stash input" if self.stash != "all" else "",
             " --ring per-stage" if self.ring != "stage0" else "",
+            " --recompute-stages %d" % self.recompute_stages
+            if self.recompute_stages is not None else "",
             " --single" if self.single else "")
 
     def name(self):
-        return "%s_p%d_m%d%s%s%s%s" % (
+        return "%s_p%d_m%d%s%s%s%s%s" % (
             {"gpipe": "gpipe", "1f1b": "f1b", "1f1b-async": "f1ba"}[self.pipeline],
             self.P, self.M,
             "_l%d" % self.L if self.L != 1 else "", "_d%d" % self.N if self.N != 1 else "",
             "_si" if self.stash != "all" and not self.single else "",
+            "_rs%d" % self.recompute_stages
+            if self.recompute_stages is not None and not self.single else "",
             "_single" if self.single else "")
 
 
@@ -791,6 +800,11 @@ def main():
                     help="1f1b: the ring's rows: K = min(2P-1, M) on every stage (stage0, "
                     "the default: static), or min(2(P-s)-1, M) on stage s (per-stage: "
                     "tensor<?x...>, sized from the stage index)")
+    ap.add_argument("--recompute-stages", type=int, metavar="T",
+                    help="1f1b-async: a plan per stage written by hand: stages 0 .. T-1 keep "
+                    "only the stage input's ring and compute each layer's output again in "
+                    "the backward slot, the later stages keep every ring (a branch on the "
+                    "stage; T = P: every stage recomputes)")
     ap.add_argument("--variant", type=int, metavar="SEED",
                     help="1f1b-async: respell the step as SEED draws (async_1f1b.py: the "
                     "forward slot's branch inverted, the ring row and the partners' "

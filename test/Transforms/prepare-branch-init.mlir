@@ -86,3 +86,37 @@ func.func @read_after(%x: tensor<16x16xf32>, %c: i1) -> (tensor<f32>, tensor<16x
     }
   return %l, %t : tensor<f32>, tensor<16x16xf32>
 }
+
+// -----
+
+// A row read back on one path and computed again on the other (a pipeline
+// stage's plan chosen by a branch on the stage: stages that recompute a
+// layer's output where the others keep it in a ring). The read path's
+// slice bufferizes to a view of the ring, so as written the result owns no
+// buffer on every path and -remat-plan-buffers cannot free the computed
+// one ("buffer is yielded out of its block": one leaked per iteration).
+// The read path yields a copy: every path makes the buffer it yields.
+// CHECK-LABEL: func.func @row_or_recompute
+// CHECK: scf.if
+// CHECK: %[[R:.*]] = linalg.matmul
+// CHECK: scf.yield %[[R]]
+// CHECK: } else {
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice
+// CHECK-NEXT: %[[E:.*]] = tensor.empty
+// CHECK-NEXT: %[[C:.*]] = linalg.copy ins(%[[S]] : tensor<4x16xf32>) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK-NEXT: scf.yield %[[C]]
+func.func @row_or_recompute(%ring: tensor<3x4x16xf32>, %x: tensor<4x16xf32>, %w: tensor<16x16xf32>,
+                            %row: index, %c: i1) -> tensor<4x16xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %a = scf.if %c -> (tensor<4x16xf32>) {
+    %e = tensor.empty() : tensor<4x16xf32>
+    %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %m = linalg.matmul ins(%x, %w : tensor<4x16xf32>, tensor<16x16xf32>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
+    scf.yield %m : tensor<4x16xf32>
+  } else {
+    %s = tensor.extract_slice %ring[%row, 0, 0] [1, 4, 16] [1, 1, 1] : tensor<3x4x16xf32> to tensor<4x16xf32>
+    scf.yield %s : tensor<4x16xf32>
+  }
+  %t = math.tanh %a : tensor<4x16xf32>
+  return %t : tensor<4x16xf32>
+}

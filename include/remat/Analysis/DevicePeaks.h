@@ -3,10 +3,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every device runs the same program, planned at its sizes' bounds: the
-// peak the planner predicts is the largest device's. Where a size depends
-// on the device index (a 1F1B stage's ring of 2 (P - s) - 1 rows), the
-// other devices hold less; this is each device's peak, by the same
-// lifetime analysis, with the device index replaced by that device's.
+// peak the planner predicts is at least every device's. Where a size
+// depends on the device index (a 1F1B stage's ring of 2 (P - s) - 1 rows),
+// the other devices hold less, and where a branch on it chooses what a
+// device does (a stage that recomputes where the others read back), each
+// device holds only its own choice's buffers while the bounds combine
+// every choice's; this is each device's peak, by the same lifetime
+// analysis, with the device index replaced by that device's and what it
+// decides folded.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_ANALYSIS_DEVICEPEAKS_H
@@ -26,8 +30,8 @@ constexpr int64_t kMaxDevicePeaks = 64;
 
 /// The peak of `func` on each device (linear index order) of the one grid
 /// its device indexes (`shard.process_linear_index`,
-/// `shard.process_multi_index`) read, when a size depends on them: empty
-/// when none does, when they read several grids or one of unknown or more
+/// `shard.process_multi_index`) read, when it has dynamic sizes: empty
+/// when it has none, when they read several grids or one of unknown or more
 /// than kMaxDevicePeaks devices, or when a device's copy cannot be analysed.
 /// `symbolScope`: where the grid is found (default: the function's parent).
 std::vector<int64_t> devicePeaks(mlir::func::FuncOp func, const CostModel &costs,
