@@ -168,16 +168,20 @@ def run_step(model_file, harness, env):
 
 def match_masks(args, joint, em, inits, work, env, times):
     """--match-masks: runs a step that also returns every ReLU and hardtanh
-    (ReLU6) output and evaluates PyTorch's backward at that activation
-    pattern."""
+    (ReLU6) output and every max pooling's indices, and evaluates PyTorch's
+    backward at that activation pattern and those maxima."""
     from .emit import Emitter
     import torch
-    from .harness import (KINKS, harness_text, joint_values, kink_pattern, parse_memrefs,
-                          step_rel_err)
+    from .harness import (KINKS, POOLS, harness_text, joint_values, kink_pattern,
+                          parse_memrefs, pool_argmax, pool_indices_node, step_rel_err)
     nodes = [n for n in joint.graph_module.graph.nodes
              if n.op == "call_function" and str(n.target) in KINKS and em._needed(n)]
     relus = [n.name for n in nodes]
-    pem = Emitter(joint, args.name, strict=True, probes=relus,
+    pools = [(n, pool_indices_node(n)) for n in joint.graph_module.graph.nodes
+             if n.op == "call_function" and str(n.target) in POOLS and em._needed(n)]
+    pools = [(n, i) for n, i in pools if i is not None and em._needed(i)]
+    pem = Emitter(joint, args.name, strict=True,
+                  probes=relus + [i.name for _, i in pools],
                   f64_sums_from=args.f64_sums_from).run()
     pstep = os.path.join(work, "step.probe.mlir")
     pharness = os.path.join(work, "step.probe.harness.mlir")
@@ -190,8 +194,27 @@ def match_masks(args, joint, em, inits, work, env, times):
                 pstep, pharness], env=env)
     times.append(("probe run", time.time() - t0))
     pprinted = parse_memrefs(pres.stdout)[1 + len(pem.result_primals):]
+    pooled = pprinted[len(nodes):]
+    pprinted = pprinted[:len(nodes)]
     masks = {n.name: kink_pattern(n, vals, shape) for n, (shape, vals) in zip(nodes, pprinted)}
-    own = joint_values(joint, em, inits, relus)
+    own = joint_values(joint, em, inits, relus + [n.args[0].name for n, _ in pools]
+                       + [i.name for _, i in pools])
+    windows, moved, pool_errs = 0, 0, []
+    for (n, i), (shape, codes) in zip(pools, pooled):
+        x = own[n.args[0].name].double()
+        mine = pool_argmax(n, codes, shape, list(x.shape))
+        masks[n.name] = mine
+        windows += mine.numel()
+        other = mine != own[i.name]
+        if other.any():
+            # A near-tie: the two maxima lie within the tolerance of each
+            # other (relative to the input's largest value).
+            flat = x.flatten(2)
+            a = flat.gather(2, mine.flatten(2)).view(mine.shape)
+            b = flat.gather(2, own[i.name].flatten(2)).view(mine.shape)
+            scale = max(x.abs().max().item(), 1e-30)
+            moved += int(other.sum())
+            pool_errs.append((a - b)[other].abs().max().item() / scale)
     flips, flip_err = 0, 0.0
     for n, (shape, vals) in zip(nodes, pprinted):
         flipped = masks[n.name] != kink_pattern(n, own[n.name])
@@ -204,6 +227,7 @@ def match_masks(args, joint, em, inits, work, env, times):
             scale = max(ref.abs().max().item(), 1e-30)
             flips += int(flipped.sum())
             flip_err = max(flip_err, (step - ref)[flipped].abs().max().item() / scale)
+    flip_err = max([flip_err] + pool_errs)
     masked = joint_values(joint, em, inits, None, masks=masks)
     # PyTorch's float32 at the same pattern: the error of the arithmetic
     # alone (its own pattern may flip kinks too: regnet_x_400mf at 96x96).
@@ -212,14 +236,15 @@ def match_masks(args, joint, em, inits, work, env, times):
     masked["flips"] = flips
     masked["flip_err"] = flip_err
     masked["relu_elements"] = sum(masks[r].numel() for r in relus)
+    masked["pool_windows"], masked["pool_moved"] = windows, moved
     return masked
 
 
 def has_kinks(joint, em):
-    """Whether the step has a ReLU or hardtanh whose pattern --match-masks
-    can match."""
-    from .harness import KINKS
-    return any(n.op == "call_function" and str(n.target) in KINKS and em._needed(n)
+    """Whether the step has a ReLU, hardtanh or max pooling whose pattern
+    --match-masks can match."""
+    from .harness import KINKS, POOLS
+    return any(n.op == "call_function" and str(n.target) in KINKS + POOLS and em._needed(n)
                for n in joint.graph_module.graph.nodes)
 
 
@@ -271,9 +296,12 @@ def summarize(args, r, report, peak, times):
     ok, masked = r["ok"], r["masked"]
     if masked is not None:
         print("%s: at the MLIR run's ReLU pattern (%d of %d ReLU/hardtanh outputs change "
-              "side against float64): %s, max rel err %.1e (PyTorch's float32 at that "
+              "side against float64%s): %s, max rel err %.1e (PyTorch's float32 at that "
               "pattern: %.1e)%s" % (
                   args.model, masked["flips"], masked["relu_elements"],
+                  "; %d of %d max-pooling windows take another maximum" % (
+                      masked["pool_moved"], masked["pool_windows"])
+                  if masked["pool_windows"] else "",
                   "ok" if r["masked_ok"] else "FAIL", r["masked_worst"], masked["torch32"],
                   "" if r["masked_ok"] else
                   " (%d tensors above the tolerance)" % r["masked_bad"] if r["flips_ok"] else
@@ -382,7 +410,8 @@ def main(argv):
                                         and has_kinks(joint, em)):
         if args.match_masks == "auto":
             print("%s: the plain comparison fails; judging the step at its own ReLU pattern "
-                  "(--match-masks=never: the plain comparison decides)" % args.model)
+                  "and max-pooling maxima (--match-masks=never: the plain comparison "
+                  "decides)" % args.model)
         masked = r["masked"] = match_masks(args, joint, em, inits, work, env, times)
         r["masked_tol"] = allowance(args, masked["torch32"])
         r["masked_ok"], r["masked_worst"], r["masked_bad"], _ = compare_all(

@@ -109,7 +109,12 @@ class Emitter(Builder):
         for name in self.probes:
             if name not in nodes or nodes[name] not in self.vals:
                 raise Unsupported("no value for probe %s" % name)
-            self.f.results.append((self.get(nodes[name]), None))
+            v = self.get(nodes[name])
+            if v.elt.startswith("i"):  # printed as f32 (max pooling's window codes)
+                v = self.ewise(name + ".probe", name + "_probe", [v],
+                               lambda bb, a, elt=v.elt: bb.un("arith.sitofp", a[0],
+                                                              "%s to f32" % elt))
+            self.f.results.append((v, None))
 
     def _needed(self, node):
         """Whether a node contributes to the loss or a parameter gradient."""

@@ -259,6 +259,36 @@ def relu_root(n, target="aten.relu.default"):
     return None
 
 
+# Max pooling's kink: which element of a window is its maximum (a near-tie
+# float32 and float64 may break differently). --match-masks matches the
+# step's choice: the pooling's indices output.
+POOLS = ("aten.max_pool2d_with_indices.default",)
+
+
+def pool_indices_node(pool):
+    """The getitem(pool, 1) node of a max pooling (its indices), or None."""
+    for u in pool.users:
+        if str(u.target) == "<built-in function getitem>" and u.args[1] == 1:
+            return u
+    return None
+
+
+def pool_argmax(pool, codes, shape, in_shape):
+    """PyTorch's indices (h * W + w of the input, per plane) from the step's
+    window codes (i * kw + j: lowering/pooling.py) of the max pooling node
+    `pool`, its output `shape` and input `in_shape`."""
+    a = list(pool.args) + [None] * 5
+    k = list(a[1]) * (2 // len(a[1])) if a[1] else [1, 1]
+    s = list(a[2]) * (2 // len(a[2])) if a[2] else k
+    p = list(a[3]) * (2 // len(a[3])) if a[3] else [0, 0]
+    c = torch.tensor(codes, dtype=torch.float64).round().to(torch.int64).reshape(shape)
+    oh = torch.arange(shape[2]).view(1, 1, -1, 1)
+    ow = torch.arange(shape[3]).view(1, 1, 1, -1)
+    h = oh * s[0] - p[0] + c // k[1]
+    w = ow * s[1] - p[1] + c % k[1]
+    return h * in_shape[3] + w
+
+
 def _clamp_side(x, s, lo, hi):
     """x where s says passed, else the bound of its side."""
     return torch.where(s == 1, x, torch.where(s == 2, torch.full_like(x, hi),
@@ -273,7 +303,10 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
     their side's bound) and threshold_backward / hardtanh_backward pass the
     gradient through the same elements: the derivative at the
     activation pattern of another run (the MLIR step's), where float64 and
-    float32 disagree on the sign of an input within rounding of 0.  Every
+    float32 disagree on the sign of an input within rounding of 0.  A max
+    pooling node's entry ({name: pool_argmax}) fixes which element of each
+    window is its maximum (a near-tie broken the other way), for its value
+    and its backward.  Every
     bernoulli_ draws the mask the step's does (dropout_mask of its k).
     names=None returns {"loss": value, "grads": [gradient per result
     parameter of the emitter]}."""
@@ -306,6 +339,12 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
                 a, kw = self.fetch_args_kwargs_from_env(n)
                 x, p = a[0], (a[1] if len(a) > 1 else kw.get("p", 0.5))
                 r = dropout_mask(list(x.shape), emitter.mask_seeds[n.name], float(p)).to(x.dtype)
+            elif n.op == "call_function" and n.name in masks and str(n.target) in POOLS:
+                # The step's maximum of each window (and the value there).
+                x = self.fetch_args_kwargs_from_env(n)[0][0]
+                idx = masks[n.name]
+                vals = x.flatten(2).gather(2, idx.flatten(2)).view(idx.shape)
+                r = (vals, idx)
             elif n.op == "call_function" and n.name in masks:
                 x = self.fetch_args_kwargs_from_env(n)[0][0]
                 r = _clamp_side(x, masks[n.name], *_bounds(n))
