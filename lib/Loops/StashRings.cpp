@@ -506,3 +506,163 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
 }
 
 } // namespace remat
+
+namespace remat {
+
+/// The tensor.empty a ring's initial value is made from (through fills),
+/// when its one dynamic size is the row count; null otherwise.
+static tensor::EmptyOp ringEmpty(scf::ForOp loop, unsigned arg) {
+  Value init = loop.getInitArgs()[arg];
+  while (auto fill = init.getDefiningOp<linalg::FillOp>())
+    init = fill.getOutputs()[0];
+  auto empty = init.getDefiningOp<tensor::EmptyOp>();
+  if (!empty || empty.getDynamicSizes().size() != 1 ||
+      !empty.getType().isDynamicDim(0))
+    return {};
+  return empty;
+}
+
+LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
+                                       scf::ForOp loop,
+                                       ArrayRef<unsigned> only,
+                                       Value recompute) {
+  // Every ring asked for must be the branch form, sized by its one dynamic
+  // row count, and derived from the kept rings: checked before anything
+  // changes.
+  struct Derived {
+    Ring *ring;
+    SmallVector<Operation *> chain;
+    llvm::SetVector<Value> from;
+    DenseMap<Value, Ring *> keptByStored;
+  };
+  auto groups = ringGroups(loop);
+  SmallVector<Derived> derived;
+  for (SmallVector<Ring> &group : groups) {
+    SmallVector<Ring *> kept, dropped;
+    classify(loop, group, kept, dropped);
+    SmallVector<Ring *> asked;
+    for (Ring *r : dropped)
+      (llvm::is_contained(only, r->arg) ? asked : kept).push_back(r);
+    DenseMap<Value, Ring *> keptByStored;
+    DenseSet<Value> stops;
+    for (Ring *r : kept) {
+      keptByStored[r->stored] = r;
+      stops.insert(r->stored);
+    }
+    for (Ring *r : asked) {
+      Derived d{r, {}, {}, keptByStored};
+      if (!r->branch || !ringEmpty(loop, r->arg) ||
+          !computedFrom(loop, r->write->getBlock(), r->stored, stops, d.chain,
+                        d.from))
+        return failure();
+      derived.push_back(std::move(d));
+    }
+  }
+  for (Derived &d : derived) {
+    Ring *r = d.ring;
+    // No rows where it recomputes: select(recompute, 0, rows).
+    tensor::EmptyOp empty = ringEmpty(loop, r->arg);
+    rewriter.setInsertionPoint(empty);
+    Value zero = arith::ConstantIndexOp::create(rewriter, empty.getLoc(), 0);
+    Value rows = arith::SelectOp::create(rewriter, empty.getLoc(), recompute,
+                                         zero, empty.getDynamicSizes()[0]);
+    rewriter.modifyOpInPlace(
+        empty, [&] { empty.getDynamicSizesMutable().assign(rows); });
+    // The row is written only where it is kept.
+    tensor::InsertSliceOp write = r->write;
+    rewriter.setInsertionPoint(write);
+    auto guard = scf::IfOp::create(rewriter, write.getLoc(),
+                                   TypeRange{write.getType()}, recompute,
+                                   /*withElse=*/true);
+    rewriter.setInsertionPointToStart(guard.thenBlock());
+    scf::YieldOp::create(rewriter, write.getLoc(), write.getDest());
+    rewriter.setInsertionPointToStart(guard.elseBlock());
+    Operation *written = rewriter.clone(*write);
+    scf::YieldOp::create(rewriter, write.getLoc(), written->getResult(0));
+    rewriter.replaceOp(write, guard.getResults());
+  }
+  // The reads: one scf.if per ring and block, recomputing the row where the
+  // stage recomputes and reading it back elsewhere. The rings read in one
+  // block go in the order they are computed, all before the first use of
+  // any, and each recomputes from the kept rows and the rows the branches
+  // before it chose (ring j+1's row from ring j's, as the uniform rewrite
+  // shares them).
+  struct Read {
+    tensor::ExtractSliceOp op;
+    Derived *ring;
+  };
+  llvm::MapVector<std::pair<Block *, void *>, SmallVector<Read>> byBlock;
+  for (Derived &d : derived)
+    for (tensor::ExtractSliceOp read : d.ring->reads)
+      byBlock[{read->getBlock(), read.getMixedOffsets()[0].getOpaqueValue()}]
+          .push_back({read, &d});
+  for (auto &[key, reads] : byBlock) {
+    llvm::stable_sort(reads, [](const Read &a, const Read &b) {
+      Operation *x = a.ring->ring->stored.getDefiningOp();
+      Operation *y = b.ring->ring->stored.getDefiningOp();
+      return x != y && x->isBeforeInBlock(y);
+    });
+    Operation *at = nullptr;
+    for (Read &read : reads) {
+      Operation *use = firstUse(read.op);
+      if (!at || use->isBeforeInBlock(at))
+        at = use;
+    }
+    IRMapping chosen; // ring's stored value -> the branch's result
+    for (Read &read : reads) {
+      Derived &d = *read.ring;
+      rewriter.setInsertionPoint(at);
+      auto choice = scf::IfOp::create(rewriter, read.op.getLoc(),
+                                      TypeRange{read.op.getType()}, recompute,
+                                      /*withElse=*/true);
+      OpFoldResult row = read.op.getMixedOffsets()[0];
+      rewriter.setInsertionPointToStart(choice.thenBlock());
+      IRMapping map = chosen;
+      for (Value stop : d.from) {
+        if (map.contains(stop))
+          continue;
+        Ring *k = d.keptByStored.lookup(stop);
+        if (!k)
+          continue;
+        tensor::InsertSliceOp w = k->write;
+        SmallVector<OpFoldResult> offsets = w.getMixedOffsets();
+        offsets[0] = row;
+        map.map(stop, tensor::ExtractSliceOp::create(
+                          rewriter, read.op.getLoc(), w.getSourceType(),
+                          k->written, offsets, w.getMixedSizes(),
+                          w.getMixedStrides())
+                          .getResult());
+      }
+      // Only the ops the row needs given what is mapped.
+      DenseSet<Operation *> needed;
+      SmallVector<Value> todo{d.ring->stored};
+      DenseSet<Operation *> inChain(d.chain.begin(), d.chain.end());
+      while (!todo.empty()) {
+        Value v = todo.pop_back_val();
+        Operation *op = v.getDefiningOp();
+        if (map.contains(v) || !op || !inChain.contains(op) ||
+            !needed.insert(op).second)
+          continue;
+        for (Value operand : op->getOperands())
+          todo.push_back(operand);
+        op->walk([&](Operation *nested) {
+          for (Value operand : nested->getOperands())
+            todo.push_back(operand);
+        });
+      }
+      for (Operation *op : d.chain)
+        if (needed.contains(op))
+          rewriter.clone(*op, map);
+      scf::YieldOp::create(rewriter, read.op.getLoc(),
+                           map.lookup(d.ring->stored));
+      rewriter.setInsertionPointToStart(choice.elseBlock());
+      Operation *readBack = rewriter.clone(*read.op);
+      scf::YieldOp::create(rewriter, read.op.getLoc(), readBack->getResult(0));
+      chosen.map(d.ring->stored, choice.getResult(0));
+      rewriter.replaceOp(read.op, choice.getResults());
+    }
+  }
+  return success();
+}
+
+} // namespace remat

@@ -85,6 +85,8 @@ std::string RematReport::str() const {
         producers.push_back(p);
       (*funcs.back().getAsObject())["stash_rings_recomputed"] =
           std::move(producers);
+      if (f.stashRingStages)
+        (*funcs.back().getAsObject())["stash_ring_stages"] = f.stashRingStages;
     }
     if (!f.floor.empty()) {
       llvm::json::Array parts;

@@ -21,6 +21,7 @@
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Analysis/DevicePeaks.h"
 #include "remat/Loops/StashRings.h"
+#include "remat/Transforms/StashRingStages.h"
 #include "remat/Transforms/FloorBreakdown.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/MicroBatch.h"
@@ -144,8 +145,15 @@ public:
                                                 sol->chosen + ")");
     if (failed(rewriteAndCheck(*sol)))
       return failure();
+    // Made from the program as written, before it is replaced.
+    std::optional<StagePlan> staged;
+    if (sol->chosen == "none")
+      staged = dropRingsOnLeadingStages(original, droppedRings, fr.budget,
+                                        costs, scope());
     original.getBody().takeBody(func.getBody());
     recordSuccess(*sol);
+    if (staged)
+      keepRingsOnLaterStages(*staged);
     return success();
   }
 
@@ -286,6 +294,8 @@ private:
     int64_t bytes = 0;
     /// Where the dropped rings' rows are computed (costTableKey).
     std::vector<std::string> producers;
+    /// Which rings: by loop (StashRingStages.h).
+    RingsByLoop byLoop;
   };
 
   /// The rings of `func` that can be dropped: (loop in walk order, its
@@ -320,6 +330,7 @@ private:
           only.push_back(r.arg);
       if (only.empty())
         continue;
+      v.byLoop.push_back({index, only});
       StashRings found = findStashRings(loop);
       for (unsigned arg : only)
         for (auto [i, dropped] : llvm::enumerate(found.dropped))
@@ -404,6 +415,7 @@ private:
     fr.ops = ig->graph.numNodes();
     fr.stashRingsDropped = winner->rings;
     fr.stashRingsRecomputed = winner->producers;
+    droppedRings = winner->byLoop;
     remark::passed(func.getLoc(), remarkOpts("StashRings", func.getSymName()))
         << llvm::formatv(
                "{0} of {1} stash ring(s) dropped ({2} B): each row read back "
@@ -415,6 +427,29 @@ private:
                llvm::join(winner->producers, ", "))
                .str();
     return success();
+  }
+
+  /// Where the plan is the stash rings dropped and nothing else: they are
+  /// dropped only on the leading stages that need it for the budget
+  /// (StashRingStages.h), the later stages keep their rows. The decisions
+  /// recorded stay those of the stage that drops them.
+  void keepRingsOnLaterStages(StagePlan &staged) {
+    original.getBody().takeBody(staged.func->getBody());
+    fr.stashRingStages = staged.stages;
+    remark::passed(original.getLoc(),
+                   remarkOpts("StashRings", original.getSymName()))
+        << llvm::formatv(
+               "the stash rings are dropped on stages 0 to {0} only: the "
+               "later stages hold fewer rows and keep them within the "
+               "budget of {1} B (each device's peak: {2} B), so they do "
+               "not recompute",
+               staged.stages - 1, fr.budget,
+               llvm::join(llvm::map_range(staged.peaks,
+                                          [](int64_t p) {
+                                            return std::to_string(p);
+                                          }),
+                          ", "))
+               .str();
   }
 
   /// The peak of `f` as it is, by the lifetime analysis that checks the
@@ -804,6 +839,8 @@ private:
   double timeAsIs = 0;
   /// Scans checkpointed in the copy (checkpointScans()).
   int checkpointedScans = 0;
+  /// The stash rings dropped (dropStashRings()).
+  RingsByLoop droppedRings;
 };
 
 } // namespace

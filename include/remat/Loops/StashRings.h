@@ -58,6 +58,17 @@ mlir::scf::ForOp recomputeStashRings(mlir::RewriterBase &rewriter,
                                      mlir::scf::ForOp loop,
                                      llvm::ArrayRef<unsigned> only = {});
 
+/// A plan per stage: the rings of `only` (which findStashRings says can be
+/// dropped) hold no rows where `recompute` (an i1 defined before the loop,
+/// from the stage index) holds, and every read of their rows is an scf.if
+/// that recomputes the row there and reads it back elsewhere. Each ring
+/// must be written in the branch form and sized by one dynamic row count
+/// (an asynchronous 1F1B step's); fails, changing nothing, otherwise.
+mlir::LogicalResult recomputeStashRingsWhere(mlir::RewriterBase &rewriter,
+                                             mlir::scf::ForOp loop,
+                                             llvm::ArrayRef<unsigned> only,
+                                             mlir::Value recompute);
+
 } // namespace remat
 
 #endif // REMAT_LOOPS_STASHRINGS_H

@@ -101,6 +101,9 @@ struct FunctionReport {
   /// Where the dropped rings' rows are computed (file:line:col), the layers
   /// every stage runs again in its backward slot.
   std::vector<std::string> stashRingsRecomputed;
+  /// The rings are dropped on stages 0 .. stashRingStages-1 only (0: on
+  /// every stage; StashRingStages.h).
+  int64_t stashRingStages = 0;
   /// Each device's peak when sizes depend on the device index (the planned
   /// peak is the largest; DevicePeaks.h); empty otherwise.
   std::vector<int64_t> devicePeaks;
