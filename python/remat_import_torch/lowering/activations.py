@@ -50,6 +50,34 @@ def leaky_relu_backward(em, node, g, x, slope, self_is_result):
     return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
 
 
+@lowers("aten.clamp.default")
+def clamp(em, node, x, lo=None, hi=None):
+    """Scalar bounds (swin_v2's logit scale, max = log 100); each may be
+    None."""
+    if any(hasattr(b, "op") for b in (lo, hi)):
+        raise Unsupported("clamp with tensor bounds")
+
+    def body(bb, a):
+        v = a[0]
+        if lo is not None:
+            v = bb.bin("arith.maximumf", v, bb.cf(float(lo)))
+        if hi is not None:
+            v = bb.bin("arith.minimumf", v, bb.cf(float(hi)))
+        return v
+    return em.ewise(node.name, node.name, [em.get(x)], body)
+
+
+@lowers("aten.clamp_min.default")
+def clamp_min(em, node, x, lo):
+    """F.normalize's denominator, max(norm, eps)."""
+    return clamp(em, node, x, lo, None)
+
+
+@lowers("aten.exp.default")
+def exp(em, node, x):
+    return em.ewise(node.name, node.name, [em.get(x)], lambda bb, a: bb.un("math.exp", a[0]))
+
+
 @lowers("aten.sigmoid.default")
 def sigmoid(em, node, x):
     def body(bb, a):

@@ -134,6 +134,16 @@ def eq(em, node, x, y):
     return _compare(em, node, x, y, "oeq", "eq")
 
 
+@lowers("aten.ge.Scalar")
+def ge(em, node, x, y):
+    return _compare(em, node, x, y, "oge", "sge")
+
+
+@lowers("aten.le.Scalar")
+def le(em, node, x, y):
+    return _compare(em, node, x, y, "ole", "sle")
+
+
 @lowers("aten.ne.Scalar")
 def ne(em, node, x, y):
     return _compare(em, node, x, y, "une", "ne")

@@ -3,7 +3,7 @@
 
 import math
 
-from .registry import lowers
+from .registry import Unsupported, lowers
 
 
 def _sum(em, node, x, dim, keepdim, scale=None):
@@ -46,3 +46,23 @@ def mean_dim(em, node, x, dim, keepdim=False, dtype=None):
 @lowers("aten.mean.default")
 def mean_all(em, node, x, dtype=None):
     return _sum(em, node, x, None, False, scale=lambda n: 1.0 / n)
+
+
+@lowers("aten.norm.ScalarOpt_dim")
+def norm_dim(em, node, x, p, dim, keepdim=False):
+    """The 2-norm over `dim` (F.normalize, swin_v2's cosine attention):
+    sqrt(sum x^2)."""
+    if p is not None and float(p) != 2.0:
+        raise Unsupported("norm with p = %s" % p)
+    v = em.get(x)
+    r = v.rank
+    red = sorted(set(d % r for d in (dim if isinstance(dim, (list, tuple)) else [dim])))
+    keep = [d for d in range(r) if d not in red]
+    sq = em.sum_reduce(node.name, node.name + "_sq", [v], keep,
+                       lambda bb, a: bb.mul(a[0], a[0]))
+    out = em.ewise(node.name + ".sqrt", node.name + ("_r" if keepdim else ""), [sq],
+                   lambda bb, a: bb.un("math.sqrt", a[0]))
+    if keepdim:
+        shape = [1 if d in red else v.shape[d] for d in range(r)]
+        out = em.reshape(node.name + ".view", node.name, out, shape)
+    return out

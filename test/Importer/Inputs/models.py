@@ -385,3 +385,20 @@ class PoolEdge(nn.Module):
         s = self.lin(x.flatten(1))
         pairs = torch.stack([s, (s * 3.0 / 3.0).detach()], 2).unsqueeze(1)
         return self.head(F.max_pool2d(pairs, (1, 2)).flatten(1))
+
+
+class CosineAttention(nn.Module):
+    """swin_v2's attention: cosine similarity of F.normalize'd queries and
+    keys (norm, clamp_min) scaled by exp(clamp(logit_scale, max=log 100))."""
+
+    def __init__(self):
+        super().__init__()
+        self.qk = nn.Linear(8, 16)
+        self.logit_scale = nn.Parameter(torch.log(10 * torch.ones(1)))
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, x):
+        q, k = self.qk(x).chunk(2, -1)
+        attn = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)
+        attn = attn * torch.clamp(self.logit_scale, max=4.6052).exp()
+        return self.head((attn.softmax(-1) @ x).mean(1))
