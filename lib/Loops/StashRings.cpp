@@ -374,6 +374,19 @@ static Operation *firstUse(tensor::ExtractSliceOp read) {
   return first ? first : read.getOperation();
 }
 
+/// The row `row` of the kept ring `k` as the body sees it written: what a
+/// dropped ring's recomputation starts from.
+static Value readRow(RewriterBase &rewriter, Location loc, Ring &k,
+                     OpFoldResult row) {
+  tensor::InsertSliceOp w = k.write;
+  SmallVector<OpFoldResult> offsets = w.getMixedOffsets();
+  offsets[0] = row;
+  return tensor::ExtractSliceOp::create(rewriter, loc, w.getSourceType(),
+                                        k.written, offsets, w.getMixedSizes(),
+                                        w.getMixedStrides())
+      .getResult();
+}
+
 /// `branch` without the results in `drop` (each yielding the ring unchanged
 /// on both paths, no longer used).
 static void withoutBranchResults(RewriterBase &rewriter, scf::IfOp branch,
@@ -460,15 +473,8 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
       for (Value stop : read.from) {
         if (map.contains(stop))
           continue;
-        Ring *k = keptByStored[stop];
-        tensor::InsertSliceOp w = k->write;
-        SmallVector<OpFoldResult> offsets = w.getMixedOffsets();
-        offsets[0] = row;
-        map.map(stop, tensor::ExtractSliceOp::create(
-                          rewriter, read.op.getLoc(), w.getSourceType(),
-                          k->written, offsets, w.getMixedSizes(),
-                          w.getMixedStrides())
-                          .getResult());
+        map.map(stop, readRow(rewriter, read.op.getLoc(), *keptByStored[stop],
+                              row));
       }
       for (Operation *op : read.chain)
         if (!map.contains(op->getResult(0)))
@@ -621,17 +627,8 @@ LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
       for (Value stop : d.from) {
         if (map.contains(stop))
           continue;
-        Ring *k = d.keptByStored.lookup(stop);
-        if (!k)
-          continue;
-        tensor::InsertSliceOp w = k->write;
-        SmallVector<OpFoldResult> offsets = w.getMixedOffsets();
-        offsets[0] = row;
-        map.map(stop, tensor::ExtractSliceOp::create(
-                          rewriter, read.op.getLoc(), w.getSourceType(),
-                          k->written, offsets, w.getMixedSizes(),
-                          w.getMixedStrides())
-                          .getResult());
+        if (Ring *k = d.keptByStored.lookup(stop))
+          map.map(stop, readRow(rewriter, read.op.getLoc(), *k, row));
       }
       // Only the ops the row needs given what is mapped.
       DenseSet<Operation *> needed;
