@@ -63,6 +63,10 @@ def medians(stderr, ranks=None):
     return [max(col) for col in zip(*per_rank)]
 
 
+def node_keys(node):
+    return [op["key"] for op in node["ops"]]
+
+
 def table(keys, times):
     nodes = keys["nodes"]
     if len(nodes) != len(times):
@@ -74,11 +78,18 @@ def table(keys, times):
             if not key:
                 sys.exit("calibrate_costs.py: a %s has no location to key it by; "
                          "give the step's ops locations" % op["op"])
-            if key in ops:
+            last = i == len(node["ops"]) - 1
+            # A copy the fit pipeline adds (its empty and its copy) shares
+            # the location of what it copies, within one node: the node's
+            # time goes to its last op, the one the table looks up.
+            if key in ops and (key not in node_keys(node) or ops[key]["node"] != node["node"]):
                 sys.exit("calibrate_costs.py: two ops share the location %s" % key)
             # The node's last op produces its results; the others are its
             # initial values, whose time the measurement includes.
-            ops[key] = {"time": ns if i == len(node["ops"]) - 1 else 0.0}
+            if key not in ops or last:
+                ops[key] = {"time": ns if last else 0.0, "node": node["node"]}
+    for entry in ops.values():
+        del entry["node"]
     return {"units": {"time": "ns", "memory": "B"},
             "function": keys["function"], "ops": ops}
 

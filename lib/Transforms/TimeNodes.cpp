@@ -11,6 +11,8 @@
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Analysis/ScanLoops.h"
+#include "remat/Analysis/ShapeBounds.h"
+#include "remat/Dialect/Remat/Remat.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Transforms/OutlineRegion.h"
 #include "remat/Transforms/Passes.h"
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -86,6 +89,33 @@ FailureOr<Value> makeInput(OpBuilder &b, Location loc, Type type) {
   Value empty = tensor::EmptyOp::create(b, loc, tensor.getShape(),
                                         tensor.getElementType());
   return linalg::FillOp::create(b, loc, *fill, empty).getResult(0);
+}
+
+/// The static type at its bounds of each dynamically shaped tensor of `fn`
+/// (ShapeBounds.h): what its nodes are timed at. Empty where `fn` has no
+/// dynamic shapes or they cannot be bounded (the graph builder said why).
+DenseMap<Value, RankedTensorType> boundedTypes(func::FuncOp fn,
+                                               Operation *scope) {
+  DenseMap<Value, RankedTensorType> out;
+  if (!hasDynamicShapes(fn))
+    return out;
+  FailureOr<BoundedCopy> bounded = boundedCopy(fn, scope);
+  if (failed(bounded))
+    return out;
+  for (auto [copied, original] : bounded->originalValues) {
+    auto was = dyn_cast<RankedTensorType>(original.getType());
+    auto now = dyn_cast<RankedTensorType>(copied.getType());
+    if (was && now && !was.hasStaticShape() && now.hasStaticShape())
+      out[original] = now;
+  }
+  return out;
+}
+
+/// Point-to-point messages are not timed alone: a send waits for a partner
+/// that is not running, and on the edge stages there is none. Their cost
+/// stays the model's (a message step and its bytes).
+bool isPointToPoint(Operation *op) {
+  return isa<shard::SendOp, shard::RecvOp>(op);
 }
 
 struct TimeNodesPass : public remat::impl::TimeNodesPassBase<TimeNodesPass> {
@@ -199,6 +229,7 @@ private:
         buildTrainingGraph(fn, CostModel(), RecomputeRegions::Atomic, module);
     if (failed(ig))
       return failure();
+    DenseMap<Value, RankedTensorType> bounds = boundedTypes(fn, module);
     Location loc = fn.getLoc();
     for (NodeId n = 0; n < ig->graph.numNodes(); ++n) {
       ArrayRef<Operation *> ops = ig->nodeOps[n];
@@ -206,9 +237,12 @@ private:
         for (Region &region : ops.back()->getRegions()) {
           if (region.empty())
             continue;
-          FailureOr<func::FuncOp> body = outlineBody(region, t.bodies++);
+          FailureOr<func::FuncOp> body =
+              outlineBody(region, t.bodies++, bounds);
           if (failed(body))
             return failure();
+          if (!*body)
+            continue;
           LogicalResult timedBody = timeNodesOf(*body, t);
           body->erase();
           if (failed(timedBody))
@@ -216,7 +250,9 @@ private:
         }
         continue;
       }
-      if (failed(timeNode(ops, loc, t)))
+      if (llvm::any_of(ops, isPointToPoint))
+        continue;
+      if (failed(timeNode(ops, loc, t, bounds)))
         return failure();
     }
     if (failed(timeScanBookkeeping(fn, t)))
@@ -225,8 +261,10 @@ private:
   }
 
   /// Times the node made of `ops` (its results: the last op's): a function
-  /// of what they read, called by @main, and its keys.
-  LogicalResult timeNode(ArrayRef<Operation *> ops, Location loc, Timing &t) {
+  /// of what they read, called by @main, and its keys. A dynamically shaped
+  /// input is made at its bound (`bounds`) and cast to its type.
+  LogicalResult timeNode(ArrayRef<Operation *> ops, Location loc, Timing &t,
+                         const DenseMap<Value, RankedTensorType> &bounds = {}) {
     SmallVector<Operation *> constants;
     llvm::SetVector<Value> inputs = nodeInputs(ops, constants);
     std::string name = "__remat_time_node" + std::to_string(t.timed++);
@@ -234,7 +272,10 @@ private:
     // Its arguments, made once.
     SmallVector<Value> args;
     for (Value in : inputs) {
-      FailureOr<Value> v = makeInput(t.m, loc, in.getType());
+      Type type = in.getType();
+      if (RankedTensorType bound = bounds.lookup(in))
+        type = bound;
+      FailureOr<Value> v = makeInput(t.m, loc, type);
       if (failed(v))
         return ops.back()->emitError()
                << "-remat-time-nodes cannot make an input of type "
@@ -257,14 +298,15 @@ private:
       SmallVector<Value> callArgs;
       for (auto [in, arg] : llvm::zip(inputs, args)) {
         auto type = dyn_cast<RankedTensorType>(arg.getType());
-        if (!written.contains(in) || !type) {
-          callArgs.push_back(arg);
-          continue;
+        Value callArg = arg;
+        if (written.contains(in) && type) {
+          Value empty = tensor::EmptyOp::create(body, loc, type.getShape(),
+                                                type.getElementType());
+          callArg = linalg::CopyOp::create(body, loc, arg, empty).getResult(0);
         }
-        Value empty = tensor::EmptyOp::create(body, loc, type.getShape(),
-                                              type.getElementType());
-        callArgs.push_back(
-            linalg::CopyOp::create(body, loc, arg, empty).getResult(0));
+        if (callArg.getType() != in.getType())
+          callArg = tensor::CastOp::create(body, loc, in.getType(), callArg);
+        callArgs.push_back(callArg);
       }
       if (timed)
         func::CallOp::create(body, loc, "remat_timer_start", TypeRange{},
@@ -360,17 +402,26 @@ private:
   /// A region's block as a function of its arguments and of what it reads
   /// from above (constants cloned in: a loop bound stays the bound),
   /// returning what its terminator passes on; in the module, for its calls.
-  FailureOr<func::FuncOp> outlineBody(Region &region, unsigned index) {
+  /// Its dynamically shaped arguments get their bounds in the enclosing
+  /// function (`bounds`) as remat.bounds. Null for a region that passes on
+  /// no value: its ops are side effects, none planned.
+  FailureOr<func::FuncOp>
+  outlineBody(Region &region, unsigned index,
+              const DenseMap<Value, RankedTensorType> &bounds) {
     Operation *parent = region.getParentOp();
     if (!region.hasOneBlock())
       return parent->emitError() << "remat supports regions of one block";
     if (region.front().getTerminator()->getNumOperands() == 0)
-      return parent->emitError()
-             << "-remat-time-nodes: a region that passes on no value has no "
-                "planner nodes to time";
+      return func::FuncOp(); // Side effects only (a send): nothing planned.
     SmallVector<Value> captured;
     func::FuncOp fn = outlineRegion(
         region, "__remat_time_body" + std::to_string(index), captured);
+    SmallVector<Value> outer(region.front().getArguments());
+    llvm::append_range(outer, captured);
+    for (auto [i, v] : llvm::enumerate(outer))
+      if (RankedTensorType bound = bounds.lookup(v))
+        fn.setArgAttr(i, RematDialect::kBoundsAttrName,
+                      DenseI64ArrayAttr::get(fn.getContext(), bound.getShape()));
     getOperation().push_back(fn);
     return fn;
   }
