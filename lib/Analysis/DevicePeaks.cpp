@@ -19,8 +19,6 @@ using namespace mlir;
 
 namespace remat {
 
-namespace {
-
 /// The device indexes of `func` and the one grid they read (null: none,
 /// several, or not found).
 shard::GridOp indexedGrid(func::FuncOp func, Operation *symbolScope,
@@ -43,6 +41,8 @@ shard::GridOp indexedGrid(func::FuncOp func, Operation *symbolScope,
                            symbolScope, ref)
                      : shard::GridOp();
 }
+
+namespace {
 
 /// What the device index decides, decided: the integer arithmetic that now
 /// has constant operands folded (a ring's row count chosen by the stage,
@@ -87,7 +87,8 @@ void foldDeviceChoices(func::FuncOp func) {
   }
 }
 
-/// `func` as device `device` runs it: each device index a constant.
+} // namespace
+
 OwningOpRef<func::FuncOp> onDevice(func::FuncOp func, ArrayRef<int64_t> shape,
                                    int64_t device) {
   SmallVector<int64_t> coords(shape.size());
@@ -119,8 +120,6 @@ OwningOpRef<func::FuncOp> onDevice(func::FuncOp func, ArrayRef<int64_t> shape,
   foldDeviceChoices(*copy);
   return copy;
 }
-
-} // namespace
 
 std::vector<int64_t> devicePeaks(func::FuncOp func, const CostModel &costs,
                                  Operation *symbolScope) {

@@ -76,6 +76,23 @@ std::string RematReport::str() const {
         peaks.push_back(p);
       (*funcs.back().getAsObject())["device_peaks"] = std::move(peaks);
     }
+    // A pipeline's critical path (PipelineTime.h).
+    if (f.pipelineTimeBefore >= 0) {
+      llvm::json::Object &o = *funcs.back().getAsObject();
+      o["pipeline_time_before"] = f.pipelineTimeBefore;
+      if (f.fitted && f.pipelineTimeAfter >= 0) {
+        o["pipeline_time_after"] = f.pipelineTimeAfter;
+        o["pipeline_overhead_percent"] =
+            f.pipelineTimeBefore > 0
+                ? 100.0 * (f.pipelineTimeAfter - f.pipelineTimeBefore) /
+                      f.pipelineTimeBefore
+                : 0.0;
+        llvm::json::Array busy;
+        for (double b : f.deviceBusy)
+          busy.push_back(b);
+        o["device_busy_after"] = std::move(busy);
+      }
+    }
     // Loops whose stash rings were dropped (StashRings.h).
     if (f.stashRingsDropped) {
       (*funcs.back().getAsObject())["stash_rings_dropped"] =
@@ -85,8 +102,35 @@ std::string RematReport::str() const {
         producers.push_back(p);
       (*funcs.back().getAsObject())["stash_rings_recomputed"] =
           std::move(producers);
+      llvm::json::Array kept;
+      for (const std::string &p : f.stashRingsKept)
+        kept.push_back(p);
+      (*funcs.back().getAsObject())["stash_rings_kept"] = std::move(kept);
       if (f.stashRingStages)
         (*funcs.back().getAsObject())["stash_ring_stages"] = f.stashRingStages;
+      if (f.pipelineTimeEveryStage >= 0)
+        (*funcs.back().getAsObject())["pipeline_time_every_stage"] =
+            f.pipelineTimeEveryStage;
+      // Per device (a pipeline's stage): the layers whose rows it
+      // recomputes and the ones it keeps (the rings are dropped on devices
+      // below stash_ring_stages, or on every one).
+      if (!f.deviceBusy.empty()) {
+        llvm::json::Array plans;
+        for (size_t d = 0; d < f.deviceBusy.size(); ++d) {
+          bool drops = f.stashRingStages == 0 ||
+                       static_cast<int64_t>(d) < f.stashRingStages;
+          llvm::json::Array recomputed, keptHere;
+          for (const std::string &p : f.stashRingsRecomputed)
+            (drops ? recomputed : keptHere).push_back(p);
+          for (const std::string &p : f.stashRingsKept)
+            keptHere.push_back(p);
+          plans.push_back(llvm::json::Object{
+              {"device", static_cast<int64_t>(d)},
+              {"recomputed", std::move(recomputed)},
+              {"kept", std::move(keptHere)}});
+        }
+        (*funcs.back().getAsObject())["device_plans"] = std::move(plans);
+      }
     }
     if (!f.floor.empty()) {
       llvm::json::Array parts;

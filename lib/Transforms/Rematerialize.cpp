@@ -15,6 +15,7 @@
 #include "remat/Transforms/RematReport.h"
 #include "remat/Transforms/Rematerialize.h"
 #include "remat/Analysis/DevicePeaks.h"
+#include "remat/Analysis/PipelineTime.h"
 
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
@@ -89,6 +90,19 @@ void reportDevicePeaks(FunctionReport &report, std::vector<int64_t> after) {
     report.devicePeaks = std::move(after);
 }
 
+/// A pipelined step's critical path as written and as planned
+/// (PipelineTime.h): where ranks wait for each other, the sum of a rank's
+/// ops (time_before/after) is not its step time.
+void reportPipelineTime(FunctionReport &report,
+                        const std::optional<PipelineTime> &before,
+                        const std::optional<PipelineTime> &after) {
+  if (!before || !after)
+    return;
+  report.pipelineTimeBefore = before->criticalPath;
+  report.pipelineTimeAfter = after->criticalPath;
+  report.deviceBusy = after->busy;
+}
+
 struct RematerializePass
     : public remat::impl::RematerializePassBase<RematerializePass> {
   RematerializePass() = default;
@@ -160,10 +174,20 @@ struct RematerializePass
         continue;
       }
       RematResult result;
-      if (mlir::failed(rematerializeFunction(func, fit, costs, result)))
+      std::string whyNoPipelineTime;
+      bool hangs = false;
+      std::optional<PipelineTime> pipelineBefore =
+          pipelineTime(func, costs, nullptr, &whyNoPipelineTime, &hangs);
+      if (hangs)
+        func.emitWarning() << "this step hangs when run: "
+                           << whyNoPipelineTime;
+      if (mlir::failed(rematerializeFunction(func, fit, costs, result))) {
         failed = true;
-      else if (result.report.fitted)
+      } else if (result.report.fitted) {
         reportDevicePeaks(result.report, devicePeaks(func, costs));
+        reportPipelineTime(result.report, pipelineBefore,
+                           pipelineTime(func, costs));
+      }
       if (!result.report.name.empty()) { // Analysed: reported, fitted or not.
         report.add(std::move(result.report));
         ++analysed;

@@ -20,6 +20,7 @@
 #include "remat/Solver/Portfolio/SizedSolve.h"
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Analysis/DevicePeaks.h"
+#include "remat/Analysis/PipelineTime.h"
 #include "remat/Loops/StashRings.h"
 #include "remat/Transforms/StashRingStages.h"
 #include "remat/Transforms/FloorBreakdown.h"
@@ -315,6 +316,20 @@ private:
     return rings;
   }
 
+  /// Where each of `rings` is computed (costTableKey), in order.
+  std::vector<std::string> ringProducers(ArrayRef<DroppableRing> rings) {
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    std::vector<std::string> keys;
+    for (const DroppableRing &r : rings) {
+      StashRings found = findStashRings(loops[r.loop]);
+      for (auto [i, arg] : llvm::enumerate(found.dropped))
+        if (arg == r.arg)
+          keys.push_back(costTableKey(found.droppedProducers[i]));
+    }
+    return keys;
+  }
+
   /// The copy of the function with `chosen` of `rings` dropped.
   FailureOr<RingVariant> withRingsDropped(ArrayRef<DroppableRing> rings,
                                           const llvm::SmallBitVector &chosen) {
@@ -415,6 +430,10 @@ private:
     fr.ops = ig->graph.numNodes();
     fr.stashRingsDropped = winner->rings;
     fr.stashRingsRecomputed = winner->producers;
+    fr.stashRingsKept.clear();
+    for (const std::string &key : ringProducers(rings))
+      if (!llvm::is_contained(winner->producers, key))
+        fr.stashRingsKept.push_back(key);
     droppedRings = winner->byLoop;
     remark::passed(func.getLoc(), remarkOpts("StashRings", func.getSymName()))
         << llvm::formatv(
@@ -433,22 +452,38 @@ private:
   /// dropped only on the leading stages that need it for the budget
   /// (StashRingStages.h), the later stages keep their rows. The decisions
   /// recorded stay those of the stage that drops them.
+  /// The critical path of both plans is reported (PipelineTime.h): a
+  /// later stage's recomputation is on the pipeline's critical path where
+  /// an earlier stage waits for its gradients, so this one is never slower.
   void keepRingsOnLaterStages(StagePlan &staged) {
+    std::optional<PipelineTime> everyStage =
+        pipelineTime(original, costs, scope());
+    std::optional<PipelineTime> leading =
+        pipelineTime(*staged.func, costs, scope());
     original.getBody().takeBody(staged.func->getBody());
     fr.stashRingStages = staged.stages;
+    std::string times;
+    if (everyStage && leading) {
+      fr.pipelineTimeEveryStage = everyStage->criticalPath;
+      times = llvm::formatv("; the pipeline's critical path is {0} against "
+                            "{1} with every stage recomputing",
+                            leading->criticalPath, everyStage->criticalPath)
+                  .str();
+    }
     remark::passed(original.getLoc(),
                    remarkOpts("StashRings", original.getSymName()))
         << llvm::formatv(
                "the stash rings are dropped on stages 0 to {0} only: the "
                "later stages hold fewer rows and keep them within the "
                "budget of {1} B (each device's peak: {2} B), so they do "
-               "not recompute",
+               "not recompute{3}",
                staged.stages - 1, fr.budget,
                llvm::join(llvm::map_range(staged.peaks,
                                           [](int64_t p) {
                                             return std::to_string(p);
                                           }),
-                          ", "))
+                          ", "),
+               times)
                .str();
   }
 

@@ -19,6 +19,8 @@
 #include "remat/Analysis/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/OwningOpRef.h"
 
 #include <cstdint>
 #include <vector>
@@ -27,6 +29,21 @@ namespace remat {
 
 /// At most this many devices are analysed one by one.
 constexpr int64_t kMaxDevicePeaks = 64;
+
+/// The one grid the device indexes of `func` read, looked up from `func`
+/// and then from `symbolScope`; null when they read none, several grids or
+/// one not found. `indexes` gets the index ops.
+mlir::shard::GridOp
+indexedGrid(mlir::func::FuncOp func, mlir::Operation *symbolScope,
+            llvm::SmallVectorImpl<mlir::Operation *> &indexes);
+
+/// A copy of `func` as device `device` (linear, row-major over
+/// `gridShape`) runs it: each device index a constant, the integer
+/// arithmetic it feeds folded and each scf.if it decides replaced by the
+/// branch taken.
+mlir::OwningOpRef<mlir::func::FuncOp>
+onDevice(mlir::func::FuncOp func, llvm::ArrayRef<int64_t> gridShape,
+         int64_t device);
 
 /// The peak of `func` on each device (linear index order) of the one grid
 /// its device indexes (`shard.process_linear_index`,

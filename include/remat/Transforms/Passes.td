@@ -158,6 +158,27 @@ def AnnotateCostsPass : Pass<"remat-annotate-costs", "mlir::ModuleOp"> {
   let dependentDialects = ["::remat::RematDialect"];
 }
 
+def ReportPipelineTimePass
+    : Pass<"remat-report-pipeline-time", "mlir::ModuleOp"> {
+  let summary = "Remark the critical path of each pipelined step";
+  let description = [{
+    For every function that passes tensors between devices
+    (`shard.send`/`shard.recv`/`shard.shift`) and reads the device index of
+    one grid, replays each device's ops (its loops and branches decided by
+    the device index and loop counters) and the messages between them, and
+    remarks when the last device finishes (the step's critical path, in the
+    cost model's units), each device's finish and busy time. This is the
+    pipeline time `-remat-rematerialize` reports as `pipeline_time_before`
+    and `pipeline_time_after`. A step that cannot be replayed gets a remark
+    saying why (a device waiting for a message never sent, a branch its
+    known integers do not decide).
+  }];
+  let options = [
+    Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
+           "Measured per-op costs (JSON, keyed by location name or op name)">,
+  ];
+}
+
 def PreparePass : Pass<"remat-prepare", "mlir::func::FuncOp"> {
   let summary = "Give each op its own initial values, right before it";
   let description = [{

@@ -101,12 +101,23 @@ struct FunctionReport {
   /// Where the dropped rings' rows are computed (file:line:col), the layers
   /// every stage runs again in its backward slot.
   std::vector<std::string> stashRingsRecomputed;
+  /// Where the rings that could have been dropped and were not are
+  /// computed: the layers whose rows every stage keeps.
+  std::vector<std::string> stashRingsKept;
   /// The rings are dropped on stages 0 .. stashRingStages-1 only (0: on
   /// every stage; StashRingStages.h).
   int64_t stashRingStages = 0;
   /// Each device's peak when sizes depend on the device index (the planned
   /// peak is the largest; DevicePeaks.h); empty otherwise.
   std::vector<int64_t> devicePeaks;
+  /// A pipelined step's critical path before and after (PipelineTime.h),
+  /// and each device's busy time after; negative: not a pipeline.
+  double pipelineTimeBefore = -1, pipelineTimeAfter = -1;
+  /// With rings dropped on the leading stages only: the critical path had
+  /// every stage dropped them (the one plan for every stage); negative:
+  /// not computed.
+  double pipelineTimeEveryStage = -1;
+  std::vector<double> deviceBusy;
   /// Values offloaded to the host (empty without offload=true).
   std::vector<HostCopyDecision> offloaded;
   /// With offloaded values: the host peak and the overlapped device peak
