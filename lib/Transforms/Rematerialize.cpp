@@ -54,6 +54,15 @@ remat::checkRematSettings(const RematSettings &settings) {
              "available: " + names;
     return "unknown strategy '" + settings.strategy + "'; available: " + names;
   }
+  if (!settings.hostBudget.empty()) {
+    if (!settings.offload)
+      return std::string("host-budget needs offload (--remat-offload): "
+                         "without it nothing goes to the host");
+    llvm::Expected<int64_t> host =
+        parseBytes(settings.hostBudget, Units{}, "host-budget");
+    if (!host)
+      return llvm::toString(host.takeError());
+  }
   if (settings.offloadResults && !settings.offload)
     return std::string("offload-results needs offload (--remat-offload): "
                        "results reach the host by the same copies");
@@ -79,13 +88,14 @@ namespace {
 
 /// Reports each device's peak (DevicePeaks.h) beside the plan's: the plan is
 /// made at the sizes' bounds, which combine every device's choices, so the
-/// largest device's peak is what the planned step holds, at most what the
-/// plan was checked against (the one as written: RematerializeFunction).
-/// The list is kept where devices differ.
+/// largest device's peak is what the planned step holds. It is at most the
+/// peak the plan was checked against, except where later stages keep rings
+/// the plan at the bounds drops (StashRingStages.h: each device checked
+/// against the budget instead). The list is kept where devices differ.
 void reportDevicePeaks(FunctionReport &report, std::vector<int64_t> after) {
   if (after.empty())
     return;
-  report.peakAfter = std::min(report.peakAfter, *llvm::max_element(after));
+  report.peakAfter = *llvm::max_element(after);
   if (!llvm::all_equal(after))
     report.devicePeaks = std::move(after);
 }
@@ -133,6 +143,9 @@ struct RematerializePass
     fit.solve = settings.solve;
     fit.offload = settings.offload;
     fit.solve.offloadResults = settings.offloadResults;
+    if (!settings.hostBudget.empty())
+      fit.solve.hostBudget =
+          cantFail(parseBytes(settings.hostBudget, Units{}, "host-budget"));
     // The IR's node times are nanoseconds (CopyLink.h).
     fit.solve.link = CopyLink::fromRates(settings.linkBandwidth,
                                          settings.linkLatency, 1e-9);
