@@ -90,6 +90,18 @@ llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
   return spec;
 }
 
+llvm::Expected<int64_t> parseBytes(llvm::StringRef text,
+                                   const Units &fileUnits,
+                                   llvm::StringRef what) {
+  llvm::Expected<SizeSpec> size = parseSize(text, fileUnits);
+  if (!size)
+    return fail(what + ": " + llvm::toString(size.takeError()));
+  if (size->percent)
+    return fail(what + " takes a size in bytes (e.g. 8GiB), not a "
+                       "percentage: got '" + text + "'");
+  return static_cast<int64_t>(size->value);
+}
+
 llvm::Expected<SizeSpec> parseBudget(llvm::StringRef text,
                                      const Units &fileUnits) {
   if (text.trim().equals_insensitive("min")) {

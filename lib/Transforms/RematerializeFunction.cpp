@@ -686,6 +686,8 @@ private:
          << " of its peak without rematerialization, " << peakBefore
          << " B) with strategy '" << options.strategy << "'"
          << (offloadsBeside() ? " and host offload" : "");
+    if (offloadsBeside() && options.solve.hostBudget != kUnlimitedBudget)
+      diag << " within a host budget of " << options.solve.hostBudget << " B";
     if (minimum > fr.budget) {
       diag << "; the smallest budget it can meet is " << minimum << " B ("
            << percentOf(minimum, peakBefore) << ")";

@@ -44,7 +44,23 @@ OffloadFlags::OffloadFlags(cl::OptionCategory &category)
                 cl::cat(category)),
       latency("link-latency", cl::value_desc("us"),
               cl::init(CopyLinkOptionText::kLatencyUs),
-              cl::desc(CopyLinkOptionText::kLatencyHelp), cl::cat(category)) {}
+              cl::desc(CopyLinkOptionText::kLatencyHelp), cl::cat(category)),
+      host("host-budget", cl::value_desc("size"),
+           cl::desc(CopyLinkOptionText::kHostBudgetHelp), cl::cat(category)) {}
+
+llvm::Expected<std::optional<int64_t>>
+OffloadFlags::hostBudget(const Units &units) const {
+  if (!host.getNumOccurrences())
+    return std::nullopt;
+  if (!offload)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--host-budget needs --offload: without it nothing goes to the host");
+  llvm::Expected<int64_t> bytes = parseBytes(host, units, "--host-budget");
+  if (!bytes)
+    return bytes.takeError();
+  return std::optional<int64_t>(*bytes);
+}
 
 bool OffloadFlags::enabled() const { return offload; }
 

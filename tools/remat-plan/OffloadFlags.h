@@ -11,6 +11,7 @@
 #define REMAT_TOOLS_REMAT_PLAN_OFFLOADFLAGS_H
 
 #include "remat/Solver/Core/CopyLink.h"
+#include "remat/Support/Units.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -37,12 +38,16 @@ public:
   bool resultsMayLeave() const;
   /// The link in the file's time unit, or an error naming the flag.
   llvm::Expected<CopyLink> link(llvm::StringRef timeUnit) const;
+  /// --host-budget in bytes (a bare number in the file's memory unit),
+  /// std::nullopt when not given, or an error naming the flag.
+  llvm::Expected<std::optional<int64_t>> hostBudget(const Units &units) const;
 
 private:
   llvm::cl::opt<bool> offload;
   llvm::cl::opt<bool> results;
   llvm::cl::opt<double> bandwidth;
   llvm::cl::opt<double> latency;
+  llvm::cl::opt<std::string> host;
 };
 
 } // namespace remat

@@ -160,6 +160,12 @@ int main(int argc, char **argv) {
     opts.link = *link;
     opts.offloadResults = offloadFlags.resultsMayLeave();
   }
+  llvm::Expected<std::optional<int64_t>> host =
+      offloadFlags.hostBudget(file->units);
+  if (!host)
+    return usageError(llvm::toString(host.takeError()));
+  if (*host)
+    opts.hostBudget = **host;
 
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";

@@ -103,6 +103,47 @@ TEST(MILPOffload, MeetsABudgetBelowTheRecomputeFloor) {
   EXPECT_FALSE(modelAlone(p.g, 209, linkOf(5)).schedule);
 }
 
+// The host holds a (100 B) while it is away: a host budget of 99 B leaves
+// no plan at 120 B where f1 runs once (proven by the model, and no
+// candidate of the strategy holds less); 100 B leaves the copy's. Where f1
+// may run again, 99 B gives recompute's plan (200 units slower).
+TEST(MILPOffload, KeepsTheHostWithinItsBudget) {
+  const CopyLink link = linkOf(10);
+  ExpensiveActivation pinned(/*recomputable=*/false);
+  CheckmateOptions co;
+  co.budget = 120;
+  co.link = &link;
+  co.seconds = 20;
+  co.hostBudget = 99;
+  std::unique_ptr<milp::Backend> cbc = milp::createCbcBackend();
+  CheckmateResult m = solveCheckmate(pinned.g, co, *cbc);
+  EXPECT_FALSE(m.schedule);
+  EXPECT_EQ(m.status, milp::Status::Infeasible);
+  co.hostBudget = 100;
+  m = solveCheckmate(pinned.g, co, *cbc);
+  ASSERT_TRUE(m.schedule);
+  EXPECT_DOUBLE_EQ(m.time, 480);
+
+  SolveOptions o;
+  o.budget = 120;
+  o.link = link;
+  o.milpSeconds = 20;
+  o.hostBudget = 99;
+  Solution s = solve(pinned.g, "checkmate-milp-offload", o);
+  EXPECT_FALSE(s.feasible);
+  o.hostBudget = 100;
+  s = solve(pinned.g, "checkmate-milp-offload", o);
+  ASSERT_TRUE(s.feasible) << s.reason;
+  EXPECT_EQ(s.sim.hostPeak, 100);
+
+  ExpensiveActivation free(/*recomputable=*/true);
+  o.hostBudget = 99;
+  s = solve(free.g, "checkmate-milp-offload", o);
+  ASSERT_TRUE(s.feasible) << s.reason;
+  EXPECT_EQ(s.sim.hostPeak, 0);
+  EXPECT_DOUBLE_EQ(s.sim.time, 680);
+}
+
 // Where f1 may run again, 120 B is met by recompute alone, 200 units
 // slower than by the copy.
 TEST(MILPOffload, CopiesWhereACopyIsCheaperThanARecomputation) {

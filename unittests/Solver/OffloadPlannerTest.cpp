@@ -94,6 +94,65 @@ TEST(OffloadGreedy, MeetsABudgetBelowTheRecomputeFloor) {
   EXPECT_FALSE(best->feasible);
 }
 
+// a is the only tensor that can go (100 B): below 100 B of host memory
+// nothing meets 120 B; at 100 B the same plan as without a host bound.
+TEST(OffloadGreedy, KeepsTheHostWithinItsBudget) {
+  PinnedActivation p;
+  SolveOptions o;
+  o.budget = 120;
+  o.link = linkOf(10);
+  o.hostBudget = 99;
+  Solution s = solve(p.g, "offload-greedy", o);
+  EXPECT_FALSE(s.feasible);
+  o.hostBudget = 100;
+  s = solve(p.g, "offload-greedy", o);
+  ASSERT_TRUE(s.feasible) << s.reason;
+  EXPECT_EQ(s.sim.hostPeak, 100);
+  EXPECT_DOUBLE_EQ(s.sim.time, 290);
+}
+
+// On random steps, every plan within a host budget holds at most that on
+// the host (the Simulator's count), and with none at all a plan exists only
+// where recomputation alone meets the budget (the brute force's optimum).
+TEST(OffloadGreedy, HostBudgetHoldsOnRandomSteps) {
+  RandomDagOptions dag;
+  dag.costs.maxBytes = 8;
+  dag.costs.maxTime = 20;
+  const CopyLink link = linkOf(4);
+  int bounded = 0, withoutHost = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    TrainingGraph g = randomTrainingDag(seed, 2 + seed % 2, dag);
+    const int64_t peak = simulate(g, keepEverythingSchedule(g)).peak;
+    for (int64_t budget = peakLowerBound(g); budget < peak; ++budget) {
+      SolveOptions o;
+      o.budget = budget;
+      o.link = link;
+      Solution free = solve(g, "offload-greedy", o);
+      if (!free.feasible || free.sim.hostPeak == 0)
+        continue;
+      for (int64_t host : {free.sim.hostPeak - 1, free.sim.hostPeak / 2,
+                           int64_t{0}}) {
+        o.hostBudget = host;
+        Solution s = solve(g, "offload-greedy", o);
+        if (!s.feasible)
+          continue;
+        ++bounded;
+        EXPECT_LE(s.sim.hostPeak, host) << "seed " << seed;
+        EXPECT_LE(s.sim.peak, budget);
+        if (host == 0) {
+          ++withoutHost;
+          std::optional<BruteForceResult> recompute =
+              bruteForceOptimum(g, budget);
+          ASSERT_TRUE(recompute);
+          EXPECT_TRUE(recompute->feasible) << "seed " << seed;
+        }
+      }
+    }
+  }
+  EXPECT_GT(bounded, 20);
+  EXPECT_GT(withoutHost, 0);
+}
+
 TEST(OffloadGreedy, StallsOnlyWhereNoCopyHides) {
   PinnedActivation p;
   // At 1 B per unit a's offload takes 20..120: still on the device when f4

@@ -49,6 +49,12 @@ struct SizeSpec {
 llvm::Expected<SizeSpec> parseSize(llvm::StringRef text,
                                    const Units &fileUnits);
 
+/// A size as parseSize() reads it, in bytes; a percentage is refused (it
+/// has nothing to be a percentage of). `what` names the option in errors.
+llvm::Expected<int64_t> parseBytes(llvm::StringRef text,
+                                   const Units &fileUnits,
+                                   llvm::StringRef what);
+
 /// A budget: a size as parseSize() reads it, or "min" (the smallest budget
 /// the strategy meets, which the planner searches).
 llvm::Expected<SizeSpec> parseBudget(llvm::StringRef text,

@@ -102,6 +102,8 @@ public:
         linkLatency(owner, "link-latency", llvm::cl::value_desc("us"),
                     llvm::cl::init(CopyLinkOptionText::kLatencyUs),
                     llvm::cl::desc(CopyLinkOptionText::kLatencyHelp)),
+        hostBudget(owner, "host-budget", llvm::cl::value_desc("size"),
+                   llvm::cl::desc(CopyLinkOptionText::kHostBudgetHelp)),
         strategyDecls(allStrategyOptions()) {
     // cl keeps references to the names and help texts: both live in this
     // object, filled before any option refers to them.
@@ -131,6 +133,7 @@ public:
     s.offloadResults = offloadResults;
     s.linkBandwidth = linkBandwidth;
     s.linkLatency = linkLatency;
+    s.hostBudget = hostBudget;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](const auto &opt) {
@@ -155,6 +158,7 @@ public:
     list.push_back(&offloadResults);
     list.push_back(&linkBandwidth);
     list.push_back(&linkLatency);
+    list.push_back(&hostBudget);
     for (const auto &opt : strategyOptions)
       std::visit([&](const auto &o) { list.push_back(o.get()); }, opt);
     return list;
@@ -174,6 +178,7 @@ public:
     offloadResults = s.offloadResults;
     linkBandwidth = s.linkBandwidth;
     linkLatency = s.linkLatency;
+    hostBudget = s.hostBudget;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](auto &opt) { assignOne(*opt, s.solve, strategyDecls[i].field); },
@@ -214,6 +219,7 @@ public:
   Opt<bool> offloadResults;
   Opt<double> linkBandwidth;
   Opt<double> linkLatency;
+  Opt<std::string> hostBudget;
 
 private:
   std::vector<StrategyOption> strategyDecls;

@@ -40,6 +40,8 @@ struct RematSettings {
   bool offloadResults = false;
   double linkBandwidth = CopyLinkOptionText::kBandwidthGBps;
   double linkLatency = CopyLinkOptionText::kLatencyUs;
+  /// With offload: the host bytes a plan may hold ("8GiB"; "": unbounded).
+  std::string hostBudget;
   /// The strategies' options (allStrategyOptions()); the per-function
   /// fields (budget, cache, note) are set by the pass.
   SolveOptions solve;

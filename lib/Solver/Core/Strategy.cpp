@@ -89,6 +89,13 @@ Solution solve(const TrainingGraph &g, const std::string &strategy,
                  std::to_string(sol.sim.peak) + " bytes, above the budget";
     return sol;
   }
+  if (sol.sim.hostPeak > opts.hostBudget) {
+    sol.reason = "strategy '" + strategy + "' holds " +
+                 std::to_string(sol.sim.hostPeak) +
+                 " bytes on the host, above the host budget of " +
+                 std::to_string(opts.hostBudget);
+    return sol;
+  }
   if (!res.reason.empty())
     sol.reason = res.reason;
   sol.feasible = true;

@@ -37,10 +37,10 @@ TrainingGraph atSmallest(TrainingGraph g, const std::vector<SizedPart> &parts) {
 
 Formulation::Formulation(const TrainingGraph &graph, std::vector<NodeId> order,
             int64_t budget, const std::vector<SizedPart> &parts,
-            const CopyLink *link)
+            const CopyLink *link, int64_t hostBudget)
     : smallest(atSmallest(graph, parts)), g(smallest), parts(parts),
       order(std::move(order)), n(static_cast<int>(this->order.size())),
-      budget(budget), link(link) {
+      budget(budget), link(link), hostBudget(hostBudget) {
   pos.assign(g.numNodes(), -1);
   for (int i = 0; i < n; ++i)
     pos[this->order[i]] = i;

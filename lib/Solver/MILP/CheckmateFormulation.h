@@ -79,7 +79,7 @@ public:
   /// exceed the budget (no model then).
   Formulation(const TrainingGraph &graph, std::vector<NodeId> order,
               int64_t budget, const std::vector<SizedPart> &parts,
-              const CopyLink *link);
+              const CopyLink *link, int64_t hostBudget = kUnlimitedBudget);
 
   bool feasible = true;
   milp::Model model;
@@ -212,6 +212,7 @@ private:
   int n;
   int64_t budget;
   const CopyLink *link; ///< Null: no host copies.
+  int64_t hostBudget; ///< Host bytes a stage may hold.
   std::vector<int> pos;
   double memScale = 1, timeScale = 1, fixedTime = 0;
   std::vector<std::vector<Var>> R; ///< R[t][i], i <= t.

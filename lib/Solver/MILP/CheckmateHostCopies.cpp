@@ -24,6 +24,9 @@ void Formulation::addHostColumns() {
   OUT.assign(g.numTensors(), std::vector<Var>(n + 1));
   IN = NOW = H = OUT;
   std::vector<RowBuilder> outTime(n), inTime(n), nowTime(n);
+  // Host bytes of stage t: on the host through it, or arriving from it
+  // (the host copy stays until its prefetch ends).
+  std::vector<RowBuilder> held(n);
   for (TensorId x = 0; x < g.numTensors(); ++x) {
     if (g.isInput(x) || g.isRequired(x) || sizedTensor[x].first >= 0)
       continue;
@@ -41,6 +44,8 @@ void Formulation::addHostColumns() {
                       RowBuilder &time, double copy) {
       v[x][t].col = model.addColumn(0, 1, 0, true);
       time.add(v[x][t], copy);
+      if (&v != &OUT)
+        held[t].add(v[x][t], bytes(x));
     };
     for (int t = p + 1; t + 1 <= last; ++t)
       binary(OUT, t, outTime[t], out);
@@ -51,6 +56,7 @@ void Formulation::addHostColumns() {
     }
     for (int t = p + 1; t < n; ++t) {
       H[x][t].col = model.addColumn(0, 1, 0, true);
+      held[t].add(H[x][t], bytes(x));
       RowBuilder()
           .add(H[x][t], 1)
           .add(H[x][t - 1], -1)
@@ -72,6 +78,11 @@ void Formulation::addHostColumns() {
           .into(model, -milp::kInfinity, 1);
     }
   }
+  if (hostBudget != kUnlimitedBudget)
+    for (int t = 0; t < n; ++t)
+      if (held[t].size())
+        held[t].into(model, -milp::kInfinity,
+                     static_cast<double>(hostBudget) / memScale);
   for (int t = 0; t < n; ++t) {
     RowBuilder compute;
     for (int i = 0; i <= t; ++i)

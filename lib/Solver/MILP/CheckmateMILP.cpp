@@ -100,7 +100,8 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
       options.sized ? *options.sized : kNoParts;
   if (verifySizedParts(g, parts))
     return result; // The caller's parts do not fit the graph.
-  Formulation f(g, order, options.budget, parts, options.link);
+  Formulation f(g, order, options.budget, parts, options.link,
+                options.hostBudget);
   SimulatorOptions so; // The Simulator times the plan's copies on the link.
   if (options.link)
     so.link = *options.link;
@@ -116,7 +117,8 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
     TrainingGraph at = withSizes(g, parts, picks);
     Schedule w = options.warmStart->withEagerFrees(at);
     SimulationResult sim = simulate(at, w, so);
-    if (sim.valid && sim.peak <= options.budget) {
+    if (sim.valid && sim.peak <= options.budget &&
+        sim.hostPeak <= options.hostBudget) {
       warm = w;
       result.schedule = w;
       result.picks = picks;
@@ -143,7 +145,8 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
   TrainingGraph at = withSizes(g, parts, picks);
   Schedule s = f.decode(r.values);
   SimulationResult sim = simulate(at, s, so);
-  if (!sim.valid || sim.peak > options.budget)
+  if (!sim.valid || sim.peak > options.budget ||
+      sim.hostPeak > options.hostBudget)
     return result; // Numerical slack: never return an invalid schedule.
   if (!result.schedule || sim.time < result.time) {
     result.schedule = std::move(s);

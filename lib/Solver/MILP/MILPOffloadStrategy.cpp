@@ -60,6 +60,7 @@ StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
   co.seconds = opts.milpSeconds;
   co.maxNodes = opts.milpNodes;
   co.link = &opts.link;
+  co.hostBudget = opts.hostBudget;
   // Below the recompute floor the model starts from greedy's order (its
   // plan has copies, so it is a candidate, not an incumbent).
   const Schedule *warm = recompute.feasible ? &recompute.schedule
@@ -78,7 +79,8 @@ StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
   double best = 0;
   auto consider = [&](const Schedule &s, const char *name) {
     SimulationResult sim = simulate(g, s, so);
-    if (!sim.valid || sim.peak > opts.budget || (won && sim.time >= best))
+    if (!sim.valid || sim.peak > opts.budget ||
+        sim.hostPeak > opts.hostBudget || (won && sim.time >= best))
       return;
     won = name;
     best = sim.time;

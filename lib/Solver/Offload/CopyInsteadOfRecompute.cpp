@@ -200,6 +200,7 @@ Schedule copyInsteadOfRecompute(const TrainingGraph &g, const Schedule &plan,
           r = simulate(g, s, so);
         }
         if (r.valid && r.peak <= opts.budget &&
+            r.hostPeak <= opts.hostBudget &&
             r.time < bestTime - 1e-9 * std::max(1.0, bestTime)) {
           best = std::move(s);
           bestTime = r.time;

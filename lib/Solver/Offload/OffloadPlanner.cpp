@@ -191,6 +191,7 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
       const bool slower = mayStall ? nextSim.time >= opts.stallBelow
                                    : nextSim.stall > 0 || nextSim.time > time;
       if (!nextSim.valid || slower || nextSim.peak > sim.peak ||
+          nextSim.hostPeak > opts.hostBudget ||
           nextSim.usageDuringStep[peak + shift] >= sim.usageDuringStep[peak])
         return false;
       cur = std::move(next);

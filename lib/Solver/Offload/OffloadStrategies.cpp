@@ -75,6 +75,7 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
   po.budget = opts.budget;
   po.link = opts.link;
   po.offloadResults = opts.offloadResults;
+  po.hostBudget = opts.hostBudget;
   bool found = false;
   double bestTime = 0;
   int64_t bestPeak = 0, leastPeak = -1;
@@ -88,7 +89,7 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
       return; // Never returned; both passes keep valid plans.
     if (leastPeak < 0 || sim.peak < leastPeak)
       leastPeak = sim.peak;
-    if (sim.peak > opts.budget)
+    if (sim.peak > opts.budget || sim.hostPeak > opts.hostBudget)
       return;
     if (!found || sim.time < bestTime ||
         (sim.time == bestTime && sim.peak < bestPeak)) {

@@ -77,6 +77,10 @@ struct CopyLinkOptionText {
   static constexpr const char *kLatencyHelp =
       "With offload: the time added to every copy, in microseconds "
       "(default 1: launching and setting up one copy)";
+  static constexpr const char *kHostBudgetHelp =
+      "With offload: the host memory a plan may hold at once, a size with a "
+      "unit (e.g. 8GiB; default: unbounded); plans keep their host copies "
+      "within it and a budget only offload meets is refused below it";
   /// What is wrong with the two values, naming the option ("": nothing).
   static const char *check(double gbps, double us) {
     if (!std::isfinite(gbps) || gbps <= 0)

@@ -95,6 +95,9 @@ struct SolveOptions {
   /// produced and returned from there, never brought back (ZeRO-Offload's
   /// gradients); the caller then receives it in host memory.
   bool offloadResults = false;
+  /// Host bytes a plan may hold at once (the Simulator's hostPeak): plans
+  /// with copies stay within it, and solve() refuses one that does not.
+  int64_t hostBudget = kUnlimitedBudget;
   /// Shared by solves of the same graph only; empty: nothing is reused.
   std::shared_ptr<SolveCache> cache;
   /// Where strategies report notes (fallbacks, approximations). May be empty.

@@ -33,6 +33,7 @@
 #include "remat/Solver/Core/CopyLink.h"
 #include "remat/Solver/Core/Schedule.h"
 #include "remat/Solver/Core/SizedParts.h"
+#include "remat/Solver/Core/SolveOptions.h"
 #include "remat/Solver/MILP/MILPBackend.h"
 
 #include <optional>
@@ -56,6 +57,8 @@ struct CheckmateOptions {
   /// Host copies allowed over this link (null: keep or recompute only).
   /// Not with sized parts' tensors, which are never offloaded.
   const CopyLink *link = nullptr;
+  /// With a link: the host bytes a stage may hold (SolveOptions::hostBudget).
+  int64_t hostBudget = kUnlimitedBudget;
 };
 
 struct CheckmateResult {

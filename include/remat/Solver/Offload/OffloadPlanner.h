@@ -14,6 +14,7 @@
 
 #include "remat/Solver/Core/CopyLink.h"
 #include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/SolveOptions.h"
 
 #include <cstdint>
 
@@ -33,6 +34,9 @@ struct OffloadPlanOptions {
   /// Results may leave for the host once nothing reads them again, and are
   /// returned from there (SolveOptions::offloadResults).
   bool offloadResults = false;
+  /// Host bytes the plan may hold at once (SolveOptions::hostBudget): a
+  /// pair that would hold more is not kept.
+  int64_t hostBudget = kUnlimitedBudget;
 };
 
 /// `base` with Offload/Prefetch pairs added while its peak is above the
