@@ -144,6 +144,8 @@ def main():
         "test/Corpus/Inputs/mlp.mlir", "test/Transforms/Inputs/tiny-unet.mlir",
         "examples/resnet-train-step.mlir", "test/Loops/Inputs/rnn_while.mlir",
         "test/Distributed/Inputs/fsdp_small.mlir",
+        "test/Distributed/Inputs/pipeline_switch_p2.mlir",
+        "test/Distributed/Inputs/gpipe_p2.mlir",
         "test/Loops/Inputs/rnn_affine_step2.mlir",
         "test/Loops/Inputs/rnn_fori_while.mlir",
         "test/Loops/Inputs/rnn_reverse_scan.mlir",

@@ -9,6 +9,8 @@
 #include "remat/Solver/Testing/OffloadOracle.h"
 #include "remat/Solver/Testing/RandomGraphs.h"
 
+#include "GradientFirst.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -144,6 +146,48 @@ TEST(MILPOffload, KeepsTheHostWithinItsBudget) {
   EXPECT_DOUBLE_EQ(s.sim.time, 680);
 }
 
+// GradientFirst: kept on the device, g1 is live through bw2 (410 B);
+// returned from the host (offloaded after bw1, 10 units at 10 B per unit,
+// hidden by mid's 20) the step holds bw2's 310 B at the program's 50 units.
+// The oracle agrees (OffloadPlannerTest); the model finds it alone, and
+// only with results allowed to leave.
+TEST(MILPOffload, ReturnsResultsFromTheHostOnlyWhenAllowed) {
+  GradientFirst p;
+  const CopyLink link = linkOf(10);
+  CheckmateOptions co;
+  co.budget = 310;
+  co.link = &link;
+  co.seconds = 20;
+  std::unique_ptr<milp::Backend> cbc = milp::createCbcBackend();
+  CheckmateResult m = solveCheckmate(p.g, co, *cbc);
+  EXPECT_FALSE(m.schedule);
+  co.resultsMayLeave = true;
+  m = solveCheckmate(p.g, co, *cbc);
+  ASSERT_TRUE(m.schedule);
+  EXPECT_EQ(m.status, milp::Status::Optimal);
+  EXPECT_DOUBLE_EQ(m.time, 50);
+  SimulatorOptions so;
+  so.link = link;
+  SimulationResult sim = simulate(p.g, *m.schedule, so);
+  ASSERT_TRUE(sim.valid) << sim.error;
+  EXPECT_EQ(sim.peak, 310);
+  ASSERT_EQ(sim.hostCopies.size(), 1u);
+  EXPECT_EQ(sim.hostCopies[0].tensor, p.g1);
+  EXPECT_EQ(sim.hostCopies[0].prefetchStep, -1);
+  co.budget = 309; // bw2 alone holds 310.
+  EXPECT_FALSE(solveCheckmate(p.g, co, *cbc).schedule);
+
+  SolveOptions o;
+  o.budget = 310;
+  o.link = link;
+  o.milpSeconds = 20;
+  EXPECT_FALSE(solve(p.g, "checkmate-milp-offload", o).feasible);
+  o.offloadResults = true;
+  Solution s = solve(p.g, "checkmate-milp-offload", o);
+  ASSERT_TRUE(s.feasible) << s.reason;
+  EXPECT_DOUBLE_EQ(s.sim.time, 50);
+}
+
 // Where f1 may run again, 120 B is met by recompute alone, 200 units
 // slower than by the copy.
 TEST(MILPOffload, CopiesWhereACopyIsCheaperThanARecomputation) {
@@ -229,6 +273,70 @@ TEST(MILPOffload, MatchesTheOracleOnTinySteps) {
               skipped);
   EXPECT_GT(compared, 45);
   EXPECT_GT(belowFloor, 0);
+}
+
+// With results allowed to leave, on tiny random steps whose weights'
+// gradients are made early: every plan is valid within budget, never
+// faster than the oracle's optimum over the same run orders with results
+// leaving (the oracle is exact over its space, the MILP's plan is in it),
+// never slower than the MILP without results leaving, and somewhere it
+// meets a budget that one misses.
+TEST(MILPOffload, ResultsLeavingMatchTheOracle) {
+  RandomDagOptions dag;
+  dag.costs.maxBytes = 8;
+  dag.costs.maxTime = 20;
+  dag.weightsPercent = 70;
+  const CopyLink link = linkOf(4);
+  int compared = 0, equal = 0, onlyLeaving = 0, skipped = 0;
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    TrainingGraph g = randomTrainingDag(seed, 2 + seed % 2, dag);
+    const int64_t lo = peakLowerBound(g, true), hi = programPeak(g);
+    std::vector<Solution> plans, staying;
+    std::vector<Schedule> runOrders;
+    for (int64_t b = lo; b <= hi; ++b) {
+      SolveOptions o;
+      o.budget = b;
+      o.link = link;
+      o.milpSeconds = 20;
+      staying.push_back(solve(g, "checkmate-milp-offload", o));
+      o.offloadResults = true;
+      plans.push_back(solve(g, "checkmate-milp-offload", o));
+      if (plans.back().feasible)
+        runOrders.push_back(plans.back().schedule);
+    }
+    auto front = offloadOracleFrontier(g, link, runOrders, 400000, true);
+    if (!front) {
+      ++skipped;
+      continue;
+    }
+    for (int64_t b = lo; b <= hi; ++b) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + " budget " +
+                   std::to_string(b));
+      const Solution &s = plans[b - lo], &stay = staying[b - lo];
+      if (stay.feasible)
+        EXPECT_TRUE(s.feasible);
+      if (!s.feasible)
+        continue;
+      onlyLeaving += !stay.feasible;
+      EXPECT_LE(s.sim.peak, b);
+      if (stay.feasible)
+        EXPECT_LE(s.sim.time, stay.sim.time + 1e-9);
+      double oracle = -1;
+      for (const auto &p : *front)
+        if (p.first <= b)
+          oracle = p.second;
+      ASSERT_GE(oracle, 0);
+      EXPECT_GE(s.sim.time, oracle - 1e-9) << s.schedule.str(g);
+      ++compared;
+      equal += s.sim.time <= oracle + 1e-9;
+    }
+  }
+  std::printf("checkmate-milp-offload, results leaving, vs oracle: %d plans, "
+              "%d as fast, %d budgets met only with results leaving, %d "
+              "graphs skipped\n",
+              compared, equal, onlyLeaving, skipped);
+  EXPECT_GT(compared, 20);
+  EXPECT_GT(onlyLeaving, 0);
 }
 
 } // namespace

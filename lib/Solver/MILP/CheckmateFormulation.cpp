@@ -37,10 +37,12 @@ TrainingGraph atSmallest(TrainingGraph g, const std::vector<SizedPart> &parts) {
 
 Formulation::Formulation(const TrainingGraph &graph, std::vector<NodeId> order,
             int64_t budget, const std::vector<SizedPart> &parts,
-            const CopyLink *link, int64_t hostBudget)
+            const CopyLink *link, int64_t hostBudget,
+            bool resultsMayLeave)
     : smallest(atSmallest(graph, parts)), g(smallest), parts(parts),
       order(std::move(order)), n(static_cast<int>(this->order.size())),
-      budget(budget), link(link), hostBudget(hostBudget) {
+      budget(budget), link(link), hostBudget(hostBudget),
+      resultsLeave(resultsMayLeave && link) {
   pos.assign(g.numNodes(), -1);
   for (int i = 0; i < n; ++i)
     pos[this->order[i]] = i;
@@ -178,7 +180,7 @@ void Formulation::addHoldColumns() {
     const int p = producerPos(x);
     S[x].resize(n + 1);
     for (int t = p + 1; t <= n; ++t) {
-      if (g.isRequired(x))
+      if (g.isRequired(x) && !leaves(x))
         S[x][t].value = 1;
       else
         S[x][t].col = model.addColumn(0, 1, 0, true);
@@ -203,7 +205,7 @@ void Formulation::addDependencies() {
 
 void Formulation::addPersistence() {
   for (TensorId x = 0; x < g.numTensors(); ++x) {
-    if (g.isInput(x) || g.isRequired(x))
+    if (g.isInput(x) || (g.isRequired(x) && !leaves(x)))
       continue;
     const int p = producerPos(x);
     for (int t = p; t < n; ++t)

@@ -79,7 +79,8 @@ public:
   /// exceed the budget (no model then).
   Formulation(const TrainingGraph &graph, std::vector<NodeId> order,
               int64_t budget, const std::vector<SizedPart> &parts,
-              const CopyLink *link, int64_t hostBudget = kUnlimitedBudget);
+              const CopyLink *link, int64_t hostBudget = kUnlimitedBudget,
+              bool resultsMayLeave = false);
 
   bool feasible = true;
   milp::Model model;
@@ -204,6 +205,8 @@ private:
   /// position k.
   std::vector<std::vector<std::pair<int, TensorId>>> addReleases(int t);
   void addMemory();
+  void addLeavingResult(TensorId x, std::vector<RowBuilder> &outTime,
+                        std::vector<RowBuilder> &held);
 
   const TrainingGraph smallest; ///< The graph at the sized parts' least.
   const TrainingGraph &g;
@@ -213,6 +216,10 @@ private:
   int64_t budget;
   const CopyLink *link; ///< Null: no host copies.
   int64_t hostBudget; ///< Host bytes a stage may hold.
+  /// Results may leave for the host (with a link): held on the device or
+  /// on the host from their production to the end.
+  bool resultsLeave;
+  bool leaves(TensorId x) const { return resultsLeave && g.isRequired(x); }
   std::vector<int> pos;
   double memScale = 1, timeScale = 1, fixedTime = 0;
   std::vector<std::vector<Var>> R; ///< R[t][i], i <= t.

@@ -14,6 +14,28 @@
 
 namespace remat::checkmate {
 
+/// A result that may leave: offloaded at one boundary after its production
+/// and on the host from there to the end, else on the device to the end.
+void Formulation::addLeavingResult(TensorId x,
+                                   std::vector<RowBuilder> &outTime,
+                                   std::vector<RowBuilder> &held) {
+  const int p = producerPos(x);
+  const double out = link->offloadTime(g.tensor(x).bytes) / timeScale;
+  for (int t = p + 1; t < n; ++t) {
+    OUT[x][t].col = model.addColumn(0, 1, 0, true);
+    outTime[t].add(OUT[x][t], out);
+    H[x][t].col = model.addColumn(0, 1, 0, true);
+    held[t].add(H[x][t], bytes(x));
+    RowBuilder()
+        .add(H[x][t], 1)
+        .add(H[x][t - 1], -1)
+        .add(OUT[x][t], -1)
+        .into(model, 0, 0);
+    RowBuilder().add(S[x][t], 1).add(H[x][t], 1).into(model, 1, 1);
+  }
+  RowBuilder().add(S[x][n], 1).add(hostVar(H, x, n - 1), 1).into(model, 1, 1);
+}
+
 /// The third state: for each tensor a later stage may read again, an
 /// offload and two kinds of prefetch per boundary where one can help, the
 /// host state from its first possible offload on, and each stage's link
@@ -28,8 +50,13 @@ void Formulation::addHostColumns() {
   // (the host copy stays until its prefetch ends).
   std::vector<RowBuilder> held(n);
   for (TensorId x = 0; x < g.numTensors(); ++x) {
-    if (g.isInput(x) || g.isRequired(x) || sizedTensor[x].first >= 0)
+    if (g.isInput(x) || sizedTensor[x].first >= 0)
       continue;
+    if (g.isRequired(x)) {
+      if (leaves(x))
+        addLeavingResult(x, outTime, held);
+      continue;
+    }
     // The last stage that may read x: any, for a reader that runs again.
     int last = -1;
     for (NodeId v : g.consumers(x))

@@ -52,6 +52,10 @@
 //   R[t][p] + H[t] <= 1, R[t][p] + IN[t] <= 1, R[t][p] + NOW[t] <= 1;
 //   FREE[t][x] <= 1 - OUT[t+1];
 //   sum OUT[t][x] offloadTime(x) <= sum R[t][i] time(i).
+// A result that may leave (CheckmateOptions::resultsMayLeave) is on the
+// device or on the host from its production to the end, never brought
+// back: S[t] + H[t] = 1 (S[n] + H[n-1] = 1), no IN or NOW; its readers
+// need S, so it leaves after the last.
 // It is a linearisation: per-stage link time instead of the streams'
 // timeline, copies issued at stage boundaries only; the Simulator judges
 // and times the decoded plan.
@@ -101,7 +105,7 @@ CheckmateResult solveCheckmate(const TrainingGraph &g,
   if (verifySizedParts(g, parts))
     return result; // The caller's parts do not fit the graph.
   Formulation f(g, order, options.budget, parts, options.link,
-                options.hostBudget);
+                options.hostBudget, options.resultsMayLeave);
   SimulatorOptions so; // The Simulator times the plan's copies on the link.
   if (options.link)
     so.link = *options.link;

@@ -61,6 +61,7 @@ StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
   co.maxNodes = opts.milpNodes;
   co.link = &opts.link;
   co.hostBudget = opts.hostBudget;
+  co.resultsMayLeave = opts.offloadResults;
   // Below the recompute floor the model starts from greedy's order (its
   // plan has copies, so it is a candidate, not an incumbent).
   const Schedule *warm = recompute.feasible ? &recompute.schedule

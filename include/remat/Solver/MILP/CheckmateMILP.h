@@ -59,6 +59,9 @@ struct CheckmateOptions {
   const CopyLink *link = nullptr;
   /// With a link: the host bytes a stage may hold (SolveOptions::hostBudget).
   int64_t hostBudget = kUnlimitedBudget;
+  /// With a link: a result may be offloaded once nothing reads it again and
+  /// stay on the host to the end (SolveOptions::offloadResults).
+  bool resultsMayLeave = false;
 };
 
 struct CheckmateResult {
