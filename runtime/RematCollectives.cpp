@@ -923,4 +923,9 @@ REMAT_RUNTIME_EXPORT int64_t
 _mlir_ciface_rematProcessLinearIndex(int64_t gridShape) {
   return rematProcessLinearIndex(gridShape);
 }
+
+// Starts MPI for a function that calls it through upstream's mpi dialect
+// (-remat-lower-mpi calls this first where the program has no mpi.init):
+// as for collectives, MPI is finished at exit.
+REMAT_RUNTIME_EXPORT void rematStartMpi() { ensureMpi(); }
 } // extern "C"

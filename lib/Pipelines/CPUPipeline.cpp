@@ -49,6 +49,8 @@ void remat::buildLowerToCPUPipeline(OpPassManager &pm,
   // Loops, then the LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
   addControlFlowStages(pm);
+  // Upstream mpi ops a step uses instead of shard ops: MPI calls.
+  pm.addPass(createLowerMPIPass());
   addHostToLLVMStages(pm, /*withGPU=*/false);
   if (options.fpContract)
     pm.addPass(createContractFloatOpsPass());

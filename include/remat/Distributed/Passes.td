@@ -59,6 +59,24 @@ def LowerCollectivesPass : Pass<"remat-lower-collectives", "mlir::ModuleOp"> {
   ];
 }
 
+def LowerMPIPass : Pass<"remat-lower-mpi", "mlir::ModuleOp"> {
+  let summary = "Lower upstream mpi dialect ops to calls of MPI (MPICH)";
+  let description = [{
+    Runs in `-remat-lower-to-cpu` after bufferization, before the memref
+    lowering. A step that passes buffers between ranks with upstream's
+    `mpi` dialect (`mpi.comm_world`, `mpi.comm_rank`, `mpi.comm_size`,
+    `mpi.send`, `mpi.recv`, `mpi.init`, ...) instead of shard ops gets them
+    as calls of the MPI library libRematMpiRuntime links (MPICH; the
+    module's `MPI:Implementation` DLTI entry chooses the ABI, MPICH by
+    default). A program that does not start MPI itself (`mpi.init`) has
+    each function that uses it call the runtime's `rematStartMpi` first,
+    which starts MPI once and finishes it at exit, as for collectives. Upstream provides the patterns only; a module without
+    mpi ops is left as it is.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::DLTIDialect",
+                           "mlir::func::FuncDialect"];
+}
+
 def CheckEvenShardsPass : Pass<"remat-check-even-shards", "mlir::ModuleOp"> {
   let summary = "Refuse annotations that split a dimension unevenly, before "
                 "upstream's shard-partition";
