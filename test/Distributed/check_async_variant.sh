@@ -11,7 +11,8 @@
 #     `dropped N of L`, N >= 1;
 #  3. under RANKS=P, as written and at the smallest budget, every rank
 #     prints the single twin's loss and gradient slice and measures its own
-#     predicted peak (rank_peaks.py).
+#     predicted peak (rank_peaks.py);
+#  4. the report's critical path (pipeline_plans.py) is within its bounds.
 # Each command is echoed ("$ ...") before it runs; the first that fails
 # stops the script with its status.
 # Usage: check_async_variant.sh SEED DIR   (remat-opt on PATH)
@@ -43,3 +44,6 @@ for budget in 100% min; do
   run "$py" "$here/rank_peaks.py" "$v.$b.json" "$v.$b.err"
 done
 "$py" -c "import json, sys; f = json.load(open(sys.argv[1]))['functions'][0]; print('dropped', f.get('stash_rings_dropped', 0), 'of', sys.argv[2])" "$v.min.json" "$L"
+# 4. The critical path replays whatever the spelling (pipeline_plans.py's
+#    bounds: at least each rank's own ops, at most all of them).
+run "$py" "$here/pipeline_plans.py" "$v.min.json"
