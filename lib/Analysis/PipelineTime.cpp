@@ -25,9 +25,9 @@ namespace remat {
 
 namespace {
 
-/// Ops one device may run in a replay before it is given up (a step with
-/// long loops is not what this is for).
-constexpr int64_t kMaxOpsRun = 4'000'000;
+/// Ops all devices together may run in a replay before it is given up (a
+/// step with long loops is not what this is for; about a second).
+constexpr int64_t kMaxOpsRun = 8'000'000;
 
 /// One thing a device does, in program order. A message is a rendezvous,
 /// as the runtime's are (a synchronous send, a shift's send-receive): the
@@ -50,8 +50,8 @@ bool communicates(Operation *op) {
 class DeviceRun {
 public:
   DeviceRun(const CostModel &costs, Operation *scope, ArrayRef<int64_t> shape,
-            int64_t device)
-      : costs(costs), scope(scope), shape(shape) {
+            int64_t device, int64_t &opsRun)
+      : costs(costs), scope(scope), shape(shape), opsRun(opsRun) {
     coords.resize(shape.size());
     for (int64_t a = static_cast<int64_t>(shape.size()) - 1; a >= 0; --a) {
       coords[a] = device % shape[a];
@@ -317,7 +317,7 @@ private:
   ArrayRef<int64_t> shape;
   SmallVector<int64_t> coords;
   DenseMap<Value, Attribute> known;
-  int64_t opsRun = 0;
+  int64_t &opsRun; ///< By every device's run so far.
 };
 
 /// Replays every device's events together; std::nullopt when some wait
@@ -467,6 +467,7 @@ std::optional<PipelineTime> pipelineTime(func::FuncOp func,
   ScopedDiagnosticHandler quiet(func.getContext(),
                                 [](Diagnostic &) { return success(); });
   std::vector<std::vector<Event>> events;
+  int64_t opsRun = 0;
   for (int64_t device = 0; device < devices; ++device) {
     OwningOpRef<func::FuncOp> copy = onDevice(func, shape, device);
     FailureOr<BoundedCopy> bounded;
@@ -479,7 +480,7 @@ std::optional<PipelineTime> pipelineTime(func::FuncOp func,
       }
       sized = *bounded->copy;
     }
-    DeviceRun run(costs, symbolScope, shape, device);
+    DeviceRun run(costs, symbolScope, shape, device, opsRun);
     if (failed(run.run(sized))) {
       why = llvm::formatv("on device {0}: {1}", device, run.why).str();
       return std::nullopt;
