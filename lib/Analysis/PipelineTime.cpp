@@ -187,8 +187,6 @@ private:
     }
     if (isa<scf::ExecuteRegionOp, RecomputeOp>(op))
       return runRegion(op->getRegion(0), op->getResults());
-    if (isa<scf::WhileOp, scf::ForallOp, scf::ParallelOp>(op))
-      return fail(op, "this loop is not replayed");
     if (auto send = dyn_cast<shard::SendOp>(op))
       return message(op, /*isSend=*/true, send.getDestination(),
                      send.getDestinationDynamic());
@@ -202,13 +200,15 @@ private:
       return shift(op);
     if (std::optional<CollectiveInfo> c = collectiveInfo(op, scope))
       return group(op, *c);
+    // Any other op is one cost (a loop without messages as the cost model
+    // prices it); one that holds messages cannot be.
     bool nested = false;
     op->walk([&](Operation *inner) {
       nested |= inner != op && (communicates(inner) ||
-                                (inner->getDialect() && inner->getDialect()->getNamespace() == "shard"));
+                                collectiveInfo(inner, scope).has_value());
     });
     if (nested)
-      return fail(op, "communication inside an op that is not replayed");
+      return fail(op, "messages inside an op that is not replayed");
     // Scalars: known where their operands are (the schedule's arithmetic).
     if (llvm::none_of(op->getResultTypes(), llvm::IsaPred<ShapedType>)) {
       if (op->getNumRegions() == 0)

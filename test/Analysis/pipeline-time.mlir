@@ -142,3 +142,25 @@ func.func @no_messages(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = shard.all_reduce %x on @g grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+shard.grid @g(shape = 2)
+
+// A while loop's trip count is not replayed: its messages cannot be.
+// expected-remark @below {{no pipeline critical path: on device 0: messages inside an op that is not replayed (scf.while at}}
+func.func @messages_in_a_while(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = shard.process_linear_index on @g : index
+  %r:2 = scf.while (%i = %c0, %a = %x) : (index, tensor<4xf32>) -> (index, tensor<4xf32>) {
+    %go = arith.cmpi ult, %i, %n : index
+    scf.condition(%go) %i, %a : index, tensor<4xf32>
+  } do {
+  ^bb0(%i: index, %a: tensor<4xf32>):
+    %y = shard.shift %a on @g grid_axes = [0] shift_axis = 0 offset = 1 : tensor<4xf32> -> tensor<4xf32>
+    %j = arith.addi %i, %c1 : index
+    scf.yield %j, %y : index, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
