@@ -106,11 +106,13 @@ void reportDevicePeaks(FunctionReport &report, std::vector<int64_t> after) {
 void reportPipelineTime(FunctionReport &report,
                         const std::optional<PipelineTime> &before,
                         const std::optional<PipelineTime> &after) {
-  if (!before || !after)
+  if (!before)
     return;
   report.pipelineTimeBefore = before->criticalPath;
-  report.pipelineTimeAfter = after->criticalPath;
-  report.deviceBusy = after->busy;
+  if (after) {
+    report.pipelineTimeAfter = after->criticalPath;
+    report.deviceBusy = after->busy;
+  }
 }
 
 struct RematerializePass
@@ -198,8 +200,11 @@ struct RematerializePass
         failed = true;
       } else if (result.report.fitted) {
         reportDevicePeaks(result.report, devicePeaks(func, costs));
-        reportPipelineTime(result.report, pipelineBefore,
-                           pipelineTime(func, costs));
+        // Where the per-stage choice replayed the plan already, its path.
+        std::optional<PipelineTime> after;
+        if (result.report.pipelineTimeAfter < 0)
+          after = pipelineTime(func, costs);
+        reportPipelineTime(result.report, pipelineBefore, after);
       }
       if (!result.report.name.empty()) { // Analysed: reported, fitted or not.
         report.add(std::move(result.report));

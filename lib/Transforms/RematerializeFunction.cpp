@@ -463,6 +463,10 @@ private:
     original.getBody().takeBody(staged.func->getBody());
     fr.stashRingStages = staged.stages;
     std::string times;
+    if (leading) { // The plan's: the report's after (Rematerialize.cpp).
+      fr.pipelineTimeAfter = leading->criticalPath;
+      fr.deviceBusy = leading->busy;
+    }
     if (everyStage && leading) {
       fr.pipelineTimeEveryStage = everyStage->criticalPath;
       times = llvm::formatv("; the pipeline's critical path is {0} against "
