@@ -206,6 +206,16 @@ int64_t programPeak(const TrainingGraph &g) {
   return simulate(g, keepEverythingSchedule(g)).peak;
 }
 
+/// The oracle's best time within `budget` on its frontier, -1 for none.
+double oracleWithin(const std::vector<std::pair<int64_t, double>> &front,
+                    int64_t budget) {
+  double best = -1;
+  for (const auto &p : front)
+    if (p.first <= budget)
+      best = p.second;
+  return best;
+}
+
 // On tiny random steps at every budget from the proven floor to the
 // program's peak: every plan is valid within budget, never slower than the
 // recompute-only MILP's, and as fast as the oracle's optimum over the same
@@ -240,10 +250,7 @@ TEST(MILPOffload, MatchesTheOracleOnTinySteps) {
       SCOPED_TRACE("seed " + std::to_string(seed) + " budget " +
                    std::to_string(b));
       const Solution &s = plans[b - lo];
-      double oracle = -1;
-      for (const auto &p : *front)
-        if (p.first <= b)
-          oracle = p.second;
+      const double oracle = oracleWithin(*front, b);
       Solution recompute = solveWith(g, "checkmate-milp", b, link);
       if (!s.feasible) {
         EXPECT_FALSE(recompute.feasible);
@@ -321,10 +328,7 @@ TEST(MILPOffload, ResultsLeavingMatchTheOracle) {
       EXPECT_LE(s.sim.peak, b);
       if (stay.feasible)
         EXPECT_LE(s.sim.time, stay.sim.time + 1e-9);
-      double oracle = -1;
-      for (const auto &p : *front)
-        if (p.first <= b)
-          oracle = p.second;
+      const double oracle = oracleWithin(*front, b);
       ASSERT_GE(oracle, 0);
       EXPECT_GE(s.sim.time, oracle - 1e-9) << s.schedule.str(g);
       ++compared;

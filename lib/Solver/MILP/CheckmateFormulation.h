@@ -207,6 +207,7 @@ private:
   void addMemory();
   void addLeavingResult(TensorId x, std::vector<RowBuilder> &outTime,
                         std::vector<RowBuilder> &held);
+  void addHostState(TensorId x, int t, std::vector<RowBuilder> &held);
 
   const TrainingGraph smallest; ///< The graph at the sized parts' least.
   const TrainingGraph &g;

@@ -14,6 +14,21 @@
 
 namespace remat::checkmate {
 
+/// H[x][t], on the host during stage t: H[t] = H[t-1] + OUT[t] - IN[t] -
+/// NOW[t] (the copies x has; the others are 0), its bytes in `held`.
+void Formulation::addHostState(TensorId x, int t,
+                               std::vector<RowBuilder> &held) {
+  H[x][t].col = model.addColumn(0, 1, 0, true);
+  held[t].add(H[x][t], bytes(x));
+  RowBuilder()
+      .add(H[x][t], 1)
+      .add(H[x][t - 1], -1)
+      .add(OUT[x][t], -1)
+      .add(IN[x][t], 1)
+      .add(NOW[x][t], 1)
+      .into(model, 0, 0);
+}
+
 /// A result that may leave: offloaded at one boundary after its production
 /// and on the host from there to the end, else on the device to the end.
 void Formulation::addLeavingResult(TensorId x,
@@ -24,13 +39,7 @@ void Formulation::addLeavingResult(TensorId x,
   for (int t = p + 1; t < n; ++t) {
     OUT[x][t].col = model.addColumn(0, 1, 0, true);
     outTime[t].add(OUT[x][t], out);
-    H[x][t].col = model.addColumn(0, 1, 0, true);
-    held[t].add(H[x][t], bytes(x));
-    RowBuilder()
-        .add(H[x][t], 1)
-        .add(H[x][t - 1], -1)
-        .add(OUT[x][t], -1)
-        .into(model, 0, 0);
+    addHostState(x, t, held);
     RowBuilder().add(S[x][t], 1).add(H[x][t], 1).into(model, 1, 1);
   }
   RowBuilder().add(S[x][n], 1).add(hostVar(H, x, n - 1), 1).into(model, 1, 1);
@@ -82,15 +91,7 @@ void Formulation::addHostColumns() {
       binary(NOW, t, nowTime[t], in);
     }
     for (int t = p + 1; t < n; ++t) {
-      H[x][t].col = model.addColumn(0, 1, 0, true);
-      held[t].add(H[x][t], bytes(x));
-      RowBuilder()
-          .add(H[x][t], 1)
-          .add(H[x][t - 1], -1)
-          .add(OUT[x][t], -1)
-          .add(IN[x][t], 1)
-          .add(NOW[x][t], 1)
-          .into(model, 0, 0);
+      addHostState(x, t, held);
       if (NOW[x][t].isZero())
         continue;
       RowBuilder()
