@@ -9,7 +9,10 @@ is run.sh's RANKS=P stdout: rank 0's output, then rank 1's, ...
 
 compare_stages.py SINGLE_OUT RANKS_OUT P N: a grid [N, P] of N data-parallel
 rows of P stages (gen_pipeline.py --data N): N P ranks, rank r = d P + s
-prints the loss and the slices of stage s = r mod P."""
+prints the loss and the slices of stage s = r mod P.
+
+--skip-last K: the twin prints K more tensors at the end, which the stages
+do not (gen_pipeline_gpt.py's twin, gen_sharded.py's, prints dx last)."""
 import re
 import sys
 
@@ -23,10 +26,17 @@ def tensors(text):
 
 
 def main():
-    single = tensors(open(sys.argv[1]).read())
-    ranks = tensors(open(sys.argv[2]).read())
-    p = int(sys.argv[3])
-    data = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    argv = sys.argv[1:]
+    skip = 0
+    if "--skip-last" in argv:
+        at = argv.index("--skip-last")
+        skip = int(argv[at + 1])
+        del argv[at:at + 2]
+    single = tensors(open(argv[0]).read())
+    single = single[:len(single) - skip]
+    ranks = tensors(open(argv[1]).read())
+    p = int(argv[2])
+    data = int(argv[3]) if len(argv) > 3 else 1
     nranks = p * data
     if not single or len(ranks) != nranks * len(single):
         sys.exit("FAIL: %d tensors from %d ranks, expected %d x %d"
