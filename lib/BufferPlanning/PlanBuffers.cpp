@@ -47,18 +47,29 @@ bool passedToRuntimeOnly(Operation *user) {
   });
 }
 
+/// The view ops a branch may yield its allocation through: the memref.cast
+/// bufferization adds to match the result's layout, and the reshapes a
+/// tensor.expand_shape or collapse_shape of a fresh tensor bufferizes to (a
+/// recomputed row of a ring of 4-d rows is the expand_shape of a matmul).
+bool isYieldedView(Operation *op) {
+  return isa_and_nonnull<memref::CastOp, memref::ExpandShapeOp,
+                         memref::CollapseShapeOp>(op);
+}
+
 /// Whether `yielded` is an allocation made in a branch only to be yielded
-/// as its result `i` (directly, or through the memref.cast bufferization
-/// adds to match the result's layout): used in its block by linalg ops,
-/// copies and the runtime's calls, which keep no alias, and by that yield
-/// once.
+/// as its result `i` (directly, or through isYieldedView's ops, each used
+/// once by the next): used in its block by linalg ops, copies and the
+/// runtime's calls, which keep no alias, and by that yield once.
 bool madeToBeYielded(Value yielded, scf::YieldOp yield, unsigned i) {
   Operation *passedOn = yield;
-  if (auto cast = yielded.getDefiningOp<memref::CastOp>()) {
-    if (!cast->hasOneUse() || cast->getBlock() != yield->getBlock())
+  while (Operation *view = yielded.getDefiningOp()) {
+    if (!isYieldedView(view))
+      break;
+    if (!view->hasOneUse() || view->getBlock() != yield->getBlock() ||
+        *view->getUsers().begin() != passedOn)
       return false;
-    passedOn = cast;
-    yielded = cast.getSource();
+    passedOn = view;
+    yielded = view->getOperand(0);
   }
   auto alloc = yielded.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != yield->getBlock())
@@ -76,8 +87,8 @@ bool madeToBeYielded(Value yielded, scf::YieldOp yield, unsigned i) {
 
 /// The allocation behind `yielded` (madeToBeYielded's).
 Operation *allocationOf(Value yielded) {
-  if (auto cast = yielded.getDefiningOp<memref::CastOp>())
-    yielded = cast.getSource();
+  while (isYieldedView(yielded.getDefiningOp()))
+    yielded = yielded.getDefiningOp()->getOperand(0);
   return yielded.getDefiningOp();
 }
 

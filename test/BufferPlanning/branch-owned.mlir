@@ -32,6 +32,37 @@ func.func @owned(%c: i1, %x: memref<16xf32>, %out: memref<16xf32>, %f: f32) {
 
 // -----
 
+// The same where one branch yields its buffer through a reshape and the
+// cast (a recomputed 4-d row: the expand_shape of a matmul's result):
+// the result owns it as well.
+// CHECK-LABEL: func.func @owned_through_reshape
+// CHECK: %[[R:.*]] = scf.if
+// CHECK-NOT: memref.dealloc
+// CHECK: } else {
+// CHECK-NOT: memref.dealloc
+// CHECK: }
+// CHECK-NEXT: linalg.copy ins(%[[R]] : {{.*}}) outs(%arg2
+// CHECK-NEXT: memref.dealloc %[[R]]
+// CHECK-NEXT: return
+func.func @owned_through_reshape(%c: i1, %x: memref<2x8xf32>, %out: memref<2x2x4xf32>, %f: f32) {
+  %r = scf.if %c -> (memref<2x2x4xf32, strided<[?, ?, ?], offset: ?>>) {
+    %a = memref.alloc() : memref<2x8xf32>
+    linalg.copy ins(%x : memref<2x8xf32>) outs(%a : memref<2x8xf32>)
+    %a3 = memref.expand_shape %a [[0], [1, 2]] output_shape [2, 2, 4] : memref<2x8xf32> into memref<2x2x4xf32>
+    %ac = memref.cast %a3 : memref<2x2x4xf32> to memref<2x2x4xf32, strided<[?, ?, ?], offset: ?>>
+    scf.yield %ac : memref<2x2x4xf32, strided<[?, ?, ?], offset: ?>>
+  } else {
+    %b = memref.alloc() : memref<2x2x4xf32>
+    linalg.fill ins(%f : f32) outs(%b : memref<2x2x4xf32>)
+    %bc = memref.cast %b : memref<2x2x4xf32> to memref<2x2x4xf32, strided<[?, ?, ?], offset: ?>>
+    scf.yield %bc : memref<2x2x4xf32, strided<[?, ?, ?], offset: ?>>
+  }
+  linalg.copy ins(%r : memref<2x2x4xf32, strided<[?, ?, ?], offset: ?>>) outs(%out : memref<2x2x4xf32>)
+  return
+}
+
+// -----
+
 // One branch yields a buffer from outside: the result may be it, so
 // neither the result nor the other branch's buffer is freed (a warning
 // says so, as for any buffer that escapes).
