@@ -144,6 +144,20 @@ bool viewOfOuter(Value v, scf::IfOp branch) {
   return viewed && !branch->isAncestor(root);
 }
 
+/// Whether `v` is computed into a tensor.empty made in `branch`, directly
+/// or through reshapes (a recomputed row of 4-d rows: the expand_shape of a
+/// matmul's result).
+bool madeInBranch(Value v, scf::IfOp branch) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!branch->isAncestor(def) ||
+        !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  auto fresh = inPlaceTarget(v).getDefiningOp<tensor::EmptyOp>();
+  return fresh && branch->isAncestor(fresh);
+}
+
 /// Where the branches of an scf.if yield, for one result, a value defined
 /// outside it (V) on one path and a fresh initial value on the other (what
 /// upstream shard-partition writes for a partial reduction's initial value:
@@ -184,8 +198,9 @@ void giveBranchResultsOneBuffer(func::FuncOp func) {
         if (fresh && !branch->isAncestor(fresh))
           fresh = nullptr;
         const bool view = viewOfOuter(outer, branch);
+        const bool made = fresh || (view && madeInBranch(other, branch));
         if (!def || (branch->isAncestor(def) && !view) ||
-            (!fresh && !receivedInto(other, branch)) ||
+            (!made && !receivedInto(other, branch)) ||
             outer.getType() != type)
           continue;
         if (view) // Only a copy gives this path a buffer of its own.

@@ -120,3 +120,36 @@ func.func @row_or_recompute(%ring: tensor<3x4x16xf32>, %x: tensor<4x16xf32>, %w:
   %t = math.tanh %a : tensor<4x16xf32>
   return %t : tensor<4x16xf32>
 }
+
+// -----
+
+// The same with 4-d rows (a GPT-like block's per-head queries, a ring of
+// [S, B, H, d] rows): the recomputing path yields the expand_shape of a
+// matmul's result, a reshape of a buffer made in the branch. The read
+// path yields a copy as above.
+// CHECK-LABEL: func.func @reshaped_row_or_recompute
+// CHECK: scf.if
+// CHECK: %[[R:.*]] = tensor.expand_shape
+// CHECK: scf.yield %[[R]]
+// CHECK: } else {
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice
+// CHECK-NEXT: %[[E:.*]] = tensor.empty
+// CHECK-NEXT: %[[C:.*]] = linalg.copy ins(%[[S]] : tensor<2x2x2x8xf32>) outs(%[[E]] : tensor<2x2x2x8xf32>)
+// CHECK-NEXT: scf.yield %[[C]]
+func.func @reshaped_row_or_recompute(%ring: tensor<3x2x2x2x8xf32>, %x: tensor<4x16xf32>,
+                                     %w: tensor<16x16xf32>, %row: index, %c: i1)
+    -> tensor<2x2x2x8xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %a = scf.if %c -> (tensor<2x2x2x8xf32>) {
+    %e = tensor.empty() : tensor<4x16xf32>
+    %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %m = linalg.matmul ins(%x, %w : tensor<4x16xf32>, tensor<16x16xf32>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %m4 = tensor.expand_shape %m [[0, 1], [2, 3]] output_shape [2, 2, 2, 8] : tensor<4x16xf32> into tensor<2x2x2x8xf32>
+    scf.yield %m4 : tensor<2x2x2x8xf32>
+  } else {
+    %s = tensor.extract_slice %ring[%row, 0, 0, 0, 0] [1, 2, 2, 2, 8] [1, 1, 1, 1, 1] : tensor<3x2x2x2x8xf32> to tensor<2x2x2x8xf32>
+    scf.yield %s : tensor<2x2x2x8xf32>
+  }
+  %t = math.tanh %a : tensor<2x2x2x8xf32>
+  return %t : tensor<2x2x2x8xf32>
+}
