@@ -528,6 +528,44 @@ static tensor::EmptyOp ringEmpty(scf::ForOp loop, unsigned arg) {
   return empty;
 }
 
+/// Moves a ring's row write right after the op computing the row (with the
+/// pure ops computing its offsets, when they come later): guarded by the
+/// stage, the write would otherwise keep the row's buffer alive up to it
+/// on the stages where it writes nothing, longer than each device's model
+/// of the step (the branch not taken) has it. The ring is read nowhere
+/// between (matchRing), so the write may move.
+static void writeRowEarly(RewriterBase &rewriter, tensor::InsertSliceOp write) {
+  Block *block = write->getBlock();
+  Operation *rowDef = write.getSource().getDefiningOp();
+  if (!rowDef || rowDef->getBlock() != block)
+    return;
+  llvm::SetVector<Operation *> chain;
+  std::function<bool(Value)> collect = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != block || !rowDef->isBeforeInBlock(def))
+      return true;
+    if (!isPure(def) || def->getNumRegions() != 0)
+      return false;
+    for (Value operand : def->getOperands())
+      if (!collect(operand))
+        return false;
+    chain.insert(def);
+    return true;
+  };
+  for (Value operand : write->getOperands())
+    if (operand != write.getSource() && !collect(operand))
+      return;
+  SmallVector<Operation *> ordered(chain.begin(), chain.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  Operation *after = rowDef;
+  for (Operation *op : ordered) {
+    rewriter.moveOpAfter(op, after);
+    after = op;
+  }
+  rewriter.moveOpAfter(write, after);
+}
+
 LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
                                        scf::ForOp loop,
                                        ArrayRef<unsigned> only,
@@ -574,8 +612,9 @@ LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
                                          zero, empty.getDynamicSizes()[0]);
     rewriter.modifyOpInPlace(
         empty, [&] { empty.getDynamicSizesMutable().assign(rows); });
-    // The row is written only where it is kept.
+    // The row is written only where it is kept, as soon as it is computed.
     tensor::InsertSliceOp write = r->write;
+    writeRowEarly(rewriter, write);
     rewriter.setInsertionPoint(write);
     auto guard = scf::IfOp::create(rewriter, write.getLoc(),
                                    TypeRange{write.getType()}, recompute,

@@ -24,9 +24,13 @@ the stages. loss = sum((x_PL - t)^2) / (S M b D), the single twin's.
          2(P - 1)); what the backward reads is kept in rings of K = min(2P -
          1, M) slots (micro-batch j in slot j mod K, zero-filled; a masked
          forward slot writes back what its slot holds).
+  1f1b-async  PyTorch's Schedule1F1B (async_1f1b.py's docstring): stage s
+         runs W = min(P-1-s, M) warm-up forwards in one scf.for of M + W
+         iterations, shard.send / shard.recv under branches on the stage,
+         rings of min(P - s, M) rows sized by the stage index.
 
-Every rank runs every shift; the stage index enters through arith.select
-and masks only. Results: the loss (all_reduce-d over the stages) and the
+In the lock-step forms every rank runs every shift; the stage index
+enters through arith.select and masks only. Results: the loss (all_reduce-d over the stages) and the
 stage's weight gradients [L, ...] in the order wq wk wv wo w1 w2.
 
 --single writes the single twin instead: gen_sharded.py --form single
@@ -36,7 +40,7 @@ compare_stages.py ... --skip-last 1). The harness builds the twin's
 arguments and gives rank s rows s L .. s L + L - 1 of each stacked weight.
 
 Usage:
-  gen_pipeline_gpt.py [--pipeline gpipe|1f1b] [--stages P] [--microbatches M]
+  gen_pipeline_gpt.py [--pipeline gpipe|1f1b|1f1b-async] [--stages P] [--microbatches M]
       [--layers-per-stage L] [--seq S] [--micro-batch-size b] [--width D]
       [--heads H] [--ffn F] [--single] [-o MODEL.mlir]
 """
@@ -52,7 +56,7 @@ import gen_sharded  # noqa: E402
 from gen_sharded import WEIGHTS, func_args, harness_for, local_shape  # noqa: E402
 from gpt_block import MAPS, Gen, GptBlock  # noqa: E402
 from mlir_text import write_output  # noqa: E402
-from remat_import_torch.mlir import float_text  # noqa: E402
+from remat_import_torch.mlir import V, float_text  # noqa: E402
 
 # What the backward of a block reads (gen_sharded.SAVED), and the stage's
 # output (the last stage's loss gradient).
@@ -105,6 +109,48 @@ class PipeGen(Gen):
                                                    "%r = arith.select %cv, %in, %mzero : f32"],
                                  self.empty(base, a.shape), "parallel")
 
+    def branch(self, base, cond, then, other=None):
+        """scf.if cond: the values then() returns, else other()'s (lists
+        of V of the same types; no results when then() returns none)."""
+        at, pad = len(self.lines), "  " * self.depth
+        self.lines.append(None)  # the header, once the results are known
+
+        def region(fn):
+            self.depth += 1
+            vals = fn() or []
+            if vals:
+                self.emit("scf.yield %s : %s" % (", ".join(v.ssa for v in vals),
+                                                 ", ".join(v.ty for v in vals)))
+            self.depth -= 1
+            return vals
+        vals = region(then)
+        if other is not None:
+            self.emit("} else {")
+            region(other)
+        self.emit("}")
+        if not vals:
+            self.lines[at] = "%sscf.if %s {" % (pad, cond)
+            return []
+        name = self.fresh(base)
+        self.lines[at] = "%s%s%s = scf.if %s -> (%s) {" % (
+            pad, name, ":%d" % len(vals) if len(vals) > 1 else "", cond,
+            ", ".join(v.ty for v in vals))
+        if len(vals) == 1:
+            return [V(name, vals[0].shape)]
+        return [V("%s#%d" % (name, i), v.shape) for i, v in enumerate(vals)]
+
+    def send(self, base, v, dest):
+        """shard.send to the stage `dest` (an index value)."""
+        r = self.value(base, v.shape)
+        return self.op(r, "shard.send %s on @grid grid_axes = [0] destination = [%s] "
+                       ": (%s, index) -> %s" % (v.ssa, dest, v.ty, r.ty))
+
+    def recv(self, base, like, src):
+        """shard.recv of a tensor like `like` from the stage `src`."""
+        r = self.value(base, like.shape)
+        return self.op(r, "shard.recv %s on @grid grid_axes = [0] source = [%s] "
+                       ": (%s, index) -> %s" % (like.ssa, src, like.ty, r.ty))
+
     def shift(self, base, v, offset):
         """shard.shift to the next (offset 1) or previous (-1) stage."""
         r = self.value(base, v.shape)
@@ -120,7 +166,8 @@ class Pipeline:
         self.P, self.M, self.L = a.stages, a.microbatches, a.layers_per_stage
         self.S, self.b, self.D, self.H, self.F = a.seq, a.micro_batch_size, a.width, a.heads, a.ffn
         self.twin = twin_opts(a)
-        self.g = PipeGen("gpt_%s_p%d_m%d" % (a.pipeline.replace("1f1b", "f1b"), self.P, self.M),
+        self.g = PipeGen("gpt_%s_p%d_m%d" % (a.pipeline.replace("1f1b", "f1b").replace("-", "_"),
+                                             self.P, self.M),
                          self.P)
         self.blk = GptBlock(self.g, "single", self.S, self.b, self.H, self.D // self.H)
         self.N = self.S * self.b
@@ -192,10 +239,20 @@ class Pipeline:
         zero unless `work`, through the stage's blocks in reverse; adds the
         weight gradients into grads[l][w]; returns the input gradient."""
         g = self.g
-        dy = g.ew("dy", [y, t_m], ["%%ktwo = arith.constant %s : f32" % float_text(2.0 / self.count),
-                                   "%de = arith.subf %in, %in2 : f32",
-                                   "%r = arith.mulf %de, %ktwo : f32"])
-        d = g.masked("dout", work, g.select("go", self.last, dy, g_in))
+        dy = self.dy(y, t_m)
+        return self.blocks_backward(g.masked("dout", work, g.select("go", self.last, dy, g_in)),
+                                    saved, grads)
+
+    def dy(self, y, t_m):
+        """The loss's gradient at the stage's output."""
+        return self.g.ew("dy", [y, t_m], [
+            "%%ktwo = arith.constant %s : f32" % float_text(2.0 / self.count),
+            "%de = arith.subf %in, %in2 : f32", "%r = arith.mulf %de, %ktwo : f32"])
+
+    def blocks_backward(self, d, saved, grads):
+        """d through the stage's blocks in reverse; adds the weight
+        gradients into grads[l][w]; returns the input gradient."""
+        g = self.g
         for l in reversed(range(self.L)):
             sv = {k: saved["%s_%d" % (k, l)] for k in SAVED}
 
@@ -302,6 +359,92 @@ class Pipeline:
         res, _ = g.scan_for("it", T, carries, [], body)
         return self.finish_loss(res[2]), self.unflat(res[3 + len(names):])
 
+    def async_1f1b(self):
+        """PyTorch's Schedule1F1B (async_1f1b.py's docstring): stage s runs
+        W = min(P-1-s, M) warm-up forwards, M + W iterations, point-to-point
+        sends and receives under control flow on the stage, rings of
+        min(P-s, M) rows sized by the stage index."""
+        g, P, M = self.g, self.P, self.M
+        c = lambda v: g.const(v, "index")  # noqa: E731
+        act = [self.N, self.D]
+        zact = g.filled("zact", act)
+        rbuf = g.empty("rbuf", act)
+        stacks = self.dry_run_shapes(lambda: self.stage_forward(zact, c(0))[1])
+        names = [k for k, _ in stacks]
+        prev = g.ix("prev", "arith.subi %s, %s : index" % (self.s, c(1)))
+        nxt = g.ix("next", "arith.addi %s, %s : index" % (self.s, c(1)))
+        notfirst = g.ix("notfirst", "arith.cmpi ne, %s, %s : index" % (self.s, c(0)))
+        g.comment("W = min(P-1-s, M) warm-up forwards; K = min(W + 1, M) rows in flight")
+        wu = g.ix("wu", "arith.subi %s, %s : index" % (c(P - 1), self.s))
+        W = g.ix("W", "arith.minui %s, %s : index" % (wu, c(M)))
+        kw = g.ix("kw", "arith.addi %s, %s : index" % (W, c(1)))
+        K = g.ix("K", "arith.minui %s, %s : index" % (kw, c(M)))
+        n = g.ix("n", "arith.addi %s, %s : index" % (c(M), W))
+        rings0 = []
+        for k, shape in stacks:
+            e = g.value("ring_%s_x" % k, [None] + list(shape))
+            g.op(e, "tensor.empty(%s) : %s" % (K, e.ty))
+            z = g.value("ring_" + k, e.shape)
+            g.op(z, "linalg.fill ins(%s : f32) outs(%s : %s) -> %s"
+                 % (g.const(0.0, "f32"), e.ssa, e.ty, z.ty))
+            rings0.append(("ring_" + k, z))
+        grads0 = self.zero_grads()
+        g.comment("micro-batch 0's input, from the previous stage")
+        in0 = g.branch("in0", notfirst, lambda: [g.recv("rx0", rbuf, prev)], lambda: [zact])[0]
+
+        def body(k, cur, stack, load):
+            xin, lacc = cur[:2]
+            rings = cur[2:2 + len(names)]
+            grads = self.unflat(cur[2 + len(names):])
+            g.comment("1. the forward of micro-batch k")
+            fv = g.ix("fv", "arith.cmpi ult, %s, %s : index" % (k, c(M)))
+
+            def forward():
+                y, saved = self.stage_forward(xin, k)
+                fslot = g.ix("fslot", "arith.remui %s, %s : index" % (k, K))
+                new = [g.insert_at("ring_%s_f" % m, saved[m], r, fslot)
+                       for m, r in zip(names, rings)]
+
+                def loss():
+                    t_k = self.micro("t_k", self.args["t"], k)
+                    return [g.generic("lsum", [y, t_k], ["id2", "id2", "red2"],
+                                      ["reduction"] * 2, [
+                                          "%le = arith.subf %in, %in2 : f32",
+                                          "%le2 = arith.mulf %le, %le : f32",
+                                          "%r = arith.addf %out, %le2 : f32"], [], init=lacc)]
+
+                def send():
+                    g.send("sent", y, nxt)
+                    return [lacc]
+                return new + g.branch("lacc_f", self.last, loss, send)
+            F = g.branch("F", fv, forward, lambda: list(rings) + [lacc])
+            g.comment("2. the backward of micro-batch b = k - W")
+            bv = g.ix("bv", "arith.cmpi uge, %s, %s : index" % (k, W))
+
+            def backward():
+                b = g.ix("bidx", "arith.subi %s, %s : index" % (k, W))
+                bslot = g.ix("bslot", "arith.remui %s, %s : index" % (b, K))
+                sv = {m: g.slice_at("r_" + m, F[i], bslot) for i, m in enumerate(names)}
+                gout = g.branch("gout", self.last,
+                                lambda: [self.dy(sv["y"], self.micro("t_b", self.args["t"], b))],
+                                lambda: [g.recv("gr", rbuf, nxt)])[0]
+                mine = [dict(d) for d in grads]
+                d = self.blocks_backward(gout, sv, mine)
+                return [v for _, v in self.flat(mine)] + [d]
+            Bk = g.branch("Bk", bv, backward, lambda: [v for _, v in self.flat(grads)] + [zact])
+            g.comment("3. the input of micro-batch k + 1, received before the gradient goes back")
+            k1 = g.ix("k1", "arith.addi %s, %s : index" % (k, c(1)))
+            more = g.ix("more", "arith.cmpi ult, %s, %s : index" % (k1, c(M)))
+            rv = g.ix("rv", "arith.andi %s, %s : i1" % (more, notfirst))
+            xin_n = g.branch("xin_n", rv, lambda: [g.recv("rx", rbuf, prev)], lambda: [xin])[0]
+            g.comment("4. the input gradient to the previous stage")
+            sv_ = g.ix("sv", "arith.andi %s, %s : i1" % (bv, notfirst))
+            g.branch("gsend", sv_, lambda: g.send("gsent", Bk[-1], prev) and None)
+            return [xin_n, F[-1]] + F[:-1] + Bk[:-1]
+        carries = [("xin", in0), ("lacc", g.filled("loss0", []))] + rings0 + self.flat(grads0)
+        res, _ = g.scan_for("it", M, carries, [], body, upper=n)
+        return self.finish_loss(res[1]), self.unflat(res[2 + len(names):])
+
     def dry_run_shapes(self, run):
         """[(name, shape)] of what run() returns, its text discarded."""
         g = self.g
@@ -322,7 +465,8 @@ class Pipeline:
     def text(self):
         a, g = self.a, self.g
         self.prologue()
-        loss, grads = self.gpipe() if a.pipeline == "gpipe" else self.onef1b()
+        loss, grads = {"gpipe": self.gpipe, "1f1b": self.onef1b,
+                       "1f1b-async": self.async_1f1b}[a.pipeline]()
         results = [loss]
         for w in WEIGHTS:
             st = g.empty("d" + w, [self.L] + list(self.W[0][w].shape))
@@ -330,9 +474,11 @@ class Pipeline:
                 st = g.insert_at("d%s_s%d" % (w, l), grads[l][w], st, l)
             results.append(st)
         self.results = results
-        sched = ("GPipe, %d iterations" % (self.M + self.P - 1) if a.pipeline == "gpipe" else
-                 "1F1B, %d iterations, rings of %d slots"
-                 % (self.M + 2 * (self.P - 1), min(2 * self.P - 1, self.M)))
+        sched = {"gpipe": "GPipe, %d iterations" % (self.M + self.P - 1),
+                 "1f1b": "1F1B, %d iterations, rings of %d slots"
+                         % (self.M + 2 * (self.P - 1), min(2 * self.P - 1, self.M)),
+                 "1f1b-async": "asynchronous 1F1B (send/recv), M + min(P-1-s, M) iterations, "
+                               "rings of min(P-s, M) rows"}[a.pipeline]
         header = ["GENERATED by test/Distributed/gen_pipeline_gpt.py; do not edit.",
                   "Regenerate: python3 test/Distributed/gen_pipeline_gpt.py %s" % cmdline(a),
                   "%s: %d stages of %d GPT-like blocks (gen_sharded.py's), %d micro-batches "
@@ -364,7 +510,7 @@ def cmdline(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pipeline", choices=["gpipe", "1f1b"], default="gpipe")
+    ap.add_argument("--pipeline", choices=["gpipe", "1f1b", "1f1b-async"], default="gpipe")
     ap.add_argument("--stages", "-P", type=int, default=2, help="P, stages (ranks)")
     ap.add_argument("--microbatches", "-M", type=int, default=4, help="M, micro-batches")
     ap.add_argument("--layers-per-stage", "-L", type=int, default=1, help="L, blocks per stage")
