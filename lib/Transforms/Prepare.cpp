@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "remat/Transforms/Prepare.h"
+#include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Transforms/LoopCarriesInPlace.h"
@@ -216,11 +217,15 @@ void giveBranchResultsOneBuffer(func::FuncOp func) {
         if (type.getEncoding()) // A tensor.empty of the copy would drop it.
           continue;
         OpBuilder b(yields[k]);
-        Value empty = tensor::EmptyOp::create(b, branch.getLoc(),
-                                              type.getShape(),
+        // One location per result: a cost table keys ops by location, and
+        // the copies of one branch are different nodes.
+        Location loc = branch.getLoc();
+        if (std::string key = costTableKey(branch); !key.empty())
+          loc = NameLoc::get(
+              b.getStringAttr(key + " result " + Twine(i)), loc);
+        Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
                                               type.getElementType());
-        Value copy = linalg::CopyOp::create(b, branch.getLoc(), outer, empty)
-                         ->getResult(0);
+        Value copy = linalg::CopyOp::create(b, loc, outer, empty)->getResult(0);
         yields[k]->setOperand(i, copy);
         break;
       }

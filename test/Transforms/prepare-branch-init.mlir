@@ -153,3 +153,37 @@ func.func @reshaped_row_or_recompute(%ring: tensor<3x2x2x2x8xf32>, %x: tensor<4x
   %t = math.tanh %a : tensor<2x2x2x8xf32>
   return %t : tensor<2x2x2x8xf32>
 }
+
+// -----
+
+// Two rows of one branch copied: each copy has a location of its own (the
+// branch's, named by the result), so a cost table keyed by location
+// (calibrate_costs.py) tells the two nodes apart.
+// RUN: remat-opt %s -remat-prepare -split-input-file -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
+// LOC-LABEL: func.func @two_rows_or_recompute
+// LOC: linalg.copy {{.*}} loc("{{.*}}prepare-branch-init.mlir:[[LINE:[0-9]+]]:{{[0-9]+}} result 0"
+// LOC: linalg.copy {{.*}} loc("{{.*}}prepare-branch-init.mlir:[[LINE]]:{{[0-9]+}} result 1"
+func.func @two_rows_or_recompute(%ring: tensor<3x4x16xf32>, %x: tensor<4x16xf32>,
+                                 %w: tensor<16x16xf32>, %row: index, %c: i1)
+    -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %a:2 = scf.if %c -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+    %e = tensor.empty() : tensor<4x16xf32>
+    %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %m = linalg.matmul ins(%x, %w : tensor<4x16xf32>, tensor<16x16xf32>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %e2 = tensor.empty() : tensor<4x16xf32>
+    %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%m : tensor<4x16xf32>) outs(%e2 : tensor<4x16xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %r = math.tanh %v : f32
+      linalg.yield %r : f32
+    } -> tensor<4x16xf32>
+    scf.yield %m, %t : tensor<4x16xf32>, tensor<4x16xf32>
+  } else {
+    %s = tensor.extract_slice %ring[%row, 0, 0] [1, 4, 16] [1, 1, 1] : tensor<3x4x16xf32> to tensor<4x16xf32>
+    %row1 = arith.addi %row, %row : index
+    %s1 = tensor.extract_slice %ring[%row1, 0, 0] [1, 4, 16] [1, 1, 1] : tensor<3x4x16xf32> to tensor<4x16xf32>
+    scf.yield %s, %s1 : tensor<4x16xf32>, tensor<4x16xf32>
+  }
+  return %a#0, %a#1 : tensor<4x16xf32>, tensor<4x16xf32>
+}
