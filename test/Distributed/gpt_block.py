@@ -181,6 +181,15 @@ class GptBlock:
         self.heads = [S, Bl, Hl, dh]
         self.scale = 1.0 / math.sqrt(dh)
 
+    def partial_sum(self, base, sfx, v):
+        """A row-parallel part's partial results summed: all_reduce (tp),
+        reduce_scatter along the sequence (sp); v itself otherwise."""
+        if self.form == "tp":
+            return self.g.all_reduce(base + "_sum" + sfx, v)
+        if self.form == "sp":
+            return self.g.reduce_scatter(base + "_rs" + sfx, v, 0)
+        return v
+
     def forward(self, x, use, sfx):
         """One block on x (this rank's rows); use(w) gives weight w ("wq",
         ...) as the matmuls read it, right before its first use.  Returns
@@ -224,10 +233,7 @@ class GptBlock:
         o2 = g.collapse("o" + sfx, o4, [N, Dl], "[[0, 1], [2, 3]]")
         W["wo"] = use("wo")
         a = g.matmul("a" + sfx, o2, W["wo"])
-        if form == "tp":
-            a = g.all_reduce("a_sum" + sfx, a)
-        elif form == "sp":
-            a = g.reduce_scatter("a_rs" + sfx, a, 0)
+        a = self.partial_sum("a", sfx, a)
         x1 = g.add("x1" + sfx, x, a)
         g.comment("block%s: MLP" % sfx)
         x1a = g.all_gather("x1g" + sfx, x1, 0) if form == "sp" else x1
@@ -236,10 +242,7 @@ class GptBlock:
         hh = g.ew("h" + sfx, [u], TANH, np.tanh if np else None)
         W["w2"] = use("w2")
         mm = g.matmul("m" + sfx, hh, W["w2"])
-        if form == "tp":
-            mm = g.all_reduce("m_sum" + sfx, mm)
-        elif form == "sp":
-            mm = g.reduce_scatter("m_rs" + sfx, mm, 0)
+        mm = self.partial_sum("m", sfx, mm)
         x2 = g.add("x2" + sfx, x1, mm)
         return x2, dict(xa=xa, q4=q4, k4=k4, v4=v4, p=pr, o2=o2, x1a=x1a, h=hh), W
 
@@ -255,10 +258,7 @@ class GptBlock:
         du = g.ew("du" + sfx, [dh_, sv["h"]], TANH_GRAD, lambda d, y: d * (1.0 - y * y))
         grad("w1", g.matmul_tn("dw1" + sfx, sv["x1a"], du))
         dx1p = g.matmul_nt("dx1p" + sfx, du, W["w1"])
-        if form == "tp":
-            dx1p = g.all_reduce("dx1p_sum" + sfx, dx1p)
-        elif form == "sp":
-            dx1p = g.reduce_scatter("dx1p_rs" + sfx, dx1p, 0)
+        dx1p = self.partial_sum("dx1p", sfx, dx1p)
         dx1 = g.add("dx1" + sfx, dx, dx1p)
         g.comment("block%s backward: attention" % sfx)
         da = g.all_gather("da_g" + sfx, dx1, 0) if form == "sp" else dx1
@@ -285,8 +285,5 @@ class GptBlock:
             c = g.matmul_nt("dx%s" % w[1] + sfx, d2, W[w])
             dxp = c if dxp is None else g.add("dxq" + ("k" if w == "wk" else "kv") + sfx,
                                               dxp, c)
-        if form == "tp":
-            dxp = g.all_reduce("dxqkv_sum" + sfx, dxp)
-        elif form == "sp":
-            dxp = g.reduce_scatter("dxqkv_rs" + sfx, dxp, 0)
+        dxp = self.partial_sum("dxqkv", sfx, dxp)
         return g.add("dx" + sfx, dx1, dxp)
