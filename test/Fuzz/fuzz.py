@@ -146,6 +146,7 @@ def main():
         "test/Distributed/Inputs/fsdp_small.mlir",
         "test/Distributed/Inputs/pipeline_switch_p2.mlir",
         "test/Distributed/Inputs/gpipe_p2.mlir",
+        "test/Distributed/Inputs/gpt_async_p2.mlir",
         "test/Loops/Inputs/rnn_affine_step2.mlir",
         "test/Loops/Inputs/rnn_fori_while.mlir",
         "test/Loops/Inputs/rnn_reverse_scan.mlir",
