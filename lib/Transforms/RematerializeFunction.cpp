@@ -422,6 +422,17 @@ private:
       best = s;
       winner = std::move(*v);
     }
+    if (!winner && !best && !options.budget.minimum) {
+      // Nothing meets the budget: the error names the smallest budget,
+      // which dropping every ring may lower.
+      llvm::SmallBitVector all(n, true);
+      FailureOr<RingVariant> v = withRingsDropped(rings, all);
+      if (failed(v))
+        return failure();
+      ringsMinimum = minimumBudget(v->graph->graph, options.strategy, opts,
+                                   shift);
+      ringsDroppable = n;
+    }
     if (!winner)
       return success();
     func.getBody().takeBody(winner->copy->getBody());
@@ -684,6 +695,15 @@ private:
   }
 
   void reportMiss(int64_t minimum, int shift, const std::string &reason) {
+    // Smaller with the stash rings dropped (dropStashRings): that program's
+    // peak is not the one the notes below explain.
+    const bool byRings = ringsMinimum >= 0 && ringsMinimum < minimum;
+    if (byRings) {
+      minimum = ringsMinimum;
+      fr.minimumBudget = minimum;
+      floor = FloorBreakdown();
+      fr.floor.clear();
+    }
     InFlightDiagnostic diag = original.emitError();
     diag << "cannot fit @" << func.getSymName() << " into " << fr.budget
          << " B (" << percentOf(fr.budget, peakBefore)
@@ -697,6 +717,9 @@ private:
            << percentOf(minimum, peakBefore) << ")";
       if (shift)
         diag << ", found to within 1/" << (1 << shift);
+      if (byRings)
+        diag << ", with its " << ringsDroppable
+             << " stash ring(s) dropped (--remat-budget=min)";
       if (!floor.parts.empty())
         diag << "; at its peak (notes):";
       attachFloorNotes(diag, floor);
@@ -882,6 +905,10 @@ private:
   int checkpointedScans = 0;
   /// The stash rings dropped (dropStashRings()).
   RingsByLoop droppedRings;
+  /// Where no plan met the budget: the smallest budget with every
+  /// droppable stash ring dropped, and how many (-1, 0: not computed).
+  int64_t ringsMinimum = -1;
+  size_t ringsDroppable = 0;
 };
 
 } // namespace
