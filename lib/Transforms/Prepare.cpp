@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -209,7 +210,13 @@ void giveBranchResultsOneBuffer(func::FuncOp func) {
         bool onlyYielded = llvm::all_of(outer.getUses(), [&](OpOperand &use) {
           return use.getOwner() == yields[k] && use.getOperandNumber() == i;
         });
-        if (fresh && onlyYielded && fresh->hasOneUse()) {
+        // Not across a loop: V would be overwritten in one iteration and
+        // read as it was in the next (bufferization then copies it).
+        bool acrossLoop = false;
+        for (Operation *p = branch->getParentOp(); p && !p->isAncestor(def);
+             p = p->getParentOp())
+          acrossLoop |= isa<LoopLikeOpInterface>(p);
+        if (fresh && onlyYielded && fresh->hasOneUse() && !acrossLoop) {
           fresh.getResult().replaceAllUsesWith(outer);
           fresh.erase();
           break;
@@ -223,6 +230,30 @@ void giveBranchResultsOneBuffer(func::FuncOp func) {
         if (std::string key = costTableKey(branch); !key.empty())
           loc = NameLoc::get(
               b.getStringAttr(key + " result " + Twine(i)), loc);
+        // Across a loop, a cheap initial value (zeros) is made again on this
+        // path rather than copied: a copy would hold V through every
+        // iteration, and a canonicalization folds the copy of a fill into
+        // the fill, so the model of a program read back (remat-opt's output)
+        // would differ from the one run.
+        if (Operation *init = outer.getDefiningOp();
+            acrossLoop && !view && init && isParameterOnly(init)) {
+          Value made = cloneInitChain(outer, yields[k]);
+          for (Operation *op = made.getDefiningOp(); op;) {
+            op->setLoc(loc);
+            SmallVector<OpOperand *> dests = destinationOperands(op);
+            op = dests.empty() ? nullptr : dests.front()->get().getDefiningOp();
+          }
+          yields[k]->setOperand(i, made);
+          // The original, when nothing else reads it, goes with its chain.
+          for (Operation *op = init; op && op->use_empty();) {
+            SmallVector<OpOperand *> dests = destinationOperands(op);
+            Operation *next =
+                dests.empty() ? nullptr : dests.front()->get().getDefiningOp();
+            op->erase();
+            op = next;
+          }
+          break;
+        }
         Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
                                               type.getElementType());
         Value copy = linalg::CopyOp::create(b, loc, outer, empty)->getResult(0);

@@ -8,7 +8,8 @@
 #  1. prints its choices;
 #  2. at the smallest budget the layers' rings are dropped (the branch-form
 #     stash rings are recognized whatever the spelling): the report says
-#     `dropped N of L`, N >= 1;
+#     `dropped N of L`, N >= 1, unless no ring lowers the peak (M = 1: the
+#     smallest budget is then the step as written, which it says);
 #  3. under RANKS=P, as written and at the smallest budget, every rank
 #     prints the single twin's loss and gradient slice and measures its own
 #     predicted peak (rank_peaks.py);
@@ -43,7 +44,14 @@ for budget in 100% min; do
   run "$py" "$here/compare_stages.py" "$v.single.out" "$v.$b.out" "$P"
   run "$py" "$here/rank_peaks.py" "$v.$b.json" "$v.$b.err"
 done
-"$py" -c "import json, sys; f = json.load(open(sys.argv[1]))['functions'][0]; print('dropped', f.get('stash_rings_dropped', 0), 'of', sys.argv[2])" "$v.min.json" "$L"
+"$py" -c "
+import json, sys
+f = json.load(open(sys.argv[1]))['functions'][0]
+n = f.get('stash_rings_dropped', 0)
+if n == 0 and f['peak_after'] == f['peak_before']:
+    print('no ring lowers the peak: the smallest budget is the step as written')
+else:
+    print('dropped', n, 'of', sys.argv[2])" "$v.min.json" "$L"
 # 4. The critical path replays whatever the spelling (pipeline_plans.py's
 #    bounds: at least each rank's own ops, at most all of them).
 run "$py" "$here/pipeline_plans.py" "$v.min.json"

@@ -187,3 +187,45 @@ func.func @two_rows_or_recompute(%ring: tensor<3x4x16xf32>, %x: tensor<4x16xf32>
   }
   return %a#0, %a#1 : tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// Inside a loop, a branch yielding a zero fill made before the loop on one
+// path and a fresh value on the other (an asynchronous pipeline stage's
+// backward slot: the input gradient where it ran a backward, zeros where
+// not). Writing the fresh value into the fill would overwrite it for the
+// next iteration (bufferization then copies it), and a copy of the fill
+// would hold it through the loop: the zeros are made again on that path
+// (the fill before the loop, read by nothing else, goes).
+// CHECK-LABEL: func.func @zeros_in_loop
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: %[[F:.*]] = tensor.empty
+// CHECK-NEXT: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[F]] : tensor<4x16xf32>)
+// CHECK-NEXT: linalg.matmul {{.*}} outs(%[[Z]] : tensor<4x16xf32>)
+// CHECK: } else {
+// CHECK-NEXT: %[[E:.*]] = tensor.empty
+// CHECK-NEXT: %[[C:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK-NEXT: scf.yield %[[C]]
+func.func @zeros_in_loop(%x: tensor<4x16xf32>, %w: tensor<16x16xf32>, %n: index,
+                         %c: i1) -> tensor<4x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<4x16xf32>) {
+    %g = scf.if %c -> (tensor<4x16xf32>) {
+      %f = tensor.empty() : tensor<4x16xf32>
+      %fz = linalg.fill ins(%zero : f32) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+      %m = linalg.matmul ins(%acc, %w : tensor<4x16xf32>, tensor<16x16xf32>) outs(%fz : tensor<4x16xf32>) -> tensor<4x16xf32>
+      scf.yield %m : tensor<4x16xf32>
+    } else {
+      scf.yield %z : tensor<4x16xf32>
+    }
+    %t = math.tanh %g : tensor<4x16xf32>
+    scf.yield %t : tensor<4x16xf32>
+  }
+  return %r : tensor<4x16xf32>
+}
