@@ -12,6 +12,7 @@
 #include "../AllocationTracker.h"
 #include "remat/Runtime/RematCudaRuntime.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,18 +30,31 @@ AllocationTracker &hostTracker() {
   return *t;
 }
 
+bool envFlag(const char *name) {
+  const char *flag = std::getenv(name);
+  return flag && *flag && std::strcmp(flag, "0") != 0;
+}
+
+// When the measurement window began (the last remat_device_reset_peak).
+std::chrono::steady_clock::time_point &windowStart() {
+  static std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  return start;
+}
+
 __attribute__((destructor)) void reportDevicePeakAtExit() {
-  const char *flag = std::getenv("REMAT_REPORT_PEAK");
-  if (!flag || !*flag || std::strcmp(flag, "0") == 0)
+  if (!envFlag("REMAT_REPORT_PEAK"))
     return;
   std::fprintf(stderr,
                "device_peak_bytes=%lld\ndevice_live_bytes_at_exit=%lld\n"
                "host_copies_peak_bytes=%lld\n"
-               "host_copies_live_bytes_at_exit=%lld\n",
+               "host_copies_live_bytes_at_exit=%lld\n"
+               "host_copies_kept_for_reuse_bytes=%lld\n",
                static_cast<long long>(remat_device_peak_bytes()),
                static_cast<long long>(remat_device_live_bytes()),
                static_cast<long long>(hostTracker().peakBytes()),
-               static_cast<long long>(hostTracker().liveBytes()));
+               static_cast<long long>(hostTracker().liveBytes()),
+               static_cast<long long>(remat::runtime::unusedPinnedHostBytes()));
 }
 } // namespace
 
@@ -67,6 +81,10 @@ int64_t remat_device_peak_bytes(void) { return tracker().peakBytes(); }
 void remat_device_reset_peak(void) {
   tracker().resetPeak();
   hostTracker().resetPeak();
+  if (envFlag("REMAT_REPORT_TIME")) {
+    remat::runtime::synchronizeDevice(); // Earlier work is not the window's.
+    windowStart() = std::chrono::steady_clock::now();
+  }
 }
 
 int64_t remat_device_num_allocs(void) { return tracker().allocations(); }
@@ -81,6 +99,12 @@ void remat_device_print_peak(void) {
   std::fprintf(stderr,
                "host_window_peak_bytes=%lld host_window_base_bytes=%lld\n",
                static_cast<long long>(peak), static_cast<long long>(base));
+  if (envFlag("REMAT_REPORT_TIME")) {
+    remat::runtime::synchronizeDevice();
+    std::chrono::duration<double> seconds =
+        std::chrono::steady_clock::now() - windowStart();
+    std::fprintf(stderr, "device_window_seconds=%.6f\n", seconds.count());
+  }
   std::fflush(stderr);
 }
 

@@ -23,6 +23,11 @@ void untrackDeviceAlloc(void *ptr);
 void trackHostAlloc(void *ptr, uint64_t size);
 /// Stops counting `ptr` as host memory; false when it is not a host buffer.
 bool untrackHostAlloc(void *ptr);
+/// Pinned host bytes the runtime keeps for reuse, no program buffer's.
+uint64_t unusedPinnedHostBytes();
+/// Waits until the device has finished the work queued so far (defined by
+/// each runtime: the driver's context synchronize, or nothing to wait for).
+void synchronizeDevice();
 } // namespace remat::runtime
 
 #endif // REMAT_RUNTIME_CUDA_DEVICETRACKING_H

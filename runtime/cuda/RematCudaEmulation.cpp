@@ -107,3 +107,9 @@ void mgpuMemHostUnregisterMemRef(int64_t, void *, int64_t) {}
 void mgpuSetDefaultDevice(int32_t) {}
 
 } // extern "C"
+
+// Host copies are freed at once: nothing is kept for reuse.
+uint64_t remat::runtime::unusedPinnedHostBytes() { return 0; }
+
+// Every emulated copy and loop has finished when it returns.
+void remat::runtime::synchronizeDevice() {}

@@ -17,8 +17,11 @@
  * Host copies of offloaded values (`gpu.alloc host_shared` in remat's
  * lowering, nothing else) are pinned host memory (cuMemHostAlloc, mapped
  * for the device) counted apart: remat_device_print_peak prints their
- * window too, and the exit report adds `host_copies_peak_bytes=<N>` and
- * `host_copies_live_bytes_at_exit=<L>`.
+ * window too, and the exit report adds `host_copies_peak_bytes=<N>`,
+ * `host_copies_live_bytes_at_exit=<L>` and
+ * `host_copies_kept_for_reuse_bytes=<K>`: a freed pinned block is kept for
+ * the next host copy of its size (K bytes held unused at exit), not counted
+ * as the program's.
  *
  * Every CUDA error is fatal: the library names the call and the CUDA error
  * on stderr and exits with status 1 (a kernel that silently did not run
@@ -96,7 +99,10 @@ REMAT_CUDA_EXPORT void remat_device_reset_peak(void);
 REMAT_CUDA_EXPORT int64_t remat_device_num_allocs(void);
 /* Prints `device_window_peak_bytes=<peak> device_window_base_bytes=<live at
  * last reset>` on stderr, then `host_window_peak_bytes=<peak>
- * host_window_base_bytes=<live at last reset>` for the host copies. */
+ * host_window_base_bytes=<live at last reset>` for the host copies. With
+ * REMAT_REPORT_TIME=1 in the environment, then `device_window_seconds=<s>`:
+ * the wall time since the last reset, the device synchronized at both ends
+ * (a step's time on the GPU, without the process's start). */
 REMAT_CUDA_EXPORT void remat_device_print_peak(void);
 
 #ifdef __cplusplus

@@ -28,6 +28,14 @@
 #   REMAT_RUNTIME, REMAT_CUDA_RUNTIME  default: ../lib of REMAT_OPT (with
 #                 EMULATE=1, libRematCudaEmulation from there)
 #   KEEP_TMP=DIR  keep main.mlir, main.llvm.mlir (and main.ptx) in DIR
+#   EXE=PATH      compile ahead of time instead of under mlir-runner's JIT:
+#                 write a standalone executable to PATH (mlir-translate, llc,
+#                 CC), linked to the runtimes by rpath, and run it (not with
+#                 COMPILE_ONLY=1). For a GPU machine without LLVM: the
+#                 executable needs the runtimes and the two runner-utils
+#                 libraries, not mlir-runner. REPS=N in its environment runs
+#                 the harness N times (with REMAT_REPORT_TIME=1, a step's
+#                 time each; RematCudaRuntime.h).
 #   MLIR_RUNNER, RUNNER_FLAGS: as for test/Corpus/run_model.sh
 set -euo pipefail
 
@@ -69,12 +77,44 @@ options="chip=$chip format=$format buffers=${BUFFERS:-early}"
 [ "$format" = isa ] && options="$options dump-binary=$tmp/main.ptx"
 [ -n "${EMULATE:-}" ] && options="$options emulate=true"
 "$opt" "$tmp/main.mlir" "--remat-lower-to-gpu=$options" -o "$tmp/main.llvm.mlir"
-[ -n "${COMPILE_ONLY:-}" ] && exit 0
+[ -n "${COMPILE_ONLY:-}" ] && [ -z "${EXE:-}" ] && exit 0
 
 libs="$cuda_runtime,$runtime"
 for lib in ${libs//,/ }; do
   [ -f "$lib" ] || { echo "run.sh: no runtime $lib" >&2; exit 2; }
 done
+
+if [ -n "${EXE:-}" ]; then
+  llvm_bin=$(dirname "$(readlink -f "$runner")")
+  "$llvm_bin/mlir-translate" --mlir-to-llvmir "$tmp/main.llvm.mlir" -o "$tmp/main.ll"
+  # The harness's `main` returns nothing; a C main around it gives the
+  # process an exit status (and REPS).
+  sed -i 's/^define void @main()/define void @remat_harness_main()/' "$tmp/main.ll"
+  "$llvm_bin/llc" -O2 -relocation-model=pic -filetype=obj "$tmp/main.ll" -o "$tmp/main.o"
+  cat > "$tmp/exe-main.c" <<'EOC'
+#include <stdlib.h>
+void remat_harness_main(void);
+int main(void) {
+  const char *reps = getenv("REPS");
+  for (int i = 0, n = reps ? atoi(reps) : 1; i < n; ++i)
+    remat_harness_main();
+  return 0;
+}
+EOC
+  # libcuda.so.1 is the GPU machine's (the driver's), not needed to link.
+  # shellcheck disable=SC2086
+  ${CC:-cc} "$tmp/exe-main.c" "$tmp/main.o" -o "$EXE" \
+    -L"$(dirname "$cuda_runtime")" -l"$(basename "${cuda_runtime%.so}" | sed 's/^lib//')" \
+    -L"$(dirname "$runtime")" -lRematRuntime \
+    -L"$llvm_lib" -lmlir_runner_utils -lmlir_c_runner_utils \
+    -Wl,-rpath,"$(dirname "$(readlink -f "$cuda_runtime")")" \
+    -Wl,-rpath,"$(dirname "$(readlink -f "$runtime")")" -Wl,-rpath,"$llvm_lib" \
+    -lm -Wl,--allow-shlib-undefined
+  [ -n "${COMPILE_ONLY:-}" ] && exit 0
+  REMAT_REPORT_PEAK=1 "$EXE"
+  echo
+  exit 0
+fi
 # shellcheck disable=SC2086
 REMAT_REPORT_PEAK=1 "$runner" "$tmp/main.llvm.mlir" -e main \
   -entry-point-result=void \

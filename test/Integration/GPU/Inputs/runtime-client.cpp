@@ -29,5 +29,18 @@ int main(int argc, char **argv) {
                 static_cast<long long>(remat_device_peak_bytes()),
                 static_cast<long long>(remat_device_num_allocs()));
   }
+  if (argc > 1 && std::strcmp(argv[1], "host") == 0) {
+    // Host copies (pinned): a freed block comes back for the next copy of
+    // its size, and is counted as the program's only while it holds one.
+    void *stream = mgpuStreamCreate();
+    void *a = mgpuMemAlloc(256, stream, true);
+    mgpuMemFree(a, stream);
+    void *b = mgpuMemAlloc(256, stream, true);
+    void *c = mgpuMemAlloc(128, stream, true);
+    std::printf("reused=%d distinct=%d\n", a == b, b != c);
+    mgpuMemFree(b, stream);
+    mgpuMemFree(c, stream);
+    mgpuStreamDestroy(stream);
+  }
   return 0;
 }
