@@ -42,6 +42,18 @@ Value cloneInitChain(Value v, Operation *before) {
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
+/// An initial value's ops: `init`, then what each writes into (a fill,
+/// then the tensor.empty it fills).
+SmallVector<Operation *> initChain(Operation *init) {
+  SmallVector<Operation *> chain;
+  for (Operation *op = init; op;) {
+    chain.push_back(op);
+    SmallVector<OpOperand *> dests = destinationOperands(op);
+    op = dests.empty() ? nullptr : dests.front()->get().getDefiningOp();
+  }
+  return chain;
+}
+
 /// Gives every use of a shared initial value its own copy, right before
 /// the op (in a loop body or branch: every use of one defined outside,
 /// which CSE shares between the iterations and the code around them).
@@ -238,19 +250,14 @@ void giveBranchResultsOneBuffer(func::FuncOp func) {
         if (Operation *init = outer.getDefiningOp();
             acrossLoop && !view && init && isParameterOnly(init)) {
           Value made = cloneInitChain(outer, yields[k]);
-          for (Operation *op = made.getDefiningOp(); op;) {
+          for (Operation *op : initChain(made.getDefiningOp()))
             op->setLoc(loc);
-            SmallVector<OpOperand *> dests = destinationOperands(op);
-            op = dests.empty() ? nullptr : dests.front()->get().getDefiningOp();
-          }
           yields[k]->setOperand(i, made);
           // The original, when nothing else reads it, goes with its chain.
-          for (Operation *op = init; op && op->use_empty();) {
-            SmallVector<OpOperand *> dests = destinationOperands(op);
-            Operation *next =
-                dests.empty() ? nullptr : dests.front()->get().getDefiningOp();
+          for (Operation *op : initChain(init)) {
+            if (!op->use_empty())
+              break;
             op->erase();
-            op = next;
           }
           break;
         }
