@@ -419,7 +419,7 @@ static void withoutBranchResults(RewriterBase &rewriter, scf::IfOp branch,
 }
 
 scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
-                               ArrayRef<unsigned> only) {
+                               ArrayRef<unsigned> only, bool share) {
   llvm::SmallBitVector drop(loop.getNumRegionIterArgs());
   llvm::MapVector<scf::IfOp, SmallVector<unsigned>> branchResultsToDrop;
   for (SmallVector<Ring> &group : ringGroups(loop)) {
@@ -439,9 +439,10 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
       keptByStored[r->stored] = r;
       stops.insert(r->stored);
     }
-    // One recomputation per read, placed before its first use; reads of
-    // the same row in one block share what they recompute (ring j's row is
-    // recomputed on the way to ring j+1's), so they go in block order.
+    // One recomputation per read, placed before its first use; with
+    // `share`, reads of the same row in one block share what they
+    // recompute (ring j's row is recomputed on the way to ring j+1's), so
+    // they go in block order.
     struct Read {
       tensor::ExtractSliceOp op;
       Ring *ring;
@@ -468,7 +469,9 @@ scf::ForOp recomputeStashRings(RewriterBase &rewriter, scf::ForOp loop,
     DenseMap<std::pair<Block *, void *>, IRMapping> shared;
     for (Read &read : reads) {
       OpFoldResult row = read.op.getMixedOffsets()[0];
-      IRMapping &map = shared[{read.at->getBlock(), row.getOpaqueValue()}];
+      IRMapping alone;
+      IRMapping &map =
+          share ? shared[{read.at->getBlock(), row.getOpaqueValue()}] : alone;
       rewriter.setInsertionPoint(read.at);
       for (Value stop : read.from) {
         if (map.contains(stop))
@@ -569,7 +572,7 @@ static void writeRowEarly(RewriterBase &rewriter, tensor::InsertSliceOp write) {
 LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
                                        scf::ForOp loop,
                                        ArrayRef<unsigned> only,
-                                       Value recompute) {
+                                       Value recompute, bool share) {
   // Every ring asked for must be the branch form, sized by its one dynamic
   // row count, and derived from the kept rings: checked before anything
   // changes.
@@ -627,11 +630,12 @@ LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
     rewriter.replaceOp(write, guard.getResults());
   }
   // The reads: one scf.if per ring and block, recomputing the row where the
-  // stage recomputes and reading it back elsewhere. The rings read in one
-  // block go in the order they are computed, all before the first use of
-  // any, and each recomputes from the kept rows and the rows the branches
-  // before it chose (ring j+1's row from ring j's, as the uniform rewrite
-  // shares them).
+  // stage recomputes and reading it back elsewhere. Shared, the rings read
+  // in one block go in the order they are computed, all before the first
+  // use of any, and each recomputes from the kept rows and the rows the
+  // branches before it chose (ring j+1's row from ring j's, as the uniform
+  // rewrite shares them); else each goes before its own first use and
+  // recomputes from the kept rows alone.
   struct Read {
     tensor::ExtractSliceOp op;
     Derived *ring;
@@ -656,13 +660,13 @@ LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
     IRMapping chosen; // ring's stored value -> the branch's result
     for (Read &read : reads) {
       Derived &d = *read.ring;
-      rewriter.setInsertionPoint(at);
+      rewriter.setInsertionPoint(share ? at : firstUse(read.op));
       auto choice = scf::IfOp::create(rewriter, read.op.getLoc(),
                                       TypeRange{read.op.getType()}, recompute,
                                       /*withElse=*/true);
       OpFoldResult row = read.op.getMixedOffsets()[0];
       rewriter.setInsertionPointToStart(choice.thenBlock());
-      IRMapping map = chosen;
+      IRMapping map = share ? chosen : IRMapping();
       for (Value stop : d.from) {
         if (map.contains(stop))
           continue;

@@ -150,7 +150,7 @@ public:
     std::optional<StagePlan> staged;
     if (sol->chosen == "none")
       staged = dropRingsOnLeadingStages(original, droppedRings, fr.budget,
-                                        costs, scope());
+                                        costs, scope(), ringsShared);
     original.getBody().takeBody(func.getBody());
     recordSuccess(*sol);
     if (staged)
@@ -297,6 +297,9 @@ private:
     std::vector<std::string> producers;
     /// Which rings: by loop (StashRingStages.h).
     RingsByLoop byLoop;
+    /// Whether reads of one row share what they recompute
+    /// (recomputeStashRings' `share`).
+    bool shared = true;
   };
 
   /// The rings of `func` that can be dropped: (loop in walk order, its
@@ -332,8 +335,10 @@ private:
 
   /// The copy of the function with `chosen` of `rings` dropped.
   FailureOr<RingVariant> withRingsDropped(ArrayRef<DroppableRing> rings,
-                                          const llvm::SmallBitVector &chosen) {
+                                          const llvm::SmallBitVector &chosen,
+                                          bool share = true) {
     RingVariant v;
+    v.shared = share;
     v.copy = func.clone();
     SmallVector<scf::ForOp> loops;
     v.copy->walk([&](scf::ForOp loop) { loops.push_back(loop); });
@@ -354,7 +359,7 @@ private:
       v.rings += only.size();
       v.bytes += found.droppedBytes * static_cast<int64_t>(only.size()) /
                  static_cast<int64_t>(found.dropped.size());
-      recomputeStashRings(rewriter, loop, only);
+      recomputeStashRings(rewriter, loop, only, share);
     }
     prepareForRemat(*v.copy);
     FailureOr<IRTrainingGraph> built = buildTrainingGraph(
@@ -422,16 +427,33 @@ private:
       best = s;
       winner = std::move(*v);
     }
+    // Every ring dropped with each read recomputing its row alone: more
+    // time than sharing, less memory (a block's backward reads its last
+    // rows first; shared, every row recomputed on the way lives from that
+    // read to its own). It wins where the shared forms miss the budget,
+    // or at min where its budget is smaller.
+    llvm::SmallBitVector all(n, true);
+    FailureOr<RingVariant> alone =
+        withRingsDropped(rings, all, /*share=*/false);
+    if (failed(alone))
+      return failure();
+    if (std::optional<double> s = score(alone->graph->graph);
+        s && (!best || *s < *best)) {
+      best = s;
+      winner = std::move(*alone);
+    }
     if (!winner && !best && !options.budget.minimum) {
       // Nothing meets the budget: the error names the smallest budget,
-      // which dropping every ring may lower.
-      llvm::SmallBitVector all(n, true);
-      FailureOr<RingVariant> v = withRingsDropped(rings, all);
-      if (failed(v))
-        return failure();
-      ringsMinimum = minimumBudget(v->graph->graph, options.strategy, opts,
-                                   shift);
+      // which dropping every ring (each read alone) may lower, and what
+      // that program holds at its peak there.
+      const TrainingGraph &g = alone->graph->graph;
+      ringsMinimum = minimumBudget(g, options.strategy, opts, shift);
       ringsDroppable = n;
+      SolveOptions o = opts;
+      o.budget = ringsMinimum;
+      if (Solution at = solve(g, options.strategy, o);
+          ringsMinimum >= 0 && at.feasible)
+        ringsFloor = explainPeak(*alone->graph, at.schedule);
     }
     if (!winner)
       return success();
@@ -446,15 +468,18 @@ private:
       if (!llvm::is_contained(winner->producers, key))
         fr.stashRingsKept.push_back(key);
     droppedRings = winner->byLoop;
+    ringsShared = winner->shared;
     remark::passed(func.getLoc(), remarkOpts("StashRings", func.getSymName()))
         << llvm::formatv(
                "{0} of {1} stash ring(s) dropped ({2} B): each row read back "
                "is recomputed from the rows of the rings kept, in the loop "
-               "body (the rows of {3}). Assumed, not proved: the rows read "
+               "body{4} (the rows of {3}). Assumed, not proved: the rows read "
                "before any iteration wrote them reach only masked values (a "
                "pipeline's bubbles)",
                winner->rings, n, winner->bytes,
-               llvm::join(winner->producers, ", "))
+               llvm::join(winner->producers, ", "),
+               winner->shared ? "" : ", each read alone (none shares what "
+                                     "another recomputed: least memory)")
                .str();
     return success();
   }
@@ -601,8 +626,16 @@ private:
     fr.seconds.solve = clock.lap();
     if (sol.feasible)
       return sol;
+    // Smaller with the stash rings dropped (dropStashRings): that program's
+    // peak is not the one a plan of this graph would explain.
+    const bool byRings = ringsMinimum >= 0 && ringsMinimum < minimum;
+    if (byRings) {
+      minimum = ringsMinimum;
+      floor = ringsFloor;
+      fr.floor.assign(floor.parts.begin(), floor.parts.end());
+    }
     fr.minimumBudget = minimum;
-    if (minimum > fr.budget) {
+    if (minimum > fr.budget && !byRings) {
       // What the smallest budget is made of: the plan at it, at its peak.
       quiet.budget = minimum;
       Solution atMinimum = solveWith(by, quiet);
@@ -611,7 +644,7 @@ private:
         fr.floor.assign(floor.parts.begin(), floor.parts.end());
       }
     }
-    reportMiss(minimum, shift, sol.reason);
+    reportMiss(minimum, shift, sol.reason, byRings);
     return std::nullopt;
   }
 
@@ -694,16 +727,10 @@ private:
                : 0;
   }
 
-  void reportMiss(int64_t minimum, int shift, const std::string &reason) {
-    // Smaller with the stash rings dropped (dropStashRings): that program's
-    // peak is not the one the notes below explain.
-    const bool byRings = ringsMinimum >= 0 && ringsMinimum < minimum;
-    if (byRings) {
-      minimum = ringsMinimum;
-      fr.minimumBudget = minimum;
-      floor = FloorBreakdown();
-      fr.floor.clear();
-    }
+  /// The error for a missed budget: `minimum` is the smallest budget,
+  /// `byRings` when it is met only with the stash rings dropped.
+  void reportMiss(int64_t minimum, int shift, const std::string &reason,
+                  bool byRings) {
     InFlightDiagnostic diag = original.emitError();
     diag << "cannot fit @" << func.getSymName() << " into " << fr.budget
          << " B (" << percentOf(fr.budget, peakBefore)
@@ -905,9 +932,13 @@ private:
   int checkpointedScans = 0;
   /// The stash rings dropped (dropStashRings()).
   RingsByLoop droppedRings;
+  /// Whether their recomputed rows are shared by a block's reads.
+  bool ringsShared = true;
   /// Where no plan met the budget: the smallest budget with every
-  /// droppable stash ring dropped, and how many (-1, 0: not computed).
+  /// droppable stash ring dropped, and how many (-1, 0: not computed), and
+  /// what that program holds at its peak there.
   int64_t ringsMinimum = -1;
+  FloorBreakdown ringsFloor;
   size_t ringsDroppable = 0;
 };
 

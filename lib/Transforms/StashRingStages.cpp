@@ -39,7 +39,8 @@ std::optional<std::pair<Value, int64_t>> stageIndex(func::FuncOp func,
 /// `stages`; null when a ring cannot be.
 OwningOpRef<func::FuncOp> withRingsBelow(func::FuncOp written,
                                          const RingsByLoop &rings,
-                                         int64_t stages, Operation *scope) {
+                                         int64_t stages, Operation *scope,
+                                         bool share) {
   OwningOpRef<func::FuncOp> copy = written.clone();
   prepareForRemat(*copy);
   std::optional<std::pair<Value, int64_t>> stage = stageIndex(*copy, scope);
@@ -62,7 +63,7 @@ OwningOpRef<func::FuncOp> withRingsBelow(func::FuncOp written,
     Value below =
         arith::CmpIOp::create(rewriter, loop.getLoc(), arith::CmpIPredicate::ult,
                               stage->first, bound);
-    if (failed(recomputeStashRingsWhere(rewriter, loop, args, below)))
+    if (failed(recomputeStashRingsWhere(rewriter, loop, args, below, share)))
       return {};
   }
   // The branches made read rows back on one path: prepared as the lowering
@@ -77,13 +78,14 @@ std::optional<StagePlan> dropRingsOnLeadingStages(func::FuncOp written,
                                                   const RingsByLoop &rings,
                                                   int64_t budget,
                                                   const CostModel &costs,
-                                                  Operation *scope) {
+                                                  Operation *scope,
+                                                  bool share) {
   std::optional<std::pair<Value, int64_t>> stage = stageIndex(written, scope);
   if (!stage || rings.empty())
     return std::nullopt;
   for (int64_t stages = 1; stages < stage->second; ++stages) {
     OwningOpRef<func::FuncOp> copy =
-        withRingsBelow(written, rings, stages, scope);
+        withRingsBelow(written, rings, stages, scope, share);
     if (!copy)
       return std::nullopt;
     std::vector<int64_t> peaks = devicePeaks(*copy, costs, scope);

@@ -4,8 +4,10 @@
 for each seed, the step planned at the smallest budget through the command
 users run prints the original's results and measures its predicted peak
 (check_remat.py --exact), every layer's ring is dropped (the report's
-stash_rings_dropped == L) and the peak falls by exactly their rows
-(L x K x 128 B: the recomputation runs inside the body's own peak).
+stash_rings_dropped == L) and the peak falls by at least their rows
+(L x K x 128 B: the recomputation runs inside the body's own peak; by more
+where each read recomputes its row alone, which frees the rows a shared
+recomputation held from one read to the next).
 
 Usage: check_stash_rings.py WORKDIR SEED...  (remat-opt on PATH)
 Prints one line per seed and exits non-zero on the first failure.
@@ -45,7 +47,7 @@ def main():
         dropped = f.get("stash_rings_dropped", 0)
         saved = f["peak_before"] - f["peak_after"]
         expect = L * K * 4 * 8 * 4
-        ok = dropped == L and saved == expect and f["strategy"] == "stash-rings"
+        ok = dropped == L and saved >= expect and f["strategy"] == "stash-rings"
         print("seed %d: K=%d L=%d dropped %d, %d -> %d B (saved %d, rows %d): %s"
               % (seed, K, L, dropped, f["peak_before"], f["peak_after"], saved, expect,
                  "ok" if ok else "FAIL"))

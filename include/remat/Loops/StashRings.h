@@ -54,9 +54,15 @@ StashRings findStashRings(mlir::scf::ForOp loop);
 /// read of one of their rows into the kept rings' rows and the ops that
 /// computed it; the loop is replaced by one without those iteration
 /// arguments. Returns the new loop (the same when nothing was dropped).
+/// With `share`, reads of the same row in one block share what they
+/// recompute (ring j's row on the way to ring j+1's: the least time);
+/// without, each read recomputes its row alone from the kept rings, so no
+/// recomputed row lives from an earlier read to its own (the least memory:
+/// a block's backward reads the last layer's rows first).
 mlir::scf::ForOp recomputeStashRings(mlir::RewriterBase &rewriter,
                                      mlir::scf::ForOp loop,
-                                     llvm::ArrayRef<unsigned> only = {});
+                                     llvm::ArrayRef<unsigned> only = {},
+                                     bool share = true);
 
 /// A plan per stage: the rings of `only` (which findStashRings says can be
 /// dropped) hold no rows where `recompute` (an i1 defined before the loop,
@@ -64,10 +70,12 @@ mlir::scf::ForOp recomputeStashRings(mlir::RewriterBase &rewriter,
 /// that recomputes the row there and reads it back elsewhere. Each ring
 /// must be written in the branch form and sized by one dynamic row count
 /// (an asynchronous 1F1B step's); fails, changing nothing, otherwise.
+/// `share` as for recomputeStashRings.
 mlir::LogicalResult recomputeStashRingsWhere(mlir::RewriterBase &rewriter,
                                              mlir::scf::ForOp loop,
                                              llvm::ArrayRef<unsigned> only,
-                                             mlir::Value recompute);
+                                             mlir::Value recompute,
+                                             bool share = true);
 
 } // namespace remat
 

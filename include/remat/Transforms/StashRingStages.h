@@ -44,12 +44,13 @@ struct StagePlan {
 /// all) that keep every device's peak within `budget`; std::nullopt when
 /// none does, when the step reads no one-dimensional stage index before its
 /// loops, or when a ring is not of the form StashRings.h's
-/// recomputeStashRingsWhere takes.
+/// recomputeStashRingsWhere takes (with its `share`).
 std::optional<StagePlan> dropRingsOnLeadingStages(mlir::func::FuncOp written,
                                                   const RingsByLoop &rings,
                                                   int64_t budget,
                                                   const CostModel &costs,
-                                                  mlir::Operation *scope);
+                                                  mlir::Operation *scope,
+                                                  bool share = true);
 
 } // namespace remat
 
