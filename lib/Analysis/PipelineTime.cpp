@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -28,6 +30,10 @@ namespace {
 /// Ops all devices together may run in a replay before it is given up (a
 /// step with long loops is not what this is for; about a second).
 constexpr int64_t kMaxOpsRun = 8'000'000;
+
+/// The largest tensor of integers a replay follows element by element (the
+/// positions a checkpointed scan carries, `tensor<Kxindex>`).
+constexpr int64_t kMaxTrackedElements = 64;
 
 /// One thing a device does, in program order. A message is a rendezvous,
 /// as the runtime's are (a synchronous send, a shift's send-receive): the
@@ -162,11 +168,80 @@ private:
     return success();
   }
 
+  /// An scf.while (online checkpointing's): run while its condition, known
+  /// from the device index and the counters, holds.
+  LogicalResult runWhile(scf::WhileOp loop) {
+    bind(loop.getBeforeArguments(), loop.getInits());
+    while (true) {
+      Operation *cond = nullptr;
+      if (failed(runBlock(loop.getBefore().front(), &cond)))
+        return failure();
+      auto condition = cast<scf::ConditionOp>(cond);
+      std::optional<int64_t> holds = integer(condition.getCondition());
+      if (!holds)
+        return fail(loop, "a loop's condition is not decided by the device "
+                          "index and the loop counters");
+      if (!*holds) {
+        bind(loop.getResults(), condition.getArgs());
+        return success();
+      }
+      bind(loop.getAfterArguments(), condition.getArgs());
+      Operation *yield = nullptr;
+      if (failed(runBlock(loop.getAfter().front(), &yield)))
+        return failure();
+      bind(loop.getBeforeArguments(), yield->getOperands());
+    }
+  }
+
+  /// Small tensors of integers are followed element by element: a
+  /// checkpointed scan keeps its positions in one (tensor.empty, insert,
+  /// extract; extract folds).
+  void track(Operation *op) {
+    if (op->getNumResults() != 1)
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape() ||
+        !type.getElementType().isIntOrIndex() ||
+        type.getNumElements() > kMaxTrackedElements)
+      return;
+    Value result = op->getResult(0);
+    if (isa<tensor::EmptyOp>(op)) {
+      // Its elements are undefined; zeros stand for them.
+      known[result] = DenseElementsAttr::get(
+          type, IntegerAttr::get(type.getElementType(), 0));
+      return;
+    }
+    if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
+      auto dest = dyn_cast_or_null<DenseElementsAttr>(known.lookup(insert.getDest()));
+      std::optional<int64_t> scalar = integer(insert.getScalar());
+      SmallVector<int64_t> at;
+      for (Value i : insert.getIndices())
+        if (std::optional<int64_t> v = integer(i))
+          at.push_back(*v);
+      known.erase(result);
+      if (!dest || !scalar || at.size() != insert.getIndices().size())
+        return;
+      int64_t linear = 0;
+      for (auto [d, v] : llvm::zip(type.getShape(), at)) {
+        if (v < 0 || v >= d)
+          return;
+        linear = linear * d + v;
+      }
+      SmallVector<APInt> values(dest.getValues<APInt>());
+      values[linear] = APInt(values[linear].getBitWidth(), *scalar, true);
+      known[result] = DenseElementsAttr::get(type, values);
+      return;
+    }
+    fold(op);
+  }
+
   LogicalResult runOp(Operation *op) {
     if (++opsRun > kMaxOpsRun)
       return fail(op, "more than " + llvm::Twine(kMaxOpsRun) + " ops run");
     if (auto loop = dyn_cast<scf::ForOp>(op))
       return runFor(loop);
+    if (auto loop = dyn_cast<scf::WhileOp>(op))
+      return runWhile(loop);
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
       std::optional<int64_t> taken = integer(branch.getCondition());
       if (!taken)
@@ -215,6 +290,8 @@ private:
         fold(op);
       return success();
     }
+    if (op->getNumRegions() == 0)
+      track(op);
     FailureOr<OpCost> cost = costs.cost(op, scope);
     if (failed(cost))
       return fail(op, "an op without a cost");

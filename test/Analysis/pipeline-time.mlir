@@ -78,6 +78,41 @@ func.func @gpipe_shift(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 shard.grid @g(shape = 2)
 
+// What online scan checkpointing writes: an scf.while counting to a bound
+// from the stage index (stage s runs s + 1 iterations of 10) and a position
+// kept in a tensor<2xindex> (inserted, extracted) bounding a loop of 5 per
+// iteration; then a shift (2). Stage 0: 10, then 5: 15; stage 1: 20, then
+// 10: 30. The shift ends at 32 on both. Busy: 10 + 5 + 2 = 17 and 32.
+// expected-remark @below {{pipeline critical path 32; each device finishes at 32, 32, busy 17, 32}}
+func.func @while_and_positions(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = shard.process_linear_index on @g : index
+  %bound = arith.addi %s, %c1 : index
+  %r:2 = scf.while (%i = %c0, %a = %x) : (index, tensor<4xf32>) -> (index, tensor<4xf32>) {
+    %go = arith.cmpi ult, %i, %bound : index
+    scf.condition(%go) %i, %a : index, tensor<4xf32>
+  } do {
+  ^bb0(%i: index, %a: tensor<4xf32>):
+    %f = math.exp %a {remat.cost = #remat.cost<time = 10.0>} : tensor<4xf32>
+    %n = arith.addi %i, %c1 : index
+    scf.yield %n, %f : index, tensor<4xf32>
+  }
+  %e = tensor.empty() {remat.cost = #remat.cost<time = 0.0>} : tensor<2xindex>
+  %p = tensor.insert %r#0 into %e[%c1] {remat.cost = #remat.cost<time = 0.0>} : tensor<2xindex>
+  %m = tensor.extract %p[%c1] : tensor<2xindex>
+  %l = scf.for %k = %c0 to %m step %c1 iter_args(%a = %r#1) -> tensor<4xf32> {
+    %g = math.exp %a {remat.cost = #remat.cost<time = 5.0>} : tensor<4xf32>
+    scf.yield %g : tensor<4xf32>
+  }
+  %n = shard.shift %l on @g grid_axes = [0] shift_axis = 0 offset = 1 {remat.cost = #remat.cost<time = 2.0>} : tensor<4xf32> -> tensor<4xf32>
+  return %n : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+
 // Stage 1 receives twice, stage 0 sends once: as written it would hang.
 // expected-remark @below {{no pipeline critical path: device 1 waits for a message from device 0 that is never sent}}
 func.func @receive_never_sent(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -147,8 +182,9 @@ func.func @no_messages(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 shard.grid @g(shape = 2)
 
-// A while loop's trip count is not replayed: its messages cannot be.
-// expected-remark @below {{no pipeline critical path: on device 0: messages inside an op that is not replayed (scf.while at}}
+// A while loop whose condition reads an argument: its trip count, and so
+// its messages, are not decided by the device index and the counters.
+// expected-remark @below {{no pipeline critical path: on device 0: a loop's condition is not decided by the device index and the loop counters (scf.while at}}
 func.func @messages_in_a_while(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
