@@ -4,8 +4,11 @@
 //
 // `-remat-gpu-sync-host-allocs`: gpu-async-region makes every gpu.alloc
 // asynchronous, but gpu-to-llvm lowers a host_shared one (a host copy's
-// pinned buffer) only when it is synchronous: wait for its dependencies,
-// allocate, and start a new token for the ops that used its own.
+// pinned buffer) only when it is synchronous. A fresh host buffer waits for
+// nothing on the device, so it is allocated at once and the ops that used
+// its token use its dependency instead: the device's work goes on (waiting
+// for the dependencies, as this pass first did, synchronized the host with
+// the device once per offloaded value).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,16 +37,20 @@ struct GPUSyncHostAllocsPass
     for (gpu::AllocOp alloc : allocs) {
       Location loc = alloc.getLoc();
       rewriter.setInsertionPoint(alloc);
-      gpu::WaitOp::create(rewriter, loc, Type(),
-                          alloc.getAsyncDependencies());
       auto sync = gpu::AllocOp::create(
           rewriter, loc, alloc.getMemref().getType(), Type(), ValueRange(),
           alloc.getDynamicSizes(), alloc.getSymbolOperands(),
           rewriter.getUnitAttr());
-      auto token = gpu::WaitOp::create(
-          rewriter, loc, gpu::AsyncTokenType::get(&getContext()),
-          ValueRange());
-      rewriter.replaceOp(alloc, {sync.getMemref(), token.getAsyncToken()});
+      // The token the allocation would have passed on: its one dependency,
+      // else all of them joined (a new stream waiting for theirs).
+      ValueRange deps = alloc.getAsyncDependencies();
+      Value token = deps.size() == 1
+                        ? deps.front()
+                        : gpu::WaitOp::create(
+                              rewriter, loc,
+                              gpu::AsyncTokenType::get(&getContext()), deps)
+                              .getAsyncToken();
+      rewriter.replaceOp(alloc, {sync.getMemref(), token});
     }
   }
 };

@@ -107,15 +107,23 @@ CUdeviceptr devicePtr(void *ptr) { return reinterpret_cast<CUdeviceptr>(ptr); }
 class PinnedBlocks {
 public:
   void *take(uint64_t size) {
+    Unused found{nullptr, nullptr};
     {
       std::lock_guard<std::mutex> lock(mutex);
       auto it = unused.find(size);
       if (it != unused.end()) {
-        void *block = it->second;
+        found = it->second;
         unused.erase(it);
         unusedBytes -= size;
-        return block;
       }
+    }
+    if (found.block) {
+      // The copies that read it before it was freed have finished.
+      if (found.done) {
+        REMAT_CUDA_CHECK(cuEventSynchronize(found.done));
+        REMAT_CUDA_CHECK(cuEventDestroy(found.done));
+      }
+      return found.block;
     }
     void *block = nullptr;
     REMAT_CUDA_CHECK(cuMemHostAlloc(
@@ -124,10 +132,12 @@ public:
     sizeOf[block] = size;
     return block;
   }
-  void give(void *block) {
+  /// `done`: an event after the last work that uses `block` (null: none
+  /// pending); the block is not handed out again before it.
+  void give(void *block, CUevent done) {
     std::lock_guard<std::mutex> lock(mutex);
     uint64_t size = sizeOf.at(block);
-    unused.emplace(size, block);
+    unused.emplace(size, Unused{block, done});
     unusedBytes += size;
   }
   uint64_t unusedTotal() {
@@ -137,8 +147,12 @@ public:
 
 private:
   std::mutex mutex;
+  struct Unused {
+    void *block;
+    CUevent done;
+  };
   std::unordered_map<void *, uint64_t> sizeOf;
-  std::unordered_multimap<uint64_t, void *> unused;
+  std::unordered_multimap<uint64_t, Unused> unused;
   uint64_t unusedBytes = 0;
 };
 
@@ -295,18 +309,24 @@ void mgpuMemFree(void *ptr, void *stream) {
   if (!ptr)
     return;
   useContext();
+  if (remat::runtime::untrackHostAlloc(ptr)) {
+    // Kept for reuse once the stream's work that may still copy from it is
+    // done (an event, waited for when the block is taken again); with no
+    // stream, once the whole device's is. The host does not wait here.
+    CUevent done = nullptr;
+    if (stream) {
+      REMAT_CUDA_CHECK(cuEventCreate(&done, CU_EVENT_DISABLE_TIMING));
+      REMAT_CUDA_CHECK(cuEventRecord(done, asStream(stream)));
+    } else {
+      REMAT_CUDA_CHECK(cuCtxSynchronize());
+    }
+    pinnedBlocks().give(ptr, done);
+    return;
+  }
   // The free is ordered after the stream's work, which may still use the
   // buffer (gpu-async-region chains kernels and frees on one stream).
   if (stream)
     REMAT_CUDA_CHECK(cuStreamSynchronize(asStream(stream)));
-  if (remat::runtime::untrackHostAlloc(ptr)) {
-    // Kept for reuse: nothing may still copy from it (cuMemFreeHost waited
-    // for the whole device; with no stream to wait for, so does this).
-    if (!stream)
-      REMAT_CUDA_CHECK(cuCtxSynchronize());
-    pinnedBlocks().give(ptr);
-    return;
-  }
   REMAT_CUDA_CHECK(cuMemFree(devicePtr(ptr)));
   remat::runtime::untrackDeviceAlloc(ptr);
 }

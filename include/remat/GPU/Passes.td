@@ -168,8 +168,10 @@ def GPUSyncHostAllocsPass
     After `gpu-async-region`, which threads a token through every GPU op:
     `gpu-to-llvm` lowers a `gpu.alloc host_shared` (the pinned host buffer
     of an offloaded value) only without a token, so each such allocation
-    waits for its dependencies (`gpu.wait`), allocates synchronously, and
-    hands a fresh token (`gpu.wait async`) to the ops that waited for it.
+    is made synchronous. A fresh host buffer waits for nothing on the
+    device: the ops that used its token use its dependency instead (all of
+    them joined by a `gpu.wait async` where there are several), and the
+    host never waits for the device there.
   }];
 }
 
