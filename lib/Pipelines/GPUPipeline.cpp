@@ -34,6 +34,9 @@ static void addEmulationOnCPU(OpPassManager &pm) {
   pm.addPass(remat::createGPUEmulateOnCPUPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(remat::createGPUSyncHostAllocsPass());
+  // Always: libRematCudaEmulation defers a host copy until its stream is
+  // waited for, which checks the waits the pass places.
+  pm.addNestedPass<func::FuncOp>(remat::createGPUCopyStreamPass());
   remat::addControlFlowStages(pm);
   remat::addHostToLLVMStages(pm, /*withGPU=*/true);
   // ptxas fuses multiplies and adds by default (--fmad=true): so does the
@@ -91,6 +94,8 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createGPURewritePass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(remat::createGPUSyncHostAllocsPass());
+  if (options.copyStream)
+    pm.addNestedPass<func::FuncOp>(remat::createGPUCopyStreamPass());
   remat::addControlFlowStages(pm);
   GpuNVVMAttachTargetOptions nvvm;
   nvvm.chip = options.chip;

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace {
 
@@ -163,6 +164,42 @@ PinnedBlocks &pinnedBlocks() {
 }
 CUstream asStream(void *stream) { return static_cast<CUstream>(stream); }
 
+/// Streams the program destroyed, handed out again: with host copies on
+/// streams of their own (-remat-gpu-copy-stream) a step creates one per
+/// copy, and cuStreamCreate takes microseconds. A destroyed stream's work
+/// is done (gpu-to-llvm destroys only after a synchronize); were it not,
+/// new work would only queue behind it.
+class StreamPool {
+public:
+  CUstream take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!idle.empty()) {
+        CUstream s = idle.back();
+        idle.pop_back();
+        return s;
+      }
+    }
+    CUstream stream = nullptr;
+    REMAT_CUDA_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    return stream;
+  }
+  void give(CUstream stream) {
+    std::lock_guard<std::mutex> lock(mutex);
+    idle.push_back(stream);
+  }
+
+private:
+  std::mutex mutex;
+  std::vector<CUstream> idle;
+};
+
+// Never destroyed, like the pinned blocks: the process's exit releases them.
+StreamPool &streamPool() {
+  static StreamPool *pool = new StreamPool;
+  return *pool;
+}
+
 } // namespace
 
 extern "C" {
@@ -238,14 +275,12 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
 
 void *mgpuStreamCreate(void) {
   useContext();
-  CUstream stream = nullptr;
-  REMAT_CUDA_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  return stream;
+  return streamPool().take();
 }
 
 void mgpuStreamDestroy(void *stream) {
-  useContext();
-  REMAT_CUDA_CHECK(cuStreamDestroy(asStream(stream)));
+  if (stream)
+    streamPool().give(asStream(stream));
 }
 
 void mgpuStreamSynchronize(void *stream) {

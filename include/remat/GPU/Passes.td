@@ -175,6 +175,34 @@ def GPUSyncHostAllocsPass
   }];
 }
 
+def GPUCopyStreamPass
+    : Pass<"remat-gpu-copy-stream", "mlir::func::FuncOp"> {
+  let summary = "Run host copies (offload) on streams of their own";
+  let description = [{
+    After `gpu-async-region` (one token chain: one stream for the kernels)
+    and `-remat-gpu-sync-host-allocs`: every `gpu.memcpy` to or from a
+    `host_shared` buffer (a host copy of an offloaded value, or its copy
+    back) leaves the kernels' chain. It gets a stream of its own, a
+    `gpu.wait async` on the token it depended on (so it still starts after
+    the kernel that produced its source), and the kernels' chain goes on
+    without it. Then, in the same block:
+
+    - a `gpu.dealloc` of a buffer the copy reads or writes joins the copy's
+      stream (freed after the copy, as the runtime orders a free after its
+      stream's work; a host buffer's free does not make the host wait);
+    - before any other op that reads or writes one of those buffers (a
+      kernel reading a prefetched value, a function return of a host
+      copy, an op whose region does), the host waits for the copy
+      (`gpu.wait`, which also ends its stream);
+    - before the terminator, the host waits for every copy still running.
+
+    So a prefetch issued ahead of its reader overlaps the kernels in
+    between, and nothing reads a buffer before its copy has ended. A copy
+    whose dependency is not an op's token (a block argument) is left on
+    the chain.
+  }];
+}
+
 def GPUMergeModulesPass : Pass<"remat-gpu-merge-modules", "mlir::ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";
   let description = [{

@@ -147,6 +147,14 @@ struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
                      "sequentially, device buffers come from "
                      "libRematCudaEmulation (host memory, counted as device "
                      "memory)")};
+  Option<bool> copyStream{
+      *this, "copy-stream", llvm::cl::init(true),
+      llvm::cl::desc("Run host copies (--remat-offload's gpu.memcpy to and "
+                     "from pinned host buffers) on streams of their own, so "
+                     "that a prefetch overlaps the kernels before its reader "
+                     "(-remat-gpu-copy-stream); false: in order with the "
+                     "kernels on their stream. The emulation always runs "
+                     "them on their own streams")};
   Option<std::string> dumpBinary{
       *this, "dump-binary", llvm::cl::init(""),
       llvm::cl::desc("Also write the kernels' gpu.binary object to this file "

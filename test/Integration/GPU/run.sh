@@ -18,6 +18,8 @@
 #                 from nvidia-smi, else sm_90)
 #   FORMAT        isa, bin or fatbin (default fatbin)
 #   BUFFERS       early (default), arena or upstream
+#   COPY_STREAM=false  host copies in order with the kernels (default: on
+#                 streams of their own; the emulation always uses those)
 #   COMPILE_ONLY=1  stop after lowering (with FORMAT=isa, main.ptx is the
 #                 kernels' PTX; keep it with KEEP_TMP)
 #   EMULATE=1     no GPU needed: -remat-lower-to-gpu{emulate=true} (mapped
@@ -76,6 +78,7 @@ remat_harness_with_window "$harness" remat_device "$model" >> "$tmp/main.mlir" |
 options="chip=$chip format=$format buffers=${BUFFERS:-early}"
 [ "$format" = isa ] && options="$options dump-binary=$tmp/main.ptx"
 [ -n "${EMULATE:-}" ] && options="$options emulate=true"
+[ -n "${COPY_STREAM:-}" ] && options="$options copy-stream=$COPY_STREAM"
 "$opt" "$tmp/main.mlir" "--remat-lower-to-gpu=$options" -o "$tmp/main.llvm.mlir"
 [ -n "${COMPILE_ONLY:-}" ] && [ -z "${EXE:-}" ] && exit 0
 
