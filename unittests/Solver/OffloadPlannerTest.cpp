@@ -6,6 +6,7 @@
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Offload/CopyInsteadOfRecompute.h"
 #include "remat/Solver/Offload/OffloadStrategies.h"
+#include "remat/Solver/Offload/PolishCopies.h"
 #include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Testing/OffloadOracle.h"
@@ -322,6 +323,37 @@ bestWithin(const std::vector<std::pair<int64_t, double>> &front,
     if (p.first <= budget)
       best = &p;
   return best;
+}
+
+// PinnedActivation at 10 B per unit: a's copy back issued after f6 ends at
+// 290, so bw waits 10 units (300); issued before f6 (230..240) it lands
+// while f6 runs, which holds a + h + k = 120 B: every node once, 290 units.
+// One step earlier still (before f5, which holds f4's 100 B too) is over
+// the budget.
+TEST(PolishCopies, IssuesALatePrefetchWhereTheComputeHidesIt) {
+  PinnedActivation p;
+  const CopyLink link = linkOf(10);
+  std::vector<Step> steps;
+  for (NodeId n = 0; n < 6; ++n) {
+    steps.push_back(Step::run(n));
+    if (n == 1)
+      steps.push_back(Step::offload(p.a));
+  }
+  steps.push_back(Step::prefetch(p.a));
+  steps.push_back(Step::run(6));
+  Schedule late = Schedule(steps).withEagerFrees(p.g);
+  SimulationResult before = simulateWithin(p.g, late, link, 120);
+  EXPECT_DOUBLE_EQ(before.time, 300);
+  OffloadPlanOptions o;
+  o.budget = 120;
+  o.link = link;
+  SimulationResult after =
+      simulateWithin(p.g, polishCopies(p.g, late, o), link, 120);
+  EXPECT_DOUBLE_EQ(after.time, 290);
+  EXPECT_EQ(after.stall, 0);
+  // A plan over the budget is not polished.
+  o.budget = 119;
+  EXPECT_EQ(polishCopies(p.g, late, o), late);
 }
 
 TEST(OffloadGreedy, NeverBeatsTheOracleOnRandomSteps) {

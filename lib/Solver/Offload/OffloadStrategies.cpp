@@ -8,6 +8,7 @@
 #include "remat/Solver/Evict/EvictStrategies.h"
 #include "remat/Solver/Offload/CopyInsteadOfRecompute.h"
 #include "remat/Solver/Offload/OffloadPlanner.h"
+#include "remat/Solver/Offload/PolishCopies.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,10 +81,12 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
   double bestTime = 0;
   int64_t bestPeak = 0, leastPeak = -1;
   // Copies to meet the budget, then copies (or keeping) instead of
-  // recomputations where the Simulator finds the plan faster.
+  // recomputations where the Simulator finds the plan faster, then the
+  // copies moved a few steps where that is faster.
   auto plan = [&](const Schedule &base, const OffloadPlanOptions &meet) {
-    Schedule plan =
-        copyInsteadOfRecompute(g, offloadUntilBudget(g, base, meet), po);
+    Schedule plan = polishCopies(
+        g, copyInsteadOfRecompute(g, offloadUntilBudget(g, base, meet), po),
+        po);
     SimulationResult sim = simulate(g, plan, so);
     if (!sim.valid)
       return; // Never returned; both passes keep valid plans.

@@ -1,0 +1,30 @@
+//===- PolishCopies.h - Local moves of a plan's host copies -----*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// offloadUntilBudget places each copy by a rule (right after the last use,
+// as late as the compute hides the copy back); the Simulator may find a
+// faster plan a few steps away: a copy issued one run earlier or later,
+// or a round trip the plan no longer needs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_SOLVER_OFFLOAD_POLISHCOPIES_H
+#define REMAT_SOLVER_OFFLOAD_POLISHCOPIES_H
+
+#include "remat/Solver/Offload/OffloadPlanner.h"
+
+namespace remat {
+
+/// `plan` improved by first-improvement local search over its copy steps:
+/// each offload or prefetch moved up to `kPolishShift` steps either way, and
+/// each stay on the host dropped (its offload and the prefetch that ends
+/// it), frees placed eagerly again. A candidate is kept when the Simulator
+/// finds it valid, within `opts.budget` and `opts.hostBudget`, and faster.
+/// At most `opts.swapTries` simulations. Returns `plan` itself when it has
+/// no copies or is not valid within the budgets.
+Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
+                      const OffloadPlanOptions &opts);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_OFFLOAD_POLISHCOPIES_H

@@ -1,0 +1,91 @@
+//===- PolishCopies.cpp - Local moves of a plan's host copies -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "remat/Solver/Offload/PolishCopies.h"
+
+#include "remat/Solver/Core/Simulator.h"
+
+#include <vector>
+
+namespace remat {
+
+namespace {
+
+/// How far a copy step is moved, in steps, each way.
+constexpr long kPolishShift = 4;
+
+/// `steps` with the step at `from` moved to index `to` of the result.
+std::vector<Step> moved(const std::vector<Step> &steps, long from, long to) {
+  std::vector<Step> out = steps;
+  Step s = out[from];
+  out.erase(out.begin() + from);
+  out.insert(out.begin() + to, s);
+  return out;
+}
+
+/// `steps` without the offload at `i` and the prefetch of the same tensor
+/// that ends its stay on the host (none: a result returned from there).
+std::vector<Step> withoutStay(const std::vector<Step> &steps, long i) {
+  std::vector<Step> out;
+  out.reserve(steps.size());
+  bool ended = false;
+  for (long k = 0; k < static_cast<long>(steps.size()); ++k) {
+    if (k == i)
+      continue;
+    if (!ended && k > i && steps[k].isPrefetch() && steps[k].id == steps[i].id) {
+      ended = true;
+      continue;
+    }
+    out.push_back(steps[k]);
+  }
+  return out;
+}
+
+} // namespace
+
+Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
+                      const OffloadPlanOptions &opts) {
+  if (!plan.hasCopies() || !opts.link.usable())
+    return plan;
+  SimulatorOptions so;
+  so.link = opts.link;
+  SimulationResult best = simulate(g, plan, so);
+  if (!best.valid || best.peak > opts.budget || best.hostPeak > opts.hostBudget)
+    return plan;
+  Schedule cur = plan;
+  int sims = 0;
+  // Keeps `steps` (frees placed eagerly) when the Simulator finds it
+  // valid, within both budgets and faster.
+  auto tryPlan = [&](const std::vector<Step> &steps) {
+    ++sims;
+    Schedule next = Schedule(steps).withEagerFrees(g);
+    SimulationResult r = simulate(g, next, so);
+    if (!r.valid || r.peak > opts.budget || r.hostPeak > opts.hostBudget ||
+        r.time >= best.time - 1e-9)
+      return false;
+    cur = std::move(next);
+    best = std::move(r);
+    return true;
+  };
+  bool improved = true;
+  while (improved && sims < opts.swapTries) {
+    improved = false;
+    const std::vector<Step> &steps = cur.steps();
+    const long n = static_cast<long>(steps.size());
+    for (long i = 0; i < n && !improved && sims < opts.swapTries; ++i) {
+      if (!steps[i].isCopy())
+        continue;
+      if (steps[i].isOffload() && (improved = tryPlan(withoutStay(steps, i))))
+        break;
+      for (long d = 1; d <= kPolishShift && !improved; ++d)
+        for (long to : {i - d, i + d})
+          if (to >= 0 && to < n && sims < opts.swapTries &&
+              (improved = tryPlan(moved(steps, i, to))))
+            break;
+    }
+  }
+  return cur;
+}
+
+} // namespace remat
