@@ -56,10 +56,17 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
   Schedule cur = plan;
   int sims = 0;
   // Keeps `steps` (frees placed eagerly) when the Simulator finds it
-  // valid, within both budgets and faster.
-  auto tryPlan = [&](const std::vector<Step> &steps) {
+  // valid, within both budgets and faster; with `repair`, a plan over the
+  // budget first gets offloadUntilBudget's copies (stalls allowed while it
+  // stays faster than the best plan).
+  auto tryPlan = [&](const std::vector<Step> &steps, bool repair = false) {
     ++sims;
     Schedule next = Schedule(steps).withEagerFrees(g);
+    if (repair) {
+      OffloadPlanOptions meet = opts;
+      meet.stallBelow = best.time;
+      next = offloadUntilBudget(g, next, meet);
+    }
     SimulationResult r = simulate(g, next, so);
     if (!r.valid || r.peak > opts.budget || r.hostPeak > opts.hostBudget ||
         r.time >= best.time - 1e-9)
@@ -76,7 +83,11 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
     for (long i = 0; i < n && !improved && sims < opts.swapTries; ++i) {
       if (!steps[i].isCopy())
         continue;
-      if (steps[i].isOffload() && (improved = tryPlan(withoutStay(steps, i))))
+      // A stay dropped: the plan as it is, or with copies of other
+      // tensors where it is then over the budget.
+      if (steps[i].isOffload() &&
+          ((improved = tryPlan(withoutStay(steps, i))) ||
+           (improved = tryPlan(withoutStay(steps, i), /*repair=*/true))))
         break;
       for (long d = 1; d <= kPolishShift && !improved; ++d)
         for (long to : {i - d, i + d})
