@@ -72,10 +72,14 @@ bool touches(Operation *op, Value root) {
   return found;
 }
 
-/// A host copy the pass moves: async, after one op's token.
+/// A host copy the pass moves: async, after the token of an op of its own
+/// block (gpu-to-llvm records the event a new stream waits on right after
+/// that op, and destroys it after the wait: once per run of the block).
 bool isMovableHostCopy(gpu::MemcpyOp copy) {
-  if (!copy.getAsyncToken() || copy.getAsyncDependencies().size() != 1 ||
-      !copy.getAsyncDependencies().front().getDefiningOp())
+  if (!copy.getAsyncToken() || copy.getAsyncDependencies().size() != 1)
+    return false;
+  Operation *dep = copy.getAsyncDependencies().front().getDefiningOp();
+  if (!dep || dep->getBlock() != copy->getBlock())
     return false;
   return isHostBuffer(rootBuffer(copy.getSrc())) ||
          isHostBuffer(rootBuffer(copy.getDst()));

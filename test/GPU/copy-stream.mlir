@@ -67,7 +67,7 @@ func.func @offload() {
 
 // Copies between the device and pageable host memory (a function's
 // arguments and results) stay on the chain; so does a host copy whose
-// dependency is not an op's token. A host buffer returned (a result
+// dependency is not an op's token, or an op's outside its block. A host buffer returned (a result
 // offloaded for good) is waited for before the return; a loop that reads
 // a prefetched buffer in its body is waited for before the loop.
 
@@ -86,6 +86,25 @@ func.func @stays(%arg0: memref<4xf32>, %t: !gpu.async.token) {
   %t1 = gpu.memcpy async [%ta] %d, %arg0 : memref<4xf32>, memref<4xf32>
   %t2 = gpu.memcpy async [%t] %raw, %d : memref<4xf32>, memref<4xf32>
   gpu.wait [%t1, %t2]
+  return
+}
+
+// CHECK-LABEL: func.func @outer_token(
+// CHECK:         scf.for
+// CHECK-NEXT:      gpu.memcpy async [%{{.*}}] %{{.*}}, %{{.*}} : memref<4xf32>, memref<4xf32>
+// CHECK-NOT:     gpu.wait async [
+func.func @outer_token(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %h = gpu.alloc host_shared () : memref<4xf32>
+  %t0 = gpu.wait async
+  %d, %ta = gpu.alloc async [%t0] () : memref<4xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %t1 = gpu.memcpy async [%ta] %h, %d : memref<4xf32>, memref<4xf32>
+    gpu.wait [%t1]
+  }
+  %t2 = gpu.dealloc async [%ta] %d : memref<4xf32>
+  gpu.wait [%t2]
   return
 }
 

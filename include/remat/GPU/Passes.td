@@ -198,8 +198,8 @@ def GPUCopyStreamPass
 
     So a prefetch issued ahead of its reader overlaps the kernels in
     between, and nothing reads a buffer before its copy has ended. A copy
-    whose dependency is not an op's token (a block argument) is left on
-    the chain.
+    whose dependency is not the token of an op in its own block (a block
+    argument, or an op outside a loop it runs in) is left on the chain.
   }];
 }
 
