@@ -63,6 +63,9 @@ remat::checkRematSettings(const RematSettings &settings) {
     if (!host)
       return llvm::toString(host.takeError());
   }
+  if (settings.offloadBlocking && !settings.offload)
+    return std::string("offload-blocking needs offload (--remat-offload): "
+                       "it says how copies to the host run");
   if (settings.offloadResults && !settings.offload)
     return std::string("offload-results needs offload (--remat-offload): "
                        "results reach the host by the same copies");
@@ -151,6 +154,7 @@ struct RematerializePass
     // The IR's node times are nanoseconds (CopyLink.h).
     fit.solve.link = CopyLink::fromRates(settings.linkBandwidth,
                                          settings.linkLatency, 1e-9);
+    fit.solve.link.offloadsBlock = settings.offloadBlocking;
     RematReport report;
     bool failed = false;
     int analysed = 0; // Training steps planned, fitted or not.

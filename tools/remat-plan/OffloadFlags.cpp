@@ -45,6 +45,8 @@ OffloadFlags::OffloadFlags(cl::OptionCategory &category)
       latency("link-latency", cl::value_desc("us"),
               cl::init(CopyLinkOptionText::kLatencyUs),
               cl::desc(CopyLinkOptionText::kLatencyHelp), cl::cat(category)),
+      blocking("offload-blocking",
+               cl::desc(CopyLinkOptionText::kBlockingHelp), cl::cat(category)),
       host("host-budget", cl::value_desc("size"),
            cl::desc(CopyLinkOptionText::kHostBudgetHelp), cl::cat(category)) {}
 
@@ -66,6 +68,8 @@ bool OffloadFlags::enabled() const { return offload; }
 
 bool OffloadFlags::resultsMayLeave() const { return results; }
 
+bool OffloadFlags::blocks() const { return blocking; }
+
 llvm::Expected<CopyLink> OffloadFlags::link(llvm::StringRef timeUnit) const {
   auto error = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
@@ -78,7 +82,9 @@ llvm::Expected<CopyLink> OffloadFlags::link(llvm::StringRef timeUnit) const {
     return error("--offload needs node times in seconds: the graph's time "
                  "unit '" + timeUnit +
                  "' is none of s, ms, us, ns, flop or table");
-  return CopyLink::fromRates(bandwidth, latency, *seconds);
+  CopyLink link = CopyLink::fromRates(bandwidth, latency, *seconds);
+  link.offloadsBlock = blocking;
+  return link;
 }
 
 } // namespace remat

@@ -36,7 +36,10 @@ public:
   bool enabled() const;
   /// Whether --offload-results was given.
   bool resultsMayLeave() const;
-  /// The link in the file's time unit, or an error naming the flag.
+  /// Whether --offload-blocking was given.
+  bool blocks() const;
+  /// The link in the file's time unit (--offload-blocking: copies to the
+  /// host block), or an error naming the flag.
   llvm::Expected<CopyLink> link(llvm::StringRef timeUnit) const;
   /// --host-budget in bytes (a bare number in the file's memory unit),
   /// std::nullopt when not given, or an error naming the flag.
@@ -47,6 +50,7 @@ private:
   llvm::cl::opt<bool> results;
   llvm::cl::opt<double> bandwidth;
   llvm::cl::opt<double> latency;
+  llvm::cl::opt<bool> blocking;
   llvm::cl::opt<std::string> host;
 };
 

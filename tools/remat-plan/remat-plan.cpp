@@ -121,6 +121,9 @@ int main(int argc, char **argv) {
   if (offloadFlags.resultsMayLeave() && !offloadFlags.enabled())
     return usageError("--offload-results needs --offload: results reach "
                       "the host by the same copies");
+  if (offloadFlags.blocks() && !offloadFlags.enabled())
+    return usageError("--offload-blocking needs --offload: it says how "
+                      "copies to the host run");
   if (offloadFlags.enabled()) {
     if (!strategyName.getNumOccurrences())
       strategyName = "offload-greedy";

@@ -125,6 +125,32 @@ TEST(OffloadSimulator, InOrderCopiesFreeBeforeTheNextRun) {
   EXPECT_GE(simulate(m.g, lateprefetch(m), link10()).peak, r.peak);
 }
 
+TEST(OffloadSimulator, BlockingOffloadsMakeTheNextRunWait) {
+  // CopyLink::offloadsBlock, as -remat-lower-to-gpu runs copies to the
+  // host: f3 (ready at 20) waits for a's offload (20..30), which releases
+  // a first: f3 holds b + c (20, not 120), 30..40; f4 40..140; the copy
+  // back (early: issued at 40 after f3, 40..50) hides in f4; bw 140..150.
+  // The wait is a's: 10 units, not hidden.
+  LongMiddle m;
+  SimulatorOptions o = link10();
+  o.link.offloadsBlock = true;
+  SimulationResult r = simulate(m.g, earlyPrefetch(m), o);
+  ASSERT_TRUE(r.valid) << r.error;
+  EXPECT_EQ(r.usageDuringStep[3], 20);  // f3
+  EXPECT_EQ(r.usageDuringStep[6], 120); // f4: a (back) + c + e
+  EXPECT_EQ(r.peak, 120);
+  EXPECT_DOUBLE_EQ(r.time, 150);
+  EXPECT_DOUBLE_EQ(r.stall, 10);
+  ASSERT_EQ(r.hostCopies.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.hostCopies[0].stall, 10);
+  EXPECT_DOUBLE_EQ(r.hostCopies[0].prefetchStart, 40);
+  EXPECT_FALSE(r.hostCopies[0].hidden);
+  // Overlapped (the default), f3 runs 20..30 with a still leaving (120).
+  SimulationResult overlapped = simulate(m.g, earlyPrefetch(m), link10());
+  EXPECT_EQ(overlapped.usageDuringStep[3], 120);
+  EXPECT_DOUBLE_EQ(overlapped.time, 140);
+}
+
 TEST(OffloadSimulator, ALatePrefetchStallsItsConsumer) {
   LongMiddle m;
   SimulationResult r = simulate(m.g, lateprefetch(m), link10());

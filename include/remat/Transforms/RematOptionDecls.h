@@ -6,7 +6,7 @@
 // --remat-<option> flags declare their options here and nowhere else: the
 // global settings (budget, strategy, report, cost-table, functions,
 // dim-bounds, alignment, scan-slots, offload, offload-results,
-// link-bandwidth, link-latency) and one option per strategy option the
+// link-bandwidth, link-latency, host-budget, offload-blocking) and one option per strategy option the
 // registered strategies declare
 // (allStrategyOptions(), typed like its SolveOptions field), with the help,
 // default and range remat-plan prints for the same option.
@@ -104,6 +104,8 @@ public:
                     llvm::cl::desc(CopyLinkOptionText::kLatencyHelp)),
         hostBudget(owner, "host-budget", llvm::cl::value_desc("size"),
                    llvm::cl::desc(CopyLinkOptionText::kHostBudgetHelp)),
+        offloadBlocking(owner, "offload-blocking", llvm::cl::init(false),
+                        llvm::cl::desc(CopyLinkOptionText::kBlockingHelp)),
         strategyDecls(allStrategyOptions()) {
     // cl keeps references to the names and help texts: both live in this
     // object, filled before any option refers to them.
@@ -134,6 +136,7 @@ public:
     s.linkBandwidth = linkBandwidth;
     s.linkLatency = linkLatency;
     s.hostBudget = hostBudget;
+    s.offloadBlocking = offloadBlocking;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](const auto &opt) {
@@ -159,6 +162,7 @@ public:
     list.push_back(&linkBandwidth);
     list.push_back(&linkLatency);
     list.push_back(&hostBudget);
+    list.push_back(&offloadBlocking);
     for (const auto &opt : strategyOptions)
       std::visit([&](const auto &o) { list.push_back(o.get()); }, opt);
     return list;
@@ -179,6 +183,7 @@ public:
     linkBandwidth = s.linkBandwidth;
     linkLatency = s.linkLatency;
     hostBudget = s.hostBudget;
+    offloadBlocking = s.offloadBlocking;
     for (size_t i = 0; i < strategyDecls.size(); ++i)
       std::visit(
           [&](auto &opt) { assignOne(*opt, s.solve, strategyDecls[i].field); },
@@ -220,6 +225,7 @@ public:
   Opt<double> linkBandwidth;
   Opt<double> linkLatency;
   Opt<std::string> hostBudget;
+  Opt<bool> offloadBlocking;
 
 private:
   std::vector<StrategyOption> strategyDecls;

@@ -42,6 +42,9 @@ struct RematSettings {
   double linkLatency = CopyLinkOptionText::kLatencyUs;
   /// With offload: the host bytes a plan may hold ("8GiB"; "": unbounded).
   std::string hostBudget;
+  /// With offload: copies to the host block what runs after them, as
+  /// -remat-lower-to-gpu runs them (CopyLink::offloadsBlock).
+  bool offloadBlocking = false;
   /// The strategies' options (allStrategyOptions()); the per-function
   /// fields (budget, cache, note) are set by the pass.
   SolveOptions solve;

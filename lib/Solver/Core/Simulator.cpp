@@ -107,6 +107,7 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
   double toHostFree = 0, toDeviceFree = 0; // When each stream is free.
   std::vector<double> arrives(g.numTensors(), 0); // On the device from.
   std::vector<long> stay(g.numTensors(), -1); // Open entry of hostCopies.
+  long lastOffload = -1; // hostCopies entry of the last offload issued.
   std::vector<PendingRelease> deviceReleases, hostReleases;
   const std::string overflow = "byte count overflows int64";
 
@@ -150,6 +151,7 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
         c.offloadStart = start;
         c.offloadEnd = end;
         stay[t] = static_cast<long>(r.hostCopies.size());
+        lastOffload = stay[t];
         r.hostCopies.push_back(c);
       } else {
         if (!onHost[t])
@@ -229,6 +231,13 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
     if (latest != kNone) {
       r.stall += start - clock;
       r.hostCopies[stay[latest]].stall += start - clock;
+    }
+    // Copies to the host that block: the run also waits for the last one
+    // issued (the to-host stream runs them in order); the wait is its.
+    if (opts.link.offloadsBlock && toHostFree > start) {
+      r.stall += toHostFree - start;
+      r.hostCopies[lastOffload].stall += toHostFree - start;
+      start = toHostFree;
     }
     if (!deviceReleases.empty())
       liveBytes -= releaseEnded(deviceReleases, start, &offloading);

@@ -4,8 +4,9 @@
 Usage: check_offload_random.py SRC_ROOT WORKDIR --seed S --cases N
 
 Each case draws a corpus model, a budget (a percentage of its peak, or
-`min`) and whether results may stay on the host, plans it with
-`remat-opt --remat-budget=B --remat-offload [--remat-offload-results]`
+`min`), whether results may stay on the host and whether copies to the
+host block, plans it with `remat-opt --remat-budget=B --remat-offload
+[--remat-offload-results] [--remat-offload-blocking]`
 (default options otherwise) and runs it with `EMULATE=1 run.sh`, whose
 host copies run on streams of their own and are held there until waited
 for (-remat-gpu-copy-stream; fresh buffers are NaN). A case is ok when its
@@ -50,11 +51,13 @@ def emulate(src, mlir, harness):
     return r.stdout, r.stderr
 
 
-def plan(mlir, out, report, budget, results):
+def plan(mlir, out, report, budget, results, blocking=False):
     cmd = ["remat-opt", mlir, "--remat-budget=" + budget, "--remat-offload",
            "--remat-report=" + report, "-o", out]
     if results:
         cmd.append("--remat-offload-results")
+    if blocking:
+        cmd.append("--remat-offload-blocking")
     return run(cmd)
 
 
@@ -82,11 +85,13 @@ def main():
             refs[model] = (data(out), added)
         budget = "min" if rng.random() < 0.2 else "%d%%" % rng.randint(40, 95)
         results = rng.random() < 0.3
-        name = "%s at %s%s" % (model, budget,
-                               " with results" if results else "")
+        blocking = rng.random() < 0.3
+        name = "%s at %s%s%s" % (model, budget,
+                                 " with results" if results else "",
+                                 ", blocking" if blocking else "")
         out_mlir = os.path.join(work, "case%d.mlir" % case)
         report = os.path.join(work, "case%d.json" % case)
-        r = plan(mlir, out_mlir, report, budget, results)
+        r = plan(mlir, out_mlir, report, budget, results, blocking)
         if r.returncode != 0:
             named = re.search(r"smallest budget it can meet is \d+ B", r.stderr)
             good = r.returncode == 1 and named is not None

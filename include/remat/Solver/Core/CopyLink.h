@@ -25,6 +25,12 @@ struct CopyLink {
   double toHostBytesPerTime = 64;   ///< Device-to-host (Offload).
   double toDeviceBytesPerTime = 64; ///< Host-to-device (Prefetch).
   double latency = 1000;            ///< Added to every copy.
+  /// Whether a run waits for every copy to the host issued before it (their
+  /// device bytes released before it starts): what -remat-lower-to-gpu
+  /// runs today, since it frees an offloaded device buffer right after its
+  /// copy and a device free waits for the copy. Default: runs overlap
+  /// them, the device bytes held until each ends.
+  bool offloadsBlock = false;
 
   /// Whether copies can be timed: positive bandwidths (infinite: a copy
   /// takes only the latency), a finite non-negative latency.
@@ -77,6 +83,13 @@ struct CopyLinkOptionText {
   static constexpr const char *kLatencyHelp =
       "With offload: the time added to every copy, in microseconds "
       "(default 1: launching and setting up one copy)";
+  static constexpr const char *kBlockingHelp =
+      "With offload: plan copies to the host as -remat-lower-to-gpu runs "
+      "them today, the computation after one waiting for it to end (the "
+      "device buffer is freed right after its copy, and a device free waits "
+      "for the copy), rather than overlapping it with the device buffer "
+      "held until it ends (default off: the link's overlap; copies back "
+      "overlap either way)";
   static constexpr const char *kHostBudgetHelp =
       "With offload: the host memory a plan may hold at once, a size with a "
       "unit (e.g. 8GiB; default: unbounded); plans keep their host copies "
