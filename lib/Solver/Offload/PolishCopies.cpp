@@ -6,6 +6,7 @@
 
 #include "remat/Solver/Core/Simulator.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace remat {
@@ -14,6 +15,13 @@ namespace {
 
 /// How far a copy step is moved, in steps, each way.
 constexpr long kPolishShift = 4;
+/// Candidates times schedule steps at most (each candidate is simulated in
+/// time linear in the steps): a plan of 5,000 steps (a ResNet-50) gets 40
+/// candidates, one of up to 97 steps OffloadPlanOptions::swapTries.
+constexpr long kPolishWork = 200'000;
+/// What a repair (offloadUntilBudget on a candidate) counts as: several
+/// simulations at each peak it lowers.
+constexpr long kRepairCost = 8;
 
 /// `steps` with the step at `from` moved to index `to` of the result.
 std::vector<Step> moved(const std::vector<Step> &steps, long from, long to) {
@@ -54,7 +62,10 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
   if (!best.valid || best.peak > opts.budget || best.hostPeak > opts.hostBudget)
     return plan;
   Schedule cur = plan;
-  int sims = 0;
+  const long tries = std::min<long>(
+      opts.swapTries,
+      std::max<long>(64, kPolishWork / std::max<long>(1, plan.size())));
+  long sims = 0;
   // Keeps `steps` (frees placed eagerly) when the Simulator finds it
   // valid, within both budgets and faster; with `repair`, a plan over the
   // budget first gets offloadUntilBudget's copies (stalls allowed while it
@@ -63,6 +74,7 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
     ++sims;
     Schedule next = Schedule(steps).withEagerFrees(g);
     if (repair) {
+      sims += kRepairCost - 1;
       OffloadPlanOptions meet = opts;
       meet.stallBelow = best.time;
       next = offloadUntilBudget(g, next, meet);
@@ -76,11 +88,11 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
     return true;
   };
   bool improved = true;
-  while (improved && sims < opts.swapTries) {
+  while (improved && sims < tries) {
     improved = false;
     const std::vector<Step> &steps = cur.steps();
     const long n = static_cast<long>(steps.size());
-    for (long i = 0; i < n && !improved && sims < opts.swapTries; ++i) {
+    for (long i = 0; i < n && !improved && sims < tries; ++i) {
       if (!steps[i].isCopy())
         continue;
       // A stay dropped: the plan as it is, or with copies of other
@@ -91,7 +103,7 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
         break;
       for (long d = 1; d <= kPolishShift && !improved; ++d)
         for (long to : {i - d, i + d})
-          if (to >= 0 && to < n && sims < opts.swapTries &&
+          if (to >= 0 && to < n && sims < tries &&
               (improved = tryPlan(moved(steps, i, to))))
             break;
     }

@@ -22,8 +22,9 @@ namespace remat {
 /// other tensors (stalls allowed while faster); frees placed eagerly again.
 /// A candidate is kept when the Simulator finds it valid, within
 /// `opts.budget` and `opts.hostBudget`, and faster. At most
-/// `opts.swapTries` candidates. Returns `plan` itself when it has no copies
-/// or is not valid within the budgets.
+/// `opts.swapTries` candidates, fewer on long plans (each is a simulation
+/// of the whole plan). Returns `plan` itself when it has no copies or is not
+/// valid within the budgets.
 Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
                       const OffloadPlanOptions &opts);
 
