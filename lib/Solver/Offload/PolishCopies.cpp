@@ -90,7 +90,8 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
   bool improved = true;
   while (improved && sims < tries) {
     improved = false;
-    const std::vector<Step> &steps = cur.steps();
+    // A copy: a kept candidate replaces `cur` while its steps are read.
+    const std::vector<Step> steps = cur.steps();
     const long n = static_cast<long>(steps.size());
     for (long i = 0; i < n && !improved && sims < tries; ++i) {
       if (!steps[i].isCopy())
