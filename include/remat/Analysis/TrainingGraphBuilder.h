@@ -73,9 +73,9 @@ struct IRTrainingGraph {
   /// unknown op, a side effect, randomness, an in-place update...
   std::vector<std::string> keptBecause;
 
-  /// The Simulator's result for programOrder, its copies timed as the
-  /// lowering runs them: in order with the computations (an offloaded
-  /// buffer is gone before the next op; CopyLink::inOrder()).
+  /// The Simulator's result for programOrder, its memory as the lowering
+  /// holds it: an offloaded buffer is gone before the next op, a copy back
+  /// held from its issue (CopyLink::inOrder()).
   SimulationResult simulateProgram(SimulatorOptions opts = {}) const {
     opts.link = CopyLink::inOrder();
     return simulate(graph, programOrder, opts);

@@ -39,10 +39,12 @@ struct CopyLink {
            !std::isnan(toDeviceBytesPerTime) && toDeviceBytesPerTime > 0 &&
            std::isfinite(latency) && latency >= 0;
   }
-  /// Copies that take no time: what a program whose copies run in order
-  /// with its computations (one stream, as the MLIR lowering issues them
-  /// today) holds. An offload's device bytes go before the next run; a
-  /// prefetch's count from its issue, as with any link.
+  /// Copies that take no time: the memory a program holds when its
+  /// buffers are allocated and freed in its own order, as the GPU lowering
+  /// does (a device buffer freed right after its copy to the host, which
+  /// the free waits for; a copy back allocated at its issue). An offload's
+  /// device bytes go before the next run; a prefetch's count from its
+  /// issue, as with any link.
   static CopyLink inOrder() {
     CopyLink l;
     l.toHostBytesPerTime = l.toDeviceBytesPerTime = INFINITY;
