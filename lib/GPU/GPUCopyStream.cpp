@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/GPU/BufferRoot.h"
 #include "remat/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -26,21 +27,9 @@ namespace remat {
 } // namespace remat
 
 using namespace mlir;
+using remat::rootBuffer;
 
 namespace {
-
-/// The buffer a memref value views: through view-like ops and casts.
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else if (auto cast = dyn_cast<memref::CastOp>(def))
-      v = cast.getSource();
-    else
-      break;
-  }
-  return v;
-}
 
 bool isHostBuffer(Value root) {
   auto alloc = root.getDefiningOp<gpu::AllocOp>();
@@ -59,7 +48,8 @@ struct RunningCopy {
 bool touches(Operation *op, Value root) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (isa<ViewLikeOpInterface, memref::CastOp>(inner))
+    if (isa<ViewLikeOpInterface, memref::CastOp,
+            memref::ExtractStridedMetadataOp>(inner))
       return WalkResult::advance();
     for (Value operand : inner->getOperands())
       if (isa<BaseMemRefType>(operand.getType()) &&

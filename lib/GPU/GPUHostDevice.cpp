@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/GPU/BufferRoot.h"
 #include "remat/GPU/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -25,11 +26,9 @@ namespace remat {
 } // namespace remat
 
 using namespace mlir;
+using remat::rootBuffer;
 
-namespace {
-
-/// The buffer `v` views (through views, casts and metadata extraction).
-Value rootBuffer(Value v) {
+Value remat::rootBuffer(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
       v = view.getViewSource();
@@ -43,6 +42,8 @@ Value rootBuffer(Value v) {
   }
   return v;
 }
+
+namespace {
 
 /// The dynamic sizes of `v` (for an allocation of its shape).
 SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value v) {
