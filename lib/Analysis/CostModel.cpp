@@ -4,8 +4,9 @@
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/Collectives.h"
-#include "remat/Support/CheckedArithmetic.h"
 #include "remat/Dialect/Remat/Remat.h"
+#include "remat/Solver/Core/CopyLink.h"
+#include "remat/Support/CheckedArithmetic.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -75,8 +76,9 @@ std::string costTableKey(Operation *op) {
 FailureOr<OpCost> CostModel::cost(Operation *op,
                                   Operation *symbolScope) const {
   OpCost c;
-  // Result sizes from types; views and tensor.empty own no bytes.
-  bool noData = isViewLike(op) || isa<tensor::EmptyOp>(op);
+  // Result sizes from types; views and tensor.empty own no bytes, nor
+  // does a host stack (host memory, off the device).
+  bool noData = isViewLike(op) || isa<tensor::EmptyOp, HostEmptyOp>(op);
   for (Value r : op->getResults()) {
     std::optional<int64_t> bytes = noData ? 0 : bufferBytes(r.getType());
     if (bytes == kTooManyBytes)
@@ -145,6 +147,15 @@ FailureOr<OpCost> CostModel::cost(Operation *op,
     c.time = collectiveTime(*coll);
   } else if (std::optional<double> p2p = pointToPointTime(op)) {
     c.time = *p2p;
+  } else if (isa<OffloadRowOp, PrefetchRowOp>(op)) {
+    // A row of a host stack crosses the default link (CopyLink.h: PCIe 5
+    // x16, in the nanoseconds of this model), in line with the kernels:
+    // the host waits for each copy before the next op that touches it.
+    auto offload = dyn_cast<OffloadRowOp>(op);
+    Value row = offload ? Value(offload.getValue()) : op->getResult(0);
+    int64_t bytes = typeBytes(row.getType()).value_or(0);
+    c.time = isa<OffloadRowOp>(op) ? CopyLink{}.offloadTime(bytes)
+                                   : CopyLink{}.prefetchTime(bytes);
   } else if (auto iface = dyn_cast<RematCostOpInterface>(op)) {
     c.time = iface.getRematTime();
     c.workspace = iface.getRematWorkspace();

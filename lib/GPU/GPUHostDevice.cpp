@@ -15,6 +15,7 @@
 #include "remat/GPU/BufferRoot.h"
 #include "remat/GPU/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -76,10 +77,72 @@ bool isHostCopy(memref::AllocOp alloc) {
   return alloc->hasAttr(kHostBufferAttr);
 }
 
-/// Whether `v` views a pinned host buffer (a host copy).
+/// The allocation `v` views, looking through the iteration arguments and
+/// results of scf.for loops that update a buffer in place (each iteration
+/// yields a view of its argument), as they carry a host stack
+/// (remat.offload_row): the buffer is the loop init's.
+Value carriedRoot(Value v) {
+  for (int depth = 0; depth < 32; ++depth) {
+    v = rootBuffer(v);
+    scf::ForOp loop;
+    unsigned index = 0;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0)
+        return v;
+      index = arg.getArgNumber() - 1;
+    } else if (auto result = dyn_cast<OpResult>(v)) {
+      loop = dyn_cast<scf::ForOp>(result.getOwner());
+      if (!loop)
+        return v;
+      index = result.getResultNumber();
+    } else {
+      return v;
+    }
+    Value yielded = loop.getYieldedValues()[index];
+    if (rootBuffer(yielded) != loop.getRegionIterArgs()[index])
+      return v;
+    v = loop.getInitArgs()[index];
+  }
+  return v;
+}
+
+/// Whether `v` views a pinned host buffer (a host copy, a host stack).
 bool viewsHostBuffer(Value v) {
-  auto alloc = rootBuffer(v).getDefiningOp<gpu::AllocOp>();
+  auto alloc = carriedRoot(v).getDefiningOp<gpu::AllocOp>();
   return alloc && alloc.getHostShared();
+}
+
+/// `v`, a contiguous strided view of a pinned host buffer (a row of a host
+/// stack), viewed again with an identity layout from the buffer's bytes
+/// (memref.view of the i8 allocation every host buffer is made as), which
+/// is what gpu.memcpy copies; null where `v` is not such a view.
+Value contiguousHostView(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  auto alloc = carriedRoot(v).getDefiningOp<gpu::AllocOp>();
+  auto raw =
+      alloc ? dyn_cast<MemRefType>(alloc.getMemref().getType()) : MemRefType();
+  Type elem = type.getElementType();
+  if (!raw || !raw.getElementType().isInteger(8) || raw.getRank() != 1 ||
+      !type.hasStaticShape() || !elem.isIntOrFloat() ||
+      elem.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return {};
+  int64_t expected = 1;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+    if (type.getDimSize(i) != 1 && strides[i] != expected)
+      return {};
+    expected *= type.getDimSize(i);
+  }
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, v);
+  Value elemBytes =
+      arith::ConstantIndexOp::create(b, loc, elem.getIntOrFloatBitWidth() / 8);
+  Value bytes = arith::MulIOp::create(b, loc, meta.getOffset(), elemBytes);
+  return memref::ViewOp::create(b, loc, contiguous(type), alloc.getMemref(),
+                                bytes, ValueRange());
 }
 
 /// A device buffer, or with `host` a pinned host buffer the device can
@@ -105,12 +168,15 @@ gpu::AllocOp roundedDeviceAlloc(OpBuilder &b, Location loc, MemRefType type,
   int64_t bytes = type.hasStaticShape() && bits % 8 == 0
                       ? type.getNumElements() * (bits / 8)
                       : 0;
-  if (bytes == 0 || alignment <= 1 || bytes % alignment == 0 ||
-      !type.getLayout().isIdentity()) {
+  // A host buffer is always made of bytes: a row of it can then be viewed
+  // contiguously (contiguousHostView).
+  if (bytes == 0 || !type.getLayout().isIdentity() ||
+      (!host && (alignment <= 1 || bytes % alignment == 0))) {
     gpu::AllocOp dev = deviceAlloc(b, loc, type, sizes, host);
     view = dev.getMemref();
     return dev;
   }
+  alignment = std::max<int64_t>(alignment, 1);
   auto raw = MemRefType::get({(bytes + alignment - 1) / alignment * alignment},
                              b.getI8Type(), MemRefLayoutAttrInterface(),
                              type.getMemorySpace());
@@ -289,13 +355,19 @@ LogicalResult FunctionRewriter::turnCopiesIntoKernels() {
     b.setInsertionPoint(copy);
     if (viewsHostBuffer(copy.getSource()) ||
         viewsHostBuffer(copy.getTarget())) {
-      for (Value side : {copy.getSource(), copy.getTarget()})
-        if (!cast<MemRefType>(side.getType()).getLayout().isIdentity())
+      SmallVector<Value, 2> sides{copy.getTarget(), copy.getSource()};
+      for (Value &side : sides) {
+        if (cast<MemRefType>(side.getType()).getLayout().isIdentity())
+          continue;
+        Value strided = side;
+        side = contiguousHostView(b, copy.getLoc(), strided);
+        if (!side)
           return copy.emitError()
-                 << "copies a strided view " << side.getType()
+                 << "copies a strided view " << strided.getType()
                  << " to or from host memory: a host copy is one "
-                    "contiguous gpu.memcpy";
-      memcpy(b, copy.getLoc(), copy.getTarget(), copy.getSource());
+                    "contiguous gpu.memcpy (a row of a host stack is one)";
+      }
+      memcpy(b, copy.getLoc(), sides[0], sides[1]);
     } else {
       linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
                              copy.getTarget());
@@ -420,7 +492,8 @@ FunctionRewriter::copyResultsToDevice(func::CallOp call,
 /// (entry-block device buffers: returned ones, argument copies).
 LogicalResult FunctionRewriter::returnHostCopies() {
   llvm::DenseSet<Value> freed;
-  func.walk([&](gpu::DeallocOp d) { freed.insert(rootBuffer(d.getMemref())); });
+  func.walk(
+      [&](gpu::DeallocOp d) { freed.insert(carriedRoot(d.getMemref())); });
   SmallVector<func::ReturnOp> returns;
   func.walk([&](func::ReturnOp r) { returns.push_back(r); });
   for (func::ReturnOp ret : returns) {

@@ -22,15 +22,18 @@ struct CheckExecutablePass
     bool failed = false;
     if (target == "cpu") {
       // One error: the first copy says what every other one would.
-      getOperation()->walk([&](OffloadOp op) {
-        op.emitError()
-            << "copies a value to host memory, which -remat-lower-to-cpu "
-               "cannot lower (it has one memory): lower with "
-               "-remat-lower-to-gpu (emulate=true runs it without a GPU), "
-               "or plan without offload=true (--remat-offload)";
-        failed = true;
-        return WalkResult::interrupt();
-      });
+      getOperation()->walk(
+          [&](Operation *op) {
+            if (!isa<OffloadOp, HostEmptyOp>(op))
+              return WalkResult::advance();
+            op->emitError()
+                << "copies a value to host memory, which -remat-lower-to-cpu "
+                   "cannot lower (it has one memory): lower with "
+                   "-remat-lower-to-gpu (emulate=true runs it without a GPU), "
+                   "or plan without offload=true (--remat-offload)";
+            failed = true;
+            return WalkResult::interrupt();
+          });
     } else if (target != "gpu" && target != "any") {
       getOperation()->emitError()
           << "-remat-check-executable: target must be cpu, gpu or any, got '"

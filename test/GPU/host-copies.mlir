@@ -28,8 +28,9 @@
 // SYNC:         %[[A:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<4xf32>
 // SYNC:         linalg.exp
 // SYNC-NEXT:    %[[T:.*]] = gpu.wait async
-// SYNC-NEXT:    %[[H:.*]] = gpu.alloc host_shared () : memref<4xf32>
-// SYNC-NEXT:    gpu.memcpy async [%[[T]]] %[[H]], %[[A]]
+// SYNC-NEXT:    %[[H:.*]] = gpu.alloc host_shared () : memref<16xi8>
+// SYNC:         %[[V:.*]] = memref.view %[[H]]
+// SYNC-NEXT:    gpu.memcpy async [%[[T]]] %[[V]], %[[A]]
 // SYNC-NOT:     gpu.alloc async [%{{.*}}] host_shared
 func.func @offloaded(%x: memref<4xf32>) -> memref<4xf32> {
   %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
@@ -52,7 +53,7 @@ func.func @offloaded(%x: memref<4xf32>) -> memref<4xf32> {
 func.func @strided(%x: memref<8xf32>) {
   %h = memref.alloc() {remat.host} : memref<4xf32>
   %v = memref.subview %x[0] [4] [2] : memref<8xf32> to memref<4xf32, strided<[2]>>
-  // expected-error @+1 {{copies a strided view 'memref<4xf32, strided<[2]>>' to or from host memory: a host copy is one contiguous gpu.memcpy}}
+  // expected-error @+1 {{copies a strided view 'memref<4xf32, strided<[2]>>' to or from host memory: a host copy is one contiguous gpu.memcpy (a row of a host stack is one)}}
   memref.copy %v, %h : memref<4xf32, strided<[2]>> to memref<4xf32>
   memref.dealloc %h : memref<4xf32>
   return

@@ -32,3 +32,38 @@ LogicalResult PrefetchOp::verify() {
                             "result of a remat.offload";
   return success();
 }
+
+/// `stack`'s type without its leading dimension: the type of one row.
+static RankedTensorType rowType(RankedTensorType stack) {
+  return RankedTensorType::get(stack.getShape().drop_front(),
+                               stack.getElementType());
+}
+
+static LogicalResult verifyRow(Operation *op, RankedTensorType stack,
+                               RankedTensorType row, StringRef what) {
+  if (stack.getRank() < 1)
+    return op->emitOpError() << "needs a stack of rank 1 or more (rows along "
+                                "its leading dimension), got "
+                             << stack;
+  if (row != rowType(stack))
+    return op->emitOpError() << what << " must be one row of the stack, "
+                             << rowType(stack) << ", got " << row;
+  return success();
+}
+
+LogicalResult HostEmptyOp::verify() {
+  if (getType().getRank() < 1)
+    return emitOpError() << "makes a stack: a tensor of rank 1 or more, got "
+                         << getType();
+  return success();
+}
+
+LogicalResult OffloadRowOp::verify() {
+  return verifyRow(*this, getStack().getType(), getValue().getType(),
+                   "the value");
+}
+
+LogicalResult PrefetchRowOp::verify() {
+  return verifyRow(*this, getStack().getType(), getResult().getType(),
+                   "the result");
+}

@@ -49,3 +49,29 @@ func.func @host_result(%x: tensor<8xf32>) -> tensor<8xf32> {
   %h = remat.offload %e : tensor<8xf32>
   return %h : tensor<8xf32>
 }
+
+// A host stack: remat.host_empty is a host buffer, each remat.offload_row
+// a copy into a row (a subview) of the buffer the loop carries, in place,
+// and remat.prefetch_row a fresh buffer and a copy from a row.
+// CHECK-LABEL: func.func @host_stack
+// CHECK: %[[S:.*]] = memref.alloc() {alignment = 64 : i64, remat.host} : memref<4x2x3xf32>
+// CHECK: %[[F:.*]] = scf.for %[[I:.*]] = {{.*}} iter_args(%[[ST:.*]] = %[[S]])
+// CHECK-NEXT: %[[ROW:.*]] = memref.subview %[[ST]][%[[I]], 0, 0] [1, 2, 3] [1, 1, 1] : memref<4x2x3xf32> to memref<2x3xf32, strided<[3, 1], offset: ?>>
+// CHECK-NEXT: memref.copy %{{.*}}, %[[ROW]]
+// CHECK-NEXT: scf.yield %[[ST]]
+// CHECK: %[[D:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+// CHECK-NEXT: %[[BACK:.*]] = memref.subview %[[F]][%{{.*}}, 0, 0] [1, 2, 3] [1, 1, 1]
+// CHECK-NEXT: memref.copy %[[BACK]], %[[D]]
+// CHECK: return %[[D]]
+func.func @host_stack(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %s = remat.host_empty : tensor<4x2x3xf32>
+  %f = scf.for %i = %c0 to %c4 step %c1 iter_args(%st = %s) -> (tensor<4x2x3xf32>) {
+    %st1 = remat.offload_row %x into %st[%i] : tensor<2x3xf32> into tensor<4x2x3xf32>
+    scf.yield %st1 : tensor<4x2x3xf32>
+  }
+  %r = remat.prefetch_row %f[%c1] : tensor<4x2x3xf32> to tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

@@ -277,3 +277,37 @@ func.func @host_mark_elsewhere(%x: memref<4xf32>) {
   %a = memref.alloca() {remat.host} : memref<4xf32>
   return
 }
+
+// -----
+
+func.func @host_stack_rank() -> tensor<f32> {
+  // expected-error @+1 {{'remat.host_empty' op makes a stack: a tensor of rank 1 or more, got 'tensor<f32>'}}
+  %s = remat.host_empty : tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+func.func @offload_row_type(%x: tensor<3x2xf32>, %i: index) -> tensor<4x2x3xf32> {
+  %s = remat.host_empty : tensor<4x2x3xf32>
+  // expected-error @+1 {{'remat.offload_row' op the value must be one row of the stack, 'tensor<2x3xf32>', got 'tensor<3x2xf32>'}}
+  %t = remat.offload_row %x into %s[%i] : tensor<3x2xf32> into tensor<4x2x3xf32>
+  return %t : tensor<4x2x3xf32>
+}
+
+// -----
+
+func.func @prefetch_row_type(%i: index) -> tensor<2x3xf64> {
+  %s = remat.host_empty : tensor<4x2x3xf32>
+  // expected-error @+1 {{'remat.prefetch_row' op the result must be one row of the stack, 'tensor<2x3xf32>', got 'tensor<2x3xf64>'}}
+  %r = remat.prefetch_row %s[%i] : tensor<4x2x3xf32> to tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+// -----
+
+func.func @host_stack_dynamic(%n: index) {
+  // expected-error @+1 {{'remat.host_empty' op result #0 must be statically shaped tensor}}
+  %s = "remat.host_empty"() : () -> tensor<?x2xf32>
+  return
+}

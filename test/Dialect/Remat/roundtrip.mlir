@@ -77,3 +77,21 @@ func.func @host_result(%x: tensor<4xf32>) -> tensor<4xf32> {
   %h = remat.offload %x : tensor<4xf32>
   return %h : tensor<4xf32>
 }
+
+// A host stack: rows copied out in one loop and back in another.
+// CHECK-LABEL: func.func @host_stack
+// CHECK: %[[S:.*]] = remat.host_empty : tensor<4x2x3xf32>
+// CHECK: remat.offload_row %{{.*}} into %{{.*}}[%{{.*}}] : tensor<2x3xf32> into tensor<4x2x3xf32>
+// CHECK: remat.prefetch_row %{{.*}}[%{{.*}}] : tensor<4x2x3xf32> to tensor<2x3xf32>
+func.func @host_stack(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %s = remat.host_empty : tensor<4x2x3xf32>
+  %f = scf.for %i = %c0 to %c4 step %c1 iter_args(%st = %s) -> (tensor<4x2x3xf32>) {
+    %st1 = remat.offload_row %x into %st[%i] : tensor<2x3xf32> into tensor<4x2x3xf32>
+    scf.yield %st1 : tensor<4x2x3xf32>
+  }
+  %r = remat.prefetch_row %f[%c1] : tensor<4x2x3xf32> to tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

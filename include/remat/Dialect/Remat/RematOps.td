@@ -9,6 +9,7 @@ include "remat/Dialect/Remat/RematDialect.td"
 include "remat/Dialect/Remat/RematAttrs.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ValueBoundsOpInterface.td"
 
@@ -142,6 +143,81 @@ def Remat_PrefetchOp : Remat_Op<"prefetch", [
   let arguments = (ins AnyRankedTensor:$input);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+// A host stack: the rows of a scan's stack kept in host memory, one row
+// copied out per forward step and back per backward step (issue 51: a
+// scan's stored values offloaded instead of recomputed).
+
+def Remat_HostEmptyOp : Remat_Op<"host_empty", [
+    MemoryEffects<[MemAlloc<Remat_HostCopyResource>]>]> {
+  let summary = "An uninitialized stack in host memory";
+  let description = [{
+    A tensor whose buffer is host memory, written only by
+    `remat.offload_row` and read only by `remat.prefetch_row` (through the
+    iteration arguments and results of the loops that carry it). It takes
+    no device memory. Written by `-remat-host-stacks` in place of the
+    `tensor.empty` a scan's stack starts from; bufferizes to a
+    `memref.alloc` marked `remat.host`, which `-remat-lower-to-gpu`
+    allocates as pinned host memory. Static shapes only.
+
+    ```mlir
+    %s = remat.host_empty : tensor<64x32x64xf32>
+    ```
+  }];
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Remat_OffloadRowOp : Remat_Op<"offload_row", [
+    AllTypesMatch<["stack", "result"]>, DestinationStyleOpInterface,
+    MemoryEffects<[MemWrite<Remat_HostCopyResource>]>]> {
+  let summary = "Copy a value into one row of a host stack";
+  let description = [{
+    The result is `stack` (a host stack: `remat.host_empty` or what a loop
+    carries of one) with row `row` of its leading dimension replaced by
+    `value`, copied from the device: one contiguous copy to the host.
+    `value` has the type of one row (the stack's type without its leading
+    dimension). The stack is updated in place.
+
+    ```mlir
+    %s1 = remat.offload_row %h into %s[%i] : tensor<32x64xf32> into tensor<64x32x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$value,
+                       AnyStaticShapeTensor:$stack, Index:$row);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $value `into` $stack `[` $row `]` attr-dict `:` type($value) `into`
+    type($stack)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getStackMutable();
+    }
+  }];
+}
+
+def Remat_PrefetchRowOp : Remat_Op<"prefetch_row", [
+    MemoryEffects<[MemWrite<Remat_HostCopyResource>]>]> {
+  let summary = "Copy one row of a host stack back to the device";
+  let description = [{
+    The result is a device copy of row `row` of the leading dimension of
+    the host stack `stack` (one contiguous copy from the host into a fresh
+    buffer).
+
+    ```mlir
+    %h = remat.prefetch_row %s[%i] : tensor<64x32x64xf32> to tensor<32x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$stack, Index:$row);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $stack `[` $row `]` attr-dict `:` type($stack) `to` type($result)
+  }];
   let hasVerifier = 1;
 }
 
