@@ -368,6 +368,25 @@ def CheckpointScansPass : Pass<"remat-checkpoint-scans", "mlir::ModuleOp"> {
 }
 
 
+def HostStacksPass : Pass<"remat-host-stacks", "mlir::func::FuncOp"> {
+  let summary = "Keep a scan's stacks in host memory, a row copied each way";
+  let description = [{
+    The third choice for a scan (docs/loops.md, "Stacks in host memory"):
+    where a scan's stacks are stored whole rows along their leading
+    dimension (time-major) by a forward `scf.for` of known length, starting
+    from a `tensor.empty`, and read back a whole row at a time, each stack
+    becomes a `remat.host_empty`, each store a `remat.offload_row` and each
+    read a `remat.prefetch_row`: the device holds no row of it beyond the
+    one in flight, and nothing is recomputed. A remark names each scan
+    moved, and why a loop that is a scan was not. `-remat-fit` with
+    `offload=true` (`--remat-offload`) makes this choice itself where it is
+    faster or smaller than checkpointing; lowered by `-remat-lower-to-gpu`
+    (pinned host memory, one `gpu.memcpy` per row).
+  }];
+  let dependentDialects = ["::remat::RematDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LoopCarriesInPlacePass : Pass<"remat-loop-carries-in-place"> {
   let summary = "Make every loop's yield write into its iteration argument";
   let description = [{
