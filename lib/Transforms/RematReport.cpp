@@ -163,6 +163,10 @@ std::string RematReport::str() const {
                              {"stall", f.stall},
                              {"values", std::move(copies)}};
     }
+    // Scans whose stacks live in host memory (HostStacks.h).
+    if (f.hostStackScans)
+      (*funcs.back().getAsObject())["host_stacks"] = llvm::json::Object{
+          {"scans", f.hostStackScans}, {"bytes", f.hostStackBytes}};
     // --remat-budget=min: "budget" is the smallest the strategy meets.
     if (f.budgetIsMinimum)
       (*funcs.back().getAsObject())["budget_requested"] = "min";

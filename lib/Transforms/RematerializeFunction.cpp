@@ -12,22 +12,23 @@
 #include "remat/Transforms/Rematerialize.h"
 
 #include "remat/Analysis/Collectives.h"
+#include "remat/Analysis/DevicePeaks.h"
+#include "remat/Analysis/PipelineTime.h"
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
 #include "remat/Dialect/Remat/Remat.h"
+#include "remat/Loops/CheckpointScans.h"
+#include "remat/Loops/StashRings.h"
 #include "remat/Solver/Core/Strategy.h"
 #include "remat/Solver/Portfolio/MinimumBudget.h"
 #include "remat/Solver/Portfolio/SizedSolve.h"
-#include "remat/Loops/CheckpointScans.h"
-#include "remat/Analysis/DevicePeaks.h"
-#include "remat/Analysis/PipelineTime.h"
-#include "remat/Loops/StashRings.h"
-#include "remat/Transforms/StashRingStages.h"
 #include "remat/Transforms/FloorBreakdown.h"
+#include "remat/Transforms/HostStackChoice.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/MicroBatch.h"
 #include "remat/Transforms/Prepare.h"
 #include "remat/Transforms/RecomputeHints.h"
+#include "remat/Transforms/StashRingStages.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Remarks.h"
@@ -82,10 +83,14 @@ remark::RemarkOpts remarkOpts(llvm::StringRef name, llvm::StringRef function) {
 /// One function's planning state, from analysis to the checked rewrite.
 class FunctionFitter {
 public:
+  /// `symbolScope`: where symbols are looked up when `original` is a
+  /// detached copy (default: its parent).
   FunctionFitter(func::FuncOp original, const RematOptions &options,
-                 const CostModel &costs, RematResult &result)
+                 const CostModel &costs, RematResult &result,
+                 Operation *symbolScope = nullptr)
       : original(original), options(options), costs(costs), result(result),
-        fr(result.report) {}
+        fr(result.report),
+        symbolScope(symbolScope ? symbolScope : original->getParentOp()) {}
 
   LogicalResult run() {
     // Embedders call this without a pass that declares the dialect: the
@@ -912,11 +917,12 @@ private:
   OwningOpRef<func::FuncOp> work; ///< The copy `func` is, until adopted.
   /// Callees are looked up in the original's module (the copies are
   /// detached from it).
-  Operation *scope() const { return original->getParentOp(); }
+  Operation *scope() const { return symbolScope; }
   const RematOptions &options;
   const CostModel &costs;
   RematResult &result;
   FunctionReport &fr;
+  Operation *symbolScope;
   PhaseClock clock;
   std::optional<IRTrainingGraph> ig;
   SimulationResult before; ///< The program without rematerialization.
@@ -948,6 +954,13 @@ LogicalResult remat::rematerializeFunction(func::FuncOp func,
                                            const RematOptions &options,
                                            const CostModel &costs,
                                            RematResult &result) {
+  // A micro-batch step plans its body as a function of the module.
+  if (options.offload && !microBatchLoop(func))
+    return fitWithHostStacks(
+        func, options, result,
+        [&](func::FuncOp copy, const RematOptions &o, RematResult &r) {
+          return FunctionFitter(copy, o, costs, r, func->getParentOp()).run();
+        });
   return FunctionFitter(func, options, costs, result).run();
 }
 

@@ -86,8 +86,11 @@ public:
                     "before its next use (remat.offload, remat.prefetch), "
                     "where that meets the budget faster than recomputation "
                     "or below what recomputation alone reaches "
-                    "(offload-greedy; checkmate-milp-offload when named); "
-                    "lowered by -remat-lower-to-gpu only (default off)")),
+                    "(offload-greedy; checkmate-milp-offload when named), "
+                    "and a scan's stacks may stay in host memory, a row "
+                    "copied each way per step, where that is faster or "
+                    "smaller than checkpointing it; lowered by "
+                    "-remat-lower-to-gpu only (default off)")),
         offloadResults(
             owner, "offload-results", llvm::cl::init(false),
             llvm::cl::desc(

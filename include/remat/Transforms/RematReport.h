@@ -124,6 +124,10 @@ struct FunctionReport {
   /// ("offload" above) and the plan's total stall.
   int64_t hostPeak = 0, overlappedPeak = 0;
   double stall = 0;
+  /// Scans whose stacks are kept in host memory (HostStacks.h) and those
+  /// stacks' bytes (offload=true; 0: none).
+  int hostStackScans = 0;
+  int64_t hostStackBytes = 0;
 };
 
 /// "42.0%" of `whole` (one decimal), "n/a" when `whole` is not positive: how

@@ -1,0 +1,131 @@
+//===- HostStackChoice.cpp - Checkpoint a scan, or keep its stacks on host ===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "remat/Transforms/HostStackChoice.h"
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Analysis/ScanLoops.h"
+#include "remat/Dialect/Remat/Remat.h"
+#include "remat/Loops/HostStacks.h"
+#include "remat/Transforms/Prepare.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace remat {
+namespace {
+
+/// Holds the diagnostics emitted while it listens, to emit them later (the
+/// plan kept) or never (the plan dropped).
+class HeldDiagnostics {
+public:
+  explicit HeldDiagnostics(MLIRContext *ctx) : ctx(ctx) {}
+
+  /// Runs `body` with its diagnostics held.
+  template <typename Fn> auto hold(Fn &&body) {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+      held.push_back(std::move(d));
+      return success();
+    });
+    return body();
+  }
+
+  /// Emits what was held, but the remarks `drop` names.
+  void emit(llvm::function_ref<bool(const Diagnostic &)> drop = nullptr) {
+    for (Diagnostic &d : held)
+      if (!drop || !drop(d))
+        ctx->getDiagEngine().emit(std::move(d));
+    held.clear();
+  }
+
+private:
+  MLIRContext *ctx;
+  std::vector<Diagnostic> held;
+};
+
+/// Whether the plan with host stacks is the better one.
+bool hostStacksBetter(const FunctionReport &host,
+                      const FunctionReport &recomputed, bool minimum) {
+  if (minimum && host.budget != recomputed.budget)
+    return host.budget < recomputed.budget;
+  return host.timeAfter < recomputed.timeAfter;
+}
+
+} // namespace
+
+LogicalResult fitWithHostStacks(func::FuncOp func, const RematOptions &options,
+                                RematResult &result, FitFunction fit) {
+  MLIRContext *ctx = func.getContext();
+  // Prepared as the planner prepares it: each stack its own tensor.empty
+  // (a CSE before may have shared one between stacks).
+  OwningOpRef<func::FuncOp> hosting = func.clone();
+  prepareForRemat(*hosting);
+  int scans = putScanStacksOnHost(*hosting);
+  if (scans == 0)
+    return fit(func, options, result);
+  OwningOpRef<func::FuncOp> recomputing = func.clone();
+  RematResult recomputed;
+  HeldDiagnostics recomputedDiags(ctx);
+  bool recomputeFits = recomputedDiags.hold(
+      [&] { return succeeded(fit(*recomputing, options, recomputed)); });
+  // The same budget in bytes: a percentage is of the program as written.
+  const FunctionReport &r = recomputed.report;
+  bool budgetKnown = options.budget.minimum || r.budget > 0;
+  RematResult hosted;
+  HeldDiagnostics hostedDiags(ctx);
+  bool hostFits = false;
+  if (budgetKnown) {
+    RematOptions hostOptions = options;
+    if (!options.budget.minimum)
+      hostOptions.budget = SizeSpec{false, false, static_cast<double>(r.budget)};
+    hostFits = hostedDiags.hold(
+        [&] { return succeeded(fit(*hosting, hostOptions, hosted)); });
+  }
+  if (!hostFits || (recomputeFits &&
+                    !hostStacksBetter(hosted.report, r,
+                                      options.budget.minimum))) {
+    recomputedDiags.emit();
+    result = std::move(recomputed);
+    if (!recomputeFits)
+      return failure();
+    func.getBody().takeBody(recomputing->getBody());
+    return success();
+  }
+  // The loops whose stacks moved are no scans any more: the remarks saying
+  // why they are not checkpointed are not news.
+  hostedDiags.emit([](const Diagnostic &d) {
+    return d.getSeverity() == DiagnosticSeverity::Remark &&
+           StringRef(d.str()).starts_with("loop not checkpointed");
+  });
+  FunctionReport &h = hosted.report;
+  h.peakBefore = r.peakBefore;
+  h.timeBefore = r.timeBefore;
+  h.hostStackScans = scans;
+  func.getBody().takeBody(hosting->getBody());
+  func->walk([&](Operation *op) {
+    if (auto empty = dyn_cast<HostEmptyOp>(op))
+      h.hostStackBytes += typeBytes(empty.getType()).value_or(0);
+  });
+  InFlightDiagnostic remark = func.emitRemark();
+  remark << llvm::formatv("stacks of {0} scan{1} kept in host memory ({2} B), "
+                          "a row copied out per forward step and back per "
+                          "read: ",
+                          scans, scans == 1 ? "" : "s", h.hostStackBytes);
+  if (!recomputeFits)
+    remark << "checkpointing does not fit this budget";
+  else if (options.budget.minimum && h.budget < r.budget)
+    remark << llvm::formatv("a smallest budget of {0} B, checkpointing's {1} B",
+                            h.budget, r.budget);
+  else
+    remark << llvm::formatv("{0:F0} time units, checkpointing's {1:F0}",
+                            h.timeAfter, r.timeAfter);
+  result = std::move(hosted);
+  return success();
+}
+
+} // namespace remat
