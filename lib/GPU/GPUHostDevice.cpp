@@ -77,32 +77,57 @@ bool isHostCopy(memref::AllocOp alloc) {
   return alloc->hasAttr(kHostBufferAttr);
 }
 
+/// One step of carriedRoot through a loop: the value `v` (a loop's result
+/// or a block argument of its body) is the buffer of, or null where the loop
+/// does not update that buffer in place.
+Value carriedBy(Value v) {
+  if (auto result = dyn_cast<OpResult>(v)) {
+    if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+      return loop.getRegionIterArgs()[result.getResultNumber()];
+    if (auto loop = dyn_cast<scf::WhileOp>(result.getOwner()))
+      return loop.getConditionOp().getArgs()[result.getResultNumber()];
+    return {};
+  }
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return {};
+  Operation *parent = arg.getOwner()->getParentOp();
+  if (auto loop = dyn_cast_or_null<scf::ForOp>(parent)) {
+    if (arg.getArgNumber() == 0)
+      return {};
+    unsigned i = arg.getArgNumber() - 1;
+    if (rootBuffer(loop.getYieldedValues()[i]) != arg)
+      return {};
+    return loop.getInitArgs()[i];
+  }
+  auto loop = dyn_cast_or_null<scf::WhileOp>(parent);
+  if (!loop)
+    return {};
+  unsigned i = arg.getArgNumber();
+  // The after region's argument is what the condition passes on.
+  if (arg.getOwner() == loop.getAfterBody())
+    return loop.getConditionOp().getArgs()[i];
+  // The before region's: in place when the iteration yields the buffer the
+  // condition passed on from it.
+  auto after =
+      dyn_cast<BlockArgument>(rootBuffer(loop.getYieldOp()->getOperand(i)));
+  if (!after || after.getOwner() != loop.getAfterBody() ||
+      rootBuffer(loop.getConditionOp().getArgs()[after.getArgNumber()]) != arg)
+    return {};
+  return loop.getInits()[i];
+}
+
 /// The allocation `v` views, looking through the iteration arguments and
-/// results of scf.for loops that update a buffer in place (each iteration
-/// yields a view of its argument), as they carry a host stack
-/// (remat.offload_row): the buffer is the loop init's.
+/// results of the scf.for and scf.while loops that update a buffer in place
+/// (each iteration yields a view of its argument), as they carry a host
+/// stack (remat.offload_row): the buffer is the loop init's.
 Value carriedRoot(Value v) {
-  for (int depth = 0; depth < 32; ++depth) {
+  for (int depth = 0; depth < 64; ++depth) {
     v = rootBuffer(v);
-    scf::ForOp loop;
-    unsigned index = 0;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (!loop || arg.getArgNumber() == 0)
-        return v;
-      index = arg.getArgNumber() - 1;
-    } else if (auto result = dyn_cast<OpResult>(v)) {
-      loop = dyn_cast<scf::ForOp>(result.getOwner());
-      if (!loop)
-        return v;
-      index = result.getResultNumber();
-    } else {
+    Value next = carriedBy(v);
+    if (!next)
       return v;
-    }
-    Value yielded = loop.getYieldedValues()[index];
-    if (rootBuffer(yielded) != loop.getRegionIterArgs()[index])
-      return v;
-    v = loop.getInitArgs()[index];
+    v = next;
   }
   return v;
 }

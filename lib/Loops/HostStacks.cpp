@@ -16,6 +16,7 @@
 #include "remat/Dialect/Remat/Remat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -23,15 +24,33 @@ using namespace mlir;
 namespace remat {
 namespace {
 
-/// The row index of a slice that is one whole row of `stack` along its
-/// leading dimension (offsets [r, 0...], sizes [1, dims...], unit strides),
-/// the slice's own type being the row's (rank-reduced); else null.
-OpFoldResult wholeRow(OffsetSizeAndStrideOpInterface slice,
-                      RankedTensorType stack, RankedTensorType sliceType) {
-  auto row = RankedTensorType::get(stack.getShape().drop_front(),
-                                   stack.getElementType());
-  if (!stack.hasStaticShape() || sliceType != row)
+/// A slice that is one whole row of a stack along its leading dimension
+/// (offsets [r, 0...], sizes [1, dims...], unit strides): the row's index,
+/// and whether the slice keeps the unit dimension ([1, dims...]) rather
+/// than being the row's own type (rank-reduced).
+struct WholeRow {
+  OpFoldResult index;
+  bool unitDim = false;
+  explicit operator bool() const { return static_cast<bool>(index); }
+};
+
+RankedTensorType rowTypeOf(RankedTensorType stack) {
+  return RankedTensorType::get(stack.getShape().drop_front(),
+                               stack.getElementType());
+}
+
+WholeRow wholeRow(OffsetSizeAndStrideOpInterface slice, RankedTensorType stack,
+                  RankedTensorType sliceType) {
+  if (!stack.hasStaticShape())
     return {};
+  RankedTensorType row = rowTypeOf(stack);
+  bool unitDim = sliceType != row;
+  if (unitDim) {
+    SmallVector<int64_t> withUnit{1};
+    llvm::append_range(withUnit, row.getShape());
+    if (sliceType != RankedTensorType::get(withUnit, stack.getElementType()))
+      return {};
+  }
   SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
   SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
   SmallVector<OpFoldResult> strides = slice.getMixedStrides();
@@ -44,20 +63,31 @@ OpFoldResult wholeRow(OffsetSizeAndStrideOpInterface slice,
     if (d > 0 && getConstantIntValue(offsets[d]) != 0)
       return {};
   }
-  return offsets[0];
+  return {offsets[0], unitDim};
 }
 
-OpFoldResult insertRow(tensor::InsertSliceOp insert) {
+WholeRow insertRow(tensor::InsertSliceOp insert) {
   return wholeRow(insert, insert.getDestType(), insert.getSourceType());
 }
 
-OpFoldResult extractRow(tensor::ExtractSliceOp extract) {
+WholeRow extractRow(tensor::ExtractSliceOp extract) {
   return wholeRow(extract, extract.getSourceType(), extract.getType());
+}
+
+/// [[0, 1], [2], ...]: a row with a leading unit dimension, to the row.
+SmallVector<ReassociationIndices> unitDimGroups(int64_t rowRank) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rowRank; ++d)
+    groups.push_back(d == 0 ? ReassociationIndices{0, 1}
+                            : ReassociationIndices{d + 1});
+  return groups;
 }
 
 /// What one stack's rewrite touches.
 struct StackPlan {
   tensor::EmptyOp empty;
+  /// A fill of `empty` the loop overwrites whole (JAX's zeros), or null.
+  linalg::FillOp fill;
   /// Rows stored before the loop (outermost last), then the loop's store.
   SmallVector<tensor::InsertSliceOp> inserts;
   SmallVector<tensor::ExtractSliceOp> reads;
@@ -73,6 +103,12 @@ std::variant<StackPlan, std::string> planStack(const ScanPair &pair,
                        "contiguous)");
   if (pair.keptWhole[s])
     return std::string("a stack is also read whole after the loop");
+  if (auto loop = dyn_cast<scf::WhileOp>(pair.forward)) {
+    Value before = loop.getBeforeArguments()[k];
+    if (!before.hasOneUse() ||
+        before.getUses().begin()->getOwner() != loop.getConditionOp())
+      return std::string("the forward loop's condition reads a stack");
+  }
   auto store = dyn_cast<tensor::InsertSliceOp>(pair.inserts[s]);
   if (!store || !insertRow(store))
     return std::string("a stack is not stored whole rows by "
@@ -93,10 +129,19 @@ std::variant<StackPlan, std::string> planStack(const ScanPair &pair,
     plan.inserts.insert(plan.inserts.begin(), before);
     init = before.getDest();
   }
+  // A stack filled first (jnp.zeros before a lax.scan) whose every row the
+  // loop stores (T distinct rows of T) never shows the fill.
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getNumResults() == 1 && plan.inserts.size() == 1 &&
+      init.hasOneUse() &&
+      cast<RankedTensorType>(init.getType()).getDimSize(0) == pair.steps) {
+    plan.fill = fill;
+    init = fill.getOutputs()[0];
+  }
   plan.empty = init.getDefiningOp<tensor::EmptyOp>();
   if (!plan.empty || !init.hasOneUse())
     return std::string("a stack does not start from a tensor.empty of its "
-                       "own");
+                       "own (or a fill of one the loop overwrites whole)");
   llvm::SmallPtrSet<Operation *, 8> reads;
   for (const StackRead &read : pair.reads) {
     if (read.stack != s)
@@ -124,20 +169,34 @@ Value indexValue(RewriterBase &rewriter, Location loc, OpFoldResult ofr) {
 
 void rewriteStack(RewriterBase &rewriter, StackPlan &plan) {
   rewriter.setInsertionPoint(plan.empty);
-  rewriter.replaceOpWithNewOp<HostEmptyOp>(plan.empty,
-                                           plan.empty.getType());
+  auto stack = rewriter.replaceOpWithNewOp<HostEmptyOp>(plan.empty,
+                                                        plan.empty.getType());
+  if (plan.fill)
+    rewriter.replaceOp(plan.fill, stack.getResult());
   for (tensor::InsertSliceOp insert : plan.inserts) {
     rewriter.setInsertionPoint(insert);
-    Value row = indexValue(rewriter, insert.getLoc(), insertRow(insert));
+    Location loc = insert.getLoc();
+    WholeRow row = insertRow(insert);
+    RankedTensorType rowType = rowTypeOf(insert.getDestType());
+    Value value = insert.getSource();
+    if (row.unitDim)
+      value = tensor::CollapseShapeOp::create(rewriter, loc, rowType, value,
+                                              unitDimGroups(rowType.getRank()));
     rewriter.replaceOpWithNewOp<OffloadRowOp>(
-        insert, insert.getDestType(), insert.getSource(), insert.getDest(),
-        row);
+        insert, insert.getDestType(), value, insert.getDest(),
+        indexValue(rewriter, loc, row.index));
   }
   for (tensor::ExtractSliceOp read : plan.reads) {
     rewriter.setInsertionPoint(read);
-    Value row = indexValue(rewriter, read.getLoc(), extractRow(read));
-    rewriter.replaceOpWithNewOp<PrefetchRowOp>(read, read.getType(),
-                                               read.getSource(), row);
+    Location loc = read.getLoc();
+    WholeRow row = extractRow(read);
+    RankedTensorType rowType = rowTypeOf(read.getSourceType());
+    Value back = PrefetchRowOp::create(rewriter, loc, rowType, read.getSource(),
+                                       indexValue(rewriter, loc, row.index));
+    if (row.unitDim)
+      back = tensor::ExpandShapeOp::create(rewriter, loc, read.getType(), back,
+                                           unitDimGroups(rowType.getRank()));
+    rewriter.replaceOp(read, back);
   }
 }
 
@@ -148,8 +207,9 @@ std::optional<std::string> whyNoHostStacks(Operation *forward) {
   if (auto *why = std::get_if<std::string>(&match))
     return *why;
   const ScanPair &pair = std::get<ScanPair>(match);
-  if (!isa<scf::ForOp>(pair.forward) || pair.online())
-    return std::string("its forward loop is not an scf.for of known length");
+  if (pair.online())
+    return std::string("its forward loop runs a number of steps known only "
+                       "at run time (checkpointed online)");
   for (unsigned s = 0; s < pair.stacks.size(); ++s)
     if (auto plan = planStack(pair, s); auto *why = std::get_if<std::string>(&plan))
       return *why;
@@ -158,7 +218,10 @@ std::optional<std::string> whyNoHostStacks(Operation *forward) {
 
 int putScanStacksOnHost(func::FuncOp func) {
   SmallVector<Operation *> forwards;
-  func.walk([&](scf::ForOp loop) { forwards.push_back(loop); });
+  func.walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::WhileOp>(op))
+      forwards.push_back(op);
+  });
   IRRewriter rewriter(func.getContext());
   int scans = 0;
   for (Operation *forward : forwards) {

@@ -28,19 +28,21 @@ struct HostStacksPass
     : public remat::impl::HostStacksPassBase<HostStacksPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    func.walk([&](scf::ForOp loop) {
+    func.walk([&](Operation *loop) {
+      if (!isa<scf::ForOp, scf::WhileOp>(loop))
+        return;
       auto match = matchScan(loop);
       auto *pair = std::get_if<ScanPair>(&match);
       if (!pair)
         return;
       if (std::optional<std::string> why = whyNoHostStacks(loop)) {
-        loop.emitRemark() << "stacks not moved to host memory: " << *why;
+        loop->emitRemark() << "stacks not moved to host memory: " << *why;
         return;
       }
-      loop.emitRemark() << "stacks in host memory: " << pair->stacks.size()
-                        << " stack(s) of " << pair->stackBytes
-                        << " B, one row copied out per step and back per "
-                           "backward step";
+      loop->emitRemark() << "stacks in host memory: " << pair->stacks.size()
+                         << " stack(s) of " << pair->stackBytes
+                         << " B, one row copied out per step and back per "
+                            "backward step";
     });
     putScanStacksOnHost(func);
   }

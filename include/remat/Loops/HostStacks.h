@@ -22,10 +22,13 @@
 namespace remat {
 
 /// Why the stacks of the scan `forward` begins (ScanLoops.h) cannot move to
-/// the host, or std::nullopt when they can: a forward scf.for of known
-/// length whose stacks are stored whole rows along their leading dimension
-/// (time-major) into a tensor.empty (rows stored before the loop included),
-/// each read back as a whole row and nowhere else.
+/// the host, or std::nullopt when they can: a forward loop of known length
+/// (an scf.for, or a counted scf.while) whose stacks are stored whole rows
+/// along their leading dimension (time-major; the row's type, or with a
+/// leading unit dimension) into a tensor.empty of their own (rows stored
+/// before the loop included; or a fill of one that the loop overwrites
+/// whole, as JAX zero-fills a scan's outputs), each read back as a whole
+/// row and nowhere else.
 std::optional<std::string> whyNoHostStacks(mlir::Operation *forward);
 
 /// Moves the stacks of every scan of `func` that can (whyNoHostStacks) to
