@@ -35,6 +35,14 @@ public:
     return body();
   }
 
+  /// The first error held, or null.
+  Diagnostic *firstError() {
+    for (Diagnostic &d : held)
+      if (d.getSeverity() == DiagnosticSeverity::Error)
+        return &d;
+    return nullptr;
+  }
+
   /// Emits what was held, but the remarks `drop` names.
   void emit(llvm::function_ref<bool(const Diagnostic &)> drop = nullptr) {
     for (Diagnostic &d : held)
@@ -89,6 +97,19 @@ LogicalResult fitWithHostStacks(func::FuncOp func, const RematOptions &options,
   if (!hostFits || (recomputeFits &&
                     !hostStacksBetter(hosted.report, r,
                                       options.budget.minimum))) {
+    // Neither fits: the refusal says how low the stacks on the host reach
+    // where that is lower.
+    int64_t hostMinimum = hosted.report.minimumBudget;
+    if (!recomputeFits && hostMinimum >= 0 &&
+        (r.minimumBudget < 0 || hostMinimum < r.minimumBudget)) {
+      if (Diagnostic *error = recomputedDiags.firstError())
+        error->attachNote(func.getLoc())
+            << "with the stacks of " << scans << " scan"
+            << (scans == 1 ? "" : "s")
+            << " in host memory (--remat-offload) the smallest budget is "
+            << hostMinimum << " B";
+      recomputed.report.minimumBudget = hostMinimum;
+    }
     recomputedDiags.emit();
     result = std::move(recomputed);
     if (!recomputeFits)
