@@ -23,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 INPUTS = os.path.join(SRC, "test", "Loops", "Inputs")
 RUN = os.path.join(SRC, "test", "Integration", "GPU", "run.sh")
-STEPS = [("rnn", "rnn"), ("rnn_jax_scan", "rnn"), ("gru", "gru"),
+STEPS = [("rnn", "rnn"), ("rnn_jax_scan", "rnn"), ("rnn_batch_first", "rnn"),
+         ("rnn_while", "rnn_while"), ("gru", "gru"), ("gru_while", "gru_while"),
          ("gru_recompute", "gru_recompute"), ("pde", "pde"),
          ("scan_layers", "scan_layers")]
 

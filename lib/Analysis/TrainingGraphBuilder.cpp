@@ -383,8 +383,13 @@ private:
   /// an online scan's forward loop runs at most its stacks' rows, and the
   /// loop reversing a scan as many steps as the scan's forward loop (its
   /// bounds may be the forward counter's result, known only to the scan).
-  /// That forward loop is one whose stacks `op`'s body reads.
+  /// That forward loop is one whose stacks `op`'s body reads. A scan whose
+  /// stacks are on the host (HostStacks.h) is no scan any more: its forward
+  /// loop, which stores a row of a host stack it carries per step, and the
+  /// loop reading that stack's rows back run at most its rows.
   static std::optional<int64_t> mostStepsAtRunTime(Operation *op) {
+    if (std::optional<int64_t> rows = hostStackRows(op))
+      return rows;
     auto match = matchScan(op);
     if (auto *scan = std::get_if<ScanPair>(&match); scan && scan->online())
       return scan->steps;
@@ -402,6 +407,31 @@ private:
         return scan->steps;
     }
     return std::nullopt;
+  }
+
+  /// The rows of the host stack `op`'s body stores into (an iteration
+  /// argument) or reads from (a stack defined before `op`), if any.
+  static std::optional<int64_t> hostStackRows(Operation *op) {
+    std::optional<int64_t> rows;
+    for (Region &region : op->getRegions())
+      for (Operation &inner : region.getOps()) {
+        Value stack;
+        if (auto store = dyn_cast<OffloadRowOp>(inner))
+          stack = store.getStack();
+        else if (auto read = dyn_cast<PrefetchRowOp>(inner))
+          stack = read.getStack();
+        else
+          continue;
+        auto arg = dyn_cast<BlockArgument>(stack);
+        bool carried = arg && arg.getOwner()->getParentOp() == op;
+        bool before = !op->isAncestor(stack.getParentRegion()->getParentOp()) &&
+                      stack.getParentRegion() != &region;
+        if (isa<OffloadRowOp>(inner) ? carried : before)
+          rows =
+              std::max(rows.value_or(0),
+                       cast<RankedTensorType>(stack.getType()).getDimSize(0));
+      }
+    return rows;
   }
 
   /// The peak of one run of each region of `op` above what is live around

@@ -73,9 +73,14 @@ LogicalResult fitWithHostStacks(func::FuncOp func, const RematOptions &options,
   // (a CSE before may have shared one between stacks).
   OwningOpRef<func::FuncOp> hosting = func.clone();
   prepareForRemat(*hosting);
-  int scans = putScanStacksOnHost(*hosting);
-  if (scans == 0)
+  std::vector<HostStackScan> moved = putScanStacksOnHost(*hosting);
+  if (moved.empty())
     return fit(func, options, result);
+  // Where each forward loop is, while the copy is whole.
+  std::vector<FunctionReport::HostStacks> stacks;
+  for (const HostStackScan &scan : moved)
+    stacks.push_back({costTableKey(scan.forward), scan.bytes});
+  const size_t scans = moved.size();
   OwningOpRef<func::FuncOp> recomputing = func.clone();
   RematResult recomputed;
   HeldDiagnostics recomputedDiags(ctx);
@@ -126,17 +131,17 @@ LogicalResult fitWithHostStacks(func::FuncOp func, const RematOptions &options,
   FunctionReport &h = hosted.report;
   h.peakBefore = r.peakBefore;
   h.timeBefore = r.timeBefore;
-  h.hostStackScans = scans;
+  h.hostStacks = stacks;
+  int64_t bytes = 0;
+  for (const FunctionReport::HostStacks &s : stacks)
+    bytes += s.bytes;
   func.getBody().takeBody(hosting->getBody());
-  func->walk([&](Operation *op) {
-    if (auto empty = dyn_cast<HostEmptyOp>(op))
-      h.hostStackBytes += typeBytes(empty.getType()).value_or(0);
-  });
   InFlightDiagnostic remark = func.emitRemark();
-  remark << llvm::formatv("stacks of {0} scan{1} kept in host memory ({2} B), "
-                          "a row copied out per forward step and back per "
-                          "read: ",
-                          scans, scans == 1 ? "" : "s", h.hostStackBytes);
+  remark << llvm::formatv("stacks of {0} scan{1} kept in host memory ({2} B: ",
+                          scans, scans == 1 ? "" : "s", bytes);
+  for (auto [i, s] : llvm::enumerate(stacks))
+    remark << (i ? ", " : "") << s.bytes << " B of the loop at " << s.loc;
+  remark << "), a row copied out per forward step and back per read: ";
   if (!recomputeFits)
     remark << "checkpointing does not fit this budget";
   else if (options.budget.minimum && h.budget < r.budget)

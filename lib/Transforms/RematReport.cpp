@@ -164,9 +164,18 @@ std::string RematReport::str() const {
                              {"values", std::move(copies)}};
     }
     // Scans whose stacks live in host memory (HostStacks.h).
-    if (f.hostStackScans)
+    if (!f.hostStacks.empty()) {
+      llvm::json::Array loops;
+      int64_t bytes = 0;
+      for (const FunctionReport::HostStacks &h : f.hostStacks) {
+        loops.push_back(llvm::json::Object{{"loc", h.loc}, {"bytes", h.bytes}});
+        bytes += h.bytes;
+      }
       (*funcs.back().getAsObject())["host_stacks"] = llvm::json::Object{
-          {"scans", f.hostStackScans}, {"bytes", f.hostStackBytes}};
+          {"scans", static_cast<int64_t>(f.hostStacks.size())},
+          {"bytes", bytes},
+          {"loops", std::move(loops)}};
+    }
     // --remat-budget=min: "budget" is the smallest the strategy meets.
     if (f.budgetIsMinimum)
       (*funcs.back().getAsObject())["budget_requested"] = "min";

@@ -16,24 +16,31 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace remat {
 
 /// Why the stacks of the scan `forward` begins (ScanLoops.h) cannot move to
-/// the host, or std::nullopt when they can: a forward loop of known length
-/// (an scf.for, or a counted scf.while) whose stacks are stored whole rows
-/// along their leading dimension (time-major; the row's type, or with a
-/// leading unit dimension) into a tensor.empty of their own (rows stored
-/// before the loop included; or a fill of one that the loop overwrites
-/// whole, as JAX zero-fills a scan's outputs), each read back as a whole
-/// row and nowhere else.
+/// the host, or std::nullopt when they can: stacks stored whole rows along
+/// one axis (the row's type, or with its unit dimension) into a
+/// tensor.empty of their own (rows stored before the loop included; or a
+/// fill of one that a loop of known length overwrites whole, as JAX
+/// zero-fills a scan's outputs), each read back as a whole row and nowhere
+/// else. On the host every stack is time-major, a row one contiguous copy.
 std::optional<std::string> whyNoHostStacks(mlir::Operation *forward);
 
+/// A scan whose stacks moved: its forward loop and the stacks' bytes.
+struct HostStackScan {
+  mlir::Operation *forward;
+  int64_t bytes;
+};
+
 /// Moves the stacks of every scan of `func` that can (whyNoHostStacks) to
-/// host memory; returns how many scans.
-int putScanStacksOnHost(mlir::func::FuncOp func);
+/// host memory; returns those scans, in program order.
+std::vector<HostStackScan> putScanStacksOnHost(mlir::func::FuncOp func);
 
 } // namespace remat
 

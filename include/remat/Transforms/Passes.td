@@ -372,13 +372,12 @@ def HostStacksPass : Pass<"remat-host-stacks", "mlir::func::FuncOp"> {
   let summary = "Keep a scan's stacks in host memory, a row copied each way";
   let description = [{
     The third choice for a scan (docs/loops.md, "Stacks in host memory"):
-    where a scan's stacks are stored whole rows along their leading
-    dimension (time-major) by a forward loop of known length (`scf.for`,
-    or a counted `scf.while`), starting from a `tensor.empty` (or a fill of
-    one that the loop overwrites whole), and read back a whole row at a
-    time, each stack
+    where a scan's stacks are stored whole rows along one axis, starting
+    from a `tensor.empty` (or a fill of one that the loop overwrites
+    whole), and read back a whole row at a time, each stack
     becomes a `remat.host_empty`, each store a `remat.offload_row` and each
-    read a `remat.prefetch_row`: the device holds no row of it beyond the
+    read a `remat.prefetch_row` (on the host the stack is time-major, so a
+    row is one contiguous copy): the device holds no row of it beyond the
     one in flight, and nothing is recomputed. A remark names each scan
     moved, and why a loop that is a scan was not. `-remat-fit` with
     `offload=true` (`--remat-offload`) makes this choice itself where it is

@@ -124,10 +124,13 @@ struct FunctionReport {
   /// ("offload" above) and the plan's total stall.
   int64_t hostPeak = 0, overlappedPeak = 0;
   double stall = 0;
-  /// Scans whose stacks are kept in host memory (HostStacks.h) and those
-  /// stacks' bytes (offload=true; 0: none).
-  int hostStackScans = 0;
-  int64_t hostStackBytes = 0;
+  /// Scans whose stacks are kept in host memory (HostStacks.h; with
+  /// offload=true): where each forward loop is, and its stacks' bytes.
+  struct HostStacks {
+    std::string loc;
+    int64_t bytes = 0;
+  };
+  std::vector<HostStacks> hostStacks;
 };
 
 /// "42.0%" of `whole` (one decimal), "n/a" when `whole` is not positive: how

@@ -25,10 +25,11 @@ using namespace mlir::bufferization;
 namespace remat {
 namespace {
 
-template <typename CopyOp>
-struct HostCopyInterface
-    : public BufferizableOpInterface::ExternalModel<HostCopyInterface<CopyOp>,
-                                                    CopyOp> {
+/// An op whose result is a copy of what it reads into a new buffer: it reads
+/// its operands, writes none of them, and aliases nothing.
+template <typename Concrete, typename OpT>
+struct CopyIntoNewBuffer
+    : public BufferizableOpInterface::ExternalModel<Concrete, OpT> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -42,7 +43,11 @@ struct HostCopyInterface
     return {};
   }
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
+};
 
+template <typename CopyOp>
+struct HostCopyInterface
+    : public CopyIntoNewBuffer<HostCopyInterface<CopyOp>, CopyOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
@@ -159,21 +164,7 @@ struct OffloadRowInterface
 };
 
 struct PrefetchRowInterface
-    : public BufferizableOpInterface::ExternalModel<PrefetchRowInterface,
-                                                    PrefetchRowOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+    : public CopyIntoNewBuffer<PrefetchRowInterface, PrefetchRowOp> {
   FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
                                           const BufferizationOptions &,
                                           const BufferizationState &,
