@@ -269,7 +269,7 @@ std::vector<HostStackScan> putScanStacksOnHost(func::FuncOp func) {
       plans.push_back(std::get<StackPlan>(planStack(pair, s)));
     for (StackPlan &plan : plans)
       rewriteStack(rewriter, plan);
-    scans.push_back({forward, pair.stackBytes});
+    scans.push_back({forward, pair.backward, pair.stackBytes});
   }
   return scans;
 }

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -78,8 +79,12 @@ LogicalResult fitWithHostStacks(func::FuncOp func, const RematOptions &options,
     return fit(func, options, result);
   // Where each forward loop is, while the copy is whole.
   std::vector<FunctionReport::HostStacks> stacks;
-  for (const HostStackScan &scan : moved)
+  llvm::DenseSet<Location> scanLoops;
+  for (const HostStackScan &scan : moved) {
     stacks.push_back({costTableKey(scan.forward), scan.bytes});
+    scanLoops.insert(scan.forward->getLoc());
+    scanLoops.insert(scan.backward->getLoc());
+  }
   const size_t scans = moved.size();
   OwningOpRef<func::FuncOp> recomputing = func.clone();
   RematResult recomputed;
@@ -123,9 +128,10 @@ LogicalResult fitWithHostStacks(func::FuncOp func, const RematOptions &options,
     return success();
   }
   // The loops whose stacks moved are no scans any more: the remarks saying
-  // why they are not checkpointed are not news.
-  hostedDiags.emit([](const Diagnostic &d) {
+  // why they are not checkpointed are not news (other loops' still are).
+  hostedDiags.emit([&](const Diagnostic &d) {
     return d.getSeverity() == DiagnosticSeverity::Remark &&
+           scanLoops.contains(d.getLocation()) &&
            StringRef(d.str()).starts_with("loop not checkpointed");
   });
   FunctionReport &h = hosted.report;

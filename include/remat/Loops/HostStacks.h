@@ -32,9 +32,10 @@ namespace remat {
 /// else. On the host every stack is time-major, a row one contiguous copy.
 std::optional<std::string> whyNoHostStacks(mlir::Operation *forward);
 
-/// A scan whose stacks moved: its forward loop and the stacks' bytes.
+/// A scan whose stacks moved: its loops and the stacks' bytes.
 struct HostStackScan {
   mlir::Operation *forward;
+  mlir::Operation *backward;
   int64_t bytes;
 };
 
