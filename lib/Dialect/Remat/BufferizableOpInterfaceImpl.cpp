@@ -25,11 +25,30 @@ using namespace mlir::bufferization;
 namespace remat {
 namespace {
 
+/// The buffer type of a new allocation of `value`'s tensor type.
+FailureOr<BufferLikeType> freshBufferType(Value value) {
+  return cast<BufferLikeType>(
+      getMemRefTypeWithStaticIdentityLayout(cast<TensorType>(value.getType())));
+}
+
+/// An op whose result is a new buffer of the result's own type (static
+/// shape, identity layout), whatever its operands' buffers are.
+template <typename Concrete, typename OpT>
+struct NewResultBuffer
+    : public BufferizableOpInterface::ExternalModel<Concrete, OpT> {
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
+                                          const BufferizationOptions &,
+                                          const BufferizationState &,
+                                          SmallVector<Value> &) const {
+    return freshBufferType(value);
+  }
+};
+
 /// An op whose result is a copy of what it reads into a new buffer: it reads
 /// its operands, writes none of them, and aliases nothing.
 template <typename Concrete, typename OpT>
-struct CopyIntoNewBuffer
-    : public BufferizableOpInterface::ExternalModel<Concrete, OpT> {
+struct CopyIntoNewBuffer : public NewResultBuffer<Concrete, OpT> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -42,7 +61,6 @@ struct CopyIntoNewBuffer
                                       const AnalysisState &) const {
     return {};
   }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
 };
 
 template <typename CopyOp>
@@ -76,12 +94,6 @@ struct HostCopyInterface
   }
 };
 
-/// The buffer type of a new allocation of `value`'s tensor type.
-FailureOr<BufferLikeType> freshBufferType(Value value) {
-  return cast<BufferLikeType>(
-      getMemRefTypeWithStaticIdentityLayout(cast<TensorType>(value.getType())));
-}
-
 /// Row `row` of `stack`'s buffer along its leading dimension, as a
 /// rank-reduced subview (contiguous: every other dimension is whole).
 Value rowView(RewriterBase &rewriter, Location loc, Value stack, Value row) {
@@ -99,18 +111,10 @@ Value rowView(RewriterBase &rewriter, Location loc, Value stack, Value row) {
 }
 
 struct HostEmptyInterface
-    : public BufferizableOpInterface::ExternalModel<HostEmptyInterface,
-                                                    HostEmptyOp> {
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+    : public NewResultBuffer<HostEmptyInterface, HostEmptyOp> {
   bool resultBufferizesToMemoryWrite(Operation *, OpResult,
                                      const AnalysisState &) const {
     return false; // Uninitialized, as tensor.empty.
-  }
-  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
-                                          const BufferizationOptions &,
-                                          const BufferizationState &,
-                                          SmallVector<Value> &) const {
-    return freshBufferType(value);
   }
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
@@ -165,12 +169,6 @@ struct OffloadRowInterface
 
 struct PrefetchRowInterface
     : public CopyIntoNewBuffer<PrefetchRowInterface, PrefetchRowOp> {
-  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
-                                          const BufferizationOptions &,
-                                          const BufferizationState &,
-                                          SmallVector<Value> &) const {
-    return freshBufferType(value);
-  }
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
