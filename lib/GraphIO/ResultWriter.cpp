@@ -19,8 +19,10 @@ std::string jsonString(llvm::StringRef s) {
 std::string stepJSON(const TrainingGraph &g, const Step &step) {
   if (step.isFree())
     return "{\"free\": " + jsonString(g.tensor(step.id).name) + "}";
-  if (step.isCopy())
-    return std::string(step.isOffload() ? "{\"offload\": " : "{\"prefetch\": ") +
+  if (step.isCopy() || step.isAwait())
+    return std::string(step.isOffload() ? "{\"offload\": "
+                       : step.isAwait() ? "{\"await\": "
+                                        : "{\"prefetch\": ") +
            jsonString(g.tensor(step.id).name) + "}";
   std::string s = "{\"run\": " + jsonString(g.node(step.id).name);
   if (!step.discard.empty()) {
@@ -54,12 +56,13 @@ void writeOffloadJSON(llvm::raw_ostream &os, const GraphFile &file,
   os << "    \"tensors\": [";
   for (size_t i = 0; i < sim.hostCopies.size(); ++i) {
     const HostCopy &c = sim.hostCopies[i];
-    os << (i ? ",\n      " : "\n      ") << "{\"tensor\": "
-       << jsonString(g.tensor(c.tensor).name)
+    os << (i ? ",\n      " : "\n      ")
+       << "{\"tensor\": " << jsonString(g.tensor(c.tensor).name)
        << ", \"bytes\": " << memory(file, c.bytes)
        << ", \"hidden\": " << (c.hidden ? "true" : "false")
-       << ", \"offload\": [" << formatNumber(c.offloadStart) << ", "
-       << formatNumber(c.offloadEnd) << "], \"prefetch\": ";
+       << (c.awaited ? ", \"awaited\": true" : "") << ", \"offload\": ["
+       << formatNumber(c.offloadStart) << ", " << formatNumber(c.offloadEnd)
+       << "], \"prefetch\": ";
     if (c.prefetchStep < 0)
       os << "null";
     else

@@ -151,6 +151,58 @@ TEST(OffloadSimulator, BlockingOffloadsMakeTheNextRunWait) {
   EXPECT_DOUBLE_EQ(overlapped.time, 140);
 }
 
+TEST(OffloadSimulator, AnAwaitMakesTheNextRunWaitForThatCopy) {
+  // f1, f2, offload a, await a, f3, ..., the late prefetch: f3 (ready at
+  // 20) waits for a's offload (20..30), which releases a first: f3 holds
+  // b + c (20), 30..40; f4 40..140; the prefetch, issued at 140, lands at
+  // 150, so bw waits 10 more: 150..160. Both waits are a's (20), and the
+  // peak is bw's a + e + d (111), not the 120 of f3 with a still leaving.
+  LongMiddle m;
+  std::vector<Step> steps = lateprefetch(m).steps();
+  steps.insert(steps.begin() + 3, Step::await(m.a));
+  SimulationResult r = simulate(m.g, Schedule(steps), link10());
+  ASSERT_TRUE(r.valid) << r.error;
+  EXPECT_EQ(r.usageDuringStep[4], 20); // f3
+  EXPECT_EQ(r.peak, 111);
+  EXPECT_DOUBLE_EQ(r.time, 160);
+  EXPECT_DOUBLE_EQ(r.stall, 20);
+  ASSERT_EQ(r.hostCopies.size(), 1u);
+  EXPECT_TRUE(r.hostCopies[0].awaited);
+  EXPECT_DOUBLE_EQ(r.hostCopies[0].stall, 20);
+  EXPECT_FALSE(r.hostCopies[0].hidden);
+  // Awaited after f3 instead, the copy has ended when f4 would start (30):
+  // no wait, and f3 holds a's bytes as without the await.
+  steps = lateprefetch(m).steps();
+  steps.insert(steps.begin() + 5, Step::await(m.a)); // After free b.
+  r = simulate(m.g, Schedule(steps), link10());
+  ASSERT_TRUE(r.valid) << r.error;
+  EXPECT_EQ(r.usageDuringStep[3], 120);
+  EXPECT_DOUBLE_EQ(r.stall, 10); // bw's wait for the prefetch only.
+  EXPECT_TRUE(r.hostCopies[0].awaited);
+  // Eager frees leave it where it is: after f3's free of b, before f4.
+  std::vector<Step> eager = Schedule(steps).withEagerFrees(m.g).steps();
+  auto at = std::find(eager.begin(), eager.end(), Step::await(m.a));
+  ASSERT_NE(at, eager.end());
+  EXPECT_EQ(*(at - 1), Step::free(m.b));
+  EXPECT_EQ(*(at + 1), Step::run(m.f4));
+}
+
+TEST(OffloadSimulator, AnAwaitNeedsACopyOnItsWayOrOnTheHost) {
+  LongMiddle m;
+  // Never offloaded.
+  Schedule s;
+  s.run(m.f1);
+  s.steps().push_back(Step::await(m.a));
+  EXPECT_FALSE(simulate(m.g, s, link10()).valid);
+  // Already back on the device.
+  std::vector<Step> steps = lateprefetch(m).steps();
+  steps.insert(steps.end() - 1, Step::await(m.a)); // After the prefetch.
+  SimulationResult r = simulate(m.g, Schedule(steps), link10());
+  EXPECT_FALSE(r.valid);
+  EXPECT_NE(r.error.find("awaits a copy to the host"), std::string::npos)
+      << r.error;
+}
+
 TEST(OffloadSimulator, ALatePrefetchStallsItsConsumer) {
   LongMiddle m;
   SimulationResult r = simulate(m.g, lateprefetch(m), link10());

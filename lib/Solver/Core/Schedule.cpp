@@ -46,6 +46,8 @@ Schedule Schedule::withEagerFrees(const TrainingGraph &g) const {
   };
   for (long i = 0; i < static_cast<long>(events.size()); ++i) {
     const Step &s = *events[i];
+    if (s.isAwait())
+      continue; // Moves no bytes itself: the copy it waits for did.
     if (s.isCopy()) {
       if (s.id < 0 || s.id >= g.numTensors())
         continue; // The Simulator reports it.
@@ -92,8 +94,10 @@ std::string Schedule::str(const TrainingGraph &g) const {
       for (TensorId t : s.discard)
         os << " -" << g.tensor(t).name;
     } else {
-      const char *verb = s.isFree() ? "free " : s.isOffload() ? "offload "
-                                                              : "prefetch ";
+      const char *verb = s.isFree()      ? "free "
+                         : s.isOffload() ? "offload "
+                         : s.isAwait()   ? "await "
+                                         : "prefetch ";
       os << verb << g.tensor(s.id).name;
     }
     os << '\n';

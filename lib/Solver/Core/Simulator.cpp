@@ -108,6 +108,8 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
   std::vector<double> arrives(g.numTensors(), 0); // On the device from.
   std::vector<long> stay(g.numTensors(), -1); // Open entry of hostCopies.
   long lastOffload = -1; // hostCopies entry of the last offload issued.
+  double awaitUntil = 0; // The next run starts no earlier (Await steps).
+  long awaited = -1;     // hostCopies entry of the copy that sets it.
   std::vector<PendingRelease> deviceReleases, hostReleases;
   const std::string overflow = "byte count overflows int64";
 
@@ -115,6 +117,23 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
   for (long i = 0; i < static_cast<long>(steps.size()); ++i) {
     const Step &step = steps[i];
     std::string where = "step " + std::to_string(i) + ": ";
+    if (step.isAwait()) {
+      TensorId t = step.id;
+      if (t < 0 || t >= g.numTensors() || stay[t] < 0 ||
+          r.hostCopies[stay[t]].prefetchStep >= 0)
+        return fail(i, where + "awaits a copy to the host that is not in "
+                               "flight or on the host");
+      r.hostCopies[stay[t]].awaited = true;
+      if (r.hostCopies[stay[t]].offloadEnd > awaitUntil) {
+        awaitUntil = r.hostCopies[stay[t]].offloadEnd;
+        awaited = stay[t];
+      }
+      if (opts.recordTimeline) {
+        r.usageDuringStep.push_back(liveBytes);
+        r.liveAfterStep.push_back(liveBytes);
+      }
+      continue;
+    }
     if (step.isCopy()) {
       TensorId t = step.id;
       const char *what = step.isOffload() ? "offload" : "prefetch";
@@ -238,6 +257,11 @@ SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
       r.stall += toHostFree - start;
       r.hostCopies[lastOffload].stall += toHostFree - start;
       start = toHostFree;
+    }
+    if (awaitUntil > start) {
+      r.stall += awaitUntil - start;
+      r.hostCopies[awaited].stall += awaitUntil - start;
+      start = awaitUntil;
     }
     if (!deviceReleases.empty())
       liveBytes -= releaseEnded(deviceReleases, start, &offloading);

@@ -25,7 +25,7 @@ std::vector<double> Formulation::encode(const Schedule &s,
   for (const Step &step : s.steps()) {
     if (step.isFree())
       continue;
-    if (step.isCopy())
+    if (step.isCopy() || step.isAwait())
       return {}; // The model has no host memory.
     if (!step.discard.empty() || stage >= n)
       return {};

@@ -29,7 +29,7 @@ bool stores(const TrainingGraph &g, const Step &s, TensorId t) {
 bool usedAfter(const TrainingGraph &g, const std::vector<Step> &ev, size_t i,
                TensorId t) {
   for (size_t k = i + 1; k < ev.size(); ++k) {
-    if (ev[k].isCopy()) {
+    if (!ev[k].isRun()) { // A copy, or an await of one.
       if (ev[k].id == t)
         return true;
       continue;
@@ -58,9 +58,11 @@ void dropDeadRecomputations(const TrainingGraph &g, std::vector<Step> &ev) {
     needed[t] = 1;
   for (size_t k = ev.size(); k-- > 0;) {
     const Step &s = ev[k];
-    if (s.isCopy()) {
-      // An offload uses the instance; a prefetch makes a new one.
-      needed[s.id] = s.isOffload();
+    if (!s.isRun()) {
+      // An offload uses the instance; a prefetch makes a new one; an await
+      // waits for an offload before it.
+      if (s.isCopy())
+        needed[s.id] = s.isOffload();
       continue;
     }
     const Node &n = g.node(s.id);
@@ -99,7 +101,7 @@ std::optional<std::vector<Step>> withoutRun(const TrainingGraph &g,
       continue;
     long last = -1; // The earlier instance's last use.
     for (long k = static_cast<long>(i) - 1; k >= 0 && last < 0; --k) {
-      if (ev[k].isCopy()) {
+      if (!ev[k].isRun()) {
         if (ev[k].id == t)
           return std::nullopt;
       } else if (reads(g.node(ev[k].id), t) || stores(g, ev[k], t)) {
@@ -108,7 +110,7 @@ std::optional<std::vector<Step>> withoutRun(const TrainingGraph &g,
     }
     long reader = -1;
     for (size_t k = i + 1; k < ev.size() && reader < 0; ++k) {
-      if (ev[k].isCopy()) {
+      if (!ev[k].isRun()) {
         if (ev[k].id == t)
           return std::nullopt;
       } else if (reads(g.node(ev[k].id), t)) {

@@ -15,7 +15,10 @@
 // Offload starts a device-to-host copy of a live tensor, whose device bytes
 // are released when the copy ends; a Prefetch starts the copy back, whose
 // device bytes are held from that step on. Strategies that do not offload
-// never emit them.
+// never emit them. An Await step makes the runs after it wait until the
+// copy to the host of its tensor has ended (XLA's copy-done): the device
+// bytes are gone before the next run starts, at the price of a stall where
+// the copy is slower than the compute before it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_SOLVER_CORE_SCHEDULE_H
@@ -29,7 +32,7 @@
 namespace remat {
 
 struct Step {
-  enum class Kind : uint8_t { Run, Free, Offload, Prefetch };
+  enum class Kind : uint8_t { Run, Free, Offload, Prefetch, Await };
   Kind kind = Kind::Run;
   int32_t id = kNone; ///< NodeId for Run, TensorId for the other kinds.
   std::vector<TensorId> discard; ///< Run only: outputs not stored.
@@ -40,10 +43,13 @@ struct Step {
   static Step free(TensorId t) { return Step{Kind::Free, t, {}}; }
   static Step offload(TensorId t) { return Step{Kind::Offload, t, {}}; }
   static Step prefetch(TensorId t) { return Step{Kind::Prefetch, t, {}}; }
+  static Step await(TensorId t) { return Step{Kind::Await, t, {}}; }
   bool isRun() const { return kind == Kind::Run; }
   bool isFree() const { return kind == Kind::Free; }
   bool isOffload() const { return kind == Kind::Offload; }
   bool isPrefetch() const { return kind == Kind::Prefetch; }
+  /// The next runs wait for the end of this tensor's copy to the host.
+  bool isAwait() const { return kind == Kind::Await; }
   /// Offload or Prefetch: a step of the copy link.
   bool isCopy() const { return isOffload() || isPrefetch(); }
   bool operator==(const Step &o) const {
@@ -62,7 +68,7 @@ public:
   void free(TensorId t) { steps_.push_back(Step::free(t)); }
   void offload(TensorId t) { steps_.push_back(Step::offload(t)); }
   void prefetch(TensorId t) { steps_.push_back(Step::prefetch(t)); }
-  /// Whether some step is an Offload or a Prefetch.
+  /// Whether some step is an Offload or a Prefetch (an Await needs one).
   bool hasCopies() const;
   void append(const Schedule &other);
 
@@ -81,11 +87,11 @@ public:
   /// are dropped first, so strategies may emit runs only. Copy steps are
   /// kept in place: an Offload ends the tensor's device life like a last
   /// read (it is not freed before it), a Prefetch starts a new one like a
-  /// run producing it.
+  /// run producing it; an Await stays where it is.
   Schedule withEagerFrees(const TrainingGraph &g) const;
 
   /// Human-readable rendering, one step per line ("run F3", "free a3",
-  /// "offload a3", "prefetch a3").
+  /// "offload a3", "await a3", "prefetch a3").
   std::string str(const TrainingGraph &g) const;
 
   bool operator==(const Schedule &o) const { return steps_ == o.steps_; }

@@ -15,7 +15,8 @@
 //    brought back is returned from host memory);
 //  - Offload copies a live tensor that is not an input to the host (it
 //    cannot be read or recomputed until a Prefetch brings it back);
-//    Prefetch copies back a tensor that is on the host.
+//    Prefetch copies back a tensor that is on the host; Await names a
+//    tensor whose copy to the host was issued and that is not back yet.
 //
 // Time: compute runs the Run steps in order; each copy direction is one
 // in-order stream on the CopyLink beside it. An Offload starts when it is
@@ -26,7 +27,9 @@
 // is free and the offload has ended; its device bytes count from the issue
 // (the buffer is allocated before the copy is enqueued), its host bytes
 // until it ends. A run starts when the previous one ends and every input
-// has arrived: a late prefetch stalls it. The time is the critical path,
+// has arrived: a late prefetch stalls it. After an Await, runs also wait
+// for the end of that tensor's offload (its bytes are then gone before the
+// next run; the wait is the copy's stall). The time is the critical path,
 // the last of compute and both streams. Without copy steps this is the sum
 // of the run times, as before.
 //
@@ -50,10 +53,14 @@ struct HostCopy {
   long offloadStep = -1, prefetchStep = -1;
   double offloadStart = 0, offloadEnd = 0;
   double prefetchStart = -1, prefetchEnd = -1;
-  /// Compute time lost waiting for the prefetch.
+  /// Compute time lost waiting for the prefetch (or for the offload, at an
+  /// Await or with CopyLink::offloadsBlock).
   double stall = 0;
   /// No run waited for it and both copies ended by the end of compute.
   bool hidden = false;
+  /// An Await step names it: the runs after that step wait for its
+  /// offload to end.
+  bool awaited = false;
 };
 
 struct SimulationResult {
