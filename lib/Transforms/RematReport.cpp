@@ -150,13 +150,14 @@ std::string RematReport::str() const {
     if (!f.offloaded.empty()) {
       llvm::json::Array copies;
       for (const HostCopyDecision &c : f.offloaded)
-        copies.push_back(llvm::json::Object{{"op", c.op},
-                                            {"loc", c.loc},
-                                            {"bytes", c.bytes},
-                                            {"hidden", c.hidden},
-                                            {"returned_from_host",
-                                             c.returnedFromHost},
-                                            {"stall", c.stall}});
+        copies.push_back(
+            llvm::json::Object{{"op", c.op},
+                               {"loc", c.loc},
+                               {"bytes", c.bytes},
+                               {"hidden", c.hidden},
+                               {"returned_from_host", c.returnedFromHost},
+                               {"awaited", c.awaited},
+                               {"stall", c.stall}});
       (*funcs.back().getAsObject())["offload"] =
           llvm::json::Object{{"host_peak", f.hostPeak},
                              {"device_peak_overlapped", f.overlappedPeak},

@@ -835,19 +835,22 @@ private:
       NodeId producer = g.tensor(c.tensor).producer;
       Operation *op = ig->primaryOp(producer);
       const bool returned = c.prefetchStep < 0 && g.isRequired(c.tensor);
-      fr.offloaded.push_back(HostCopyDecision{
-          op->getName().getStringRef().str(), costTableKey(op), c.bytes,
-          c.hidden, c.stall, returned});
+      fr.offloaded.push_back(
+          HostCopyDecision{op->getName().getStringRef().str(), costTableKey(op),
+                           c.bytes, c.hidden, c.stall, returned, c.awaited});
       remark::passed(op->getLoc(), remarkOpts("Offloaded", fr.name))
-          << llvm::formatv("{0} ({1} B), copies {2}",
-                           returned ? "a result copied to the host once "
-                                      "produced and returned from there"
-                                    : "offloaded to the host and back",
-                           c.bytes,
-                           c.hidden ? std::string("hidden")
-                                    : llvm::formatv("not hidden (stall {0})",
-                                                    c.stall)
-                                          .str())
+          << llvm::formatv(
+                 "{0} ({1} B), copies {2}{3}",
+                 returned ? "a result copied to the host once "
+                            "produced and returned from there"
+                          : "offloaded to the host and back",
+                 c.bytes,
+                 c.hidden
+                     ? std::string("hidden")
+                     : llvm::formatv("not hidden (stall {0})", c.stall).str(),
+                 c.awaited ? "; a later run waits for its copy "
+                             "to the host to end"
+                           : "")
                  .str();
     }
     if (fr.offloaded.empty())

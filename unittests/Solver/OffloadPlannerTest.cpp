@@ -82,8 +82,20 @@ TEST(OffloadGreedy, MeetsABudgetBelowTheRecomputeFloor) {
   ASSERT_EQ(s.sim.hostCopies.size(), 1u);
   EXPECT_EQ(s.sim.hostCopies[0].tensor, p.a);
   EXPECT_TRUE(s.sim.hostCopies[0].hidden);
-  // f3 holds a while it leaves: nothing meets 119.
-  EXPECT_FALSE(offloadGreedy(p.g, 119, linkOf(10)).feasible);
+  // Below 120 f3 (20..30 after f2) must not run while a (20..30) leaves:
+  // it waits for the copy (an Await), 30..40, holding b + c; then bw's
+  // a + k + d (111) is the floor: a comes back after f6 (290..300) and bw
+  // waits for it, 300..310. Every budget from 119 down to 111: 310.
+  for (int64_t budget : {119, 111}) {
+    Solution low = offloadGreedy(p.g, budget, linkOf(10));
+    ASSERT_TRUE(low.feasible) << low.reason;
+    EXPECT_EQ(low.sim.peak, 111);
+    EXPECT_DOUBLE_EQ(low.sim.time, 310);
+    EXPECT_DOUBLE_EQ(low.sim.stall, 20);
+    ASSERT_EQ(low.sim.hostCopies.size(), 1u);
+    EXPECT_TRUE(low.sim.hostCopies[0].awaited);
+  }
+  EXPECT_FALSE(offloadGreedy(p.g, 110, linkOf(10)).feasible);
 
   std::optional<OffloadOracleResult> best =
       offloadOracle(p.g, 120, linkOf(10));
@@ -91,6 +103,12 @@ TEST(OffloadGreedy, MeetsABudgetBelowTheRecomputeFloor) {
   EXPECT_TRUE(best->feasible);
   EXPECT_DOUBLE_EQ(best->time, 290);
   best = offloadOracle(p.g, 119, linkOf(10));
+  ASSERT_TRUE(best);
+  EXPECT_TRUE(best->feasible);
+  EXPECT_DOUBLE_EQ(best->time, 310);
+  // Without waits for copies to the host, f3 holds a: nothing meets 119.
+  best = offloadOracle(p.g, 119, linkOf(10), {}, 2'000'000, false,
+                       /*awaits=*/false);
   ASSERT_TRUE(best);
   EXPECT_FALSE(best->feasible);
 }
@@ -158,14 +176,14 @@ TEST(OffloadGreedy, StallsOnlyWhereNoCopyHides) {
   PinnedActivation p;
   // At 1 B per unit a's offload takes 20..120: still on the device when f4
   // would start (30), so without a stall f4 holds 210. The oracle meets
-  // 209 only by stalling f4 until the offload has ended (e.g. behind a
-  // prefetch of c queued after a's offload): slower than every node once.
+  // 209 only by stalling f4 until the offload has ended (an Await of a
+  // before f4, or a prefetch of c queued behind a's offload): slower than
+  // every node once.
   std::optional<OffloadOracleResult> best = offloadOracle(p.g, 209, linkOf(1));
   ASSERT_TRUE(best);
   ASSERT_TRUE(best->feasible);
   EXPECT_GE(best->time, 290 + 90); // f4 starts at 120 at the earliest.
-  // The planner gets there too (its prefetch of c, first issued before the
-  // peak, moved after it): stalling, never faster than the oracle.
+  // The planner gets there too: stalling, never faster than the oracle.
   Solution slow = offloadGreedy(p.g, 209, linkOf(1));
   ASSERT_TRUE(slow.feasible) << slow.reason;
   EXPECT_LE(slow.sim.peak, 209);
@@ -174,9 +192,8 @@ TEST(OffloadGreedy, StallsOnlyWhereNoCopyHides) {
   std::printf("at 1 B per unit: planner %.0f, oracle %.0f\n", slow.sim.time,
               best->time);
   // A latency of 21 does the same at 10 B per unit (20..51): no hidden
-  // copy meets 209, so the planner makes f4 wait, for c, offloaded after
-  // f3 and prefetched right before f4, while a leaves: slower than every
-  // node once. Without the latency the copies hide, nothing waits.
+  // copy meets 209, so the planner makes f4 wait while a leaves: slower
+  // than every node once. Without the latency the copies hide, nothing waits.
   Solution late = offloadGreedy(p.g, 209, linkOf(10, 21));
   ASSERT_TRUE(late.feasible) << late.reason;
   EXPECT_GT(late.sim.stall, 0);

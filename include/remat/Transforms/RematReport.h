@@ -1,4 +1,5 @@
-//===- RematReport.h - What -remat-rematerialize decided, as JSON -*- C++ -*-===//
+//===- RematReport.h - What -remat-rematerialize decided, as JSON -*- C++
+//-*-===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
@@ -15,7 +16,8 @@
 //      "device_peak_overlapped" (the plan's device peak with copies
 //      overlapping compute over the link), "stall", "values": [{"op",
 //      "loc", "bytes", "hidden", "returned_from_host" (a result left on
-//      the host, offload-results=true), "stall"}]},
+//      the host, offload-results=true), "awaited" (a run waits for its
+//      copy to the host to end), "stall"}]},
 //   "values": [{"op", "loc", "bytes", "decision": "kept"|"recomputed",
 //               "recomputations"}]}]}
 // Bytes are bytes; times are in the cost model's units (FLOPs unless a cost
@@ -61,10 +63,12 @@ struct HostCopyDecision {
   std::string op, loc;
   int64_t bytes = 0;
   bool hidden = false;
-  double stall = 0; ///< What the runs waiting for its prefetch lose.
+  double stall = 0; ///< What the runs waiting for its copies lose.
   /// A result returned from its host copy (offload-results), never
   /// brought back.
   bool returnedFromHost = false;
+  /// A run waits for its copy to the host to end (the plan's Await step).
+  bool awaited = false;
 };
 
 /// Wall-clock seconds of each phase of the pass on one function.

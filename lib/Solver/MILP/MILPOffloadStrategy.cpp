@@ -54,6 +54,14 @@ StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
   quiet.note = nullptr;
   StrategyResult recompute = solveCheckmateMILP(g, quiet);
   Solution greedy = solve(g, "offload-greedy", quiet);
+  // With results leaving, greedy's plan with them staying is a candidate
+  // too (its rule, not the space, makes the two differ).
+  Solution greedyStaying;
+  if (opts.offloadResults) {
+    SolveOptions staying = quiet;
+    staying.offloadResults = false;
+    greedyStaying = solve(g, "offload-greedy", staying);
+  }
 
   CheckmateOptions co;
   co.budget = opts.budget;
@@ -87,12 +95,17 @@ StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
     best = sim.time;
     res.schedule = s;
   };
-  if (r.schedule)
+  // A model proven infeasible hands back its warm start (greedy's plan,
+  // considered below under its own name).
+  if (r.schedule && r.status != milp::Status::Infeasible)
     consider(*r.schedule, "the model's plan");
   if (recompute.feasible)
     consider(recompute.schedule, "the recompute-only MILP's plan");
   if (greedy.feasible)
     consider(greedy.schedule, "offload-greedy's plan");
+  if (greedyStaying.feasible)
+    consider(greedyStaying.schedule,
+             "offload-greedy's plan with the results staying");
   if (!won) {
     res.reason = r.status == milp::Status::Infeasible
                      ? "checkmate-milp-offload: no schedule of its model fits "
@@ -105,7 +118,9 @@ StrategyResult solveCheckmateMILPOffload(const TrainingGraph &g,
   if (opts.note)
     opts.note(std::string("checkmate-milp-offload: ") +
               (r.status == milp::Status::Optimal ? "model optimal"
-                                                 : "search limit reached") +
+               : r.status == milp::Status::Infeasible
+                   ? "no plan of its model fits (proven)"
+                   : "search limit reached") +
               " (" + std::to_string(r.columns) + " columns, " +
               std::to_string(r.rows) + " rows); returns " + won);
   return res;

@@ -135,7 +135,38 @@ std::vector<double> stepStarts(const TrainingGraph &g, const Schedule &s) {
   return start;
 }
 
+/// Calls `tryAwait(t)` for each tensor whose copy to the host, issued
+/// before step `peak`, still holds its device bytes during that run, in
+/// issue order, until one returns true; returns whether one did.
+template <typename TryAwait>
+bool awaitInFlight(const TrainingGraph &g, const SimulationResult &sim,
+                   long peak, TryAwait tryAwait) {
+  for (const HostCopy &c : sim.hostCopies) {
+    if (c.offloadStep >= peak)
+      break; // In issue order: the rest come later.
+    const bool back = c.prefetchStep >= 0 && c.prefetchStep < peak;
+    if (back || g.tensor(c.tensor).bytes == 0 ||
+        !std::binary_search(sim.liveAtPeak.begin(), sim.liveAtPeak.end(),
+                            c.tensor))
+      continue;
+    if (tryAwait(c.tensor))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
+
+Schedule awaitEveryOffload(const Schedule &plan) {
+  std::vector<Step> steps;
+  steps.reserve(plan.size());
+  for (const Step &s : plan.steps()) {
+    steps.push_back(s);
+    if (s.isOffload())
+      steps.push_back(Step::await(s.id));
+  }
+  return Schedule(std::move(steps));
+}
 
 Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
                             const OffloadPlanOptions &opts) {
@@ -247,6 +278,13 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
       if (kept)
         break;
     }
+    // A copy to the host still in flight holds its device bytes through
+    // the peak run: make the run wait for it to end (XLA's copy-done put
+    // right before it), the earliest such copy first (the shortest wait).
+    if (!kept && mayStall)
+      kept = awaitInFlight(g, sim, peak, [&](TensorId t) {
+        return tryMoves({{peak, Step::await(t)}});
+      });
     if (!kept)
       break;
   }

@@ -120,6 +120,20 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
         found ? bestTime : std::numeric_limits<double>::infinity();
     plan(base, stalling);
   }
+  // Then, where nothing met the budget, copies to the host that block what
+  // runs after them (the rule's plans then hold no copy in flight), as
+  // awaits on the overlapping link; the polish drops those that wait for
+  // nothing.
+  for (const Schedule &base : found ? std::vector<Schedule>{} : bases) {
+    OffloadPlanOptions blocking = po;
+    blocking.link.offloadsBlock = true;
+    blocking.stallBelow = std::numeric_limits<double>::infinity();
+    Schedule s = offloadUntilBudget(g, base, blocking);
+    s = copyInsteadOfRecompute(g, s, blocking);
+    plan(awaitEveryOffload(s), po);
+    if (found)
+      break;
+  }
   if (!found) {
     res.reason = "no plan of keep, recompute (evict-greedy) and offloads "
                  "meets the budget";

@@ -41,9 +41,13 @@ std::vector<Step> withoutStay(const std::vector<Step> &steps, long i) {
   for (long k = 0; k < static_cast<long>(steps.size()); ++k) {
     if (k == i)
       continue;
-    if (!ended && k > i && steps[k].isPrefetch() && steps[k].id == steps[i].id) {
-      ended = true;
-      continue;
+    if (!ended && k > i && steps[k].id == steps[i].id) {
+      if (steps[k].isAwait())
+        continue; // Waits for the copy that goes.
+      if (steps[k].isPrefetch()) {
+        ended = true;
+        continue;
+      }
     }
     out.push_back(steps[k]);
   }
@@ -94,8 +98,15 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
     const std::vector<Step> steps = cur.steps();
     const long n = static_cast<long>(steps.size());
     for (long i = 0; i < n && !improved && sims < tries; ++i) {
-      if (!steps[i].isCopy())
+      if (!steps[i].isCopy() && !steps[i].isAwait())
         continue;
+      // A wait dropped where the plan then still fits.
+      if (steps[i].isAwait()) {
+        std::vector<Step> without = steps;
+        without.erase(without.begin() + i);
+        if ((improved = tryPlan(without)))
+          break;
+      }
       // A stay dropped: the plan as it is, or with copies of other
       // tensors where it is then over the budget.
       if (steps[i].isOffload() &&
@@ -107,6 +118,21 @@ Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
           if (to >= 0 && to < n && sims < tries &&
               (improved = tryPlan(moved(steps, i, to))))
             break;
+    }
+  }
+  // Awaits that buy nothing (the copy ends before the run anyway, or the
+  // bytes are not needed): dropped, so the report names only real waits.
+  for (long i = static_cast<long>(cur.size()) - 1; i >= 0; --i) {
+    if (!cur.steps()[i].isAwait())
+      continue;
+    std::vector<Step> without = cur.steps();
+    without.erase(without.begin() + i);
+    Schedule next(std::move(without));
+    SimulationResult r = simulate(g, next, so);
+    if (r.valid && r.peak <= opts.budget && r.hostPeak <= opts.hostBudget &&
+        r.time <= best.time + 1e-9) {
+      cur = std::move(next);
+      best = std::move(r);
     }
   }
   return cur;

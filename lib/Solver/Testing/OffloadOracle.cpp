@@ -95,8 +95,8 @@ namespace {
 /// when the space holds more than `maxPlans` plans (nothing is judged).
 bool enumeratePlans(
     const TrainingGraph &g, const CopyLink &link,
-    const std::vector<Schedule> &runOrders, long maxPlans,
-    bool resultsMayLeave,
+    const std::vector<Schedule> &runOrders, long maxPlans, bool resultsMayLeave,
+    bool awaits,
     const std::function<void(Schedule &, const SimulationResult &)> &judge) {
   std::vector<std::vector<NodeId>> orders;
   std::vector<NodeId> candidates;
@@ -121,17 +121,23 @@ bool enumeratePlans(
   std::sort(orders.begin(), orders.end());
   orders.erase(std::unique(orders.begin(), orders.end()), orders.end());
 
-  // Count first: the space is the product of (1 + prefetch positions).
+  // Count first: the space is the product of (1 + prefetch positions),
+  // times at most (1 + the await positions of every stay).
   long total = 0;
   std::vector<std::vector<Stay>> staysPerOrder;
   for (const std::vector<NodeId> &runs : orders) {
     staysPerOrder.push_back(staysOf(g, runs, resultsMayLeave));
-    long plans = 1;
+    long plans = 1, awaitChoices = 1;
     for (const Stay &s : staysPerOrder.back()) {
+      const long span =
+          (s.to == kLeaves ? static_cast<long>(runs.size()) - 1 : s.to) -
+          s.from;
       plans *= s.to == kLeaves ? 2 : 1 + (s.to - s.from);
-      if (plans > maxPlans)
+      awaitChoices += awaits ? span : 0;
+      if (plans > maxPlans || plans * awaitChoices > maxPlans)
         return false;
     }
+    plans *= awaitChoices;
     total += plans;
     if (total > maxPlans)
       return false;
@@ -149,19 +155,36 @@ bool enumeratePlans(
     const std::vector<NodeId> &runs = orders[o];
     const std::vector<Stay> &stays = staysPerOrder[o];
     std::vector<long> prefetchAt(stays.size(), -1); // -1: stays on device.
+    const long numRuns = static_cast<long>(runs.size());
     while (true) {
-      Schedule s;
-      for (long i = 0; i < static_cast<long>(runs.size()); ++i) {
-        for (size_t k = 0; k < stays.size(); ++k)
-          if (prefetchAt[k] == i)
-            s.prefetch(stays[k].tensor);
-        s.run(runs[i]);
-        for (size_t k = 0; k < stays.size(); ++k)
-          if (prefetchAt[k] >= 0 && stays[k].from == i)
-            s.offload(stays[k].tensor);
+      // Every plan of these copies with no Await, or one: before any run
+      // after an offload, up to its prefetch's.
+      const long awaitable = awaits ? static_cast<long>(stays.size()) : 0;
+      for (long awaited = -1; awaited < awaitable; ++awaited) {
+        if (awaited >= 0 && prefetchAt[awaited] < 0)
+          continue;
+        const long from = awaited < 0 ? numRuns : stays[awaited].from + 1;
+        const long last =
+            awaited < 0 ? numRuns : std::min(prefetchAt[awaited], numRuns - 1);
+        for (long at = awaited < 0 ? -1 : from; at <= last; ++at) {
+          Schedule s;
+          for (long i = 0; i < numRuns; ++i) {
+            if (i == at)
+              s.steps().push_back(Step::await(stays[awaited].tensor));
+            for (size_t k = 0; k < stays.size(); ++k)
+              if (prefetchAt[k] == i)
+                s.prefetch(stays[k].tensor);
+            s.run(runs[i]);
+            for (size_t k = 0; k < stays.size(); ++k)
+              if (prefetchAt[k] >= 0 && stays[k].from == i)
+                s.offload(stays[k].tensor);
+          }
+          Schedule plan = s.withEagerFrees(g);
+          judge(plan, simulate(g, plan, so));
+          if (awaited < 0)
+            break;
+        }
       }
-      Schedule plan = s.withEagerFrees(g);
-      judge(plan, simulate(g, plan, so));
       // Next combination: each stay off, or prefetched before from+1..to
       // (a result leaving: off, or offloaded with no prefetch).
       size_t k = 0;
@@ -192,7 +215,7 @@ bool enumeratePlans(
 std::optional<OffloadOracleResult>
 offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
               const std::vector<Schedule> &runOrders, long maxPlans,
-              bool resultsMayLeave) {
+              bool resultsMayLeave, bool awaits) {
   OffloadOracleResult best;
   auto judge = [&](Schedule &plan, const SimulationResult &r) {
     ++best.simulated;
@@ -202,7 +225,8 @@ offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
       best.schedule = std::move(plan);
     }
   };
-  if (!enumeratePlans(g, link, runOrders, maxPlans, resultsMayLeave, judge))
+  if (!enumeratePlans(g, link, runOrders, maxPlans, resultsMayLeave, awaits,
+                      judge))
     return std::nullopt;
   return best;
 }
@@ -210,13 +234,14 @@ offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
 std::optional<std::vector<std::pair<int64_t, double>>>
 offloadOracleFrontier(const TrainingGraph &g, const CopyLink &link,
                       const std::vector<Schedule> &runOrders, long maxPlans,
-                      bool resultsMayLeave) {
+                      bool resultsMayLeave, bool awaits) {
   std::vector<std::pair<int64_t, double>> points;
   auto judge = [&](Schedule &, const SimulationResult &r) {
     if (r.valid)
       points.emplace_back(r.peak, r.time);
   };
-  if (!enumeratePlans(g, link, runOrders, maxPlans, resultsMayLeave, judge))
+  if (!enumeratePlans(g, link, runOrders, maxPlans, resultsMayLeave, awaits,
+                      judge))
     return std::nullopt;
   // Keep the points no other beats on both peak and time.
   std::sort(points.begin(), points.end());

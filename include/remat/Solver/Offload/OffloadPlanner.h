@@ -54,6 +54,11 @@ struct OffloadPlanOptions {
 Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
                             const OffloadPlanOptions &opts);
 
+/// `plan` with an Await right after each of its offloads: on a link whose
+/// copies to the host overlap, it runs as `plan` runs where they block
+/// (CopyLink::offloadsBlock), the same peak and time.
+Schedule awaitEveryOffload(const Schedule &plan);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_OFFLOAD_OFFLOADPLANNER_H

@@ -23,8 +23,10 @@ namespace remat {
 /// A candidate is kept when the Simulator finds it valid, within
 /// `opts.budget` and `opts.hostBudget`, and faster. At most
 /// `opts.swapTries` candidates, fewer on long plans (each is a simulation
-/// of the whole plan). Returns `plan` itself when it has no copies or is not
-/// valid within the budgets.
+/// of the whole plan). Last, each Await is dropped where the plan stays
+/// within the budgets and no slower (a wait that waits for nothing).
+/// Returns `plan` itself when it has no copies or is not valid within the
+/// budgets.
 Schedule polishCopies(const TrainingGraph &g, const Schedule &plan,
                       const OffloadPlanOptions &opts);
 

@@ -10,8 +10,12 @@
 // production or a read, and the next read), either nothing or an Offload
 // right after the first use and a Prefetch before any run up to the read;
 // with resultsMayLeave, for every result also an Offload after its last
-// use and none back (returned from the host). Each candidate gets eager
-// frees and is judged by the Simulator.
+// use and none back (returned from the host); then (with `awaits`) no
+// Await, or one: some
+// offloaded tensor's, before any run after its offload up to its
+// prefetch's (one: the space would grow by a factor per stay; a planner's
+// plan with more is judged where it is given in `runOrders`). Each
+// candidate gets eager frees and is judged by the Simulator.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_SOLVER_TESTING_OFFLOADORACLE_H
@@ -41,7 +45,8 @@ struct OffloadOracleResult {
 std::optional<OffloadOracleResult>
 offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
               const std::vector<Schedule> &runOrders = {},
-              long maxPlans = 2'000'000, bool resultsMayLeave = false);
+              long maxPlans = 2'000'000, bool resultsMayLeave = false,
+              bool awaits = true);
 
 /// The same space judged once for every budget: the (peak, time) points of
 /// its valid plans that no other plan beats on both, by rising peak and
@@ -49,8 +54,8 @@ offloadOracle(const TrainingGraph &g, int64_t budget, const CopyLink &link,
 std::optional<std::vector<std::pair<int64_t, double>>>
 offloadOracleFrontier(const TrainingGraph &g, const CopyLink &link,
                       const std::vector<Schedule> &runOrders = {},
-                      long maxPlans = 2'000'000,
-                      bool resultsMayLeave = false);
+                      long maxPlans = 2'000'000, bool resultsMayLeave = false,
+                      bool awaits = true);
 
 } // namespace remat
 
