@@ -9,6 +9,7 @@
 #include "remat/Support/CheckedArithmetic.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -52,11 +53,57 @@ std::optional<int64_t> CostModel::bufferBytes(Type type) const {
   return roundUpToAlignment(*bytes, alignment);
 }
 
+namespace {
+
+/// The memref type One-Shot Bufferize gives `v`'s buffer: its own buffer's
+/// (an identity layout, as for function arguments and fresh allocations),
+/// or a view's strided layout through slices and reshapes of one.
+MemRefType bufferTypeOf(Value v, int depth = 0) {
+  auto tensor = cast<RankedTensorType>(v.getType());
+  auto own = MemRefType::get(tensor.getShape(), tensor.getElementType());
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 64)
+    return own;
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
+    return memref::SubViewOp::inferRankReducedResultType(
+        tensor.getShape(), bufferTypeOf(slice.getSource(), depth + 1),
+        slice.getStaticOffsets(), slice.getStaticSizes(),
+        slice.getStaticStrides());
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    FailureOr<MemRefType> t = memref::ExpandShapeOp::computeExpandedType(
+        bufferTypeOf(expand.getSrc(), depth + 1), tensor.getShape(),
+        expand.getReassociationIndices());
+    return succeeded(t) ? *t : own;
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
+    MemRefType src = bufferTypeOf(collapse.getSrc(), depth + 1);
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+            src, collapse.getReassociationIndices()))
+      return own; // Copied into a buffer of its own.
+    return memref::CollapseShapeOp::computeCollapsedType(
+        src, collapse.getReassociationIndices());
+  }
+  return own;
+}
+
+} // namespace
+
+bool reshapeCopies(Operation *op) {
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(op);
+  if (!collapse || !isa<RankedTensorType>(collapse.getSrc().getType()))
+    return false;
+  return !memref::CollapseShapeOp::isGuaranteedCollapsible(
+      bufferTypeOf(collapse.getSrc()), collapse.getReassociationIndices());
+}
+
 bool isViewLike(Operation *op) {
-  // A send's result is its input: the lowering copies nothing.
+  // A send's result is its input: the lowering copies nothing. A collapse
+  // of a strided view whose dims do not merge is a copy (bufferization
+  // allocates and copies it), not a view.
   return isa<ViewLikeOpInterface, tensor::ExtractSliceOp,
              tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
-             tensor::BitcastOp, tensor::ReshapeOp, shard::SendOp>(op);
+             tensor::BitcastOp, tensor::ReshapeOp, shard::SendOp>(op) &&
+         !reshapeCopies(op);
 }
 
 std::string costTableKey(Operation *op) {

@@ -84,8 +84,15 @@ std::optional<int64_t> typeBytes(mlir::Type type);
 
 /// Whether the op's results alias one of its operands after bufferization
 /// (views, reshapes, casts): they hold no bytes of their own and keep their
-/// source alive.
+/// source alive. Not a reshape that copies (reshapeCopies).
 bool isViewLike(mlir::Operation *op);
+
+/// Whether bufferization copies the op's result into a buffer of its own:
+/// a tensor.collapse_shape whose source is a strided view (a slice along an
+/// inner dim, PyTorch's chunk then view) whose dims do not merge, which
+/// One-Shot Bufferize allocates and copies (memref::CollapseShapeOp::
+/// isGuaranteedCollapsible on the source's buffer layout).
+bool reshapeCopies(mlir::Operation *op);
 
 class CostModel {
 public:
