@@ -54,6 +54,8 @@ public:
         emitHostCopy(steps[k++]);
         continue;
       }
+      // A Free (the buffer planner frees after the last use) or an Await
+      // (the GPU lowering waits for every copy to the host already).
       if (!steps[k].isRun()) {
         ++k;
         continue;
