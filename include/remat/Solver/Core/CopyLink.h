@@ -90,8 +90,9 @@ struct CopyLinkOptionText {
       "them today, the computation after one waiting for it to end (the "
       "device buffer is freed right after its copy, and a device free waits "
       "for the copy), rather than overlapping it with the device buffer "
-      "held until it ends (default off: the link's overlap; copies back "
-      "overlap either way)";
+      "held until it ends (default off: the link's overlap, a run waiting "
+      "for one copy only where the budget needs it; copies back overlap "
+      "either way)";
   static constexpr const char *kHostBudgetHelp =
       "With offload: the host memory a plan may hold at once, a size with a "
       "unit (e.g. 8GiB; default: unbounded); plans keep their host copies "
