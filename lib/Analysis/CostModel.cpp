@@ -89,6 +89,11 @@ MemRefType bufferTypeOf(Value v, int depth = 0) {
 } // namespace
 
 bool reshapeCopies(Operation *op) {
+  // memref.reshape takes an identity layout only: bufferization copies a
+  // strided source first.
+  if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
+    return isa<RankedTensorType>(reshape.getSource().getType()) &&
+           !bufferTypeOf(reshape.getSource()).getLayout().isIdentity();
   auto collapse = dyn_cast<tensor::CollapseShapeOp>(op);
   if (!collapse || !isa<RankedTensorType>(collapse.getSrc().getType()))
     return false;

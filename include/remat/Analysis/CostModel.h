@@ -91,7 +91,8 @@ bool isViewLike(mlir::Operation *op);
 /// a tensor.collapse_shape whose source is a strided view (a slice along an
 /// inner dim, PyTorch's chunk then view) whose dims do not merge, which
 /// One-Shot Bufferize allocates and copies (memref::CollapseShapeOp::
-/// isGuaranteedCollapsible on the source's buffer layout).
+/// isGuaranteedCollapsible on the source's buffer layout), or a
+/// tensor.reshape of a strided view (memref.reshape takes identity layouts).
 bool reshapeCopies(mlir::Operation *op);
 
 class CostModel {
