@@ -122,17 +122,15 @@ StrategyResult solveOffloadGreedy(const TrainingGraph &g,
   }
   // Then, where nothing met the budget, copies to the host that block what
   // runs after them (the rule's plans then hold no copy in flight), as
-  // awaits on the overlapping link; the polish drops those that wait for
-  // nothing.
-  for (const Schedule &base : found ? std::vector<Schedule>{} : bases) {
-    OffloadPlanOptions blocking = po;
-    blocking.link.offloadsBlock = true;
-    blocking.stallBelow = std::numeric_limits<double>::infinity();
-    Schedule s = offloadUntilBudget(g, base, blocking);
+  // awaits on the overlapping link; the polish drops the awaits the plan
+  // does not need.
+  OffloadPlanOptions blocking = po;
+  blocking.link.offloadsBlock = true;
+  blocking.stallBelow = std::numeric_limits<double>::infinity();
+  for (size_t b = 0; b < bases.size() && !found; ++b) {
+    Schedule s = offloadUntilBudget(g, bases[b], blocking);
     s = copyInsteadOfRecompute(g, s, blocking);
     plan(awaitEveryOffload(s), po);
-    if (found)
-      break;
   }
   if (!found) {
     res.reason = "no plan of keep, recompute (evict-greedy) and offloads "
