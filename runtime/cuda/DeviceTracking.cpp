@@ -81,6 +81,8 @@ int64_t remat_device_peak_bytes(void) { return tracker().peakBytes(); }
 void remat_device_reset_peak(void) {
   tracker().resetPeak();
   hostTracker().resetPeak();
+  uint64_t used, reserved;
+  remat::runtime::poolHighWatermarks(used, reserved, /*reset=*/true);
   if (envFlag("REMAT_REPORT_TIME")) {
     remat::runtime::synchronizeDevice(); // Earlier work is not the window's.
     windowStart() = std::chrono::steady_clock::now();
@@ -99,6 +101,16 @@ void remat_device_print_peak(void) {
   std::fprintf(stderr,
                "host_window_peak_bytes=%lld host_window_base_bytes=%lld\n",
                static_cast<long long>(peak), static_cast<long long>(base));
+  uint64_t used, reserved;
+  if (remat::runtime::poolHighWatermarks(used, reserved, /*reset=*/false)) {
+    remat::runtime::synchronizeDevice();
+    remat::runtime::poolHighWatermarks(used, reserved, /*reset=*/false);
+    std::fprintf(stderr,
+                 "device_pool_window_used_high_bytes=%llu "
+                 "device_pool_window_reserved_high_bytes=%llu\n",
+                 static_cast<unsigned long long>(used),
+                 static_cast<unsigned long long>(reserved));
+  }
   if (envFlag("REMAT_REPORT_TIME")) {
     remat::runtime::synchronizeDevice();
     std::chrono::duration<double> seconds =

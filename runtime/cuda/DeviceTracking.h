@@ -25,6 +25,10 @@ void trackHostAlloc(void *ptr, uint64_t size);
 bool untrackHostAlloc(void *ptr);
 /// Pinned host bytes the runtime keeps for reuse, no program buffer's.
 uint64_t unusedPinnedHostBytes();
+/// With a stream-ordered device allocator (REMAT_CUDA_ALLOCATOR=stream),
+/// the high watermarks of the pool's used and reserved bytes, reset to
+/// what is live first when `reset`; false when there is no such pool.
+bool poolHighWatermarks(uint64_t &used, uint64_t &reserved, bool reset);
 /// Waits until the device has finished the work queued so far (defined by
 /// each runtime: the driver's context synchronize, or nothing to wait for).
 void synchronizeDevice();

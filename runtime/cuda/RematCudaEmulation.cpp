@@ -238,6 +238,12 @@ void mgpuSetDefaultDevice(int32_t) {}
 // Host copies are freed at once: nothing is kept for reuse.
 uint64_t remat::runtime::unusedPinnedHostBytes() { return 0; }
 
+// Buffers come from host memory, counted as the program frees them: no
+// pool of the device's.
+bool remat::runtime::poolHighWatermarks(uint64_t &, uint64_t &, bool) {
+  return false;
+}
+
 // Every emulated loop has finished when it returns; the queued copies run.
 void remat::runtime::synchronizeDevice() {
   for (Stream *s : liveStreams())
