@@ -62,11 +62,23 @@ bool touches(Operation *op, Value root) {
   return found;
 }
 
+/// Whether `copy` moves at least `minBytes` bytes (a dynamic shape may).
+bool copiesAtLeast(gpu::MemcpyOp copy, uint64_t minBytes) {
+  auto type = cast<MemRefType>(copy.getSrc().getType());
+  if (minBytes == 0 || !type.hasStaticShape())
+    return true;
+  uint64_t bytes = static_cast<uint64_t>(type.getNumElements()) *
+                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return bytes >= minBytes;
+}
+
 /// A host copy the pass moves: async, after the token of an op of its own
 /// block (gpu-to-llvm records the event a new stream waits on right after
-/// that op, and destroys it after the wait: once per run of the block).
-bool isMovableHostCopy(gpu::MemcpyOp copy) {
-  if (!copy.getAsyncToken() || copy.getAsyncDependencies().size() != 1)
+/// that op, and destroys it after the wait: once per run of the block), of
+/// at least `minBytes` bytes.
+bool isMovableHostCopy(gpu::MemcpyOp copy, uint64_t minBytes) {
+  if (!copy.getAsyncToken() || copy.getAsyncDependencies().size() != 1 ||
+      !copiesAtLeast(copy, minBytes))
     return false;
   Operation *dep = copy.getAsyncDependencies().front().getDefiningOp();
   if (!dep || dep->getBlock() != copy->getBlock())
@@ -77,7 +89,8 @@ bool isMovableHostCopy(gpu::MemcpyOp copy) {
 
 class CopyStreams {
 public:
-  explicit CopyStreams(MLIRContext *ctx) : rewriter(ctx) {}
+  CopyStreams(MLIRContext *ctx, uint64_t minBytes)
+      : rewriter(ctx), minBytes(minBytes) {}
 
   void run(Block &block) {
     running.clear();
@@ -88,7 +101,8 @@ public:
           dealloc && freeAfterCopy(dealloc))
         continue;
       waitBefore(&op);
-      if (auto copy = dyn_cast<gpu::MemcpyOp>(op); copy && isMovableHostCopy(copy))
+      if (auto copy = dyn_cast<gpu::MemcpyOp>(op);
+          copy && isMovableHostCopy(copy, minBytes))
         moveToOwnStream(copy);
     }
     SmallVector<Value> tokens;
@@ -103,6 +117,7 @@ public:
 
 private:
   IRRewriter rewriter;
+  uint64_t minBytes;
   SmallVector<RunningCopy> running;
 
   /// The copy leaves the chain: a new stream after its dependency; the
@@ -161,16 +176,17 @@ private:
 
 struct GPUCopyStreamPass
     : public remat::impl::GPUCopyStreamPassBase<GPUCopyStreamPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<Block *> blocks;
     getOperation().walk([&](Block *block) {
-      if (llvm::any_of(*block, [](Operation &op) {
+      if (llvm::any_of(*block, [&](Operation &op) {
             auto copy = dyn_cast<gpu::MemcpyOp>(op);
-            return copy && isMovableHostCopy(copy);
+            return copy && isMovableHostCopy(copy, minBytes);
           }))
         blocks.push_back(block);
     });
-    CopyStreams streams(&getContext());
+    CopyStreams streams(&getContext(), minBytes);
     for (Block *block : blocks)
       streams.run(*block);
   }

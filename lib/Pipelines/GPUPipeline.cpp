@@ -95,7 +95,8 @@ void remat::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(remat::createGPUSyncHostAllocsPass());
   if (options.copyStream)
-    pm.addNestedPass<func::FuncOp>(remat::createGPUCopyStreamPass());
+    pm.addNestedPass<func::FuncOp>(remat::createGPUCopyStreamPass(
+        GPUCopyStreamPassOptions{options.copyStreamMinBytes}));
   remat::addControlFlowStages(pm);
   GpuNVVMAttachTargetOptions nvvm;
   nvvm.chip = options.chip;

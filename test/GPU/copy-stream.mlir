@@ -1,4 +1,6 @@
 // RUN: remat-opt %s -split-input-file -remat-gpu-copy-stream | FileCheck %s
+// RUN: remat-opt %s -split-input-file "-remat-gpu-copy-stream=min-bytes=17" | FileCheck %s --check-prefix=SMALL
+// RUN: remat-opt %s -split-input-file "-remat-gpu-copy-stream=min-bytes=16" | FileCheck %s
 
 // An offloaded value after gpu-async-region, written by hand as the
 // pipeline leaves it: one token chain; the device buffer %d copied to the
@@ -16,6 +18,15 @@ gpu.module @k {
   gpu.func @other(%a: memref<4xf32>) kernel { gpu.return }
   gpu.func @consume(%a: memref<4xf32>) kernel { gpu.return }
 }
+
+// With min-bytes above the copies' 16 bytes, nothing moves: the copies
+// stay on the chain, in order with the kernels, and no host wait is added.
+// SMALL-LABEL: func.func @offload(
+// SMALL-NOT:     gpu.wait async [
+// SMALL:         gpu.memcpy async [%{{.*}}] %{{.*}}, %{{.*}}
+// SMALL-NOT:     gpu.wait async [
+// SMALL:         gpu.wait [%{{.*}}]
+// SMALL-NEXT:    return
 
 // CHECK-LABEL: func.func @offload(
 // CHECK:         %[[T0:.*]] = gpu.wait async

@@ -199,8 +199,16 @@ def GPUCopyStreamPass
     So a prefetch issued ahead of its reader overlaps the kernels in
     between, and nothing reads a buffer before its copy has ended. A copy
     whose dependency is not the token of an op in its own block (a block
-    argument, or an op outside a loop it runs in) is left on the chain.
+    argument, or an op outside a loop it runs in) is left on the chain, and
+    so is a copy of fewer than `min-bytes` bytes (static shapes): its own
+    stream costs more than it hides (on an H100, about 30 us a copy, the
+    time of a 2 MiB copy over PCIe 5; docs/gpu.md).
   }];
+  let options = [
+    Option<"minBytes", "min-bytes", "uint64_t", "0",
+           "Copies smaller than this stay in order with the kernels "
+           "(0: every host copy gets a stream of its own)">,
+  ];
 }
 
 def GPUMergeModulesPass : Pass<"remat-gpu-merge-modules", "mlir::ModuleOp"> {

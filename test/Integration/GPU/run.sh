@@ -18,8 +18,10 @@
 #                 from nvidia-smi, else sm_90)
 #   FORMAT        isa, bin or fatbin (default fatbin)
 #   BUFFERS       early (default), arena or upstream
-#   COPY_STREAM=false  host copies in order with the kernels (default: on
-#                 streams of their own; the emulation always uses those)
+#   COPY_STREAM=false  host copies in order with the kernels (default: those
+#                 of at least COPY_STREAM_MIN_BYTES, default 2 MiB, on
+#                 streams of their own; the emulation always runs every copy
+#                 on its own stream)
 #   COMPILE_ONLY=1  stop after lowering (with FORMAT=isa, main.ptx is the
 #                 kernels' PTX; keep it with KEEP_TMP)
 #   EMULATE=1     no GPU needed: -remat-lower-to-gpu{emulate=true} (mapped
@@ -79,6 +81,7 @@ options="chip=$chip format=$format buffers=${BUFFERS:-early}"
 [ "$format" = isa ] && options="$options dump-binary=$tmp/main.ptx"
 [ -n "${EMULATE:-}" ] && options="$options emulate=true"
 [ -n "${COPY_STREAM:-}" ] && options="$options copy-stream=$COPY_STREAM"
+[ -n "${COPY_STREAM_MIN_BYTES:-}" ] && options="$options copy-stream-min-bytes=$COPY_STREAM_MIN_BYTES"
 "$opt" "$tmp/main.mlir" "--remat-lower-to-gpu=$options" -o "$tmp/main.llvm.mlir"
 [ -n "${COMPILE_ONLY:-}" ] && [ -z "${EXE:-}" ] && exit 0
 
