@@ -8,7 +8,14 @@
  * alloc/free/copy/memset) over the CUDA driver API, and counts the device
  * bytes the program holds: live now and the peak since the start (or since
  * the last remat_device_reset_peak). Sizes are the bytes requested from
- * mgpuMemAlloc (exact tensor bytes; cuMemAlloc rounds up internally).
+ * mgpuMemAlloc (exact tensor bytes; the driver rounds up internally).
+ *
+ * Device buffers come from the device's default memory pool in stream order
+ * (cuMemAllocAsync/cuMemFreeAsync: a free does not make the host wait);
+ * REMAT_CUDA_ALLOCATOR=sync uses cuMemAlloc/cuMemFree instead. With the
+ * pool, remat_device_print_peak adds
+ * `device_pool_window_used_high_bytes=<U> device_pool_window_reserved_high_bytes=<R>`,
+ * the pool's own high watermarks over the window.
  *
  * With REMAT_REPORT_PEAK=1 in the environment the library prints
  * `device_peak_bytes=<N>` and `device_live_bytes_at_exit=<L>` on stderr when
