@@ -11,6 +11,7 @@
 #     ahead of time (run.sh's EXE=, fatbin for CHIP, default sm_90), runs
 #     each on the emulation for its reference outputs and peaks, and copies
 #     the runtimes and this script into DIR.
+#     STEPS="NAME ..." builds only those steps (default: all below).
 #   DIR/step-times.sh run DIR [ROUNDS]   (on the GPU machine)
 #     runs every step REPS=41 times with REMAT_REPORT_TIME=1, with the
 #     runtime's two device allocators (the default memory pool in stream
@@ -25,6 +26,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:?usage: step-times.sh build|run DIR [ROUNDS]}
 dir=${2:?usage: step-times.sh build|run DIR [ROUNDS]}
+
+# STEPS selects by name; the run half runs what the build half built.
+selected() {
+  if [ -n "${STEPS:-}" ]; then
+    steps | awk -F'|' -v want=" $STEPS " 'index(want, " " $1 " ")'
+  else
+    steps
+  fi
+}
 
 # name | model | remat-opt options (none: the step as written); a name
 # ending in -streams runs every host copy on a stream of its own
@@ -59,10 +69,12 @@ if [ "$mode" = build ]; then
   mkdir -p "$dir/in"
   cp "$here/../../Corpus/Inputs/resnet.mlir" "$here/../../Corpus/Inputs/resnet.harness.mlir" \
      "$here/../../Loops/Inputs/rnn.mlir" "$here/../../Loops/Inputs/rnn.harness.mlir" "$dir/in/"
-  remat-import-torch "$here/../../Importer/Inputs/models.py:TinyDecoder" --batch 32 \
-    --input-shape 8 --loss xent --strict -o "$dir/in/dec.mlir" \
-    --harness "$dir/in/dec.harness.mlir"
-  steps | while IFS='|' read -r name model options; do
+  if selected | grep -q '|dec|'; then
+    remat-import-torch "$here/../../Importer/Inputs/models.py:TinyDecoder" --batch 32 \
+      --input-shape 8 --loss xent --strict -o "$dir/in/dec.mlir" \
+      --harness "$dir/in/dec.harness.mlir"
+  fi
+  selected | while IFS='|' read -r name model options; do
     src=$dir/in/$model.mlir
     if [ -n "$options" ]; then
       # shellcheck disable=SC2086
@@ -105,7 +117,9 @@ rounds=${3:-3}
 export LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export CUDA_MODULE_LOADING=EAGER
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" "$2" | awk 'NR == 1'; }
-names=$(steps | cut -d'|' -f1)
+names=$(steps | cut -d'|' -f1 | while read -r n; do
+           if [ -x "$dir/$n.exe" ]; then echo "$n"; fi
+         done)
 "$dir/calibrate-link"
 for r in $(seq "$rounds"); do
   for name in $names; do
