@@ -4,11 +4,12 @@
 //
 // `-remat-gpu-copy-stream`: gpu-async-region puts every GPU op of a block on
 // one token chain, so a host copy (a gpu.memcpy to or from a host_shared
-// buffer) runs in order with the kernels and hides nothing. Each one gets a
-// stream of its own here (gpu-to-llvm makes a new stream of every
-// `gpu.wait async`, waiting on events of its dependencies' streams), and
-// the ops that need it to have ended wait for it: a free of one of its
-// buffers on its stream, anything else that touches them behind a host
+// buffer) runs in order with the kernels and hides nothing. Each one of at
+// least `min-bytes` (smaller ones cost more on a stream of their own than
+// they hide: docs/gpu.md) gets a stream of its own here (gpu-to-llvm makes a
+// new stream of every `gpu.wait async`, waiting on events of its dependencies'
+// streams), and the ops that need it to have ended wait for it: a free of one
+// of its buffers on its stream, anything else that touches them behind a host
 // `gpu.wait` (which gpu-to-llvm lowers to a synchronize and a destroy of
 // the stream, so no stream outlives its copy's block).
 //
