@@ -8,8 +8,11 @@ CMAKE_FLAGS ?=
 
 all: build
 
+# Debian's packages, then the Python environment of the importer (PyTorch
+# 2.x from PyPI, outside the clone: scripts/python-env.sh).
 deps:
 	./scripts/install-deps.sh
+	./scripts/python-env.sh >/dev/null
 
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what remat needs from Debian 12 (bookworm) packages; does nothing
-# when everything is present. Uses sudo when not run as root.
+# when everything is present. Uses sudo when not run as root. PyTorch and
+# the other Python packages come from PyPI into a virtual environment
+# (scripts/python-env.sh; `make deps` runs both).
 set -euo pipefail
 
 packages=(
   cmake ninja-build g++ make python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libbenchmark-dev coinor-libcbc-dev pkg-config
-  python3-torch python3-torchvision python3-networkx python3-matplotlib
+  python3-venv
   mpich libmpich-dev
 )
 

@@ -35,7 +35,11 @@ config.substitutions.append(("%mlir_tblgen", config.mlir_tblgen))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
-config.substitutions.append(("%python", "/usr/bin/python3"))
+# %python: the interpreter of remat-import-torch (the virtual environment
+# of scripts/python-env.sh, with PyTorch 2.x) where it exists, else Debian's.
+torch_python = getattr(config, "torch_python", "")
+python = torch_python if torch_python and os.path.exists(torch_python) else "/usr/bin/python3"
+config.substitutions.append(("%python", python))
 # libRematRuntime (allocation tracking) for mlir-runner -shared-libs.
 config.substitutions.append(("%remat_runtime", os.path.join(
     config.remat_obj_root, "lib", "libRematRuntime.so")))
@@ -80,8 +84,9 @@ try:
             config.available_features.add("cpu-fma")
 except OSError:
     pass
-# PyTorch (Debian's python3-torch) is the oracle of the corpus gradients.
-if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+# PyTorch (in %python) is the oracle of the corpus gradients and what
+# remat-import-torch traces.
+if subprocess.run([python, "-c", "import torch"],
                   capture_output=True).returncode == 0:
     config.available_features.add("torch")
 if os.environ.get("REMAT_SLOW_TESTS"):
