@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The measured peak tensor memory of one step, independent of any planner.
+
+    from remat_torch.peak import measure
+    loss, peak = measure(step, model, x)            # the CPU
+    loss, peak = measure(step, model, x, device="cuda")
+
+`peak` is the most bytes the step had allocated and not yet freed at any
+moment, above what was live when it started: parameters, inputs and
+anything else created before the call are the baseline and not counted;
+what the step returns (its loss, the gradients it leaves in `.grad`) is
+counted while it is live during the step.  Set gradients to None before
+the call to count them.
+
+How it counts:
+- CUDA: `torch.cuda.max_memory_allocated` after `reset_peak_memory_stats`,
+  minus `memory_allocated` at the start (the caching allocator's tensor
+  bytes, rounded to its 512-byte blocks; its cached, unused memory is not
+  counted).
+- CPU: PyTorch's CPU allocator reports every allocation and free to the
+  profiler when it records memory (`profile_memory=True`): eager ATen ops,
+  autograd, and the buffers Inductor's generated code allocates
+  (`empty_strided_cpu`) alike.  The events are replayed in time order to a
+  running total of the bytes allocated during the step and still live; the
+  peak is its maximum.  Exact requested sizes, no rounding.  Not counted:
+  scratch memory that libraries keep outside tensors (oneDNN, OpenMP
+  threads) and frees of memory allocated before the step (so the CPU count
+  never drops below the baseline, where CUDA's would).
+
+The profiler slows the step down: time steps in runs without it.
+"""
+
+import torch
+
+__all__ = ["measure", "peak_bytes"]
+
+
+def measure(fn, *args, device="cpu", **kwargs):
+    """Run fn(*args, **kwargs) once; return (its result, peak bytes)."""
+    kind = torch.device(device).type
+    if kind == "cuda":
+        return _measure_cuda(fn, args, kwargs)
+    if kind == "cpu":
+        return _measure_cpu(fn, args, kwargs)
+    raise ValueError(f"peak: device must be cpu or cuda, not {device!r}")
+
+
+def peak_bytes(fn, *args, device="cpu", **kwargs):
+    """The peak bytes of fn(*args, **kwargs) (see measure)."""
+    return measure(fn, *args, device=device, **kwargs)[1]
+
+
+def _measure_cuda(fn, args, kwargs):
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    result = fn(*args, **kwargs)
+    torch.cuda.synchronize()
+    return result, torch.cuda.max_memory_allocated() - base
+
+
+def _measure_cpu(fn, args, kwargs):
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        result = fn(*args, **kwargs)
+    return result, _replay(prof.profiler.kineto_results.experimental_event_tree())
+
+
+def _allocations(events):
+    """CPU allocation events (time, ptr, bytes; frees negative), pre-order."""
+    for e in events:
+        if e.tag.name == "Allocation":
+            f = e.extra_fields
+            if f.device.type == "cpu":
+                yield e.start_time_ns, f.ptr, f.alloc_size
+        yield from _allocations(e.children)
+
+
+def _replay(tree):
+    """Max of the running total of bytes allocated in the window and live."""
+    live = {}  # ptr -> bytes allocated in the window
+    total = peak = 0
+    # A stable sort: events of one clock tick stay in recording order.
+    for _, ptr, size in sorted(_allocations(tree), key=lambda a: a[0]):
+        if size > 0:
+            live[ptr] = size
+            total += size
+            peak = max(peak, total)
+        else:
+            # A free of memory allocated before the window is not ours.
+            total -= live.pop(ptr, 0)
+    return peak
