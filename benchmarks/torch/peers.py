@@ -1,0 +1,390 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""PyTorch's own ways to save activation memory, side by side, and remat's
+torch.compile backend as one more: step time and measured peak of each.
+
+    python benchmarks/torch/peers.py [--models resnet101,gpt2] [--steps 5]
+        [--device cpu|cuda] [--compiler inductor|eager] [--quick] [--out DIR]
+
+Per model, in one run: no recomputation (eager, and compiled); checkpoint
+per block (use_reentrant=False); checkpoint_sequential at 2..2*sqrt(L)
+segments (chains); selective activation checkpointing saving matmul and
+convolution outputs; the memory-budget partitioner of torch.compile at
+0.1..0.9 (its default solver and "ilp", which needs SciPy); remat's backend
+at each of those measured peaks, at `min` and at rotor's ten budgets from
+0 to the peak without recomputation; Rockmate on CUDA where installed.
+Every configuration is compiled and warmed up first, its loss and gradients
+compared with the eager step's, its peak measured once
+(remat_torch.peak), then timed: `--steps` rounds, each running every
+configuration once, so that all share the machine's state; the median.
+
+Writes DIR/results.json, results.csv and results.md (default
+benchmarks/torch/results/<device>); plot.py draws them.
+"""
+
+import argparse
+import csv
+import functools
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+from torch.utils import checkpoint as ckpt  # noqa: E402
+
+from models import MODELS  # noqa: E402
+from remat_torch.peak import measure  # noqa: E402
+
+BUDGETS = [round(0.1 * i, 1) for i in range(1, 10)]
+# What selective checkpointing saves: the products and convolutions (what
+# costs most to recompute), recomputing everything else.
+SAVED_OPS = {getattr(torch.ops.aten, n).default for n in (
+    "mm", "addmm", "bmm", "baddbmm", "convolution", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention")
+    if hasattr(torch.ops.aten, n)}
+
+
+def _save_products(ctx, op, *args, **kwargs):
+    return (ckpt.CheckpointPolicy.MUST_SAVE if op in SAVED_OPS
+            else ckpt.CheckpointPolicy.PREFER_RECOMPUTE)
+
+
+class Blocks:
+    """Wraps each block's forward once; `mode` picks what runs: the block
+    itself, checkpoint(block) or checkpoint with the selective policy."""
+
+    def __init__(self, blocks):
+        self.mode = None
+        for block in blocks:
+            block.forward = functools.partial(self._run, block.forward)
+
+    def _run(self, forward, *args, **kwargs):
+        if self.mode is None:
+            return forward(*args, **kwargs)
+        context = {}
+        if self.mode == "sac":
+            context["context_fn"] = functools.partial(
+                ckpt.create_selective_checkpoint_contexts, _save_products)
+        return ckpt.checkpoint(forward, *args, use_reentrant=False, **context, **kwargs)
+
+
+class Config:
+    def __init__(self, method, param, run, family=None, setup=None):
+        self.method, self.param, self.run = method, param, run
+        self.family = family or method
+        self.setup = setup or (lambda: None)  # before each step: which mode
+        self.times, self.peak, self.error, self.grad_err = [], None, None, None
+
+    @property
+    def label(self):
+        return self.method if self.param is None else f"{self.method} {self.param}"
+
+
+def _backend(compiler):
+    """A backend object of its own per configuration: Dynamo keeps one
+    compiled graph per backend object, so configurations never share one."""
+    if compiler == "inductor":
+        from torch._inductor.compile_fx import compile_fx
+
+        return lambda gm, inputs: compile_fx(gm, inputs)
+    from torch._dynamo.backends.debugging import aot_eager_decomp_partition
+
+    # AOTAutograd's min-cut partitioner (the memory budget's), ATen kernels.
+    return lambda gm, inputs: aot_eager_decomp_partition(gm, inputs)
+
+
+def _remat_backend():
+    try:
+        import remat_torch
+
+        return remat_torch.backend
+    except (ImportError, AttributeError) as e:
+        print(f"remat: skipped, its torch.compile backend is not available ({e})", flush=True)
+        return None
+
+
+def _rockmate(device):
+    if device != "cuda":
+        return None
+    try:
+        from rockmate import PureRockmate
+
+        return PureRockmate
+    except ImportError:
+        print("rockmate: skipped, not installed", flush=True)
+        return None
+
+
+def segments(length):
+    """rotor's range: up to 10 counts from 2 to 2*sqrt(L)."""
+    top = max(2, int(2 * math.sqrt(length)))
+    return sorted({round(2 + i * (top - 2) / 9) for i in range(10)})
+
+
+class Bench:
+    def __init__(self, args, m):
+        self.args, self.m = args, m
+        self.dev = args.device
+        self.sync = torch.cuda.synchronize if self.dev == "cuda" else (lambda: None)
+        self.model = m.model.to(self.dev)
+        self.model.train()
+        self.blocks = Blocks(m.blocks)
+        self.params = [p for p in self.model.parameters() if p.requires_grad]
+        self.grad_bytes = sum(p.numel() * p.element_size() for p in self.params)
+        # What the measured peak leaves out and remat's budget counts: the
+        # compiled graph's arguments (parameters, buffers, the batch).
+        args = [*self.model.parameters(), *self.model.buffers(), m.batch]
+        self.args_bytes = sum(t.numel() * t.element_size() for t in args)
+        self.configs = []
+        self.reference = None
+
+    def step(self, forward):
+        def run():
+            loss = self.m.loss(forward)
+            loss.backward()
+            return loss.detach()
+        return run
+
+    def eager(self, method, param=None, mode=None):
+        def setup():
+            self.blocks.mode = mode
+        return Config(method, param, self.step(self.model), setup=setup)
+
+    def compiled(self, method, param, backend, patch=None, family=None):
+        fn = torch.compile(self.model, backend=backend)
+        cfg = Config(method, param, self.step(fn), family=family)
+        cfg.patch = patch or {}
+        return cfg
+
+    def prepare(self, cfg):
+        """Compile (the first step, under its partitioner settings), check
+        against the eager step, measure the peak."""
+        try:
+            cfg.setup()
+            with torch._functorch.config.patch(**getattr(cfg, "patch", {})):
+                self.one(cfg)
+            loss = self.one(cfg)
+            got = [p.grad for p in self.params]
+            if self.reference is None:
+                self.reference = (loss, got)
+            ref_loss, ref_grads = self.reference
+            cfg.loss_err = abs(float(loss) - float(ref_loss)) / max(abs(float(ref_loss)), 1e-12)
+            cfg.grad_err = max(
+                float((g - r).abs().max()) / max(float(r.abs().max()), 1e-12)
+                for g, r in zip(got, ref_grads) if r is not None)
+            self.zero()
+            self.sync()
+            _, cfg.peak = measure(cfg.run, device=self.dev)
+            self.zero()
+        except Exception as e:  # a method that fails is reported, not fatal
+            cfg.error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]
+            print(f"  {cfg.label}: failed: {cfg.error}", flush=True)
+            self.zero()
+
+    def zero(self):
+        for p in self.params:
+            p.grad = None
+
+    def one(self, cfg):
+        self.zero()
+        return cfg.run()
+
+    def add(self, cfg):
+        t = time.perf_counter()
+        self.prepare(cfg)
+        cfg.prepare_s = time.perf_counter() - t
+        self.configs.append(cfg)
+        if cfg.error is None:
+            print(f"  {cfg.label}: peak {cfg.peak / 2**20:.1f} MiB, grad err {cfg.grad_err:.1e}"
+                  f" ({cfg.prepare_s:.0f} s to prepare)", flush=True)
+
+    def peers(self):
+        a, m = self.args, self.m
+        self.add(self.eager("none"))
+        self.add(self.compiled("compile", None, _backend(a.compiler), family="compile"))
+        self.add(self.eager("checkpoint per block", mode="ckpt"))
+        if m.sequential is not None:
+            seq = m.sequential
+            counts = [2] if a.quick else segments(len(seq))
+            for k in counts:
+                self.add(Config("checkpoint_sequential", k, self.step(
+                    functools.partial(ckpt.checkpoint_sequential, seq, k, use_reentrant=False))))
+        self.add(self.eager("selective (save mm/conv)", mode="sac"))
+        solvers = ["dp"]
+        try:
+            import scipy  # noqa: F401
+            solvers.append("ilp")
+        except ImportError:
+            print("memory budget ilp: skipped, needs scipy", flush=True)
+        for solver in solvers:
+            for b in ([0.5] if a.quick else BUDGETS):
+                self.add(self.compiled(f"memory budget {solver}", b, _backend(a.compiler), {
+                    "activation_memory_budget": b, "activation_memory_budget_solver": solver}))
+
+    def remat(self):
+        backend = _remat_backend()
+        if backend is None or self.args.no_remat:
+            return
+        none = next(c for c in self.configs if c.method == "none")
+        peer_peaks = sorted({c.peak for c in self.configs if c.peak and c.method != "none"})
+        budgets = [("min", "min")] + [(f"at {p / 2**20:.1f} MiB", p) for p in peer_peaks]
+        if not self.args.quick and none.peak:
+            # rotor's experiment: ten budgets from 0 to the peak without recomputation.
+            budgets += [(f"rotor {i}/10", none.peak * i // 10) for i in range(1, 11)]
+        for name, peak in budgets:
+            # A measured peak excludes the graph's arguments; remat's budget
+            # counts them.
+            budget = peak if peak == "min" else f"{peak + self.args_bytes}B"
+            cfg = self.compiled("remat", name, backend(budget=budget, compiler=self.args.compiler),
+                                family="remat")
+            cfg.budget = None if peak == "min" else peak
+            self.add(cfg)
+
+    def rockmate(self):
+        pure = _rockmate(self.dev)
+        if pure is None or self.m.sequential is None:
+            return
+        none = next(c for c in self.configs if c.method == "none")
+        for i in (3, 5, 7):
+            budget = none.peak * i // 10
+            try:
+                x = self.m.batch.to(self.dev)
+                rk = pure(self.m.sequential, x, budget)
+                cfg = Config("rockmate", f"{i}/10", self.step(lambda *a, rk=rk: rk(*a)))
+                cfg.budget = budget
+            except Exception as e:
+                print(f"  rockmate {i}/10: failed: {type(e).__name__}: {e}"[:200], flush=True)
+                continue
+            self.add(cfg)
+
+    def time(self):
+        live = [c for c in self.configs if c.error is None]
+        for _ in range(self.args.steps):
+            for c in live:
+                c.setup()
+                self.zero()
+                self.sync()
+                t = time.perf_counter()
+                c.run()
+                self.sync()
+                c.times.append(time.perf_counter() - t)
+        self.zero()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--steps", type=int, default=5, help="timed rounds (median)")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--compiler", choices=["inductor", "eager"],
+                   help="for the compiled methods (default: inductor on cuda, eager on cpu)")
+    p.add_argument("--quick", action="store_true", help="tiny models, few configurations")
+    p.add_argument("--no-remat", action="store_true", help="the peers only")
+    p.add_argument("--out", help="output folder")
+    p.add_argument("--threads", type=int, help="torch.set_num_threads")
+    p.add_argument("--check", type=float, metavar="TOL",
+                   help="exit 1 unless every configuration ran, measured, and matched the "
+                        "eager step's loss and gradients within TOL (relative)")
+    a = p.parse_args()
+    names = a.models.split(",")
+    bad = [n for n in names if n not in MODELS]
+    if bad:
+        p.error(f"unknown model {bad[0]} (known: {', '.join(MODELS)})")
+    if a.device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda: no CUDA device")
+    a.compiler = a.compiler or ("inductor" if a.device == "cuda" else "eager")
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    # Every configuration keeps its own compiled graphs.
+    torch._dynamo.config.recompile_limit = 256
+    torch._dynamo.config.accumulated_recompile_limit = 4096
+    out = a.out or os.path.join(HERE, "results", a.device + ("-quick" if a.quick else ""))
+    os.makedirs(out, exist_ok=True)
+
+    machine = torch.cuda.get_device_name() if a.device == "cuda" else f"{os.cpu_count()}-core CPU"
+    rows = []
+    for name in names:
+        torch.manual_seed(0)
+        m = MODELS[name](a.quick)
+        print(f"{name} ({m.size}) on {machine}, compiler {a.compiler}", flush=True)
+        b = Bench(a, m)
+        b.peers()
+        b.remat()
+        b.rockmate()
+        b.time()
+        for c in b.configs:
+            med = statistics.median(c.times) if c.times else None
+            rows.append({
+                "model": name, "size": m.size, "method": c.method, "param": c.param,
+                "family": c.family, "budget": getattr(c, "budget", None),
+                "peak_bytes": c.peak, "step_s": med, "times_s": c.times,
+                "loss_rel_err": getattr(c, "loss_err", None), "grad_rel_err": c.grad_err,
+                "prepare_s": getattr(c, "prepare_s", None), "error": c.error,
+                "grad_bytes": b.grad_bytes, "args_bytes": b.args_bytes})
+            if med is not None:
+                print(f"  {c.label:32s} {c.peak / 2**20:9.1f} MiB {med * 1e3:9.1f} ms", flush=True)
+        del b, m
+        if a.device == "cuda":
+            torch.cuda.empty_cache()
+
+    meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
+            "torch": torch.__version__, "quick": a.quick, "command": " ".join(sys.argv),
+            "date": time.strftime("%Y-%m-%d", time.gmtime())}
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    keys = [k for k in rows[0] if k != "times_s"] if rows else []
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, keys, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(table(rows))
+    print(f"wrote {out}/results.json, results.csv, results.md")
+    return check(rows, a.check) if a.check is not None else 0
+
+
+def check(rows, tol):
+    bad = [r for r in rows if r["error"] or not r["peak_bytes"] or not r["step_s"]
+           or r["loss_rel_err"] > tol or r["grad_rel_err"] > tol]
+    for r in bad:
+        print(f"check: {r['model']} {r['method']} {r['param']}: error {r['error']}, "
+              f"loss err {r['loss_rel_err']}, grad err {r['grad_rel_err']}")
+    if bad:
+        return 1
+    print(f"checked {len(rows)} configurations: every loss and gradient within {tol:.0e} of "
+          "the eager step's, every peak and time measured")
+    return 0
+
+
+def table(rows):
+    """A markdown table per model: peak and step time, each against no
+    recomputation (eager)."""
+    lines = []
+    for model in dict.fromkeys(r["model"] for r in rows):
+        mine = [r for r in rows if r["model"] == model]
+        base = next(r for r in mine if r["method"] == "none")
+        lines += [f"**{model}** ({base['size']}; the peaks include its gradients, "
+                  f"{base['grad_bytes'] / 2**20:.1f} MiB)", "",
+                  "| method | setting | measured peak (MiB) | vs none | step (ms) | vs none | grad err |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        for r in mine:
+            if r["error"]:
+                lines.append(f"| {r['method']} | {r['param'] or ''} | failed: {r['error']} |||||")
+                continue
+            lines.append(
+                f"| {r['method']} | {'' if r['param'] is None else r['param']} "
+                f"| {r['peak_bytes'] / 2**20:.1f} | {r['peak_bytes'] / base['peak_bytes']:.2f} "
+                f"| {r['step_s'] * 1e3:.0f} | {r['step_s'] / base['step_s']:.2f} "
+                f"| {r['grad_rel_err']:.0e} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
