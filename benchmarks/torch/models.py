@@ -37,7 +37,7 @@ def resnet(quick):
         net, (batch, side) = torchvision.models.ResNet(
             torchvision.models.resnet.Bottleneck, [1, 1, 1, 1], num_classes=10), (2, 32)
     else:
-        net, (batch, side) = torchvision.models.resnet101(), (2, 128)
+        net, (batch, side) = torchvision.models.resnet101(), (2, 96)
     # Stem, one stage per bottleneck, head.
     seq = nn.Sequential(net.conv1, net.bn1, net.relu, net.maxpool,
                         *net.layer1, *net.layer2, *net.layer3, *net.layer4,
@@ -67,7 +67,7 @@ def densenet(quick):
         net, (batch, side) = torchvision.models.DenseNet(
             growth_rate=8, block_config=(2, 2), num_init_features=16, num_classes=10), (2, 32)
     else:
-        net, (batch, side) = torchvision.models.densenet121(), (2, 128)
+        net, (batch, side) = torchvision.models.densenet121(), (2, 96)
     stages = []
     for child in net.features.children():
         if isinstance(child, torchvision.models.densenet._DenseBlock):
@@ -84,7 +84,9 @@ def densenet(quick):
 
 def _lm(name, model, layers, vocab, batch, length):
     ids = torch.randint(0, vocab, (batch, length))
-    return Model(name, model, ids, lambda f: f(input_ids=ids, labels=ids).loss, list(layers),
+    # No key-value cache: a recomputed layer would append to it again.
+    return Model(name, model, ids, lambda f: f(input_ids=ids, labels=ids, use_cache=False).loss,
+                 list(layers),
                  None, f"batch {batch}, {length} tokens, {len(layers)} layers")
 
 
@@ -96,7 +98,7 @@ def gpt2(quick):
     # No dropout: every method must give the eager step's gradients.
     cfg = GPT2Config(n_layer=layers, n_embd=width, n_head=heads, vocab_size=vocab,
                      n_positions=length, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
-                     attn_implementation="eager")
+                     bos_token_id=0, eos_token_id=0, attn_implementation="eager")
     model = GPT2LMHeadModel(cfg)
     return _lm("gpt2", model, model.transformer.h, vocab, batch, length)
 

@@ -75,11 +75,11 @@ class Blocks:
 
 
 class Config:
-    def __init__(self, method, param, run, family=None, setup=None):
+    def __init__(self, method, param, run, setup, family=None):
         self.method, self.param, self.run = method, param, run
         self.family = family or method
-        self.setup = setup or (lambda: None)  # before each step: which mode
-        self.times, self.peak, self.error, self.grad_err = [], None, None, None
+        self.setup = setup  # before each step: what the blocks run
+        self.times, self.walls, self.peak, self.error, self.grad_err = [], [], None, None, None
 
     @property
     def label(self):
@@ -116,8 +116,8 @@ def _rockmate(device):
         from rockmate import PureRockmate
 
         return PureRockmate
-    except ImportError:
-        print("rockmate: skipped, not installed", flush=True)
+    except ImportError as e:
+        print(f"rockmate: skipped, it does not import ({e})", flush=True)
         return None
 
 
@@ -158,9 +158,12 @@ class Bench:
 
     def compiled(self, method, param, backend, patch=None, family=None):
         fn = torch.compile(self.model, backend=backend)
-        cfg = Config(method, param, self.step(fn), family=family)
+        cfg = Config(method, param, self.step(fn), family=family, setup=self.plain)
         cfg.patch = patch or {}
         return cfg
+
+    def plain(self):
+        self.blocks.mode = None
 
     def prepare(self, cfg):
         """Compile (the first step, under its partitioner settings), check
@@ -214,16 +217,18 @@ class Bench:
             counts = [2] if a.quick else segments(len(seq))
             for k in counts:
                 self.add(Config("checkpoint_sequential", k, self.step(
-                    functools.partial(ckpt.checkpoint_sequential, seq, k, use_reentrant=False))))
+                    functools.partial(ckpt.checkpoint_sequential, seq, k, use_reentrant=False)),
+                    setup=self.plain))
         self.add(self.eager("selective (save mm/conv)", mode="sac"))
-        solvers = ["dp"]
-        try:
-            import scipy  # noqa: F401
-            solvers.append("ilp")
-        except ImportError:
-            print("memory budget ilp: skipped, needs scipy", flush=True)
+        solvers = a.solvers.split(",")
+        if "ilp" in solvers:
+            try:
+                import scipy  # noqa: F401
+            except ImportError:
+                print("memory budget ilp: skipped, needs scipy", flush=True)
+                solvers.remove("ilp")
         for solver in solvers:
-            for b in ([0.5] if a.quick else BUDGETS):
+            for b in ([0.5] if a.quick else a.budgets):
                 self.add(self.compiled(f"memory budget {solver}", b, _backend(a.compiler), {
                     "activation_memory_budget": b, "activation_memory_budget_solver": solver}))
 
@@ -241,10 +246,19 @@ class Bench:
             # A measured peak excludes the graph's arguments; remat's budget
             # counts them.
             budget = peak if peak == "min" else f"{peak + self.args_bytes}B"
-            cfg = self.compiled("remat", name, backend(budget=budget, compiler=self.args.compiler),
-                                family="remat")
+            log = []
+            cfg = self.compiled("remat", name, backend(budget=budget, compiler=self.args.compiler,
+                                                       log=log), family="remat")
             cfg.budget = None if peak == "min" else peak
             self.add(cfg)
+            # A graph remat could not plan runs PyTorch's partitioner: not remat's.
+            why = [g["fallback"] for g in log if "fallback" in g]
+            if why and cfg.error is None:
+                cfg.error = f"fell back to PyTorch's partitioner: {why[0]}"[:200]
+                print(f"  remat {name}: {cfg.error}", flush=True)
+            if why and not any("fallback" not in g for g in log):
+                print("remat: skipped, it planned no graph", flush=True)
+                return
 
     def rockmate(self):
         pure = _rockmate(self.dev)
@@ -256,7 +270,8 @@ class Bench:
             try:
                 x = self.m.batch.to(self.dev)
                 rk = pure(self.m.sequential, x, budget)
-                cfg = Config("rockmate", f"{i}/10", self.step(lambda *a, rk=rk: rk(*a)))
+                cfg = Config("rockmate", f"{i}/10", self.step(lambda *a, rk=rk: rk(*a)),
+                             setup=self.plain)
                 cfg.budget = budget
             except Exception as e:
                 print(f"  rockmate {i}/10: failed: {type(e).__name__}: {e}"[:200], flush=True)
@@ -264,16 +279,22 @@ class Bench:
             self.add(cfg)
 
     def time(self):
+        """--steps rounds, each configuration once per round. On the CPU the
+        step's time is the process's CPU time: with one thread, the work the
+        step did, whatever else shares the machine (its wall time is kept
+        too); on CUDA, wall time."""
         live = [c for c in self.configs if c.error is None]
         for _ in range(self.args.steps):
             for c in live:
                 c.setup()
                 self.zero()
                 self.sync()
-                t = time.perf_counter()
+                t, cpu = time.perf_counter(), time.process_time()
                 c.run()
                 self.sync()
-                c.times.append(time.perf_counter() - t)
+                wall = time.perf_counter() - t
+                c.walls.append(wall)
+                c.times.append(wall if self.dev == "cuda" else time.process_time() - cpu)
         self.zero()
 
 
@@ -288,6 +309,9 @@ def main():
     p.add_argument("--no-remat", action="store_true", help="the peers only")
     p.add_argument("--out", help="output folder")
     p.add_argument("--threads", type=int, help="torch.set_num_threads")
+    p.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
+                   help="the memory-budget partitioner's budgets (default 0.1..0.9)")
+    p.add_argument("--solvers", default="dp,ilp", help="its solvers (default dp,ilp)")
     p.add_argument("--check", type=float, metavar="TOL",
                    help="exit 1 unless every configuration ran, measured, and matched the "
                         "eager step's loss and gradients within TOL (relative)")
@@ -298,6 +322,13 @@ def main():
         p.error(f"unknown model {bad[0]} (known: {', '.join(MODELS)})")
     if a.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: no CUDA device")
+    try:
+        a.budgets = [float(b) for b in a.budgets.split(",")]
+    except ValueError:
+        p.error(f"--budgets: not a list of numbers: {a.budgets}")
+    bad = [x for x in a.solvers.split(",") if x not in ("dp", "greedy", "ilp")]
+    if bad:
+        p.error(f"--solvers: unknown solver {bad[0]} (dp, greedy, ilp)")
     a.compiler = a.compiler or ("inductor" if a.device == "cuda" else "eager")
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -323,7 +354,7 @@ def main():
             rows.append({
                 "model": name, "size": m.size, "method": c.method, "param": c.param,
                 "family": c.family, "budget": getattr(c, "budget", None),
-                "peak_bytes": c.peak, "step_s": med, "times_s": c.times,
+                "peak_bytes": c.peak, "step_s": med, "times_s": c.times, "wall_s": c.walls,
                 "loss_rel_err": getattr(c, "loss_err", None), "grad_rel_err": c.grad_err,
                 "prepare_s": getattr(c, "prepare_s", None), "error": c.error,
                 "grad_bytes": b.grad_bytes, "args_bytes": b.args_bytes})
@@ -334,11 +365,11 @@ def main():
             torch.cuda.empty_cache()
 
     meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
-            "torch": torch.__version__, "quick": a.quick, "command": " ".join(sys.argv),
+            "threads": torch.get_num_threads(), "versions": _versions(), "quick": a.quick, "command": " ".join(sys.argv),
             "date": time.strftime("%Y-%m-%d", time.gmtime())}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
-    keys = [k for k in rows[0] if k != "times_s"] if rows else []
+    keys = [k for k in rows[0] if k not in ("times_s", "wall_s")] if rows else []
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, keys, extrasaction="ignore")
         w.writeheader()
@@ -360,6 +391,18 @@ def check(rows, tol):
     print(f"checked {len(rows)} configurations: every loss and gradient within {tol:.0e} of "
           "the eager step's, every peak and time measured")
     return 0
+
+
+def _versions():
+    import importlib.metadata as md
+
+    found = {}
+    for name in ("torch", "torchvision", "transformers", "timm", "scipy", "rockmate"):
+        try:
+            found[name] = md.version(name)
+        except md.PackageNotFoundError:
+            pass
+    return found
 
 
 def table(rows):
