@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The joint graph of torch.compile as one func.func for remat-opt.
+
+The importer's Emitter in planning-only mode: every ATen node is one
+remat.op named after its FX node (loc("addmm_1")), views alias what they
+view, as PyTorch allocates.  What differs from an imported training step:
+the tangents are arguments (the backward of a graph starts from the
+gradients of its outputs, not from a scalar loss), and the forward outputs
+are results.  remat's forward is what the loss depends on, so the loss is
+one more remat.op, `forward_outputs`, reading every forward output (a
+scalar, 64 bytes, no work): everything the graph returns to the forward is
+then forward, and everything else the backward.  And a `clone` is a copy,
+as in PyTorch, not an alias.
+"""
+
+import torch
+
+from remat_import_torch.emit import Emitter
+from remat_import_torch.graph import meta_shape
+from remat_import_torch.lowering import Unsupported
+from remat_import_torch.mlir import V
+from remat_import_torch.opaque import opaque, result_specs, tensor_inputs
+from remat_import_torch import cost as costmod
+
+LOSS_LOC = "forward_outputs"
+COPIES = {"aten.clone.default", "aten.lift_fresh_copy.default"}
+
+
+def is_random(node):
+    """Ops that draw random numbers (dropout, Inductor's seeds): never
+    recomputed, so a recomputation can never draw another mask."""
+    tags = getattr(node.target, "tags", ())
+    return torch.Tag.nondeterministic_seeded in tags or "rand" in str(node.target) \
+        or "seed" in str(node.target) or "bernoulli" in str(node.target)
+
+
+class JointEmitter(Emitter):
+    def __init__(self, jg):
+        super().__init__(jg.importer_joint(), name="step", planning_only=True)
+        self.jg = jg
+
+    def _arguments(self):
+        self.primal_of = {p.node: p for p in self.j.primals}
+        for p in self.j.primals:
+            self._make_arg(p)
+        for t in self.jg.tangents:
+            shape, elt = meta_shape(t)
+            self.vals[t] = self.f.arg(t.name, shape, elt)
+
+    def _needed(self, node):
+        if not hasattr(self, "_live"):
+            self._live = self.jg.ancestors(self.jg.fwd_outputs + self.jg.grads)
+        return node in self._live
+
+    def _emit(self, node):
+        # A copy allocates in PyTorch (the importer's executable mode binds
+        # it to its input); random ops are never recomputed.
+        random = is_random(node)
+        if random or str(node.target) in COPIES:
+            specs, is_tuple = result_specs(node)
+            present = [(i, s) for i, s in enumerate(specs) if s is not None]
+            outs = opaque(self, node.name, str(node.target), tensor_inputs(self, node),
+                          [s for _, s in present], random=random,
+                          time=costmod.flops(node, [s for _, s in present]))
+            if is_tuple:
+                res = [None] * len(specs)
+                for (i, _), o in zip(present, outs):
+                    res[i] = o
+                self.vals[node] = tuple(res)
+            else:
+                self.vals[node] = outs[0]
+            return
+        super()._emit(node)
+
+    def _results(self):
+        outs = []
+        for n in self.jg.fwd_outputs:
+            v = self.get(n) if n is not None else None
+            if isinstance(v, V):
+                outs.append(v)
+            elif n is not None:
+                raise Unsupported("forward output %s is not a tensor" % n)
+        distinct = list(dict.fromkeys(outs, None))
+        loss = opaque(self, LOSS_LOC, LOSS_LOC, distinct, [([], "f32")], time=0.0)[0]
+        self.f.results.append((loss, "remat.loss"))
+        for v in outs:
+            self.f.results.append((v, None))
+        for g in self.jg.grads:
+            if g is not None:
+                self.f.results.append((self.get(g), None))
+
+
+def emit_joint(jg):
+    """The MLIR text of the joint graph and the FX node names that have an
+    op of their own (the others alias a node that has one)."""
+    em = JointEmitter(jg).run()
+    named = {loc.split(".", 1)[0] for loc in em.f.locs}
+    return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named
