@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""backend(): the torch.compile backend whose partitioner is remat."""
+
+import re
+
+from .partition import RematPartitioner
+
+_BUDGET = re.compile(r"^(min|\d+(\.\d+)?%|\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB))$")
+COMPILERS = ("inductor", "eager")
+
+
+def backend(budget="100%", compiler="inductor", log=None, verbose=False):
+    """A torch.compile backend: AOTAutograd with remat as its partitioner.
+
+    budget: as remat-opt reads it: bytes with a unit ("2MiB", "500KB"), a
+      percentage of the graph's peak without recomputation ("60%"), or
+      "min" (the smallest budget remat meets).  It bounds each compiled
+      graph's step: its arguments, the tangents, every intermediate value
+      and the results.
+    compiler: "inductor" (Inductor's forward and backward compilers and its
+      decompositions) or "eager" (the graphs run op by op on ATen kernels,
+      as the aot_eager backend does; the measured peak then follows the
+      plan's order).
+    log: a list that receives one dict per graph (the report, the order,
+      the saved and recomputed FX nodes) or {"fallback": why}.
+    verbose: one line per graph planned, on stderr.
+    """
+    budget = str(budget).strip()
+    if not _BUDGET.match(budget):
+        raise ValueError("remat_torch.backend: budget %r is not bytes with a unit (2MiB), "
+                         "a percentage (60%%) or min" % budget)
+    if compiler not in COMPILERS:
+        raise ValueError("remat_torch.backend: compiler %r is not one of %s"
+                         % (compiler, ", ".join(COMPILERS)))
+    partitioner = RematPartitioner(budget, compiler, log, verbose)
+    if compiler == "eager":
+        from torch._dynamo.backends.common import aot_autograd
+        from torch._dynamo.backends.debugging import boxed_nop
+        return aot_autograd(fw_compiler=boxed_nop, bw_compiler=boxed_nop,
+                            partition_fn=partitioner, keep_inference_input_mutations=True)
+    return _inductor(partitioner)
+
+
+def _inductor(partitioner):
+    """Inductor's whole pipeline (decompositions, joint-graph passes, both
+    compilers) with remat in the partitioner's place."""
+    from torch._inductor.compile_fx import compile_fx
+    from torch._inductor.custom_graph_pass import CustomPartitionerFn
+
+    class Remat(CustomPartitionerFn):
+        def __call__(self, gm, joint_inputs, **kwargs):
+            return partitioner(gm, joint_inputs, **kwargs)
+
+        def uuid(self):
+            # Inductor's caches key compiled graphs by it: the plan depends
+            # on the budget (and remat's own version, which it cannot see:
+            # keep the caches off while remat changes).
+            return "remat_torch:" + partitioner.budget
+
+    patches = {"custom_partitioner_fn": Remat()}
+
+    def compile_with_remat(gm, example_inputs):
+        return compile_fx(gm, example_inputs, config_patches=patches)
+
+    return compile_with_remat

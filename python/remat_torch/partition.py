@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""remat as AOTAutograd's partition function.
+
+Given the joint graph, the plan (planner.py) says where each FX node runs.
+The backward phase starts after the loss op (emit.py) or at the plan's
+first backward node (one that reads a tangent); a forward node the plan runs there, recomputed or run
+for the first time, is computed by the backward graph (`recomputed`).
+The saved values are then every other node the backward graph reads: the
+cut between the two graphs.  PyTorch's own `_extract_fwd_bwd_modules`
+builds both graphs from it, and schedule.py puts the backward's nodes in
+the plan's order.  Nodes without an op of their own (views, getitem,
+aliases) go wherever the node they alias goes.
+
+A graph remat does not plan (joint.Unplannable: dynamic shapes, an op
+or dtype the emitter cannot express, a budget remat-opt refuses, no
+remat-opt) goes to PyTorch's partitioner for its compiler, with one line
+on stderr saying why.
+"""
+
+import sys
+import time
+
+from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
+                                           min_cut_rematerialization_partition)
+
+from .emit import LOSS_LOC, emit_joint, is_random
+from .joint import Unplannable, read_joint
+from .planner import plan
+from .schedule import schedule_graph
+
+
+class PlanMismatch(Unplannable):
+    """The graphs built do not save what the plan keeps (a bug: the graph
+    falls back rather than run another plan than remat's)."""
+
+
+def choose(jg, order, named):
+    """(saved, recomputed, backward start in `order`) of a plan's order."""
+    nodes = jg.nodes()
+    bwd = jg.tangent_closure()
+    # The backward phase starts after the loss op (recomputations the plan
+    # puts before the first backward op included), or at the first op that
+    # reads a tangent if that comes first.
+    start = next((i for i, name in enumerate(order)
+                  if name in nodes and nodes[name] in bwd), len(order))
+    if LOSS_LOC in order:
+        start = min(start, order.index(LOSS_LOC) + 1)
+    late = {nodes[name] for name in order[start:] if name in nodes}
+    recomputed = set()
+    for n in jg.gm.graph.nodes:   # topological: an alias follows what it aliases
+        if n.op != "call_function" or n in bwd:
+            continue
+        if n.name in named:
+            if n in late:
+                recomputed.add(n)
+        elif n.all_input_nodes and n.all_input_nodes[0] in recomputed:
+            recomputed.add(n)
+    needed = jg.ancestors(jg.grads)
+    computed = (bwd | recomputed) & needed
+    saved = [n for n in jg.gm.graph.nodes
+             if n.op in ("placeholder", "call_function") and n not in computed
+             and n not in jg.tangents and any(u in computed for u in n.users)]
+    return saved, recomputed & needed, start
+
+
+def check_saved(fw, num_fwd_outputs, saved, plan_, named):
+    """The forward returns exactly `saved`, and remat's report keeps every
+    saved value that has an op of its own."""
+    out = next(n for n in fw.graph.nodes if n.op == "output").args[0]
+    returned = [n.name for n in out[num_fwd_outputs:]]
+    if returned != [n.name for n in saved]:
+        raise PlanMismatch("the forward returns %s, the plan saves %s"
+                           % (returned, [n.name for n in saved]))
+    decisions = plan_.decisions()
+    wrong = [n.name for n in saved if n.name in named and decisions.get(n.name) == "recomputed"]
+    if wrong:
+        raise PlanMismatch("saved values the report says are recomputed: %s" % wrong)
+
+
+class RematPartitioner:
+    """partition_fn(joint_module, joint_inputs, num_fwd_outputs=..., ...)."""
+
+    def __init__(self, budget, compiler, log=None, verbose=False):
+        self.budget = budget
+        self.compiler = compiler
+        self.log = log            # a list: one dict per graph planned or not
+        self.verbose = verbose
+
+    def __call__(self, joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
+        kwargs.pop("compiler", None)    # Inductor names itself
+        t0 = time.time()
+        try:
+            fw, bw, info = self.partition(joint_module, num_fwd_outputs)
+        except Unplannable as e:
+            print("remat_torch: %s; this graph uses PyTorch's partitioner" % e, file=sys.stderr)
+            if self.log is not None:
+                self.log.append({"fallback": str(e)})
+            return min_cut_rematerialization_partition(
+                joint_module, joint_inputs, compiler="inductor",
+                num_fwd_outputs=num_fwd_outputs, **kwargs)
+        info["seconds"] = time.time() - t0
+        if self.log is not None:
+            self.log.append(info)
+        if self.verbose:
+            r = info["report"]
+            print("remat_torch: %d nodes, budget %s: peak %s -> %s B, %d saved, %d recomputed, "
+                  "planned in %.2f s" % (len(info["order"]), self.budget, r.get("peak_before"),
+                                         r.get("peak_after"), len(info["saved"]),
+                                         len(info["recomputed"]), info["seconds"]),
+                  file=sys.stderr)
+        return fw, bw
+
+    def partition(self, joint_module, num_fwd_outputs):
+        joint_module.graph.eliminate_dead_code()
+        joint_module.recompile()
+        jg = read_joint(joint_module, num_fwd_outputs)
+        try:
+            text, named = emit_joint(jg)
+        except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
+            raise Unplannable("the importer cannot express this graph: %s" % (
+                str(e).splitlines()[0] if str(e) else type(e).__name__))
+        p = plan(text, self.budget)
+        saved, recomputed, start = choose(jg, p.order, named)
+        bad = [n.name for n in recomputed if is_random(n)]
+        if bad:
+            raise Unplannable("the plan recomputes random ops %s" % bad)
+        # PyTorch's helper drops what the backward does not read and may
+        # reorder the rest: `saved` is then what the forward returns.
+        fw, bw = _extract_fwd_bwd_modules(joint_module, saved, [],
+                                          num_fwd_outputs=num_fwd_outputs)
+        check_saved(fw, num_fwd_outputs, saved, p, named)
+        bw = schedule_graph(bw, [x for x in p.order[start:] if x != LOSS_LOC])
+        # The forward keeps PyTorch's order (dropout draws its masks in
+        # eager order) unless the plan recomputes there.
+        names = jg.nodes()
+        fwd_order = [x for x in p.order[:start] if x in names]
+        if len(set(fwd_order)) < len(fwd_order):
+            fw = schedule_graph(fw, fwd_order)
+        return fw, bw, {"report": p.report, "order": p.order, "budget": self.budget,
+                        "saved": [n.name for n in saved],
+                        "recomputed": sorted(n.name for n in recomputed),
+                        "backward_nodes": [n.name for n in bw.graph.nodes
+                                           if n.op == "call_function"],
+                        "mlir": text}
