@@ -37,7 +37,7 @@ def resnet(quick):
         net, (batch, side) = torchvision.models.ResNet(
             torchvision.models.resnet.Bottleneck, [1, 1, 1, 1], num_classes=10), (2, 32)
     else:
-        net, (batch, side) = torchvision.models.resnet101(), (2, 96)
+        net, (batch, side) = torchvision.models.resnet101(), (4, 128)
     # Stem, one stage per bottleneck, head.
     seq = nn.Sequential(net.conv1, net.bn1, net.relu, net.maxpool,
                         *net.layer1, *net.layer2, *net.layer3, *net.layer4,
@@ -67,7 +67,7 @@ def densenet(quick):
         net, (batch, side) = torchvision.models.DenseNet(
             growth_rate=8, block_config=(2, 2), num_init_features=16, num_classes=10), (2, 32)
     else:
-        net, (batch, side) = torchvision.models.densenet121(), (2, 96)
+        net, (batch, side) = torchvision.models.densenet121(), (4, 128)
     stages = []
     for child in net.features.children():
         if isinstance(child, torchvision.models.densenet._DenseBlock):

@@ -178,9 +178,10 @@ class Bench:
                 self.reference = (loss, got)
             ref_loss, ref_grads = self.reference
             cfg.loss_err = abs(float(loss) - float(ref_loss)) / max(abs(float(ref_loss)), 1e-12)
-            cfg.grad_err = max(
-                float((g - r).abs().max()) / max(float(r.abs().max()), 1e-12)
-                for g, r in zip(got, ref_grads) if r is not None)
+            # The largest difference over the largest gradient of any parameter.
+            pairs = [(g, r) for g, r in zip(got, ref_grads) if r is not None]
+            top = max(float(r.abs().max()) for _, r in pairs)
+            cfg.grad_err = max(float((g - r).abs().max()) for g, r in pairs) / max(top, 1e-30)
             self.zero()
             self.sync()
             _, cfg.peak = measure(cfg.run, device=self.dev)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Plots of peers.py's results.
 
-    python benchmarks/torch/plot.py RESULTS.json [--out docs/img] [--tag cpu]
+    python benchmarks/torch/plot.py RESULTS.json... [--out docs/img] [--tag cpu]
 
 torch-peers-TAG.png: step time against measured peak, a panel per model,
 a marker per method.  torch-peers-rotor-TAG.png: rotor's figure, throughput
@@ -41,7 +41,7 @@ def _grid(n):
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.axis("off")
-    return fig, axes.flat
+    return fig, list(axes.flat)
 
 
 def peers(rows, meta, path):
@@ -82,7 +82,7 @@ def rotor(rows, meta, path):
         batch = int(mine[0]["size"].split()[1].rstrip(","))
 
         def curve(keep, label, style, line="none"):
-            pts = sorted((r["peak_bytes"] / 2**30, batch / r["step_s"]) for r in mine if keep(r))
+            pts = sorted((r["peak_bytes"] / 2**20, batch / r["step_s"]) for r in mine if keep(r))
             if pts:
                 marker, colour = STYLE[style]
                 ax.plot(*zip(*pts), marker=marker, color=colour, linestyle=line, label=label)
@@ -93,7 +93,7 @@ def rotor(rows, meta, path):
         curve(lambda r: r["method"] == "remat" and str(r["param"]).startswith("rotor"),
               "remat, 10 budgets", "remat", "-")
         ax.set_title(f"{model} ({mine[0]['size']})", fontsize=9)
-        ax.set_xlabel("measured peak (GiB)")
+        ax.set_xlabel("measured peak (MiB)")
         ax.set_ylabel("throughput (samples/s)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
@@ -105,17 +105,21 @@ def rotor(rows, meta, path):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("results")
+    p.add_argument("results", nargs="+", help="results.json of one run or more")
     p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                  "docs", "img"))
     p.add_argument("--tag", help="file name tag (default: the results' device)")
     a = p.parse_args()
-    with open(a.results) as f:
-        data = json.load(f)
-    tag = a.tag or data["meta"]["device"]
+    rows, meta = [], None
+    for path in a.results:
+        with open(path) as f:
+            data = json.load(f)
+        rows += data["rows"]
+        meta = meta or data["meta"]
+    tag = a.tag or meta["device"]
     os.makedirs(a.out, exist_ok=True)
-    peers(data["rows"], data["meta"], os.path.join(a.out, f"torch-peers-{tag}.png"))
-    rotor(data["rows"], data["meta"], os.path.join(a.out, f"torch-peers-rotor-{tag}.png"))
+    peers(rows, meta, os.path.join(a.out, f"torch-peers-{tag}.png"))
+    rotor(rows, meta, os.path.join(a.out, f"torch-peers-rotor-{tag}.png"))
 
 
 if __name__ == "__main__":
