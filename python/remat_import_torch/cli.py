@@ -66,13 +66,6 @@ def fail(message):
     return USAGE_EXIT
 
 
-def fake_tensor_refusal(exc):
-    """Whether tracing failed because fake tensors do not support something
-    (then real tensors may)."""
-    text = str(exc)
-    return "FakeTensor" in text or "Fake Tensor" in text or "fake tensor" in text.lower()
-
-
 def describe(exc):
     """One line for an exception raised while loading or tracing a model;
     tensor values the message prints (PyTorch's repr of an operand) are
@@ -115,13 +108,20 @@ class Parser(argparse.ArgumentParser):
 
 
 def add_model_args(ap):
-    ap.add_argument("model", help="torchvision model name or path/to/file.py:Class")
+    ap.add_argument("model", help="torchvision model name, path/to/file.py:Class, "
+                                  "hf:<family> (gpt2, llama, mistral, qwen2, bert, t5) "
+                                  "or timm:<name>")
     ap.add_argument("--batch", type=positive_int, default=1, help="batch size (default 1)")
-    ap.add_argument("--input-shape", type=parse_shape, default=[3, 224, 224],
-                    metavar="C,H,W", help="shape of one input (default 3,224,224)")
-    ap.add_argument("--loss", choices=["sum", "xent"], default="sum",
+    ap.add_argument("--input-shape", type=parse_shape, default=None,
+                    metavar="C,H,W", help="shape of one input (default 3,224,224; "
+                                          "hf: models: the sequence length, default 64)")
+    ap.add_argument("--loss", choices=["sum", "xent"], default=None,
                     help="sum of the outputs (default) or cross-entropy against "
-                         "class labels (an extra int64 input)")
+                         "class labels (an extra int64 input); hf: models: xent "
+                         "(default) is the next-token cross-entropy of the token ids")
+    ap.add_argument("--config", default=None, metavar="KEY=VALUE,...",
+                    help="hf: models: fields of the transformers Config "
+                         "(num_hidden_layers=4,hidden_size=256,...)")
     ap.add_argument("--num-classes", type=positive_int, default=None,
                     help="torchvision models: number of output classes")
     ap.add_argument("--name", default="step", help="function name (default step)")
@@ -129,9 +129,6 @@ def add_model_args(ap):
                     help="sums of at least N terms (batch-norm statistics, weight "
                          "gradients over N x H x W, ...) accumulate in float64 and are "
                          "rounded to float32 once (default 256; 0: every sum in float32)")
-    ap.add_argument("--real-trace", action="store_true",
-                    help="trace with real tensors instead of fake ones (slower; done "
-                         "by itself when fake tensors refuse the model)")
 
 
 def build_parser():
@@ -179,27 +176,20 @@ def import_model(args, log=sys.stderr):
     import torch
     from .trace import load_model, trace_joint
     from .emit import Emitter
+    from .trace import default_input_shape, model_kind, parse_config
+    if args.input_shape is None:
+        args.input_shape = default_input_shape(args.model)
+    if args.loss is None:
+        args.loss = "xent" if model_kind(args.model) == "hf" else "sum"
     torch.manual_seed(0)
-    model = load_model(args.model, args.num_classes, args.input_shape)
+    model = load_model(args.model, args.num_classes, args.input_shape,
+                       parse_config(getattr(args, "config", None)))
     if not any(p.requires_grad for p in model.parameters()):
         from .trace import ImportError_
         raise ImportError_("%s has no trainable parameters: a training step "
                            "needs at least one" % args.model)
     t0 = time.time()
-    try:
-        joint = trace_joint(model, args.batch, args.input_shape, args.loss,
-                            fake=not args.real_trace)
-    except Exception as e:  # noqa: BLE001 (fake tensors' refusals have no class)
-        if args.real_trace or not fake_tensor_refusal(e):
-            raise
-        # PyTorch 1.13's fake tensors refuse some models (nn.LSTM's
-        # flattened weights): trace those with real tensors.
-        if not getattr(args, "quiet", False):
-            log.write("remat-import-torch: %s: fake tensors refused the model (%s); "
-                      "traced with real tensors instead (as --real-trace does)\n"
-                      % (args.model, " ".join(str(e).split()).split(".")[0][:100]))
-        torch.manual_seed(0)
-        joint = trace_joint(model, args.batch, args.input_shape, args.loss, fake=False)
+    joint = trace_joint(model, args.batch, args.input_shape, args.loss)
     t1 = time.time()
     em = Emitter(joint, args.name, planning_only=getattr(args, "planning_only", False),
                  strict=getattr(args, "strict", False),

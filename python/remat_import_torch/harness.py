@@ -33,6 +33,11 @@ def init_for(primal, k, num_classes):
     if primal.kind == "seed":
         return Init("values", values=[0], note="the step's random seed, 0")
     if primal.kind == "input":
+        if primal.vocab:
+            g = torch.Generator().manual_seed(seed)
+            ids = torch.randint(primal.vocab, primal.shape, generator=g)
+            return Init("values", values=ids.reshape(-1).tolist(),
+                        note="token ids, uniform in [0, %d) (seed %d)" % (primal.vocab, seed))
         if primal.dtype == torch.int64:
             return Init("labels", classes=num_classes)
         return Init("uniform", seed, 1.0)
@@ -134,13 +139,13 @@ def reference(joint, emitter, inits, dtype=torch.float64):
     values = {}
     for p, init in zip(emitter.arg_primals, inits):
         values[p.name] = (p, torch_value(init, p.shape, p.dtype))
-    params = dict(wrapper.model.named_parameters())
+    params = dict(wrapper.model.named_parameters(remove_duplicate=False))
     with torch.no_grad():
         for name, (p, val) in values.items():
             if p.kind == "param":
                 params[name].copy_(val.to(dtype))
             elif p.kind == "buffer":
-                dict(wrapper.model.named_buffers())[name].copy_(val)
+                dict(wrapper.model.named_buffers(remove_duplicate=False))[name].copy_(val)
     inputs = []
     for name in ("x", "target"):
         if name in values:
@@ -313,8 +318,8 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
     import torch.fx
     values = {p.node: torch_value(i, p.shape, p.dtype) for p, i in zip(emitter.arg_primals, inits)}
     wrapper = joint.wrapper
-    named = dict(wrapper.named_parameters())
-    named.update(dict(wrapper.named_buffers()))
+    named = dict(wrapper.named_parameters(remove_duplicate=False))
+    named.update(dict(wrapper.named_buffers(remove_duplicate=False)))
     args = []
     for p in joint.primals:
         v = values.get(p.node)
@@ -338,7 +343,13 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
             if n.op == "call_function" and n.name in emitter.mask_seeds:
                 a, kw = self.fetch_args_kwargs_from_env(n)
                 x, p = a[0], (a[1] if len(a) > 1 else kw.get("p", 0.5))
-                r = dropout_mask(list(x.shape), emitter.mask_seeds[n.name], float(p)).to(x.dtype)
+                if str(n.target) == "aten.native_dropout.default":
+                    keep = 1.0 - float(p)
+                    m = dropout_mask(list(x.shape), emitter.mask_seeds[n.name], keep)
+                    r = (x * m.to(x.dtype) / keep, m.bool())
+                else:
+                    r = dropout_mask(list(x.shape), emitter.mask_seeds[n.name],
+                                     float(p)).to(x.dtype)
             elif n.op == "call_function" and n.name in masks and str(n.target) in POOLS:
                 # The step's maximum of each window (and the value there).
                 x = self.fetch_args_kwargs_from_env(n)[0][0]
@@ -362,13 +373,10 @@ def joint_values(joint, emitter, inits, names, dtype=torch.float64, masks=None):
                 env[n.name] = r
             return r
     with torch.no_grad():
-        out = Run(joint.graph_module).run(args, [torch.ones([], dtype=dtype)])
+        out = Run(joint.graph_module).run(*args, torch.ones([], dtype=dtype))
     if names is not None:
         return env
-    # AOTAutograd's joint function returns (forward outputs, gradients).
-    if len(out) == 2 and isinstance(out[0], (list, tuple)):
-        loss, grad_list = out[0][0], list(out[1])
-    else:
-        loss, grad_list = out[0], list(out[1:])
+    # The joint graph returns [loss, gradient of every primal] (trace.py).
+    loss, grad_list = out[0], list(out[1:])
     grads = dict(zip([p.node for p in joint.primals], grad_list))
     return {"loss": loss, "grads": [grads[p.node] for p in emitter.result_primals]}

@@ -60,18 +60,21 @@ class _Timer(torch.fx.Interpreter):
 
 
 def real_inputs(joint):
-    """Primals (parameters, buffers, inputs) and the tangent as real tensors."""
+    """Primals (parameters, buffers, inputs, in the joint graph's order) and
+    the tangent as real tensors."""
     wrapper = joint.wrapper
-    params = [p.detach() for _, p in wrapper.named_parameters()]
-    buffers = [b.detach() for _, b in wrapper.named_buffers()]
-    inputs = []
+    named = dict(wrapper.named_parameters(remove_duplicate=False))
+    named.update(dict(wrapper.named_buffers(remove_duplicate=False)))
+    primals = []
     for p in joint.primals:
-        if p.kind == "input":
-            if p.dtype == torch.int64:
-                inputs.append(torch.arange(p.shape[0], dtype=torch.int64) % 10)
-            else:
-                inputs.append(torch.randn(p.shape))
-    return params + buffers + inputs, [torch.ones([])]
+        if p.kind != "input":
+            primals.append(named["model." + p.name].detach())
+        elif p.dtype == torch.int64:
+            primals.append(torch.arange(p.shape[0], dtype=torch.int64) % 10 if len(p.shape) == 1
+                           else joint.example_inputs[0].clone())
+        else:
+            primals.append(torch.randn(p.shape))
+    return primals, [torch.ones([])]
 
 
 def measure(joint, repeats=5, threads=1):
@@ -85,7 +88,7 @@ def measure(joint, repeats=5, threads=1):
             primals = [t if t.dtype != torch.int64 else t % k for t in primals]
         timer = _Timer(joint.graph_module, max(1, repeats))
         with torch.no_grad():
-            timer.run(primals, tangents)
+            timer.run(*primals, *tangents)
         return timer.times
     finally:
         torch.set_num_threads(old)

@@ -2,16 +2,19 @@
 """Loading a model and tracing its joint forward+backward graph.
 
 The model is wrapped with its loss (`LossWrapper`) so that the traced
-function returns one scalar; AOTAutograd (`functorch.compile.aot_module`)
-then traces forward and backward into one FX graph of ATen ops (the *joint
-graph*) and hands it to a partition function.  Ours captures it and stops
-the compilation (`_Captured`), so nothing is compiled or run beyond the
-tracing itself.
+function returns one scalar; AOTAutograd's export
+(`torch._functorch.aot_autograd.aot_export_module(..., trace_joint=True)`)
+traces forward and backward into one functional FX graph of ATen ops (the
+*joint graph*) with a signature naming what every placeholder and output
+is.  `trace_joint` then puts that graph into the form the rest of the
+importer reads:
 
-Joint graph conventions (PyTorch 1.13):
-  placeholders  primals_1..k  parameters, then buffers, then the inputs
-                tangents_1    d(loss)/d(loss), a 0-d tensor (1.0)
+  placeholders  parameters, then buffers, then the inputs (the Primals),
+                then tangents_1: d(loss)/d(loss), a 0-d tensor (1.0)
   output        [loss, grad of every primal (None where there is none)]
+
+Buffer updates (batch norm's running statistics) are outputs of the export
+and are dropped here: they are not part of the step's results.
 """
 
 import importlib
@@ -33,12 +36,127 @@ class ImportError_(Exception):
 # --------------------------------------------------------------------------
 # Models
 # --------------------------------------------------------------------------
+# hf:<family>: a transformers model built from its Config with random
+# weights (nothing is downloaded), at a small size that --config overrides.
+# kind 'causal': next-token prediction; 'masked': an encoder predicting its
+# own tokens; 'seq2seq': T5, the decoder reading the tokens shifted right.
+_SMALL = dict(vocab_size=512)
+HF_FAMILIES = {
+    "gpt2": ("GPT2Config", "GPT2LMHeadModel", "causal",
+             dict(_SMALL, n_layer=2, n_embd=128, n_head=4)),
+    "llama": ("LlamaConfig", "LlamaForCausalLM", "causal",
+              dict(_SMALL, num_hidden_layers=2, hidden_size=128, intermediate_size=256,
+                   num_attention_heads=4, num_key_value_heads=2)),
+    "mistral": ("MistralConfig", "MistralForCausalLM", "causal",
+                dict(_SMALL, num_hidden_layers=2, hidden_size=128, intermediate_size=256,
+                     num_attention_heads=4, num_key_value_heads=2, sliding_window=None)),
+    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", "causal",
+              dict(_SMALL, num_hidden_layers=2, hidden_size=128, intermediate_size=256,
+                   num_attention_heads=4, num_key_value_heads=2)),
+    "bert": ("BertConfig", "BertForMaskedLM", "masked",
+             dict(_SMALL, num_hidden_layers=2, hidden_size=128, intermediate_size=256,
+                  num_attention_heads=4)),
+    "t5": ("T5Config", "T5ForConditionalGeneration", "seq2seq",
+           dict(_SMALL, num_layers=2, num_decoder_layers=2, d_model=128, d_ff=256,
+                num_heads=4, d_kv=32)),
+}
+
+
+def parse_config(text):
+    """key=value,... -> {key: int, float, bool, None or str}."""
+    out = {}
+    if not text:
+        return out
+    for item in text.split(","):
+        if "=" not in item or not item.split("=", 1)[0].strip():
+            raise ImportError_("--config: expected key=value[,key=value...], got '%s'" % item)
+        k, v = (x.strip() for x in item.split("=", 1))
+        low = v.lower()
+        if low in ("true", "false"):
+            out[k] = low == "true"
+        elif low == "none":
+            out[k] = None
+        else:
+            for conv in (int, float):
+                try:
+                    out[k] = conv(v)
+                    break
+                except ValueError:
+                    continue
+            else:
+                out[k] = v
+    return out
+
+
+def model_kind(spec):
+    """'hf', 'timm' or 'torch' (torchvision or file.py:Class)."""
+    head = spec.split(":", 1)[0]
+    return head if head in ("hf", "timm") and ":" in spec else "torch"
+
+
+def default_input_shape(spec):
+    """A language model's input is a sequence of token ids: [seq]."""
+    return [64] if model_kind(spec) == "hf" else [3, 224, 224]
+
+
+def _hf_model(family, config, input_shape):
+    if family not in HF_FAMILIES:
+        raise ImportError_("unknown transformers family '%s' (hf:%s)"
+                           % (family, "|hf:".join(sorted(HF_FAMILIES))))
+    if input_shape is not None and len(input_shape) != 1:
+        raise ImportError_("hf:%s: --input-shape is the sequence length (one number), got %s"
+                           % (family, ",".join(map(str, input_shape))))
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import transformers
+    cfg_name, model_name, kind, small = HF_FAMILIES[family]
+    kwargs = dict(small)
+    seq = (input_shape or [64])[0]
+    pos = {"gpt2": "n_positions", "t5": None}.get(family, "max_position_embeddings")
+    if pos:
+        kwargs[pos] = max(seq, 2)
+    kwargs.update(config)
+    cfg_cls = getattr(transformers, cfg_name)
+    known = set(cfg_cls().to_dict())
+    bad = [k for k in config if k not in known]
+    if bad:
+        raise ImportError_("hf:%s: %s has no field %s" % (family, cfg_name, ", ".join(bad)))
+    cfg = cfg_cls(**kwargs)
+    cfg.use_cache = False
+    cfg._attn_implementation = "sdpa"
+    model = getattr(transformers, model_name)(cfg)
+    model.remat_tokens = (kind, cfg.vocab_size)
+    return model
+
+
+def _timm_model(name, num_classes, input_shape):
+    import timm
+    if name not in timm.list_models():
+        raise ImportError_("unknown timm model '%s' (timm.list_models() lists them)" % name)
+    kwargs = {"pretrained": False}
+    if num_classes is not None:
+        kwargs["num_classes"] = num_classes
+    if input_shape is not None and len(input_shape) == 3 and \
+            any(name.startswith(p) for p in ("vit_", "deit_", "swin")):
+        kwargs["img_size"] = tuple(input_shape[1:])
+    return timm.create_model(name, **kwargs)
+
+
 def load_model(spec: str, num_classes: Optional[int] = None,
-               input_shape: Optional[List[int]] = None) -> nn.Module:
-    """MODEL: a torchvision model name (resnet18, vgg19, ...) or
-    path/to/file.py:Class (a class constructed without arguments).
-    torchvision models built for one resolution (vit_*: image_size,
-    maxvit_*: input_size) are built for input_shape's (C, H, W)."""
+               input_shape: Optional[List[int]] = None, config=None) -> nn.Module:
+    """MODEL: a torchvision model name (resnet18, vgg19, ...),
+    path/to/file.py:Class (a class constructed without arguments),
+    hf:<family> (a transformers model from its Config, `config` overriding
+    fields) or timm:<name>.  torchvision models built for one resolution
+    (vit_*: image_size, maxvit_*: input_size) are built for input_shape's
+    (C, H, W)."""
+    kind = model_kind(spec)
+    if config and kind != "hf":
+        raise ImportError_("--config applies to hf:<family> models only")
+    if kind == "hf":
+        return _hf_model(spec.split(":", 1)[1], config or {}, input_shape)
+    if kind == "timm":
+        return _timm_model(spec.split(":", 1)[1], num_classes, input_shape)
     if ":" in spec and spec.split(":", 1)[0].endswith(".py"):
         path, cls = spec.rsplit(":", 1)
         if not os.path.exists(path):
@@ -54,8 +172,8 @@ def load_model(spec: str, num_classes: Optional[int] = None,
     import torchvision
     models = torchvision.models
     if not hasattr(models, spec) or spec.startswith("_"):
-        raise ImportError_("unknown model '%s' (a torchvision model name or "
-                           "path/to/file.py:Class)" % spec)
+        raise ImportError_("unknown model '%s' (a torchvision model name, "
+                           "path/to/file.py:Class, hf:<family> or timm:<name>)" % spec)
     kwargs = {}
     if num_classes is not None:
         kwargs["num_classes"] = num_classes
@@ -71,17 +189,33 @@ def load_model(spec: str, num_classes: Optional[int] = None,
     return getattr(models, spec)(**kwargs)
 
 
+def token_model(model):
+    """(kind, vocabulary size) of a language model (input: token ids), else None."""
+    return getattr(model, "remat_tokens", None)
+
+
 class LossWrapper(nn.Module):
     """model + loss: forward(x[, target]) returns the scalar loss.
     loss 'sum': the sum of the model's outputs; 'xent': cross-entropy
-    (mean over the batch) against integer class labels."""
+    (mean over the batch) against integer class labels.  A language model
+    (token_model) reads token ids x; its 'xent' is the next-token
+    cross-entropy (T5: its decoder reads x shifted right and predicts x;
+    BERT: each position predicts its own token), with no extra input."""
 
     def __init__(self, model: nn.Module, loss: str):
         super().__init__()
         self.model = model
         self.loss = loss
+        self.tokens = token_model(model)
+        self.tupled = False     # (loss,): what aot_export_module traces
 
     def forward(self, x, target=None):
+        loss = self._loss(x, target)
+        return (loss,) if self.tupled else loss
+
+    def _loss(self, x, target):
+        if self.tokens is not None:
+            return self._lm(x)
         out = self.model(x)
         if isinstance(out, (tuple, list)):
             out = out[0]
@@ -91,14 +225,26 @@ class LossWrapper(nn.Module):
             return F.cross_entropy(out, target)
         return out.sum()
 
+    def _lm(self, x):
+        kind, vocab = self.tokens
+        if kind == "seq2seq":
+            start = torch.zeros_like(x[:, :1])
+            dec = torch.cat([start, x[:, :-1]], dim=1)
+            logits = self.model(input_ids=x, decoder_input_ids=dec).logits
+        else:
+            logits = self.model(input_ids=x).logits
+        if self.loss != "xent":
+            return logits.sum()
+        if kind == "causal":
+            logits, want = logits[:, :-1], x[:, 1:]
+        else:
+            want = x
+        return F.cross_entropy(logits.reshape(-1, vocab), want.reshape(-1))
+
 
 # --------------------------------------------------------------------------
 # Tracing
 # --------------------------------------------------------------------------
-class _Captured(Exception):
-    pass
-
-
 @dataclass
 class Primal:
     """One placeholder primals_i of the joint graph."""
@@ -109,12 +255,12 @@ class Primal:
     dtype: torch.dtype
     requires_grad: bool
     value: Optional[torch.Tensor] = None   # a buffer's registered value
+    vocab: int = 0                         # token ids x of a language model: their range
 
 
 @dataclass
 class Joint:
     graph_module: object            # torch.fx.GraphModule of the joint graph
-    joint_inputs: object            # (primals, tangents) as AOTAutograd gave them
     primals: List[Primal]
     tangent: object                 # fx placeholder tangents_1
     loss: object                    # fx node of the loss
@@ -124,7 +270,10 @@ class Joint:
     num_classes: int = 0
 
 
-def example_inputs(batch, input_shape, loss, num_classes):
+def example_inputs(batch, input_shape, loss, num_classes, tokens=None):
+    if tokens is not None:
+        g = torch.Generator().manual_seed(0)
+        return [torch.randint(tokens[1], [batch] + list(input_shape), generator=g)]
     x = torch.randn([batch] + list(input_shape))
     if loss == "xent":
         t = torch.arange(batch, dtype=torch.int64) % num_classes
@@ -133,8 +282,8 @@ def example_inputs(batch, input_shape, loss, num_classes):
 
 
 def output_classes(model, batch, input_shape):
-    """Number of classes (size of the model output's last dim), by a run
-    on the meta device when possible, else a real one."""
+    """Number of classes (size of the model output's last dim), by one run
+    of the model in eval mode."""
     with torch.no_grad():
         was = model.training
         model.eval()
@@ -149,59 +298,338 @@ def output_classes(model, batch, input_shape):
     return out.shape[-1]
 
 
-def trace_joint(model: nn.Module, batch: int, input_shape, loss: str = "sum",
-                fake: bool = True) -> Joint:
-    """Traces model+loss with AOTAutograd and returns the joint graph."""
-    from functorch.compile import aot_module
-    from functorch._src import config as aot_config
+def _decompositions():
+    """ATen decompositions applied while tracing: ops 2.x emits that have
+    an exact expression in ops the importer lowers (PyTorch's own
+    decompositions, torch._decomp)."""
+    from torch._decomp import get_decompositions
+    aten = torch.ops.aten
+    ops = [aten._unsafe_index,
+           aten._safe_softmax, aten.rms_norm, aten._fused_rms_norm,
+           aten._fused_rms_norm_backward, aten.silu_backward, aten.tril, aten.triu,
+           aten.masked_fill_, aten.linalg_vector_norm, aten.logsumexp,
+           aten.new_ones, aten.new_zeros, aten.new_full]
+    return get_decompositions([op for op in ops if op is not None])
+
+
+class _Tracing:
+    """The context of the export: scaled_dot_product_attention by its math
+    formula (matmul, softmax: autograd differentiates those ops, which the
+    importer lowers), no oneDNN kernels (nn.LSTM then runs as its matrix
+    products and gates instead of one fused mkldnn_rnn_layer), and
+    transformers told that it is traced (_TransformersTracing)."""
+
+    def __enter__(self):
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        self.ctx = [sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False),
+                    _TransformersTracing()]
+        for c in self.ctx:
+            c.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        for c in reversed(self.ctx):
+            c.__exit__(*exc)
+
+
+class _TransformersTracing:
+    """transformers skips data-dependent shortcuts (`if mask.all(): ...`,
+    which fake tensors cannot decide) when it knows it is being traced; its
+    test does not see through AOTAutograd's functional tensors, so it is
+    told while the export runs."""
+
+    def __enter__(self):
+        self.mod = sys.modules.get("transformers.masking_utils")
+        if self.mod is not None and hasattr(self.mod, "is_tracing"):
+            self.orig = self.mod.is_tracing
+            self.mod.is_tracing = lambda *a, **k: True
+        return self
+
+    def __exit__(self, *exc):
+        if self.mod is not None and hasattr(self, "orig"):
+            self.mod.is_tracing = self.orig
+
+
+def _fold_constants(gm):
+    """Input-independent subgraphs that need an op without a lowering (the
+    causal and padding masks transformers builds from `arange`) are computed
+    here, on real tensors, and become constants (get_attr: the emitter's
+    arith.constant).  Random and uninitialized tensors are never folded."""
+    from .graph import ALIASES, RANDOM
+    from .lowering import HANDLERS
+    state = {}     # node -> needs folding (bool), for foldable nodes only
+    for n in gm.graph.nodes:
+        if n.op == "get_attr":
+            state[n] = False
+            continue
+        if n.op != "call_function":
+            continue
+        name = str(n.target)
+        if name in RANDOM or "empty" in name or "rand" in name or "bernoulli" in name:
+            continue
+        ins = n.all_input_nodes
+        if not all(i in state for i in ins):
+            continue
+        handled = name in HANDLERS or name in ALIASES or \
+            getattr(n.target, "__name__", "") == "getitem"
+        state[n] = (not handled) or any(state[i] for i in ins)
+    fold = [n for n, need in state.items() if need and n.op == "call_function" and
+            any(u not in state for u in n.users)]
+    if not fold:
+        return
+    values = {}
+
+    def value(n):
+        if n in values:
+            return values[n]
+        if n.op == "get_attr":
+            v = getattr(gm, n.target)
+        else:
+            args = torch.fx.node.map_arg(n.args, value)
+            kwargs = torch.fx.node.map_arg(n.kwargs, value)
+            v = n.target(*args, **kwargs)
+        values[n] = v
+        return v
+    with torch.no_grad():
+        for k, n in enumerate(fold):
+            v = value(n)
+            if not isinstance(v, torch.Tensor):
+                continue
+            attr = "_folded_constant%d" % k
+            gm.register_buffer(attr, v.detach().clone())
+            with gm.graph.inserting_before(n):
+                c = gm.graph.get_attr(attr)
+            c.meta["val"] = v
+            n.replace_all_uses_with(c)
+    gm.graph.eliminate_dead_code()
+
+
+def _untie(wrapper):
+    """Gives every further name of a tied parameter its own Parameter for
+    the export; returns [(name, alias name, the tied Parameter)]."""
+    first, tied = {}, []
+    for name, p in list(wrapper.named_parameters(remove_duplicate=False)):
+        if id(p) not in first:
+            first[id(p)] = name
+            continue
+        parent, _, leaf = name.rpartition(".")
+        setattr(wrapper.get_submodule(parent), leaf,
+                nn.Parameter(p.detach(), requires_grad=p.requires_grad))
+        tied.append((first[id(p)], name, p))
+    return tied
+
+
+def _retie(wrapper, tied):
+    for _, name, p in tied:
+        parent, _, leaf = name.rpartition(".")
+        setattr(wrapper.get_submodule(parent), leaf, p)
+
+
+def _merge_tied(graph, primals, grads, tied):
+    """Each alias's placeholder replaced by its parameter's, and its
+    gradient added to the parameter's."""
+    if not tied:
+        return primals, grads
+    index = {("model." + p.name) if p.kind == "param" else None: i
+             for i, p in enumerate(primals)}
+    drop = set()
+    out = [n for n in graph.nodes if n.op == "output"][0]
+    for name, alias, _ in tied:
+        i, j = index[name], index[alias]
+        keep, gone = primals[i], primals[j]
+        gone.node.replace_all_uses_with(keep.node)
+        gi, gj = grads[i], grads[j]
+        if gi is not None and gj is not None:
+            with graph.inserting_before(out):
+                s = graph.call_function(torch.ops.aten.add.Tensor, (gi, gj))
+            s.meta["val"] = gi.meta.get("val")
+            if "tensor_meta" in gi.meta:
+                s.meta["tensor_meta"] = gi.meta["tensor_meta"]
+            grads[i] = s
+        elif gi is None:
+            grads[i] = gj
+        drop.add(j)
+    for j in sorted(drop):
+        graph.erase_node(primals[j].node)
+    keep = [k for k in range(len(primals)) if k not in drop]
+    return [primals[k] for k in keep], [grads[k] for k in keep]
+
+
+def _freeze_unused(wrapper, inputs):
+    """requires_grad=False for the parameters a backward() leaves without a
+    gradient; whether there was one."""
+    wrapper.zero_grad(set_to_none=True)
+    with _Tracing():
+        wrapper(*inputs).backward()
+    unused = [p for p in wrapper.parameters() if p.requires_grad and p.grad is None]
+    for p in unused:
+        p.requires_grad_(False)
+    wrapper.zero_grad(set_to_none=True)
+    return bool(unused)
+
+
+def _loss_seed(gm, loss):
+    """The node AOTAutograd made for d(loss)/d(loss): the first ones_like of
+    the loss, or float full([], 1.0), after the loss; None if there is none."""
+    after = False
+    for n in gm.graph.nodes:
+        if n is loss:
+            after = True
+            continue
+        if not after or n.op != "call_function":
+            continue
+        name = str(n.target)
+        if name.startswith("aten.ones_like") and n.args and n.args[0] is loss:
+            return n
+        if name.startswith("aten.full.") and list(n.args[0]) == [] and \
+                isinstance(n.args[1], float) and n.args[1] == 1.0 and \
+                n.kwargs.get("dtype", torch.float32).is_floating_point:
+            return n
+    return None
+
+
+def trace_joint(model: nn.Module, batch: int, input_shape, loss: str = "sum") -> Joint:
+    """Traces model+loss with AOTAutograd's export (fake tensors: nothing
+    runs) and returns the joint graph in the form described above."""
+    from torch._functorch.aot_autograd import aot_export_module
 
     model.train()
-    num_classes = output_classes(model, batch, input_shape) if loss == "xent" else 0
+    tokens = token_model(model)
+    num_classes = output_classes(model, batch, input_shape) \
+        if loss == "xent" and tokens is None else 0
     wrapper = LossWrapper(model, loss)
-    inputs = example_inputs(batch, input_shape, loss, num_classes)
-    captured = {}
+    inputs = example_inputs(batch, input_shape, loss, num_classes, tokens)
 
-    def partition(joint, joint_inputs, **_):
-        captured["joint"] = joint
-        captured["inputs"] = joint_inputs
-        raise _Captured()
-
-    old_fake = aot_config.use_fake_tensor
-    aot_config.use_fake_tensor = fake
-    try:
-        compiled = aot_module(wrapper, fw_compiler=None, bw_compiler=None,
-                              partition_fn=partition)
+    def export():
+        wrapper.tupled = True
         try:
-            compiled(*inputs)
-        except _Captured:
-            pass
+            with _Tracing():
+                return aot_export_module(wrapper, inputs, trace_joint=True,
+                                         output_loss_index=0,
+                                         decompositions=_decompositions())
+        finally:
+            wrapper.tupled = False
+    # Tied parameters (an LM head sharing the token embedding) are traced
+    # as separate parameters, then merged: one placeholder, the sum of the
+    # gradients.
+    tied = _untie(wrapper)
+    simple = False
+    try:
+        try:
+            gm, sig = export()
+        except AssertionError as e:
+            if "did not receive a gradient" in str(e) and _freeze_unused(wrapper, inputs):
+                # The export wants a gradient for every trainable parameter;
+                # those the loss does not reach are found by one backward()
+                # and traced frozen.
+                gm, sig = export()
+            elif "backward_output_names" in str(e):
+                # Two parameters whose gradients are one node (nn.LSTM's two
+                # biases) break the export's signature; the joint export
+                # without one names the primals by position.
+                gm, simple = _export_simple(wrapper, inputs), True
+            else:
+                raise
     finally:
-        aot_config.use_fake_tensor = old_fake
-    if "joint" not in captured:
-        raise ImportError_("AOTAutograd did not produce a joint graph")
-    gm = captured["joint"]
+        _retie(wrapper, tied)
+    if simple:
+        primals, grads, loss_node, tangent = _read_simple(gm, wrapper, inputs, tokens)
+    else:
+        primals, grads, loss_node, tangent = _read_export(gm, sig, wrapper, inputs, tokens)
+    graph = gm.graph
+    primals, grads = _merge_tied(graph, primals, grads, tied)
+    out = [n for n in graph.nodes if n.op == "output"][0]
+    out.args = ([loss_node] + grads,)
+    graph.eliminate_dead_code()
+    _fold_constants(gm)
+    gm.recompile()
+    return Joint(gm, primals, tangent, loss_node, grads, wrapper, inputs, num_classes)
 
-    params = list(wrapper.named_parameters())
-    buffers = list(wrapper.named_buffers())
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+
+INPUT_NAMES = ["x", "target"]
+
+
+def _strip(fqn):
+    return fqn[len("model."):] if fqn.startswith("model.") else fqn
+
+
+def _read_export(gm, sig, wrapper, inputs, tokens):
+    """Primals, gradients, loss and tangent of aot_export_module's graph,
+    by its signature; d(loss)/d(loss) becomes the placeholder tangents_1."""
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    by_name = {n.name: n for n in graph.nodes}
+    params = dict(wrapper.named_parameters(remove_duplicate=False))
+    buffers = dict(wrapper.named_buffers(remove_duplicate=False))
+    primals = []
+    user = list(sig.user_inputs)
+    for node in placeholders:
+        if node.name in sig.inputs_to_parameters:
+            fqn = sig.inputs_to_parameters[node.name]
+            t = params[fqn]
+            primals.append(Primal(node, "param", _strip(fqn), list(t.shape), t.dtype,
+                                  t.requires_grad))
+        elif node.name in sig.inputs_to_buffers:
+            fqn = sig.inputs_to_buffers[node.name]
+            t = buffers[fqn]
+            primals.append(Primal(node, "buffer", _strip(fqn), list(t.shape), t.dtype,
+                                  False, t.detach().clone()))
+        elif node.name in user:
+            i = user.index(node.name)
+            t = inputs[i]
+            primals.append(Primal(node, "input", INPUT_NAMES[i], list(t.shape), t.dtype,
+                                  False, vocab=tokens[1] if tokens and i == 0 else 0))
+        else:
+            raise ImportError_("unexpected joint graph input %s" % node.name)
+    # The wrapper's one output (the signature's loss_output can name a
+    # buffer update, which precedes it among the outputs).
+    loss_node = by_name[sig.user_outputs[0]]
+    grad_of = {v: by_name[k] for k, v in sig.backward_signature.gradients_to_parameters.items()}
+    grads = [grad_of.get(sig.inputs_to_parameters.get(p.node.name)) if p.kind == "param"
+             else None for p in primals]
+    with graph.inserting_after(placeholders[-1]):
+        tangent = graph.placeholder("tangents_1")
+    tangent.meta["val"] = torch.ones([])
+    seed = _loss_seed(gm, loss_node)
+    if seed is not None:
+        seed.replace_all_uses_with(tangent)
+        graph.erase_node(seed)
+    return primals, grads, loss_node, tangent
+
+
+def _export_simple(wrapper, inputs):
+    """aot_export_joint_simple of the wrapper called functionally on
+    (parameters, buffers, inputs): placeholders primals_1.. in that order
+    and tangents_1; output [loss, gradient of every primal]."""
+    from torch._functorch.aot_autograd import aot_export_joint_simple
+    params = dict(wrapper.named_parameters(remove_duplicate=False))
+    buffers = dict(wrapper.named_buffers(remove_duplicate=False))
+    names = list(params) + list(buffers)
+
+    def step(*flat):
+        state = dict(zip(names, flat[:len(names)]))
+        return (torch.func.functional_call(wrapper, state, tuple(flat[len(names):])),)
+    with _Tracing():
+        return aot_export_joint_simple(step, [*params.values(), *buffers.values(), *inputs],
+                                       trace_joint=True, decompositions=_decompositions())
+
+
+def _read_simple(gm, wrapper, inputs, tokens):
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     prim = [n for n in placeholders if n.name.startswith("primals")]
     tang = [n for n in placeholders if n.name.startswith("tangents")]
-    names = ([("param", k[len("model."):], p) for k, p in params] +
-             [("buffer", k[len("model."):], b) for k, b in buffers] +
-             [("input", n, t) for n, t in zip(["x", "target"], inputs)])
-    if len(names) != len(prim) or len(tang) != 1:
-        raise ImportError_("unexpected joint graph signature: %d primals for %d "
-                           "parameters, buffers and inputs; %d tangents"
-                           % (len(prim), len(names), len(tang)))
-    primals = [Primal(node, kind, name, list(t.shape), t.dtype,
-                      kind == "param" and t.requires_grad,
-                      t.detach().clone() if kind == "buffer" else None)
-               for node, (kind, name, t) in zip(prim, names)]
-    out = [n for n in gm.graph.nodes if n.op == "output"][0]
-    results = list(out.args[0])
-    loss_node, grads = results[0], results[1:]
-    if len(grads) != len(primals):
-        raise ImportError_("joint graph returns %d gradients for %d primals"
-                           % (len(grads), len(primals)))
-    return Joint(gm, captured["inputs"], primals, tang[0], loss_node, grads,
-                 wrapper, inputs, num_classes)
+    named = ([("param", k, p) for k, p in wrapper.named_parameters(remove_duplicate=False)] +
+             [("buffer", k, b) for k, b in wrapper.named_buffers(remove_duplicate=False)] +
+             [("input", n, t) for n, t in zip(INPUT_NAMES, inputs)])
+    results = list([n for n in graph.nodes if n.op == "output"][0].args[0])
+    if len(named) != len(prim) or len(tang) != 1 or len(results) != len(prim) + 1:
+        raise ImportError_("unexpected joint graph signature: %d primals for %d parameters, "
+                           "buffers and inputs; %d tangents" % (len(prim), len(named), len(tang)))
+    primals = []
+    for node, (kind, name, t) in zip(prim, named):
+        primals.append(Primal(node, kind, _strip(name) if kind != "input" else name,
+                              list(t.shape), t.dtype, kind == "param" and t.requires_grad,
+                              t.detach().clone() if kind == "buffer" else None,
+                              vocab=tokens[1] if tokens and name == "x" else 0))
+    return primals, results[1:], results[0], tang[0]

@@ -217,3 +217,14 @@ def hardswish_backward(em, node, g, x):
         hi = bb.select(bb.cmpf("ole", a[1], bb.cf(3.0)), mid, a[0])
         return bb.select(bb.cmpf("olt", a[1], bb.cf(-3.0)), bb.cf(0.0), hi)
     return em.ewise(node.name, node.name, [em.get(g), em.get(x)], body)
+
+
+@lowers("aten.cos.default")
+def cos(em, node, x):
+    """Rotary position embeddings (cos and sin of the positions' angles)."""
+    return em.ewise(node.name, node.name, [em.get(x)], lambda bb, a: bb.un("math.cos", a[0]))
+
+
+@lowers("aten.sin.default")
+def sin(em, node, x):
+    return em.ewise(node.name, node.name, [em.get(x)], lambda bb, a: bb.un("math.sin", a[0]))

@@ -48,3 +48,46 @@ def div(em, node, a, b):
 def neg(em, node, a):
     return em.ewise(node.name, node.name, [em.get(a)],
                     lambda bb, x: bb.un("arith.negf", x[0]))
+
+
+def _unary(em, node, a, fn):
+    v = em.get(a)
+    if v.elt != "f32":
+        raise Unsupported("non-f32 operand")
+    return em.ewise(node.name, node.name, [v], lambda bb, x: fn(bb, x[0]))
+
+
+@lowers("aten.pow.Tensor_Scalar")
+def pow_scalar(em, node, a, e):
+    """x ** e: products for small integer exponents (exact, and defined for
+    negative x), sqrt / rsqrt for +-1/2, math.powf otherwise."""
+    e = float(e)
+    if e == int(e) and 0 <= abs(e) <= 4:
+        n = int(abs(e))
+
+        def body(bb, x):
+            r = bb.cf(1.0) if n == 0 else x
+            for _ in range(n - 1):
+                r = bb.mul(r, x)
+            return bb.div(bb.cf(1.0), r) if e < 0 else r
+        return _unary(em, node, a, body)
+    if e == 0.5:
+        return _unary(em, node, a, lambda bb, x: bb.un("math.sqrt", x))
+    if e == -0.5:
+        return _unary(em, node, a, lambda bb, x: bb.un("math.rsqrt", x))
+    return _unary(em, node, a, lambda bb, x: bb.bin("math.powf", x, bb.cf(e)))
+
+
+@lowers("aten.rsqrt.default")
+def rsqrt(em, node, a):
+    return _unary(em, node, a, lambda bb, x: bb.un("math.rsqrt", x))
+
+
+@lowers("aten.sqrt.default")
+def sqrt(em, node, a):
+    return _unary(em, node, a, lambda bb, x: bb.un("math.sqrt", x))
+
+
+@lowers("aten.reciprocal.default")
+def reciprocal(em, node, a):
+    return _unary(em, node, a, lambda bb, x: bb.div(bb.cf(1.0), x))

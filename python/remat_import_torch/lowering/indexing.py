@@ -169,3 +169,50 @@ def where(em, node, cond, x, y):
     shape = meta_shape(node)[0]
     return em.ewise(node.name, node.name, [cv, xv, yv],
                     lambda b, a: b.select(a[0], a[1], a[2]), out_shape=shape)
+
+
+def _logical(em, node, ins, fn):
+    vs = [em.get(x) for x in ins]
+    if any(v.elt != "i1" for v in vs):
+        raise Unsupported("bitwise op on %s" % ", ".join(v.elt for v in vs))
+    out = meta_shape(node)
+    return em.ewise(node.name, node.name, vs, lambda b, a: fn(b, *a), elt="i1",
+                    out_shape=out[0] if out else None)
+
+
+@lowers("aten.bitwise_and.Tensor", "aten.logical_and.default")
+def bitwise_and(em, node, x, y):
+    """Masks (i1) combined: transformers' causal and padding masks."""
+    return _logical(em, node, [x, y], lambda b, p, q: b.andi(p, q))
+
+
+@lowers("aten.bitwise_or.Tensor", "aten.logical_or.default")
+def bitwise_or(em, node, x, y):
+    return _logical(em, node, [x, y], lambda b, p, q: b.bin("arith.ori", p, q, "i1"))
+
+
+@lowers("aten.bitwise_not.default", "aten.logical_not.default")
+def bitwise_not(em, node, x):
+    return _logical(em, node, [x], lambda b, p: b.bin("arith.xori", p, b.ci(1, "i1"), "i1"))
+
+
+@lowers("aten.gather.default")
+def gather(em, node, x, dim, idx, sparse_grad=False):
+    """out[i] = x[i with dim replaced by idx[i]]: a generic over the index
+    reading x with tensor.extract (BERT's token type ids by position)."""
+    xv, iv = em.get(x), em.get(idx)
+    if iv.elt not in INT:
+        raise Unsupported("gather by a %s tensor" % iv.elt)
+    r = iv.rank
+    if xv.rank != r:
+        raise Unsupported("gather of rank %d by rank %d" % (xv.rank, r))
+    dim = dim % r
+    e = em.f.empty(node.name, iv.shape, node.name, xv.elt)
+    em._work(node.name, iv.numel)
+
+    def body(b, a, o):
+        at = b.emit("arith.index_cast %s : %s to index" % (a[0], iv.elt))
+        ix = [at if d == dim else b.index(d) for d in range(r)]
+        return [b.emit("tensor.extract %s[%s] : %s" % (xv.ssa, ", ".join(ix), xv.ty))]
+    return em.f.generic(node.name, node.name, [iv], [e], [identity_map(r), identity_map(r)],
+                        ["parallel"] * r, body)

@@ -52,6 +52,15 @@ def native_batch_norm(em, node, x, w, b, rm, rv, training, momentum, eps):
     return (out, mean, invstd)
 
 
+@lowers("aten._native_batch_norm_legit_functional.default")
+def native_batch_norm_functional(em, node, x, w, b, rm, rv, training, momentum, eps):
+    """native_batch_norm with the running statistics' updates as results
+    (the functional form AOTAutograd traces): they are not part of the
+    step's results, so nothing reads them."""
+    out, mean, invstd = native_batch_norm(em, node, x, w, b, rm, rv, training, momentum, eps)
+    return (out, mean, invstd, None, None)
+
+
 @lowers("aten.native_batch_norm_backward.default")
 def native_batch_norm_backward(em, node, dy, x, w, rm, rv, save_mean, save_invstd, train,
                                eps, mask):

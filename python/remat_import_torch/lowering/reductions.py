@@ -66,3 +66,26 @@ def norm_dim(em, node, x, p, dim, keepdim=False):
         shape = [1 if d in red else v.shape[d] for d in range(r)]
         out = em.reshape(node.name + ".view", node.name, out, shape)
     return out
+
+
+@lowers("aten.all.dim")
+def all_dim(em, node, x, dim, keepdim=False):
+    """Whether every element along `dim` is true (i1): an `andi` reduction
+    from true (the `_safe_softmax` decomposition's fully masked rows)."""
+    v = em.get(x)
+    if v.elt != "i1":
+        raise Unsupported("all of %s values" % v.elt)
+    r = v.rank
+    red = [dim % r] if r else []
+    keep = [d for d in range(r) if d not in red]
+    z = em.f.filled(node.name + ("_r" if keepdim else ""), [v.shape[d] for d in keep],
+                    node.name, 1, "i1")
+    em._work(node.name, v.numel)
+    out = em.f.generic(node.name + ("_r" if keepdim else ""), node.name, [v], [z],
+                       em._reduce_maps([v], keep, None),
+                       ["parallel" if d in keep else "reduction" for d in range(r)],
+                       lambda b, a, o: b.andi(a[0], o[0]))
+    if keepdim:
+        shape = [1 if d in red else v.shape[d] for d in range(r)]
+        out = em.reshape(node.name + ".view", node.name, out, shape)
+    return out
