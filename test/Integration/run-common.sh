@@ -45,6 +45,12 @@ remat_strip_module() {
 # remat_harness_with_window HARNESS WINDOW MODEL: prints HARNESS with
 # `@WINDOW_reset_peak()` right before its call of the step and
 # `@WINDOW_print_peak()` right after, so the runtime's peak is the step's.
+# An argument the harness passes as a slice of a larger tensor (a rank's
+# part of a full tensor: `%w = tensor.extract_slice %w_all[...]`, of a
+# static type) is a strided view once bufferized, and the call copies it
+# into a buffer of the argument's identity layout; that copy, and the
+# larger tensor freed after it, are the harness's work: the slice is
+# copied into a tensor of its own before the window opens.
 # The step is $STEP when set, else the function MODEL defines that the
 # harness calls (the one with remat.loss when it calls several); a helper
 # the harness calls first is not measured. Fails when that names no call,
@@ -84,7 +90,27 @@ remat_harness_with_window() {
   echo "func.func private @${window}_print_peak()"
   # The call may continue on the next lines; it ends with its `-> (...)`.
   awk -v callee="$callee" -v window="$window" '
+    # Slices of a static type: name -> type.
+    $2 == "=" && $3 == "tensor.extract_slice" && $0 ~ / to tensor<[0-9x]+[a-z][a-z0-9]*>[ \t]*$/ {
+      type = $0; sub(/.* to /, "", type); sub(/[ \t]+$/, "", type)
+      view[$1] = type
+    }
     index($0, "func.call @" callee "(") {
+      head = substr($0, 1, index($0, "func.call @" callee "(") + length("func.call @" callee "(") - 1)
+      rest = substr($0, length(head) + 1)
+      close_at = index(rest, ")")
+      n = split(substr(rest, 1, close_at - 1), operands, ",")
+      args = ""
+      for (k = 1; k <= n; ++k) {
+        op = operands[k]; gsub(/[ \t]/, "", op)
+        if (op in view) {
+          print "  " op "__window_e = tensor.empty() : " view[op]
+          print "  " op "__window = linalg.copy ins(" op " : " view[op] ") outs(" op "__window_e : " view[op] ") -> " view[op]
+          op = op "__window"
+        }
+        args = args (k > 1 ? ", " : "") op
+      }
+      $0 = head args substr(rest, close_at)
       print "  func.call @" window "_reset_peak() : () -> ()"
       pending = 1
     }
