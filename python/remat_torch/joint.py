@@ -60,8 +60,8 @@ class JointGraph:
             val = node.meta["val"]
             prims.append(Primal(node, "param" if g is not None else "input", node.name,
                                 list(val.shape), val.dtype, g is not None))
-        return Joint(self.gm, None, prims, self.tangents[0] if self.tangents else None,
-                     None, list(self.grads))
+        return Joint(graph_module=self.gm, primals=prims, tangent=self.tangents[0],
+                     loss=None, grads=list(self.grads))
 
 
 def _is_tangent(n):
