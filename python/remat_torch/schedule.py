@@ -8,10 +8,12 @@ start of the backward and live until their last use.  Here each node is
 placed where the plan runs it; a node the plan runs several times in the
 backward is computed that many times, each reader using the newest copy,
 as the rewritten MLIR does.  Nodes without an op of their own (views,
-getitem, aliases) are made right before their first reader, and again
-from a newer copy of what they view.  The forward graph is rebuilt the
+aliases) are made right before their first reader, and again from a
+newer copy of what they view; a tuple's getitems right after it.  The forward graph is rebuilt the
 same way where the plan recomputes in the forward phase.
 """
+
+import operator
 
 import torch.fx as fx
 
@@ -48,6 +50,11 @@ def schedule_graph(gm: fx.GraphModule, order) -> fx.GraphModule:
         made_from[c] = tuple(env[a] for a in n.all_input_nodes)
         env[n] = c
         done[n] = done.get(n, 0) + 1
+        # A tuple's elements right away: the tuple would keep every element
+        # alive until its last getitem.
+        for u in n.users:
+            if u.target is operator.getitem:
+                make(u)
 
     for n in gm.graph.nodes:
         if n.op == "placeholder":
