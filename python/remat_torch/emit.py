@@ -10,8 +10,11 @@ are results.  remat's forward is what the loss depends on, so the loss is
 one more remat.op, `forward_outputs`, reading every forward output (a
 scalar, 64 bytes, no work): everything the graph returns to the forward is
 then forward, and everything else the backward.  And a `clone` is a copy,
-as in PyTorch, not an alias.
+as in PyTorch, not an alias; ops whose CPU kernels allocate temporaries
+carry them as the op's workspace.
 """
+
+import re
 
 import torch
 
@@ -32,6 +35,26 @@ def is_random(node):
     tags = getattr(node.target, "tags", ())
     return torch.Tag.nondeterministic_seeded in tags or "rand" in str(node.target) \
         or "seed" in str(node.target) or "bernoulli" in str(node.target)
+
+
+def _nbytes(n):
+    v = n.meta.get("val") if hasattr(n, "meta") else None
+    return v.numel() * v.element_size() if isinstance(v, torch.Tensor) else 0
+
+
+def workspace(node):
+    """Temporary bytes PyTorch's CPU kernels allocate inside the op (oneDNN
+    reorders, as measured with the profiler: about one activation for a
+    convolution and a batch norm's backward, two for a convolution's
+    backward), so that the plan's peak counts them."""
+    name = str(node.target)
+    if name == "aten.convolution.default":
+        return _nbytes(node) + _nbytes(node.args[1])
+    if name == "aten.convolution_backward.default":
+        return 2 * _nbytes(node.args[0])
+    if name == "aten.native_batch_norm_backward.default":
+        return _nbytes(node.args[1])
+    return 0
 
 
 class JointEmitter(Emitter):
@@ -71,6 +94,10 @@ class JointEmitter(Emitter):
                 self.vals[node] = outs[0]
             return
         super()._emit(node)
+        ws = workspace(node)
+        if ws and self.f.lines and self.f.lines[-1].endswith('loc("%s")' % node.name):
+            self.f.lines[-1] = re.sub(r"(#remat\.cost<[^>]*)>", r"\1, workspace = %d>" % ws,
+                                      self.f.lines[-1], count=1)
 
     def _results(self):
         outs = []
