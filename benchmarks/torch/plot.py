@@ -2,6 +2,7 @@
 """Plots of peers.py's results.
 
     python benchmarks/torch/plot.py RESULTS.json... [--out docs/img] [--tag cpu]
+        [--table merged.md]
 
 torch-peers-TAG.png: step time against measured peak, a panel per model,
 a marker per method.  torch-peers-rotor-TAG.png: rotor's figure, throughput
@@ -14,8 +15,11 @@ import json
 import math
 import os
 
+import sys
+
 import matplotlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -109,6 +113,7 @@ def main():
     p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                  "docs", "img"))
     p.add_argument("--tag", help="file name tag (default: the results' device)")
+    p.add_argument("--table", help="also write the runs' tables, merged, to this markdown file")
     a = p.parse_args()
     rows, meta = [], None
     for path in a.results:
@@ -118,6 +123,11 @@ def main():
         meta = meta or data["meta"]
     tag = a.tag or meta["device"]
     os.makedirs(a.out, exist_ok=True)
+    if a.table:
+        from peers import table
+
+        with open(a.table, "w") as f:
+            f.write(table(rows))
     peers(rows, meta, os.path.join(a.out, f"torch-peers-{tag}.png"))
     rotor(rows, meta, os.path.join(a.out, f"torch-peers-rotor-{tag}.png"))
 
