@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""One model through torch.compile with remat's backend, against eager PyTorch.
+
+    backend_check.py MODEL [--budget 60%] [--compiler eager|inductor]
+
+The loss is part of the compiled graph unless --loss-outside (then the
+graph's backward starts from the gradient of the model's output).  Prints,
+for FileCheck: the gradients' largest relative difference to eager
+PyTorch (float32, same seed: dropout draws the same masks), the measured
+peak (remat_torch.peak, plus the parameters and inputs that remat counts
+and the measurement does not) against remat's budget, and whether the
+values the forward graph saves are the ones remat-opt's report keeps.
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import backend_models  # noqa: E402
+import remat_torch  # noqa: E402
+from remat_torch.peak import measure  # noqa: E402
+
+
+class WithLoss(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x).square().mean()
+
+
+def step(model, x):
+    loss = model(x)
+    if loss.dim():
+        loss = loss.square().mean()
+    loss.backward()
+    return loss
+
+
+def grads(model):
+    return [p.grad.detach().clone() for p in model.parameters()]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("--budget", default="60%")
+    ap.add_argument("--compiler", default="eager")
+    ap.add_argument("--dynamic", action="store_true")
+    ap.add_argument("--loss-outside", action="store_true",
+                    help="compile the model alone (the loss and its backward run eagerly)")
+    a = ap.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    cls = getattr(backend_models, a.model)
+    model, x = cls(), cls.example()
+    model = model if a.loss_outside else WithLoss(model)
+
+    torch.manual_seed(1)
+    ref_loss = step(model, x)
+    ref = grads(model)
+
+    log = []
+    compiled = torch.compile(model, dynamic=a.dynamic or None,
+                             backend=remat_torch.backend(a.budget, a.compiler, log=log))
+    model.zero_grad(set_to_none=True)
+    torch.manual_seed(1)
+    loss, peak = measure(step, compiled, x)
+    got = grads(model)
+    if any(e.get("fallback") for e in log):
+        print("%s: fell back" % a.model)
+        return
+    diff = max(((g - r).abs().max() / r.abs().max().clamp_min(1e-12)).item()
+               for g, r in zip(got, ref))
+    diff = max(diff, ((loss - ref_loss).abs() / ref_loss.abs()).item())
+    print("%s %s: gradients %s (max relative difference %.1e)"
+          % (a.model, a.compiler, "match" if diff < 1e-4 else "DIFFER", diff))
+
+    info = log[0]
+    rep = info["report"]
+    args = sum(t.numel() * t.element_size() for t in list(model.parameters()) + [x])
+    print("%s: measured %d B + arguments %d B %s budget %d B (predicted %d B, %d saved, "
+          "%d recomputed)" % (a.model, peak, args, "<=" if peak + args <= rep["budget"] else ">",
+                               rep["budget"], rep["peak_after"], len(info["saved"]),
+                               len(info["recomputed"])))
+
+    # The saved values against the report: every saved activation that is
+    # an op's value is kept; every value the report recomputes and the
+    # backward reads is computed by the backward graph, never saved.
+    decisions = {v["loc"]: v["decision"] for v in rep["values"]}
+    saved = set(info["saved"])
+    bad = [s for s in saved if decisions.get(s) == "recomputed"]
+    bwd = set(info["backward_nodes"])
+    missing = [n for n, d in decisions.items() if d == "recomputed" and n in info["recomputed"]
+               and n not in bwd]
+    kept = [s for s in saved if decisions.get(s) == "kept"]
+    print("%s: saved values %s the report (%d kept activations saved, %d recomputed)"
+          % (a.model, "match" if not bad and not missing else "DO NOT MATCH",
+             len(kept), sum(d == "recomputed" for d in decisions.values())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Small models for the torch.compile backend's tests."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self, width=128, depth=4):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(64 if i == 0 else width, width)
+                                    for i in range(depth))
+        self.head = nn.Linear(width, 10)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = torch.tanh(layer(x))
+        return self.head(x)
+
+    @staticmethod
+    def example():
+        return torch.randn(512, 64)
+
+
+class Block(nn.Module):
+    """A pre-norm causal self-attention block with a GELU MLP and dropout."""
+
+    def __init__(self, dim=64, heads=4, p=0.1):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.fc1, self.fc2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+        self.drop = nn.Dropout(p)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (y.view(b, t, self.heads, d // self.heads).transpose(1, 2) for y in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) / (d // self.heads) ** 0.5
+        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        att = self.drop(att.masked_fill(~mask, float("-inf")).softmax(-1))
+        y = (att @ v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.drop(self.proj(y))
+        return x + self.drop(self.fc2(F.gelu(self.fc1(self.ln2(x)))))
+
+
+class TinyDecoder(nn.Module):
+    def __init__(self, vocab=128, dim=64, layers=2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.blocks = nn.ModuleList(Block(dim) for _ in range(layers))
+        self.ln = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.ln(x))
+
+    @staticmethod
+    def example():
+        return torch.randint(0, 128, (4, 32))
+
+
+class ConvNet(nn.Module):
+    def __init__(self, c=16):
+        super().__init__()
+        layers, cin = [], 3
+        for cout in (c, c, 2 * c, 2 * c):
+            layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU()]
+            cin = cout
+        self.features = nn.Sequential(*layers[:6], nn.MaxPool2d(2), *layers[6:])
+        self.head = nn.Linear(cin, 10)
+
+    def forward(self, x):
+        return self.head(self.features(x).mean((2, 3)))
+
+    @staticmethod
+    def example():
+        return torch.randn(4, 3, 32, 32)
