@@ -109,8 +109,9 @@ def plan(mlir_text, budget, extra_args=(), keep_dir=None):
         res = subprocess.run(cmd + list(extra_args), capture_output=True, text=True)
         if res.returncode != 0:
             errs = [l for l in res.stderr.splitlines() if "error:" in l]
-            raise Unplannable("remat-opt: " + (errs[0].split("error:", 1)[1].strip()
-                                               if errs else res.stderr.strip()[-300:]))
+            why = errs[0].split("error:", 1)[1].strip() if errs else res.stderr.strip()[-300:]
+            # The notes that follow the error are not part of the line.
+            raise Unplannable("remat-opt: " + re.sub(r";[^;]*\(notes\):?$", "", why))
         with open(rep) as f:
             report = json.load(f)
         funcs = report.get("functions", [])
