@@ -12,7 +12,7 @@ set -uo pipefail
 bin=${1:-build/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for m in $(/usr/bin/python3 -c "
+for m in $("$("$(dirname "$0")/../../scripts/python-env.sh" --path)" -c "
 import torchvision.models as m
 print(' '.join(sorted(m.list_models(module=m))))" 2>/dev/null); do
   shape=3,64,64

@@ -1,6 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Importer sweep: every torchvision classifier through `check`.
+"""Importer sweep: every torchvision classifier, the transformers families
+and three timm models through `check`.
 
 For every model, `remat-import-torch check` (executable import, --strict,
 --loss xent) at a small batch and resolution, twice: at a budget of 100 %
@@ -45,6 +46,13 @@ MODELS = [
     ("regnet_x_400mf", "3,64,64"), ("googlenet", "3,128,128"), ("densenet121", "3,64,64"),
     ("convnext_tiny", "3,64,64"), ("swin_t", "3,64,64"), ("vit_b_16", "3,32,32"),
     ("inception_v3", "3,107,107"), ("maxvit_t", "3,224,224"),
+    # transformers models at the importer's default size (2 layers, hidden
+    # 128, vocabulary 512; the input: 64 token ids), next-token
+    # cross-entropy; timm models at 64x64.
+    ("hf:gpt2", "64"), ("hf:llama", "64"), ("hf:mistral", "64"), ("hf:qwen2", "64"),
+    ("hf:bert", "64"), ("hf:t5", "64"),
+    ("timm:vit_small_patch16_224", "3,64,64"), ("timm:convnext_atto", "3,64,64"),
+    ("timm:resnet50", "3,64,64"),
 ]
 
 
@@ -127,7 +135,8 @@ def table(rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=",".join(m for m, _ in MODELS),
-                    help="comma-separated torchvision names (default: all of the sweep)")
+                    help="comma-separated model names (torchvision, hf:<family>, timm:<name>; "
+                         "default: all of the sweep)")
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=1, help="checks run at once")
     ap.add_argument("--out", default="importer-zoo",

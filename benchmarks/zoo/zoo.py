@@ -1,9 +1,11 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Model-zoo benchmark: remat strategies versus PyTorch's min-cut partition.
 
 For every model (torchvision's resnet18/50/152, vgg19, densenet121,
-inception_v3, mobilenet_v2, vit_b_16, and the U-Net of unet.py):
+inception_v3, mobilenet_v2, vit_b_16, the U-Net of unet.py, transformers
+decoders and encoders built from their configs, timm's vit_small_patch16_224,
+convnext_atto and resnet50):
 
 1. trace the joint forward+backward graph (AOTAutograd) and import it with
    remat-import-torch in planning-only mode: one planner node per ATen op,
@@ -39,8 +41,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "python"))
 sys.dont_write_bytecode = True
 
-# name: (model spec, batch, input C,H,W).  Batch sizes make activations
-# dominate parameters and gradients.
+# name: (model spec, batch, input C,H,W or sequence length[, hf: config]).
+# Batch sizes make activations dominate parameters and gradients.
+_DEC = "hidden_size=256,intermediate_size=688,num_attention_heads=4,num_key_value_heads=2,"
 MODELS = {
     "resnet18": ("resnet18", 32, [3, 224, 224]),
     "resnet50": ("resnet50", 16, [3, 224, 224]),
@@ -51,6 +54,18 @@ MODELS = {
     "mobilenet_v2": ("mobilenet_v2", 32, [3, 224, 224]),
     "vit_b_16": ("vit_b_16", 16, [3, 224, 224]),
     "unet": (os.path.join(HERE, "unet.py") + ":UNet", 4, [3, 224, 224]),
+    "gpt2": ("hf:gpt2", 8, [256], "n_layer=4,n_embd=256,n_head=4,vocab_size=2048"),
+    "llama": ("hf:llama", 8, [256], _DEC + "num_hidden_layers=4,vocab_size=2048"),
+    "llama_8l": ("hf:llama", 8, [256], _DEC + "num_hidden_layers=8,vocab_size=2048"),
+    "mistral": ("hf:mistral", 8, [256], _DEC + "num_hidden_layers=4,vocab_size=2048"),
+    "qwen2": ("hf:qwen2", 8, [256], _DEC + "num_hidden_layers=4,vocab_size=2048"),
+    "bert": ("hf:bert", 8, [256], "hidden_size=256,intermediate_size=1024,"
+             "num_attention_heads=4,num_hidden_layers=4,vocab_size=2048"),
+    "t5": ("hf:t5", 8, [256], "d_model=256,d_ff=1024,num_heads=4,d_kv=64,num_layers=4,"
+           "num_decoder_layers=4,vocab_size=2048"),
+    "timm_vit_small": ("timm:vit_small_patch16_224", 16, [3, 224, 224]),
+    "timm_convnext_atto": ("timm:convnext_atto", 32, [3, 224, 224]),
+    "timm_resnet50": ("timm:resnet50", 16, [3, 224, 224]),
 }
 STRATEGIES = ["auto", "lowerset-approx", "lowerset-exact", "chain-rotor", "chen-sqrt"]
 BUDGETS = [30, 40, 50, 60, 70, 80, 90]
@@ -102,13 +117,16 @@ def plan(plan_exe, graph, strategy, budget=None, timeout=600, extra=()):
         return {"feasible": False, "reason": res.stderr.strip()[-300:]}, dt
 
 
-def import_model(spec, batch, shape, workdir, name):
-    """Planning-only import; returns (joint, emitter, mlir path)."""
-    from remat_import_torch.trace import load_model, trace_joint
+def import_model(spec, batch, shape, workdir, name, config=None):
+    """Planning-only import; returns (joint, emitter, mlir path).  A
+    language model's loss is its next-token cross-entropy, others' the sum
+    of their outputs."""
+    from remat_import_torch.trace import load_model, model_kind, parse_config, trace_joint
     from remat_import_torch.emit import Emitter
     import torch
     torch.manual_seed(0)
-    joint = trace_joint(load_model(spec), batch, shape, "sum")
+    model = load_model(spec, None, shape, parse_config(config))
+    joint = trace_joint(model, batch, shape, "xent" if model_kind(spec) == "hf" else "sum")
     em = Emitter(joint, "step", planning_only=True).run()
     path = os.path.join(workdir, name + ".mlir")
     with open(path, "w") as fh:
@@ -119,8 +137,8 @@ def import_model(spec, batch, shape, workdir, name):
 
 def min_cut_schedule(joint, em, graph):
     """PyTorch's min-cut partition as a list of graph node names."""
-    from functorch.compile import min_cut_rematerialization_partition
-    fw, bw = min_cut_rematerialization_partition(joint.graph_module, joint.joint_inputs)
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+    fw, bw = min_cut_rematerialization_partition(joint.graph_module, None, num_fwd_outputs=1)
     index = {loc: "remat.op#%d" % i for i, loc in enumerate(em.planner_nodes)}
     kinds = {n["name"]: n["kind"] for n in graph["nodes"]}
     run, seen = [], set()
@@ -179,14 +197,15 @@ def peak_at_overhead(plan_exe, graph, lo, hi, target, base, strategy="auto", ste
 
 
 def run_model(name, args, plan_exe, opt_exe, sim_exe):
-    spec, batch, shape = MODELS[name]
+    spec, batch, shape = MODELS[name][:3]
+    config = MODELS[name][3] if len(MODELS[name]) > 3 else None
     if args.batch:
         batch = args.batch
     work = os.path.join(args.out, "work")
     os.makedirs(work, exist_ok=True)
     out = {"model": name, "batch": batch, "input": shape}
     t0 = time.time()
-    joint, em, mlir = import_model(spec, batch, shape, work, name)
+    joint, em, mlir = import_model(spec, batch, shape, work, name, config)
     out["import_seconds"] = round(time.time() - t0, 1)
     out["aten_nodes"] = sum(1 for n in joint.graph_module.graph.nodes if n.op == "call_function")
     out["params_bytes"] = sum(4 * _numel(p.shape) for p in em.arg_primals if p.kind == "param")

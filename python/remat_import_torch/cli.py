@@ -121,7 +121,8 @@ def add_model_args(ap):
                          "(default) is the next-token cross-entropy of the token ids")
     ap.add_argument("--config", default=None, metavar="KEY=VALUE,...",
                     help="hf: models: fields of the transformers Config "
-                         "(num_hidden_layers=4,hidden_size=256,...)")
+                         "(num_hidden_layers=4,hidden_size=256,...); timm: models: "
+                         "arguments of timm.create_model (depth=2,...)")
     ap.add_argument("--num-classes", type=positive_int, default=None,
                     help="torchvision models: number of output classes")
     ap.add_argument("--name", default="step", help="function name (default step)")

@@ -40,10 +40,13 @@ class ImportError_(Exception):
 # weights (nothing is downloaded), at a small size that --config overrides.
 # kind 'causal': next-token prediction; 'masked': an encoder predicting its
 # own tokens; 'seq2seq': T5, the decoder reading the tokens shifted right.
+# Dropout on attention probabilities is off (inside scaled_dot_product_
+# attention PyTorch's reference of `check` cannot draw the step's masks);
+# dropout elsewhere keeps the family's default (T5 has one rate for both).
 _SMALL = dict(vocab_size=512)
 HF_FAMILIES = {
     "gpt2": ("GPT2Config", "GPT2LMHeadModel", "causal",
-             dict(_SMALL, n_layer=2, n_embd=128, n_head=4)),
+             dict(_SMALL, n_layer=2, n_embd=128, n_head=4, attn_pdrop=0.0)),
     "llama": ("LlamaConfig", "LlamaForCausalLM", "causal",
               dict(_SMALL, num_hidden_layers=2, hidden_size=128, intermediate_size=256,
                    num_attention_heads=4, num_key_value_heads=2)),
@@ -55,10 +58,10 @@ HF_FAMILIES = {
                    num_attention_heads=4, num_key_value_heads=2)),
     "bert": ("BertConfig", "BertForMaskedLM", "masked",
              dict(_SMALL, num_hidden_layers=2, hidden_size=128, intermediate_size=256,
-                  num_attention_heads=4)),
+                  num_attention_heads=4, attention_probs_dropout_prob=0.0)),
     "t5": ("T5Config", "T5ForConditionalGeneration", "seq2seq",
            dict(_SMALL, num_layers=2, num_decoder_layers=2, d_model=128, d_ff=256,
-                num_heads=4, d_kv=32)),
+                num_heads=4, d_kv=32, dropout_rate=0.0)),
 }
 
 
@@ -109,6 +112,7 @@ def _hf_model(family, config, input_shape):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import transformers
+    transformers.logging.set_verbosity_error()  # token ids outside a small vocabulary, ...
     cfg_name, model_name, kind, small = HF_FAMILIES[family]
     kwargs = dict(small)
     seq = (input_shape or [64])[0]
@@ -129,11 +133,14 @@ def _hf_model(family, config, input_shape):
     return model
 
 
-def _timm_model(name, num_classes, input_shape):
+def _timm_model(name, num_classes, input_shape, config):
+    """timm.create_model(name, pretrained=False, **config): random weights;
+    config overrides the architecture's arguments (depth=2, ...)."""
     import timm
     if name not in timm.list_models():
         raise ImportError_("unknown timm model '%s' (timm.list_models() lists them)" % name)
-    kwargs = {"pretrained": False}
+    kwargs = dict(config)
+    kwargs["pretrained"] = False
     if num_classes is not None:
         kwargs["num_classes"] = num_classes
     if input_shape is not None and len(input_shape) == 3 and \
@@ -147,16 +154,19 @@ def load_model(spec: str, num_classes: Optional[int] = None,
     """MODEL: a torchvision model name (resnet18, vgg19, ...),
     path/to/file.py:Class (a class constructed without arguments),
     hf:<family> (a transformers model from its Config, `config` overriding
-    fields) or timm:<name>.  torchvision models built for one resolution
+    fields) or timm:<name> (`config`: timm.create_model's arguments).  torchvision models built for one resolution
     (vit_*: image_size, maxvit_*: input_size) are built for input_shape's
     (C, H, W)."""
     kind = model_kind(spec)
-    if config and kind != "hf":
-        raise ImportError_("--config applies to hf:<family> models only")
+    if config and kind == "torch":
+        raise ImportError_("--config applies to hf:<family> and timm:<name> models only")
     if kind == "hf":
         return _hf_model(spec.split(":", 1)[1], config or {}, input_shape)
     if kind == "timm":
-        return _timm_model(spec.split(":", 1)[1], num_classes, input_shape)
+        try:
+            return _timm_model(spec.split(":", 1)[1], num_classes, input_shape, config or {})
+        except TypeError as e:  # an argument the architecture does not take
+            raise ImportError_("%s: %s" % (spec, e))
     if ":" in spec and spec.split(":", 1)[0].endswith(".py"):
         path, cls = spec.rsplit(":", 1)
         if not os.path.exists(path):
@@ -306,7 +316,7 @@ def _decompositions():
     aten = torch.ops.aten
     ops = [aten._unsafe_index,
            aten._safe_softmax, aten.rms_norm, aten._fused_rms_norm,
-           aten._fused_rms_norm_backward, aten.silu_backward, aten.tril, aten.triu,
+           aten._fused_rms_norm_backward, aten.tril, aten.triu,
            aten.masked_fill_, aten.linalg_vector_norm, aten.logsumexp,
            aten.new_ones, aten.new_zeros, aten.new_full]
     return get_decompositions([op for op in ops if op is not None])
@@ -415,14 +425,18 @@ def _untie(wrapper):
         parent, _, leaf = name.rpartition(".")
         setattr(wrapper.get_submodule(parent), leaf,
                 nn.Parameter(p.detach(), requires_grad=p.requires_grad))
-        tied.append((first[id(p)], name, p))
+        tied.append((first[id(p)], name, p, p.requires_grad))
     return tied
 
 
 def _retie(wrapper, tied):
-    for _, name, p in tied:
+    """Undoes _untie; a tied parameter one of whose names the loss does not
+    reach (BERT's prediction bias, read through its decoder) was frozen
+    for the export (_freeze_unused) and is trainable again."""
+    for _, name, p, grad in tied:
         parent, _, leaf = name.rpartition(".")
         setattr(wrapper.get_submodule(parent), leaf, p)
+        p.requires_grad_(grad)
 
 
 def _merge_tied(graph, primals, grads, tied):
@@ -434,7 +448,7 @@ def _merge_tied(graph, primals, grads, tied):
              for i, p in enumerate(primals)}
     drop = set()
     out = [n for n in graph.nodes if n.op == "output"][0]
-    for name, alias, _ in tied:
+    for name, alias, _, _ in tied:
         i, j = index[name], index[alias]
         keep, gone = primals[i], primals[j]
         gone.node.replace_all_uses_with(keep.node)
@@ -542,11 +556,21 @@ def trace_joint(model: nn.Module, batch: int, input_shape, loss: str = "sum") ->
     out.args = ([loss_node] + grads,)
     graph.eliminate_dead_code()
     _fold_constants(gm)
+    _short_names(graph)
     gm.recompile()
     return Joint(gm, primals, tangent, loss_node, grads, wrapper, inputs, num_classes)
 
 
 INPUT_NAMES = ["x", "target"]
+# Node names (the ops' locations) of ATen ops with long internal names.
+SHORT_NAMES = {"_native_batch_norm_legit_functional": "native_batch_norm"}
+
+
+def _short_names(graph):
+    for n in list(graph.nodes):
+        for long, short in SHORT_NAMES.items():
+            if n.op == "call_function" and n.name.startswith(long):
+                n._rename(short + n.name[len(long):])
 
 
 def _strip(fqn):
