@@ -35,6 +35,33 @@ std::optional<int64_t> constantIndex(Value v) {
   return indexExprOf(v).asConstant();
 }
 
+/// Whether `a` and `b` hold the same value: the same SSA value, or results
+/// of pure ops that compute it alike from such values (a zero state filled
+/// once for the stack's row 0 and once for the carry: preparing the step
+/// gives each use an initial value of its own). Looks `depth` ops deep;
+/// `matched` pairs the arguments of the regions compared (a fill's body).
+bool sameValue(Value a, Value b, int depth,
+               DenseMap<Value, Value> &matched) {
+  if (a == b || matched.lookup(a) == b)
+    return true;
+  auto x = dyn_cast<OpResult>(a), y = dyn_cast<OpResult>(b);
+  if (depth == 0 || !x || !y || x.getResultNumber() != y.getResultNumber() ||
+      !isMemoryEffectFree(x.getOwner()) || !isMemoryEffectFree(y.getOwner()))
+    return false;
+  return OperationEquivalence::isEquivalentTo(
+      x.getOwner(), y.getOwner(),
+      [&](Value l, Value r) {
+        return success(sameValue(l, r, depth - 1, matched));
+      },
+      [&](Value l, Value r) { matched[l] = r; },
+      OperationEquivalence::Flags(OperationEquivalence::IgnoreLocations |
+                                  OperationEquivalence::IgnoreDiscardableAttrs));
+}
+bool sameValue(Value a, Value b) {
+  DenseMap<Value, Value> matched;
+  return sameValue(a, b, /*depth=*/4, matched);
+}
+
 bool isPureBlock(Block *block) {
   bool pure = true;
   block->walk([&](Operation *op) {
@@ -663,6 +690,7 @@ private:
   /// starts: written there by a chain of row writes before the loop.
   std::optional<unsigned> initialCarryRow(unsigned s, int64_t r) {
     Value v = pair.init(pair.stacks[s]);
+
     auto type = cast<RankedTensorType>(v.getType());
     while (Operation *def = v.getDefiningOp()) {
       Value dest = insertDest(def);
@@ -673,7 +701,7 @@ private:
         break;
       if (*row->asConstant() == r) {
         for (auto [c, k] : llvm::enumerate(pair.carries))
-          if (pair.init(k) == storedValue(def))
+          if (sameValue(pair.init(k), storedValue(def)))
             return c;
         return std::nullopt;
       }

@@ -1,8 +1,10 @@
 //===- NestedScans.cpp - A scan over a scan, unrolled outside -------------===//
 //
-// See NestedScans.h. After unrolling, a read of a row of an outer stack at a
-// constant row is the value inserted at that row: the chain of inserts the
-// unrolled forward wrote is walked back past inserts at other rows.
+// See NestedScans.h. After unrolling, a read of an outer stack inside the
+// region one insert wrote (a layer's whole stack at its constant row, or a
+// row of it at an index the inner loop computes) reads the value inserted
+// there: the chain of inserts the unrolled forward wrote is walked back past
+// inserts provably elsewhere.
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
@@ -12,6 +14,8 @@
 #include "LoopCarries.h"
 #include "remat/Analysis/IndexExpr.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -92,30 +96,13 @@ SmallVector<scf::ForOp> outerLoops(Block &block) {
   return unroll;
 }
 
-/// The constant offsets of `slice`, when all are.
-std::optional<SmallVector<int64_t>>
-constantOffsets(OffsetSizeAndStrideOpInterface slice) {
-  SmallVector<int64_t> offsets;
-  for (OpFoldResult ofr : slice.getMixedOffsets()) {
-    std::optional<int64_t> c = getConstantIntValue(ofr);
-    if (!c)
-      c = indexExprOf(cast<Value>(ofr)).asConstant();
-    if (!c)
-      return std::nullopt;
-    offsets.push_back(*c);
-  }
-  return offsets;
-}
-
-/// Whether two slices of one tensor with these offsets and static sizes
-/// share no element.
-bool disjoint(ArrayRef<int64_t> offsetsA, ArrayRef<int64_t> sizesA,
-              ArrayRef<int64_t> offsetsB, ArrayRef<int64_t> sizesB) {
-  for (size_t d = 0; d < offsetsA.size(); ++d)
-    if (offsetsA[d] + sizesA[d] <= offsetsB[d] ||
-        offsetsB[d] + sizesB[d] <= offsetsA[d])
-      return true;
-  return false;
+/// The constant offset of `slice` along `dim`, if it is one.
+std::optional<int64_t> constantOffset(OffsetSizeAndStrideOpInterface slice,
+                                      unsigned dim) {
+  OpFoldResult ofr = slice.getMixedOffsets()[dim];
+  if (std::optional<int64_t> c = getConstantIntValue(ofr))
+    return c;
+  return indexExprOf(cast<Value>(ofr)).asConstant();
 }
 
 bool unitStrides(OffsetSizeAndStrideOpInterface slice) {
@@ -124,26 +111,108 @@ bool unitStrides(OffsetSizeAndStrideOpInterface slice) {
   });
 }
 
-/// What `read` reads, when an insert of the chain it reads from wrote
-/// exactly that slice (of the same type) and the inserts after it wrote
-/// elsewhere.
-Value insertedValue(tensor::ExtractSliceOp read) {
-  auto offsets = constantOffsets(read);
-  if (!offsets || !unitStrides(read) || ShapedType::isDynamicShape(read.getStaticSizes()))
+/// Where a read slice lies against the region an insert wrote.
+enum class Overlap { Inside, Disjoint, Unknown };
+
+/// Per dimension: constant offsets compare as intervals; a dynamic offset
+/// (a row index inside a loop) lies inside a dimension the insert wrote
+/// whole, or at the very offset the insert wrote at. One disjoint
+/// dimension makes the slices disjoint.
+Overlap overlapOf(tensor::ExtractSliceOp read, tensor::InsertSliceOp insert) {
+  if (!unitStrides(read) || !unitStrides(insert) ||
+      ShapedType::isDynamicShape(read.getStaticSizes()) ||
+      ShapedType::isDynamicShape(insert.getStaticSizes()) ||
+      !insert.getDestType().hasStaticShape())
+    return Overlap::Unknown;
+  ArrayRef<int64_t> readSizes = read.getStaticSizes();
+  ArrayRef<int64_t> writtenSizes = insert.getStaticSizes();
+  ArrayRef<int64_t> whole = insert.getDestType().getShape();
+  bool inside = true;
+  for (unsigned d = 0; d < whole.size(); ++d) {
+    std::optional<int64_t> r = constantOffset(read, d);
+    std::optional<int64_t> w = constantOffset(insert, d);
+    if (r && w) {
+      if (*r + readSizes[d] <= *w || *w + writtenSizes[d] <= *r)
+        return Overlap::Disjoint;
+      inside &= *w <= *r && *r + readSizes[d] <= *w + writtenSizes[d];
+      continue;
+    }
+    bool wholeDim = w == 0 && writtenSizes[d] == whole[d];
+    bool sameOffset = read.getMixedOffsets()[d] == insert.getMixedOffsets()[d];
+    inside &= wholeDim || (sameOffset && readSizes[d] <= writtenSizes[d]);
+  }
+  return inside ? Overlap::Inside : Overlap::Unknown;
+}
+
+/// `read`'s offset minus `insert`'s along `dim`, at the read.
+OpFoldResult offsetWithin(RewriterBase &rewriter, tensor::ExtractSliceOp read,
+                          tensor::InsertSliceOp insert, unsigned dim) {
+  OpFoldResult r = read.getMixedOffsets()[dim];
+  std::optional<int64_t> w = constantOffset(insert, dim);
+  if (w == 0)
+    return r;
+  if (std::optional<int64_t> rc = constantOffset(read, dim); rc && w)
+    return rewriter.getIndexAttr(*rc - *w);
+  Location loc = read.getLoc();
+  Value rv = getValueOrCreateConstantIndexOp(rewriter, loc, r);
+  Value wv = getValueOrCreateConstantIndexOp(rewriter, loc,
+                                             insert.getMixedOffsets()[dim]);
+  return arith::SubIOp::create(rewriter, loc, rv, wv).getResult();
+}
+
+/// What `read` reads from the value `insert` stored, the read lying inside
+/// the region it wrote: the value itself, or a slice of it (the insert's
+/// dropped unit dimensions left out).
+Value readOfInserted(RewriterBase &rewriter, tensor::ExtractSliceOp read,
+                     tensor::InsertSliceOp insert) {
+  RankedTensorType stored = insert.getSourceType();
+  if (read.getMixedOffsets() == insert.getMixedOffsets() &&
+      read.getStaticSizes() == insert.getStaticSizes() &&
+      read.getType() == stored)
+    return insert.getSource();
+  std::optional<llvm::SmallDenseSet<unsigned>> dropped =
+      computeRankReductionMask(insert.getStaticSizes(), stored.getShape());
+  if (!dropped)
     return Value();
-  ArrayRef<int64_t> sizes = read.getStaticSizes();
+  SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < read.getStaticSizes().size(); ++d)
+    if (!dropped->contains(d))
+      shape.push_back(read.getStaticSizes()[d]);
+  if (isRankReducedType(RankedTensorType::get(shape, stored.getElementType()),
+                        read.getType()) != SliceVerificationResult::Success)
+    return Value();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(read);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (unsigned d = 0; d < read.getStaticSizes().size(); ++d) {
+    if (dropped->contains(d))
+      continue;
+    offsets.push_back(offsetWithin(rewriter, read, insert, d));
+    sizes.push_back(rewriter.getIndexAttr(read.getStaticSizes()[d]));
+    strides.push_back(rewriter.getIndexAttr(1));
+  }
+  return tensor::ExtractSliceOp::create(rewriter, read.getLoc(), read.getType(),
+                                        insert.getSource(), offsets, sizes,
+                                        strides)
+      .getResult();
+}
+
+/// What `read` reads, when an insert of the chain it reads from wrote a
+/// region holding the slice it reads and the inserts after it wrote
+/// elsewhere: the unrolled outer stacks' rows (a layer's whole stack at
+/// row l) read back whole, or a row of them (row t of layer l's stack).
+Value insertedValue(RewriterBase &rewriter, tensor::ExtractSliceOp read) {
   Value source = read.getSource();
   while (auto insert = source.getDefiningOp<tensor::InsertSliceOp>()) {
-    auto written = constantOffsets(insert);
-    if (!written || !unitStrides(insert) ||
-        ShapedType::isDynamicShape(insert.getStaticSizes()))
+    switch (overlapOf(read, insert)) {
+    case Overlap::Disjoint:
+      source = insert.getDest();
+      continue;
+    case Overlap::Inside:
+      return readOfInserted(rewriter, read, insert);
+    case Overlap::Unknown:
       return Value();
-    if (*written == *offsets && insert.getStaticSizes() == sizes)
-      return insert.getSourceType() == read.getType() ? insert.getSource()
-                                                      : Value();
-    if (!disjoint(*written, insert.getStaticSizes(), *offsets, sizes))
-      return Value();
-    source = insert.getDest();
+    }
   }
   return Value();
 }
@@ -152,7 +221,7 @@ void forwardInsertedRows(RewriterBase &rewriter, Block &block) {
   SmallVector<tensor::ExtractSliceOp> reads;
   block.walk([&](tensor::ExtractSliceOp read) { reads.push_back(read); });
   for (tensor::ExtractSliceOp read : reads)
-    if (Value value = insertedValue(read))
+    if (Value value = insertedValue(rewriter, read))
       rewriter.replaceOp(read, value);
 }
 

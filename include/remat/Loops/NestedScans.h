@@ -9,8 +9,11 @@
 // of an outer stack. When the outer loops run few iterations (layers, not
 // time steps), unrolling them is cheap and exposes everything: each inner
 // forward loop and its backward then sit in the function's block, the
-// outer stacks' rows written at constant rows and read back at the same
-// rows forward to the reads (the stacks, then unread, are erased), and the
+// outer stacks' rows written at constant rows and read back inside what
+// one of them wrote (the layer's whole stack, or its row t read straight
+// from the outer stack, [l, t] of [L, T, ...] or [T, ..., l] of
+// [T, ..., L]) forward to the reads (the stacks, then unread, are erased),
+// and the
 // inner scans are matched and checkpointed like any other while the
 // planner chooses which layer inputs to keep, as in the unrolled twin.
 //
