@@ -211,6 +211,8 @@ class Bench:
     def peers(self):
         a, m = self.args, self.m
         self.add(self.eager("none"))
+        if a.remat_at:
+            return
         self.add(self.compiled("compile", None, _backend(a.compiler), family="compile"))
         self.add(self.eager("checkpoint per block", mode="ckpt"))
         if m.sequential is not None:
@@ -239,6 +241,8 @@ class Bench:
             return
         none = next(c for c in self.configs if c.method == "none")
         peer_peaks = sorted({c.peak for c in self.configs if c.peak and c.method != "none"})
+        if self.args.remat_at:
+            peer_peaks = [int(float(x) * 2**20) for x in self.args.remat_at.split(",")]
         budgets = [("min", "min")] + [(f"at {p / 2**20:.1f} MiB", p) for p in peer_peaks]
         if not self.args.quick and none.peak:
             # rotor's experiment: ten budgets from 0 to the peak without recomputation.
@@ -257,8 +261,8 @@ class Bench:
             if why and cfg.error is None:
                 cfg.error = f"fell back to PyTorch's partitioner: {why[0]}"[:200]
                 print(f"  remat {name}: {cfg.error}", flush=True)
-            if why and not any("fallback" not in g for g in log):
-                print("remat: skipped, it planned no graph", flush=True)
+            if name == "min" and why and not any("fallback" not in g for g in log):
+                print("remat: skipped, it planned no graph at min", flush=True)
                 return
 
     def rockmate(self):
@@ -309,6 +313,9 @@ def main():
     p.add_argument("--quick", action="store_true", help="tiny models, few configurations")
     p.add_argument("--no-remat", action="store_true", help="the peers only")
     p.add_argument("--out", help="output folder")
+    p.add_argument("--remat-at", metavar="MIB,...",
+                   help="no recomputation and remat only: remat at min and at these measured "
+                        "peaks (MiB, e.g. the peers' of an earlier run)")
     p.add_argument("--threads", type=int, help="torch.set_num_threads")
     p.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
                    help="the memory-budget partitioner's budgets (default 0.1..0.9)")
