@@ -36,8 +36,12 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False):
     if compiler == "eager":
         from torch._dynamo.backends.common import aot_autograd
         from torch._dynamo.backends.debugging import boxed_nop
+        # Buffer mutations (batch norm's running statistics) stay out of the
+        # graphs, applied after the forward: kept in the forward graph
+        # (keep_inference_input_mutations), the conv net measured one
+        # activation more than the plan.
         return aot_autograd(fw_compiler=boxed_nop, bw_compiler=boxed_nop,
-                            partition_fn=partitioner, keep_inference_input_mutations=True)
+                            partition_fn=partitioner)
     return _inductor(partitioner)
 
 

@@ -20,6 +20,7 @@ on stderr saying why.
 import sys
 import time
 
+from torch._functorch.compile_utils import raise_getitems
 from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
                                            min_cut_rematerialization_partition)
 
@@ -136,6 +137,11 @@ class RematPartitioner:
         fwd_order = [x for x in p.order[:start] if x in names]
         if len(set(fwd_order)) < len(fwd_order):
             fw = schedule_graph(fw, fwd_order)
+        else:
+            # A tuple's getitems right after it, as schedule_graph does: a
+            # batch norm's running statistics are read at the forward's end
+            # (copy_ into the buffers), which kept its whole tuple alive.
+            fw = raise_getitems(fw)
         return fw, bw, {"report": p.report, "order": p.order, "budget": self.budget,
                         "saved": [n.name for n in saved],
                         "recomputed": sorted(n.name for n in recomputed),
