@@ -244,7 +244,7 @@ class Bench:
         if self.args.remat_at:
             peer_peaks = [int(float(x) * 2**20) for x in self.args.remat_at.split(",")]
         budgets = [("min", "min")] + [(f"at {p / 2**20:.1f} MiB", p) for p in peer_peaks]
-        if not self.args.quick and none.peak:
+        if not self.args.quick and not self.args.remat_at and none.peak:
             # rotor's experiment: ten budgets from 0 to the peak without recomputation.
             budgets += [(f"rotor {i}/10", none.peak * i // 10) for i in range(1, 11)]
         for name, peak in budgets:
