@@ -104,7 +104,7 @@ class RematPartitioner:
             self.log.append(info)
         if self.verbose:
             r = info["report"]
-            print("remat_torch: %d nodes, budget %s: peak %s -> %s B, %d saved, %d recomputed, "
+            print("remat_torch: %d op runs, budget %s: peak %s -> %s B, %d saved, %d recomputed, "
                   "planned in %.2f s" % (len(info["order"]), self.budget, r.get("peak_before"),
                                          r.get("peak_after"), len(info["saved"]),
                                          len(info["recomputed"]), info["seconds"]),
