@@ -365,8 +365,17 @@ def _fold_constants(gm):
     causal and padding masks transformers builds from `arange`) are computed
     here, on real tensors, and become constants (get_attr: the emitter's
     arith.constant).  Random and uninitialized tensors are never folded."""
-    from .graph import ALIASES, RANDOM
+    from .graph import ALIASES, RANDOM, VIEWS
     from .lowering import HANDLERS
+    def handled(n):
+        """Lowered: a view or alias, or a lowered op on floats or masks
+        (integer arithmetic on constants, index computations, is folded)."""
+        name = str(n.target)
+        if name in ALIASES or name in VIEWS or getattr(n.target, "__name__", "") == "getitem":
+            return True
+        val = n.meta.get("val")
+        return name in HANDLERS and isinstance(val, torch.Tensor) and \
+            (val.dtype.is_floating_point or val.dtype == torch.bool)
     state = {}     # node -> needs folding (bool), for foldable nodes only
     for n in gm.graph.nodes:
         if n.op == "get_attr":
@@ -380,11 +389,12 @@ def _fold_constants(gm):
         ins = n.all_input_nodes
         if not all(i in state for i in ins):
             continue
-        handled = name in HANDLERS or name in ALIASES or \
-            getattr(n.target, "__name__", "") == "getitem"
-        state[n] = (not handled) or any(state[i] for i in ins)
-    fold = [n for n, need in state.items() if need and n.op == "call_function" and
-            any(u not in state for u in n.users)]
+        state[n] = not handled(n) or any(state[i] for i in ins)
+    # The results of the ops without a lowering that a lowered op (or one
+    # reading an input) reads: what follows them (a mask broadcast over the
+    # batch, a select by it) stays ops on the smaller constant.
+    fold = [n for n, need in state.items() if need and not handled(n) and
+            any(u not in state or handled(u) for u in n.users)]
     if not fold:
         return
     values = {}

@@ -210,9 +210,8 @@ class Constants(nn.Module):
 
 class TinyLSTM(nn.Module):
     """An LSTM over the rows of the image (sequence H, features C*W), a
-    linear head on the last step: fake tensors refuse nn.LSTM (its flat
-    weights), so the importer traces it with real tensors; the step is
-    stack, unbind, unsafe_split, zeros, sigmoid, tanh."""
+    linear head on the last step, traced without oneDNN's fused kernel; the
+    step is stack, unbind, split, zeros, sigmoid, tanh."""
 
     def __init__(self, features=6, hidden=5, classes=3):
         super().__init__()
