@@ -22,7 +22,8 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False):
       as the aot_eager backend does; the measured peak then follows the
       plan's order).
     log: a list that receives one dict per graph (the report, the order,
-      the saved and recomputed FX nodes) or {"fallback": why}.
+      the saved and recomputed FX nodes, the joint graph) or
+      {"fallback": why}.
     verbose: one line per graph planned, on stderr.
     """
     budget = str(budget).strip()

@@ -147,4 +147,4 @@ class RematPartitioner:
                         "recomputed": sorted(n.name for n in recomputed),
                         "backward_nodes": [n.name for n in bw.graph.nodes
                                            if n.op == "call_function"],
-                        "mlir": text}
+                        "mlir": text, "joint": joint_module}

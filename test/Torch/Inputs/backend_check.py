@@ -89,12 +89,20 @@ def main():
                                rep["budget"], rep["peak_after"], len(info["saved"]),
                                len(info["recomputed"])))
 
-    # The saved values against the report: every saved activation that is
-    # an op's value is kept; every value the report recomputes and the
-    # backward reads is computed by the backward graph, never saved.
+    # The saved values against the report: every saved activation is an op's
+    # value the report keeps (or a view of one, or of an input); every value
+    # the report recomputes and the backward reads is computed by the
+    # backward graph, never saved.
     decisions = {v["loc"]: v["decision"] for v in rep["values"]}
-    saved = set(info["saved"])
-    bad = [s for s in saved if decisions.get(s) == "recomputed"]
+    nodes = {n.name: n for n in info["joint"].graph.nodes}
+
+    def root(name):
+        n = nodes[name]
+        while n.op == "call_function" and n.name not in decisions and n.all_input_nodes:
+            n = n.all_input_nodes[0]
+        return n.name
+    saved = {root(s) for s in info["saved"]}
+    bad = [s for s in saved if decisions.get(s, "kept") != "kept"]
     bwd = set(info["backward_nodes"])
     missing = [n for n, d in decisions.items() if d == "recomputed" and n in info["recomputed"]
                and n not in bwd]
