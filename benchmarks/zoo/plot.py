@@ -10,7 +10,7 @@ writes into the results directory:
   memory-<model>.png    bytes held over one step (x: cumulative FLOPs),
                         no remat versus auto at the smallest budget it meets
   summary.md            the tables of docs/benchmarks.md
-Needs python3-matplotlib (Debian).
+Needs matplotlib (in the Python environment of scripts/python-env.sh).
 """
 
 import argparse
@@ -205,7 +205,7 @@ def main():
             if d["model"] == args.memory_model or args.memory_model == "all":
                 plot_memory(d, args.results)
     except ImportError:
-        sys.exit("plot: needs python3-matplotlib (apt-get install python3-matplotlib)")
+        sys.exit("plot: needs matplotlib (run it with the python of scripts/python-env.sh)")
     return 0
 
 

@@ -75,7 +75,9 @@ def opaque_node(em, node, name):
 def planning_value(em, node, name):
     """Planning-only mode: views alias their input, every other op is a remat.op."""
     if name in VIEWS:
-        src = em.vals[node.args[0]]
+        src = em.vals.get(node.args[0])
+        if src is None:  # a constant (get_attr), made where first read
+            src = em.get(node.args[0])
         if name in ("aten.split.Tensor", "aten.split_with_sizes.default", "aten.unbind.int"):
             n = len(tuple_shapes(node)) or 1
             return tuple([em.get(node.args[0])] * max(n, max(tuple_shapes(node) or [0]) + 1))
