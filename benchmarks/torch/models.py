@@ -30,19 +30,20 @@ def _classify(seq, images, classes):
     return lambda f: nn.functional.cross_entropy(f(images), labels)
 
 
-def resnet(quick):
+def resnet(quick, batch=None, side=None):
     import torchvision
 
     if quick:
-        net, (batch, side) = torchvision.models.ResNet(
+        net, (b, sd) = torchvision.models.ResNet(
             torchvision.models.resnet.Bottleneck, [1, 1, 1, 1], num_classes=10), (2, 32)
     else:
-        net, (batch, side) = torchvision.models.resnet101(), (4, 128)
+        net, (b, sd) = torchvision.models.resnet101(), (4, 128)
     # Stem, one stage per bottleneck, head.
     seq = nn.Sequential(net.conv1, net.bn1, net.relu, net.maxpool,
                         *net.layer1, *net.layer2, *net.layer3, *net.layer4,
                         net.avgpool, nn.Flatten(1), net.fc)
     blocks = [*net.layer1, *net.layer2, *net.layer3, *net.layer4]
+    batch, side = batch or b, side or sd
     x = torch.randn(batch, 3, side, side)
     return Model("resnet101", seq, x, _classify(seq, x, net.fc.out_features), blocks, seq,
                  f"batch {batch}, {side}x{side}")
@@ -60,14 +61,14 @@ class _DenseStage(nn.Module):
         return torch.cat([x, self.layer(x)], 1)
 
 
-def densenet(quick):
+def densenet(quick, batch=None, side=None):
     import torchvision
 
     if quick:
-        net, (batch, side) = torchvision.models.DenseNet(
+        net, (b, sd) = torchvision.models.DenseNet(
             growth_rate=8, block_config=(2, 2), num_init_features=16, num_classes=10), (2, 32)
     else:
-        net, (batch, side) = torchvision.models.densenet121(), (4, 128)
+        net, (b, sd) = torchvision.models.densenet121(), (4, 128)
     stages = []
     for child in net.features.children():
         if isinstance(child, torchvision.models.densenet._DenseBlock):
@@ -77,6 +78,7 @@ def densenet(quick):
     seq = nn.Sequential(*stages, nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(1),
                         net.classifier)
     blocks = [s for s in stages if isinstance(s, _DenseStage)]
+    batch, side = batch or b, side or sd
     x = torch.randn(batch, 3, side, side)
     return Model("densenet121", seq, x, _classify(seq, x, net.classifier.out_features),
                  blocks, seq, f"batch {batch}, {side}x{side}")
@@ -90,11 +92,12 @@ def _lm(name, model, layers, vocab, batch, length):
                  None, f"batch {batch}, {length} tokens, {len(layers)} layers")
 
 
-def gpt2(quick):
+def gpt2(quick, batch=None, side=None):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     dims = (2, 32, 2, 256, 2, 32) if quick else (6, 256, 4, 8192, 4, 256)
-    layers, width, heads, vocab, batch, length = dims
+    layers, width, heads, vocab, b, length = dims
+    batch, length = batch or b, side or length
     # No dropout: every method must give the eager step's gradients.
     cfg = GPT2Config(n_layer=layers, n_embd=width, n_head=heads, vocab_size=vocab,
                      n_positions=length, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
@@ -103,11 +106,12 @@ def gpt2(quick):
     return _lm("gpt2", model, model.transformer.h, vocab, batch, length)
 
 
-def llama(quick):
+def llama(quick, batch=None, side=None):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     dims = (2, 32, 2, 256, 2, 32) if quick else (6, 256, 4, 8192, 4, 256)
-    layers, width, heads, vocab, batch, length = dims
+    layers, width, heads, vocab, b, length = dims
+    batch, length = batch or b, side or length
     cfg = LlamaConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
                       num_key_value_heads=heads // 2, intermediate_size=width * 8 // 3,
                       vocab_size=vocab, max_position_embeddings=length,
@@ -135,18 +139,19 @@ class _ViTHead(nn.Module):
         return self.vit[0].forward_head(self.norm(x))
 
 
-def vit(quick):
+def vit(quick, batch=None, side=None):
     from timm.models.vision_transformer import VisionTransformer
 
     if quick:
-        net, (batch, side) = VisionTransformer(img_size=32, patch_size=8, embed_dim=32, depth=2,
-                                               num_heads=2, num_classes=10), (2, 32)
+        net, (b, sd) = VisionTransformer(img_size=side or 32, patch_size=8, embed_dim=32,
+                                         depth=2, num_heads=2, num_classes=10), (2, 32)
     else:
-        net, (batch, side) = VisionTransformer(img_size=128, patch_size=16, embed_dim=384,
+        net, (b, sd) = VisionTransformer(img_size=side or 128, patch_size=16, embed_dim=384,
                                                depth=8, num_heads=6, num_classes=1000), (8, 128)
     # Stem (patches, position embedding), the blocks, head: the chain that
     # timm's own forward runs.
     seq = nn.Sequential(_ViTStem(net), *net.blocks, _ViTHead(net))
+    batch, side = batch or b, side or sd
     x = torch.randn(batch, 3, side, side)
     return Model("vit", seq, x, _classify(seq, x, net.num_classes), list(net.blocks), seq,
                  f"batch {batch}, {side}x{side}, {len(net.blocks)} blocks")

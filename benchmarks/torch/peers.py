@@ -311,6 +311,9 @@ def main():
     p.add_argument("--compiler", choices=["inductor", "eager"],
                    help="for the compiled methods (default: inductor on cuda, eager on cpu)")
     p.add_argument("--quick", action="store_true", help="tiny models, few configurations")
+    p.add_argument("--batch", type=int, help="batch size of every model (default: models.py's)")
+    p.add_argument("--side", type=int,
+                   help="image side of the vision models, sequence length of the language models")
     p.add_argument("--no-remat", action="store_true", help="the peers only")
     p.add_argument("--out", help="output folder")
     p.add_argument("--remat-at", metavar="MIB,...",
@@ -350,7 +353,9 @@ def main():
     rows = []
     for name in names:
         torch.manual_seed(0)
-        m = MODELS[name](a.quick)
+        # Parameters and batch made on the device the run measures.
+        with torch.device(a.device):
+            m = MODELS[name](a.quick, a.batch, a.side)
         print(f"{name} ({m.size}) on {machine}, compiler {a.compiler}", flush=True)
         b = Bench(a, m)
         b.peers()
