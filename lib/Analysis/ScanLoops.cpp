@@ -257,14 +257,19 @@ public:
       return *failed;
     if (!pair.backward)
       return std::string("no loop reads its stacks back");
-    // Every stack kept: the rewrite would drop none of them and add its
-    // slots and working buffers; where the peak is where the stacks are
-    // whole (a loss reading them), that is worse than the loops as they
-    // are (a step at 111 % of its peak at its smallest budget).
+    // A stack kept for a read after the backward loop lives through the
+    // backward pass whatever the rewrite does. Where every kept stack is
+    // last read before it (a loss over every step, the next layer's input),
+    // the rewrite frees them before the backward pass, which then holds
+    // slots instead: worth planning even when it drops none, and the
+    // pipeline keeps the program as written where that is better.
+    if (!keptOutlivesBackward())
+      return pair;
     if (llvm::all_of(pair.keptWhole, [](bool k) { return k; }))
       return "its stacks are all also read after the loop (" +
              lastKeptRead->getName().getStringRef().str() +
-             "): checkpointing would drop none of them";
+             "), the last time after the loop reading them back: "
+             "checkpointing would drop none of them";
     // Where a kept stack is whole, the rewrite holds two carries more (the
     // last step's, peeled, and the one entering it, for the first backward
     // step): what it drops must outweigh them, or it is worse there.
@@ -605,6 +610,17 @@ private:
     }
     // Another row: read from the stack, which the rewrite then keeps.
     return keepWhole(s, read);
+  }
+
+  /// Whether a stack kept for a read outside the loops is read after the
+  /// backward loop (or inside it, in a loop nested after it).
+  bool keptOutlivesBackward() const {
+    if (!lastKeptRead)
+      return false;
+    Operation *read =
+        pair.backward->getBlock()->findAncestorOpInBlock(*lastKeptRead);
+    return !read || read == pair.backward ||
+           pair.backward->isBeforeInBlock(read);
   }
 
   /// Stack `s` is read after the loop other than at a carry's row: the

@@ -113,7 +113,7 @@ func.func @kept_after_backward(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2x2
   %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %s0 = tensor.empty() : tensor<4x2xf32>
-  // expected-remark @+1 {{loop not checkpointed: its stacks are all also read after the loop (tensor.extract_slice): checkpointing would drop none of them}}
+  // expected-remark @+1 {{loop not checkpointed: its stacks are all also read after the loop (tensor.extract_slice), the last time after the loop reading them back: checkpointing would drop none of them}}
   %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
     %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
     %hn = math.sin %h : tensor<2xf32>
@@ -359,14 +359,16 @@ func.func @kept_by_loop(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
 
 // Rows read by two different loops, each reversing the forward one: the
 // last is taken for the backward loop, the first's reads keep the one
-// stack, and nothing would be dropped.
+// stack. Nothing is dropped, but the stack's last read comes before the
+// backward loop: the rewrite frees it there, the backward re-runs the steps
+// from its slots.
 func.func @two_readers(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %s0 = tensor.empty() : tensor<4x2xf32>
-  // expected-remark @+1 {{loop not checkpointed: its stacks are all also read after the loop (scf.for): checkpointing would drop none of them}}
+  // expected-remark @+1 {{scan of 4 steps checkpointed with 2 slots of 8 B (stacks of 32 B kept for their reads after the loop, none dropped)}}
   %f:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2xf32>, tensor<4x2xf32>) {
     %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
     %hn = math.sin %h : tensor<2xf32>
@@ -379,7 +381,6 @@ func.func @two_readers(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
     %dn = arith.mulf %d, %hi : tensor<2xf32>
     scf.yield %dn : tensor<2xf32>
   }
-  // expected-remark @+1 {{loop not checkpointed: it stacks no per-iteration value}}
   %b2 = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<2xf32>) {
     %i = arith.subi %c3, %j : index
     %hi = tensor.extract_slice %f#1[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
@@ -393,8 +394,10 @@ func.func @two_readers(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
 
 // A stack kept for its read after the loop beside a dropped one that
 // weighs less than the two carries the rewrite holds where the kept one is
-// whole (the last step's, peeled, and the one entering it): refused, the
-// rewrite would be worse there.
+// whole (the last step's, peeled, and the one entering it): the kept one's
+// read comes before the backward loop, so the rewrite frees it there, and
+// checkpointing is planned (the pipeline keeps the program as written where
+// the plan is no better).
 func.func @kept_small_drop(%h0: tensor<8xf32>) -> (tensor<8xf32>, tensor<2x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -402,7 +405,7 @@ func.func @kept_small_drop(%h0: tensor<8xf32>) -> (tensor<8xf32>, tensor<2x8xf32
   %c4 = arith.constant 4 : index
   %s0 = tensor.empty() : tensor<4x8xf32>
   %q0 = tensor.empty() : tensor<4x2xf32>
-  // expected-remark @+1 {{loop not checkpointed: its stacks dropped (32 B) weigh less than the two carries (64 B) the rewrite holds beside the stacks kept for their reads after the loop (tensor.extract_slice)}}
+  // expected-remark @+1 {{scan of 4 steps checkpointed with 2 slots of 32 B (stacks of 32 B dropped, 128 B kept for their reads after the loop)}}
   %f:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %h0, %s = %s0, %q = %q0) -> (tensor<8xf32>, tensor<4x8xf32>, tensor<4x2xf32>) {
     %s1 = tensor.insert_slice %h into %s[%i, 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<4x8xf32>
     %hn = math.sin %h : tensor<8xf32>
@@ -411,7 +414,6 @@ func.func @kept_small_drop(%h0: tensor<8xf32>) -> (tensor<8xf32>, tensor<2x8xf32
     scf.yield %hn, %s1, %q1 : tensor<8xf32>, tensor<4x8xf32>, tensor<4x2xf32>
   }
   %rows = tensor.extract_slice %f#1[0, 0] [2, 8] [1, 1] : tensor<4x8xf32> to tensor<2x8xf32>
-  // expected-remark @+1 {{loop not checkpointed: it stacks no per-iteration value}}
   %b = scf.for %j = %c0 to %c4 step %c1 iter_args(%d = %f#0) -> (tensor<8xf32>) {
     %i = arith.subi %c3, %j : index
     %yi = tensor.extract_slice %f#2[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
