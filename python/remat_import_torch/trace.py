@@ -28,6 +28,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .scatter_sums import fold_select_backward_sums
+
 
 class ImportError_(Exception):
     """A user-facing error of the importer (bad model name, ...)."""
@@ -566,6 +568,7 @@ def trace_joint(model: nn.Module, batch: int, input_shape, loss: str = "sum") ->
     out.args = ([loss_node] + grads,)
     graph.eliminate_dead_code()
     _fold_constants(gm)
+    fold_select_backward_sums(graph)
     _short_names(graph)
     gm.recompile()
     return Joint(gm, primals, tangent, loss_node, grads, wrapper, inputs, num_classes)

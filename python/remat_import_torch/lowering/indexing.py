@@ -106,6 +106,18 @@ def slice_scatter(em, node, base, src, dim=0, start=None, end=None, step=1):
     return em.insert(node.name, node.name, sv, bv, offs, sv.shape, st)
 
 
+@lowers("aten.select_scatter.default")
+def select_scatter(em, node, base, src, dim, index):
+    """base with index `index` along dim replaced by src (one rank less)."""
+    bv, sv = em.get(base), em.get(src)
+    dim %= bv.rank
+    offs = [0] * bv.rank
+    offs[dim] = index % bv.shape[dim]
+    sizes = list(bv.shape)
+    sizes[dim] = 1
+    return em.insert(node.name, node.name, sv, bv, offs, sizes, [1] * bv.rank)
+
+
 @lowers("aten.fill.Tensor")
 def fill_tensor(em, node, x, value):
     """x's shape filled with a 0-d tensor's value."""
