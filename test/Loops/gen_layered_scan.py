@@ -31,7 +31,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gen_nested_scan import MAPS, Body, header, loss_lines  # noqa: E402
+from gen_nested_scan import Body, backward_head, header, loss_lines  # noqa: E402
 
 
 def ty(shape):
@@ -118,13 +118,7 @@ def layered(o):
     out.append("  }")
     out += loss_lines("%outer#0", seq)
     # Backward: the nest reversed, rows of the outer stacks.
-    out.append("  %dtop_e = tensor.empty() : " + seq)
-    out.append("  %%dtop = linalg.fill ins(%%oneF : f32) outs(%%dtop_e : %s) -> %s" % (seq, seq))
-    out.append("  %gws_e = tensor.empty() : " + ws)
-    out.append("  %%gws_z = linalg.fill ins(%%zero : f32) outs(%%gws_e : %s) -> %s" % (ws, ws))
-    out.append("  %%back:3 = scf.for %%j = %%c0 to %%cL step %%c1 iter_args(%%dseq = %%dtop, "
-               "%%gwx = %%gws_z, %%gwh = %%gws_z) -> (%s, %s, %s) {" % (seq, ws, ws))
-    out.append("    %l_b = arith.subi %cLm1, %j : index")
+    out += backward_head(seq, ws)
     if o.reads == "layer":
         out.append("    %oh_l = " + oh.slice("extract", None, "%outer#1", "%l_b", None, st))
         out.append("    %ox_l = " + ox.slice("extract", None, "%outer#2", "%l_b", None, seq))

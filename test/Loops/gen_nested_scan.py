@@ -156,6 +156,18 @@ def loss_lines(seq, ty):
             "  } -> tensor<f32>"]
 
 
+def backward_head(seq, ws):
+    """The loss's seed gradient, the zero weight gradients and the outer
+    backward loop's header over the layers in reverse (%l_b)."""
+    return ["  %dtop_e = tensor.empty() : " + seq,
+            "  %%dtop = linalg.fill ins(%%oneF : f32) outs(%%dtop_e : %s) -> %s" % (seq, seq),
+            "  %gws_e = tensor.empty() : " + ws,
+            "  %%gws_z = linalg.fill ins(%%zero : f32) outs(%%gws_e : %s) -> %s" % (ws, ws),
+            "  %%back:3 = scf.for %%j = %%c0 to %%cL step %%c1 iter_args(%%dseq = %%dtop, "
+            "%%gwx = %%gws_z, %%gwh = %%gws_z) -> (%s, %s, %s) {" % (seq, ws, ws),
+            "    %l_b = arith.subi %cLm1, %j : index"]
+
+
 def nested(o):
     out = []
     header(o, out)
@@ -200,13 +212,7 @@ def nested(o):
     out.append("  }")
     out += loss_lines("%outer#0", seq)
     # Backward.
-    out.append("  %dtop_e = tensor.empty() : " + seq)
-    out.append("  %%dtop = linalg.fill ins(%%oneF : f32) outs(%%dtop_e : %s) -> %s" % (seq, seq))
-    out.append("  %gws_e = tensor.empty() : " + ws)
-    out.append("  %%gws_z = linalg.fill ins(%%zero : f32) outs(%%gws_e : %s) -> %s" % (ws, ws))
-    out.append("  %%back:3 = scf.for %%j = %%c0 to %%cL step %%c1 iter_args(%%dseq = %%dtop, "
-               "%%gwx = %%gws_z, %%gwh = %%gws_z) -> (%s, %s, %s) {" % (seq, ws, ws))
-    out.append("    %l_b = arith.subi %cLm1, %j : index")
+    out += backward_head(seq, ws)
     for name in ("sx", "sh", "sy"):
         out.append("    %%%s_l = tensor.extract_slice %%outer#%d[%%l_b, 0, 0, 0] [1, %d, %d, %d] "
                    "[1, 1, 1, 1] : %s to %s" % (name, ("sx", "sh", "sy").index(name) + 1,
