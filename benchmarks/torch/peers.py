@@ -213,8 +213,9 @@ class Bench:
         self.add(self.eager("none"))
         if a.remat_at:
             return
-        self.add(self.compiled("compile", None, _backend(a.compiler), family="compile"))
-        self.add(self.eager("checkpoint per block", mode="ckpt"))
+        if not a.rotor:
+            self.add(self.compiled("compile", None, _backend(a.compiler), family="compile"))
+            self.add(self.eager("checkpoint per block", mode="ckpt"))
         if m.sequential is not None:
             seq = m.sequential
             counts = [2] if a.quick else segments(len(seq))
@@ -222,6 +223,8 @@ class Bench:
                 self.add(Config("checkpoint_sequential", k, self.step(
                     functools.partial(ckpt.checkpoint_sequential, seq, k, use_reentrant=False)),
                     setup=self.plain))
+        if a.rotor:
+            return
         self.add(self.eager("selective (save mm/conv)", mode="sac"))
         solvers = a.solvers.split(",")
         if "ilp" in solvers:
@@ -243,14 +246,27 @@ class Bench:
         peer_peaks = sorted({c.peak for c in self.configs if c.peak and c.method != "none"})
         if self.args.remat_at:
             peer_peaks = [int(float(x) * 2**20) for x in self.args.remat_at.split(",")]
+        if self.args.rotor:
+            peer_peaks = []
         budgets = [("min", "min")] + [(f"at {p / 2**20:.1f} MiB", p) for p in peer_peaks]
         if not self.args.quick and not self.args.remat_at and none.peak:
             # rotor's experiment: ten budgets from 0 to the peak without recomputation.
             budgets += [(f"rotor {i}/10", none.peak * i // 10) for i in range(1, 11)]
+        floor = None   # the smallest budget remat met: its plan's peak at `min`
         for name, peak in budgets:
             # A measured peak excludes the graph's arguments; remat's budget
             # counts them.
             budget = peak if peak == "min" else f"{peak + self.args_bytes}B"
+            if floor is not None and peak != "min" and peak + self.args_bytes < floor:
+                # Below what remat can meet: reported, not compiled (a
+                # compile costs minutes on the CPU only to be refused).
+                cfg = Config("remat", name, None, setup=self.plain, family="remat")
+                cfg.budget = peak
+                cfg.error = (f"below remat's smallest budget ({(floor - self.args_bytes) / 2**20:.1f}"
+                             " MiB without the graph's arguments)")
+                print(f"  remat {name}: {cfg.error}", flush=True)
+                self.configs.append(cfg)
+                continue
             log = []
             cfg = self.compiled("remat", name, backend(budget=budget, compiler=self.args.compiler,
                                                        log=log), family="remat")
@@ -264,6 +280,10 @@ class Bench:
             if name == "min" and why and not any("fallback" not in g for g in log):
                 print("remat: skipped, it planned no graph at min", flush=True)
                 return
+            planned = [g for g in log if "report" in g]
+            cfg.planned = sum(g["report"].get("peak_after") or 0 for g in planned) or None
+            if name == "min" and len(planned) == 1 and not why:
+                floor = planned[0]["report"].get("peak_after")
 
     def rockmate(self):
         pure = _rockmate(self.dev)
@@ -319,6 +339,9 @@ def main():
     p.add_argument("--remat-at", metavar="MIB,...",
                    help="no recomputation and remat only: remat at min and at these measured "
                         "peaks (MiB, e.g. the peers' of an earlier run)")
+    p.add_argument("--rotor", action="store_true",
+                   help="rotor's experiment only: no recomputation, checkpoint_sequential, and "
+                        "remat at min and at its ten budgets")
     p.add_argument("--threads", type=int, help="torch.set_num_threads")
     p.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
                    help="the memory-budget partitioner's budgets (default 0.1..0.9)")
@@ -367,6 +390,7 @@ def main():
             rows.append({
                 "model": name, "size": m.size, "method": c.method, "param": c.param,
                 "family": c.family, "budget": getattr(c, "budget", None),
+                "planned_bytes": getattr(c, "planned", None),
                 "peak_bytes": c.peak, "step_s": med, "times_s": c.times, "wall_s": c.walls,
                 "loss_rel_err": getattr(c, "loss_err", None), "grad_rel_err": c.grad_err,
                 "prepare_s": getattr(c, "prepare_s", None), "error": c.error,
