@@ -26,12 +26,23 @@ window_peak() { sed -n 's/^device_window_peak_bytes=\([0-9]*\).*/\1/p' "$1"; }
 window_base() { sed -n 's/.*device_window_base_bytes=\([0-9]*\).*/\1/p' "$1"; }
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# Runs run.sh with its stderr in $1; when it fails, says which model and
+# why (run.sh names the cause: no GPU, no CUDA toolkit...) instead of
+# exiting silently.
+run_logged() {
+  local log=$1; shift
+  "$@" > /dev/null 2> "$log" && return 0
+  local rc=$?
+  echo "measure-corpus.sh: $m failed (exit $rc): $(tail -n 3 "$log" | tr '\n' ' ')" >&2
+  exit "$rc"
+}
 echo "| model | kernels | planned peak | device peak, plan-buffers | device peak, arena |"
 echo "| --- | ---: | ---: | ---: | ---: |"
 for m in "${models[@]}"; do
-  KEEP_TMP=$tmp/$m BUFFERS=early "$here/run.sh" "$inputs/$m.mlir" \
-    > /dev/null 2> "$tmp/$m.early.err"
-  BUFFERS=arena "$here/run.sh" "$inputs/$m.mlir" > /dev/null 2> "$tmp/$m.arena.err"
+  KEEP_TMP=$tmp/$m BUFFERS=early run_logged "$tmp/$m.early.err" \
+    "$here/run.sh" "$inputs/$m.mlir"
+  BUFFERS=arena run_logged "$tmp/$m.arena.err" "$here/run.sh" "$inputs/$m.mlir"
   # The model's buffers above its arguments (the remark of the function
   # with arguments), on top of the device copies of the arguments as the
   # runtime counts them (the window's base).
