@@ -120,6 +120,11 @@ class JointEmitter(Emitter):
 def emit_joint(jg):
     """The MLIR text of the joint graph and the FX node names that have an
     op of their own (the others alias a node that has one)."""
-    em = JointEmitter(jg).run()
+    # AOTAutograd calls the partitioner under its fake mode; the graph's
+    # constants (get_attr, transformers' `torch.tensor(0.)`) are real tensors
+    # the emitter reads.
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    with unset_fake_temporarily():
+        em = JointEmitter(jg).run()
     named = {loc.split(".", 1)[0] for loc in em.f.locs}
     return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named

@@ -81,3 +81,20 @@ class ConvNet(nn.Module):
     @staticmethod
     def example():
         return torch.randn(4, 3, 32, 32)
+
+
+class Constant(nn.Module):
+    """A tensor the forward makes itself (`torch.tensor(0.0)`, as
+    transformers' loss does): a constant of the traced graph."""
+
+    def __init__(self, width=64):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, x):
+        y = torch.tanh(self.fc(x))
+        return torch.maximum(y, torch.tensor(0.0)) + torch.tensor([1.0, 2.0]).sum()
+
+    @staticmethod
+    def example():
+        return torch.randn(32, 64)
