@@ -16,6 +16,7 @@
 #include "remat/Transforms/Rematerialize.h"
 #include "remat/Analysis/DevicePeaks.h"
 #include "remat/Analysis/PipelineTime.h"
+#include "remat/Transforms/Prepare.h"
 
 #include "remat/Analysis/ShapeBounds.h"
 #include "remat/Analysis/TrainingGraphBuilder.h"
@@ -101,6 +102,25 @@ void reportDevicePeaks(FunctionReport &report, std::vector<int64_t> after) {
   report.peakAfter = *llvm::max_element(after);
   if (!llvm::all_equal(after))
     report.devicePeaks = std::move(after);
+}
+
+/// The critical path of `func` as the lowering runs it: prepared, each op
+/// with its own initial value (Prepare.h), as the peak before is measured.
+/// A step returned as written is returned prepared, so the time before and
+/// after count the same fills.
+std::optional<PipelineTime> preparedPipelineTime(func::FuncOp func,
+                                                 const CostModel &costs,
+                                                 std::string &whyNot,
+                                                 bool &hangs) {
+  // Most functions are no pipeline: the walk that says so is cheaper than
+  // the copy.
+  std::optional<PipelineTime> asWritten =
+      pipelineTime(func, costs, nullptr, &whyNot, &hangs);
+  if (!asWritten && whyNot.empty())
+    return std::nullopt;
+  OwningOpRef<func::FuncOp> prepared = func.clone();
+  prepareForRemat(*prepared);
+  return pipelineTime(*prepared, costs, func->getParentOp(), &whyNot, &hangs);
 }
 
 /// A pipelined step's critical path as written and as planned
@@ -196,7 +216,7 @@ struct RematerializePass
       std::string whyNoPipelineTime;
       bool hangs = false;
       std::optional<PipelineTime> pipelineBefore =
-          pipelineTime(func, costs, nullptr, &whyNoPipelineTime, &hangs);
+          preparedPipelineTime(func, costs, whyNoPipelineTime, hangs);
       if (hangs)
         func.emitWarning() << "this step hangs when run: "
                            << whyNoPipelineTime;

@@ -39,6 +39,9 @@ def main():
             wrong.append("path before %g" % before)
         if after < max(busy) or after > sum(busy) * (1 + 1e-12):
             wrong.append("path %g outside [%g, %g]" % (after, max(busy), sum(busy)))
+        # A step kept as written runs what it ran: the same path.
+        if f.get("strategy") == "none" and after != before:
+            wrong.append("kept as written, yet path %g -> %g" % (before, after))
         every = f.get("pipeline_time_every_stage")
         if every is not None and after > every * (1 + 1e-12):
             wrong.append("path %g above every stage's %g" % (after, every))
