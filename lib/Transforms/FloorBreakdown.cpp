@@ -88,6 +88,24 @@ FloorBreakdown remat::explainPeak(const IRTrainingGraph &ig,
   return floor;
 }
 
+namespace {
+/// Attaches `text` at `where` when it points into a file. A location with
+/// only a name (an importer's `loc("addmm_1")`) would print as
+/// `<unknown>:0`: the note goes to the diagnostic's own place instead and
+/// names the op.
+void attachNoteAt(InFlightDiagnostic &diag, Location where,
+                  const std::string &text) {
+  if (where->findInstanceOf<FileLineColLoc>()) {
+    diag.attachNote(where) << text;
+    return;
+  }
+  if (auto name = where->findInstanceOf<NameLoc>())
+    diag.attachNote() << "at '" << name.getName().getValue() << "': " << text;
+  else
+    diag.attachNote() << text;
+}
+} // namespace
+
 void remat::attachFloorNotes(InFlightDiagnostic &diag,
                              const FloorBreakdown &floor) {
   for (const FloorPart &p : floor.parts) {
@@ -115,7 +133,7 @@ void remat::attachFloorNotes(InFlightDiagnostic &diag,
                            "or beyond what the strategy searches)",
                            p.bytes);
     if (p.where)
-      diag.attachNote(*p.where) << text;
+      attachNoteAt(diag, *p.where, text);
     else
       diag.attachNote() << text;
   }

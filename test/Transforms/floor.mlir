@@ -48,3 +48,12 @@ func.func @step(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<f32>, t
   %dw = linalg.mul ins(%t3, %g : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e4 : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %l, %dw : tensor<f32>, tensor<64x64xf32>
 }
+
+// The same step as an importer writes it, every op's location only a name
+// (`loc("add_3")`): the notes are placed at the function and name the op,
+// not printed as `<unknown>:0`.
+// RUN: sed -e 's/\(%%t3 = linalg.add .*\)$/\1 loc("add_3")/' -e 's/\(%g = "mydialect.gelu".*\)$/\1 loc("gelu_1")/' %s > %t.named.mlir
+// RUN: not remat-opt %t.named.mlir --allow-unregistered-dialect --remat-budget=1% -o /dev/null 2>&1 | FileCheck %s --check-prefix=NAMED
+// NAMED-NOT: <unknown>
+// NAMED: named.mlir:[[#FUNC:]]:1: note: at 'add_3': 49152 B: the inputs, outputs and workspace of the op running at the peak ('linalg.add'), live together
+// NAMED: named.mlir:[[#FUNC]]:1: note: at 'gelu_1': 16384 B: kept, never recomputed: unknown op 'mydialect.gelu'
