@@ -181,7 +181,7 @@ def loops_and_pipelines(c):
 
 
 CORPUS = ["mlp", "cnn", "resnet", "unet", "siamese"]
-BUFFERS = "## Buffer planning: measured peak memory of the corpus"
+BUFFERS = "### The corpus without rematerialization: buffer planning"
 
 
 def corpus_buffers(c):
@@ -219,7 +219,7 @@ def corpus_remat(c):
     budget measure_time.py uses (50 %, else the smallest rounded up), the
     smallest budget, the predicted peak (measured == predicted there), the
     saving and the overhead."""
-    heading = "### With rematerialization (issue: make the saving real)"
+    heading = "### The corpus with rematerialization"
     for m in CORPUS:
         path = src("test/Corpus/Inputs/%s.mlir" % m)
         used, f = fitted_at(path, "50%")
@@ -242,14 +242,14 @@ def gpu_budgets(c):
     for m, b in (("resnet", "60%"), ("unet", "80%")):
         f = report(src("test/Corpus/Inputs/%s.mlir" % m), b)
         c.quote("docs/benchmarks.md", kib(f["peak_after"]),
-                "peak_after of %s at %s" % (m, b), "## GPU lowering: device memory of the corpus")
+                "peak_after of %s at %s" % (m, b), "### Device memory of the corpus")
 
 
 def time_pass(c):
     """benchmarks.md's time_pass.py table: the strategy and overhead at
     90 and 70 % on the 10,000-op deep ResNet (a second each; 80 % lies
     between them, and the smallest budget below 60 % takes 4 s more)."""
-    heading = "## The pass on a 10,000-op function (`benchmarks/pass/time_pass.py`)"
+    heading = "### The pass on a 10,000-op step (`benchmarks/pass/time_pass.py`)"
     deep = generated("deep.mlir", [src("benchmarks/pass/gen_deep_resnet.py"), "--ops", "10000"])
     for b in ("90", "70"):
         f = report(deep, b + "%")
@@ -262,7 +262,7 @@ def time_pass(c):
 def measure_time(c):
     """benchmarks.md's measure_time.py table: per default row the budget
     used, the strategy, the predicted overhead and the predicted peaks."""
-    heading = "## Measured time (`benchmarks/timing/measure_time.py`)"
+    heading = "### FLOP model (`benchmarks/timing/measure_time.py`)"
     sys.path.insert(0, src("benchmarks/timing"))
     import measure_time as mt
     for row in mt.DEFAULT_ROWS:
