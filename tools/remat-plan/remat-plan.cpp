@@ -24,6 +24,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <optional>
+#include <string>
 
 using namespace remat;
 namespace cl = llvm::cl;
@@ -76,6 +78,128 @@ void listStrategies() {
                  << s.description << "\n";
 }
 
+/// Checks --strategy against the offload flags (picking offload-greedy
+/// where --offload comes alone); the message of a usage error otherwise.
+std::optional<std::string> chooseStrategy(const OffloadFlags &offloadFlags) {
+  const StrategyInfo *strategy = findStrategy(strategyName);
+  if (!strategy)
+    return "unknown strategy '" + strategyName +
+           "' (--strategy=list shows the available ones)";
+  // Offload is a choice of its own until auto weighs it.
+  if (offloadFlags.enabled() && strategyName.getNumOccurrences() &&
+      !strategy->plansHostCopies)
+    return "--offload plans with offload-greedy (or "
+           "--strategy=checkmate-milp-offload); --strategy=" +
+           strategyName + " does not offload";
+  if (offloadFlags.resultsMayLeave() && !offloadFlags.enabled())
+    return std::string("--offload-results needs --offload: results reach "
+                       "the host by the same copies");
+  if (offloadFlags.blocks() && !offloadFlags.enabled())
+    return std::string("--offload-blocking needs --offload: it says how "
+                       "copies to the host run");
+  if (offloadFlags.enabled()) {
+    if (!strategyName.getNumOccurrences())
+      strategyName = "offload-greedy";
+  } else if (strategy->plansHostCopies) {
+    return "--strategy=" + strategyName + " plans host copies: give --offload";
+  }
+  return std::nullopt;
+}
+
+/// Rounds every tensor of `file` up to --alignment, in the file's unit.
+std::optional<std::string> alignSizes(GraphFile &file) {
+  if (alignment <= 1)
+    return std::nullopt;
+  double perUnit = file.units.bytesPerUnit;
+  double units = static_cast<double>(alignment) / perUnit;
+  if (perUnit > static_cast<double>(alignment))
+    units = 1; // A unit already spans an aligned block.
+  else if (units != std::floor(units))
+    return "--alignment=" + std::to_string(static_cast<int64_t>(alignment)) +
+           " is not a whole number of the file's memory unit";
+  for (int t = 0; t < file.graph.numTensors(); ++t)
+    file.graph.tensor(t).bytes = roundUpToAlignment(
+        file.graph.tensor(t).bytes, static_cast<int64_t>(units));
+  return std::nullopt;
+}
+
+/// The copy link, --offload-results and the host budget, into `opts`.
+std::optional<std::string> applyOffloadFlags(const OffloadFlags &offloadFlags,
+                                             const GraphFile &file,
+                                             SolveOptions &opts) {
+  if (offloadFlags.enabled()) {
+    llvm::Expected<CopyLink> link = offloadFlags.link(file.units.time);
+    if (!link)
+      return llvm::toString(link.takeError());
+    opts.link = *link;
+    opts.offloadResults = offloadFlags.resultsMayLeave();
+  }
+  llvm::Expected<std::optional<int64_t>> host =
+      offloadFlags.hostBudget(file.units);
+  if (!host)
+    return llvm::toString(host.takeError());
+  if (*host)
+    opts.hostBudget = **host;
+  return std::nullopt;
+}
+
+int infeasibleWithoutLimit() {
+  llvm::errs() << "remat-plan: infeasible: strategy '" << strategyName
+               << "' fails even without a memory limit\n";
+  return 1;
+}
+
+/// --budget in the file's unit (`min`: the smallest the strategy meets,
+/// `%`: of the peak without recomputation), into `opts.budget`. Returns
+/// the exit code to stop with, if any.
+std::optional<int> applyBudgetFlag(const GraphFile &file, SolveOptions &opts,
+                                   std::optional<int64_t> &budget) {
+  if (!budgetText.getNumOccurrences())
+    return std::nullopt;
+  const TrainingGraph &g = file.graph;
+  llvm::Expected<SizeSpec> size = parseBudget(budgetText, file.units);
+  if (!size)
+    return usageError("--budget: " + llvm::toString(size.takeError()));
+  if (size->minimum) {
+    if (minBudget)
+      return usageError("--budget=min and --min-budget: give one");
+    int64_t b = minimumBudget(g, strategyName, opts);
+    if (b < 0)
+      return infeasibleWithoutLimit();
+    size->minimum = false;
+    size->value = static_cast<double>(b);
+  }
+  llvm::Expected<int64_t> bytes = resolveBudget(
+      *size, size->percent ? simulate(g, keepEverythingSchedule(g)).peak : 0);
+  if (!bytes)
+    return usageError("--budget: " + llvm::toString(bytes.takeError()));
+  budget = *bytes;
+  opts.budget = *budget;
+  return std::nullopt;
+}
+
+/// Parses the command line; false on a usage error (cl printed it).
+bool parseCommandLine(int argc, char **argv) {
+  static const std::string strategyDesc =
+      strategyHelp() + ". --strategy=list prints them with a description";
+  static const std::string budgetDesc =
+      budgetHelp() + ". A bare number is in the graph file's memory unit. "
+                     "Default: no limit";
+  strategyName.setDescription(strategyDesc);
+  budgetText.setDescription(budgetDesc);
+  return cl::ParseCommandLineOptions(
+      argc, argv,
+      "remat-plan: fit a training step into a memory budget by "
+      "rematerialization.\n\n"
+      "Reads a graph FILE ('-' for standard input) in the project's JSON "
+      "format\n(docs/graph-format.md) or the lower-set paper's text "
+      "format, and prints one\nJSON object: feasible, strategy, budget, "
+      "peak, time, overhead (time minus the\nno-recomputation time) and "
+      "the schedule, sizes in the file's memory unit.\nExit codes: 0 "
+      "feasible, 1 budget infeasible, 2 usage or input error.\n",
+      &llvm::errs());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -84,135 +208,44 @@ int main(int argc, char **argv) {
   // Static like the flags above: cl keeps pointers to them until exit.
   static const StrategyFlags strategyFlags(category);
   static const OffloadFlags offloadFlags(category);
-  static const std::string strategyDesc =
-      strategyHelp() + ". --strategy=list prints them with a description";
-  static const std::string budgetDesc =
-      budgetHelp() + ". A bare number is in the graph file's memory unit. "
-                     "Default: no limit";
-  strategyName.setDescription(strategyDesc);
-  budgetText.setDescription(budgetDesc);
-  if (!cl::ParseCommandLineOptions(
-          argc, argv,
-          "remat-plan: fit a training step into a memory budget by "
-          "rematerialization.\n\n"
-          "Reads a graph FILE ('-' for standard input) in the project's JSON "
-          "format\n(docs/graph-format.md) or the lower-set paper's text "
-          "format, and prints one\nJSON object: feasible, strategy, budget, "
-          "peak, time, overhead (time minus the\nno-recomputation time) and "
-          "the schedule, sizes in the file's memory unit.\nExit codes: 0 "
-          "feasible, 1 budget infeasible, 2 usage or input error.\n",
-          &llvm::errs()))
+  if (!parseCommandLine(argc, argv))
     return 2;
-
   if (strategyName == "list") {
     listStrategies();
     return 0;
   }
-  const StrategyInfo *strategy = findStrategy(strategyName);
-  if (!strategy)
-    return usageError("unknown strategy '" + strategyName +
-                      "' (--strategy=list shows the available ones)");
-  // Offload is a choice of its own until auto weighs it (issue 51).
-  if (offloadFlags.enabled() && strategyName.getNumOccurrences() &&
-      !strategy->plansHostCopies)
-    return usageError("--offload plans with offload-greedy (or "
-                      "--strategy=checkmate-milp-offload); --strategy=" +
-                      strategyName + " does not offload");
-  if (offloadFlags.resultsMayLeave() && !offloadFlags.enabled())
-    return usageError("--offload-results needs --offload: results reach "
-                      "the host by the same copies");
-  if (offloadFlags.blocks() && !offloadFlags.enabled())
-    return usageError("--offload-blocking needs --offload: it says how "
-                      "copies to the host run");
-  if (offloadFlags.enabled()) {
-    if (!strategyName.getNumOccurrences())
-      strategyName = "offload-greedy";
-  } else if (strategy->plansHostCopies) {
-    return usageError("--strategy=" + strategyName +
-                      " plans host copies: give --offload");
-  }
+  if (std::optional<std::string> bad = chooseStrategy(offloadFlags))
+    return usageError(*bad);
   SolveOptions opts;
   strategyFlags.apply(opts);
   if (std::string bad = checkStrategyOptions(opts); !bad.empty())
     return usageError("--" + bad);
-
   if (!isValidAllocAlignment(alignment))
     return usageError("--alignment must be a power of two, got " +
                       llvm::Twine(static_cast<int64_t>(alignment)));
+
   llvm::Expected<GraphFile> file = loadGraphFile(inputFile);
   if (!file)
     return usageError(llvm::toString(file.takeError()));
-  if (alignment > 1) {
-    // Sizes are in the file's unit: round to the alignment in that unit.
-    double perUnit = file->units.bytesPerUnit;
-    double units = static_cast<double>(alignment) / perUnit;
-    if (perUnit > static_cast<double>(alignment))
-      units = 1; // A unit already spans an aligned block.
-    else if (units != std::floor(units))
-      return usageError("--alignment=" + llvm::Twine(alignment) +
-                        " is not a whole number of the file's memory unit");
-    for (int t = 0; t < file->graph.numTensors(); ++t)
-      file->graph.tensor(t).bytes = roundUpToAlignment(
-          file->graph.tensor(t).bytes, static_cast<int64_t>(units));
-  }
-  const TrainingGraph &g = file->graph;
-  if (offloadFlags.enabled()) {
-    llvm::Expected<CopyLink> link = offloadFlags.link(file->units.time);
-    if (!link)
-      return usageError(llvm::toString(link.takeError()));
-    opts.link = *link;
-    opts.offloadResults = offloadFlags.resultsMayLeave();
-  }
-  llvm::Expected<std::optional<int64_t>> host =
-      offloadFlags.hostBudget(file->units);
-  if (!host)
-    return usageError(llvm::toString(host.takeError()));
-  if (*host)
-    opts.hostBudget = **host;
-
+  if (std::optional<std::string> bad = alignSizes(*file))
+    return usageError(*bad);
+  if (std::optional<std::string> bad =
+          applyOffloadFlags(offloadFlags, *file, opts))
+    return usageError(*bad);
   opts.note = [](const std::string &n) {
     llvm::errs() << "remat-plan: note: " << n << "\n";
   };
-
   std::optional<int64_t> budget;
-  if (budgetText.getNumOccurrences()) {
-    llvm::Expected<SizeSpec> size = parseBudget(budgetText, file->units);
-    if (!size)
-      return usageError("--budget: " + llvm::toString(size.takeError()));
-    if (size->minimum) {
-      if (minBudget)
-        return usageError("--budget=min and --min-budget: give one");
-      // Plan at the smallest budget the strategy meets.
-      int64_t b = minimumBudget(g, strategyName, opts);
-      if (b < 0) {
-        llvm::errs() << "remat-plan: infeasible: strategy '" << strategyName
-                     << "' fails even without a memory limit\n";
-        return 1;
-      }
-      size->minimum = false;
-      size->value = static_cast<double>(b);
-    }
-    llvm::Expected<int64_t> bytes = resolveBudget(
-        *size, size->percent ? simulate(g, keepEverythingSchedule(g)).peak
-                             : 0);
-    if (!bytes)
-      return usageError("--budget: " + llvm::toString(bytes.takeError()));
-    budget = *bytes;
-    opts.budget = *budget;
-  }
+  if (std::optional<int> exitCode = applyBudgetFlag(*file, opts, budget))
+    return *exitCode;
 
+  const TrainingGraph &g = file->graph;
   if (minBudget) {
     int64_t b = minimumBudget(g, strategyName, opts);
     writeMinBudgetJSON(llvm::outs(), *file, strategyName, b,
                        peakLowerBound(g, opts.offloadResults));
-    if (b < 0) {
-      llvm::errs() << "remat-plan: infeasible: strategy '" << strategyName
-                   << "' fails even without a memory limit\n";
-      return 1;
-    }
-    return 0;
+    return b < 0 ? infeasibleWithoutLimit() : 0;
   }
-
   Solution sol = solve(g, strategyName, opts);
   writeSolutionJSON(llvm::outs(), *file, sol, budget);
   if (!sol.feasible) {
