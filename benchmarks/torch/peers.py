@@ -246,8 +246,6 @@ class Bench:
         peer_peaks = sorted({c.peak for c in self.configs if c.peak and c.method != "none"})
         if self.args.remat_at:
             peer_peaks = [int(float(x) * 2**20) for x in self.args.remat_at.split(",")]
-        if self.args.rotor:
-            peer_peaks = []
         budgets = [("min", "min")] + [(f"at {p / 2**20:.1f} MiB", p) for p in peer_peaks]
         if not self.args.quick and not self.args.remat_at and none.peak:
             # rotor's experiment: ten budgets from 0 to the peak without recomputation.
@@ -341,7 +339,8 @@ def main():
                         "peaks (MiB, e.g. the peers' of an earlier run)")
     p.add_argument("--rotor", action="store_true",
                    help="rotor's experiment only: no recomputation, checkpoint_sequential, and "
-                        "remat at min and at its ten budgets")
+                        "remat at min, at each checkpoint_sequential's measured peak and at "
+                        "rotor's ten budgets")
     p.add_argument("--threads", type=int, help="torch.set_num_threads")
     p.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
                    help="the memory-budget partitioner's budgets (default 0.1..0.9)")

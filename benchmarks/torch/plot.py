@@ -94,8 +94,9 @@ def rotor(rows, meta, path):
         curve(lambda r: r["method"] == "none", "PyTorch", "none")
         curve(lambda r: r["method"] == "checkpoint_sequential", "checkpoint_sequential",
               "checkpoint_sequential")
-        curve(lambda r: r["method"] == "remat" and str(r["param"]).startswith("rotor"),
-              "remat, 10 budgets", "remat", "-")
+        curve(lambda r: r["method"] == "remat" and (str(r["param"]).startswith("rotor")
+                                                     or r["param"] == "min"),
+              "remat, 10 budgets and min", "remat", "-")
         ax.set_title(f"{model} ({mine[0]['size']})", fontsize=9)
         ax.set_xlabel("measured peak (MiB)")
         ax.set_ylabel("throughput (samples/s)")
