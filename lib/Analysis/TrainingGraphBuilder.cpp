@@ -51,6 +51,43 @@ llvm::SmallPtrSet<Operation *, 32> forwardOps(Value loss) {
   return forward;
 }
 
+/// Whether `op` or an op in its regions passes messages the planner keeps
+/// (point-to-point, mpi): a partner waits for it.
+bool passesMessages(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        return whyCommunicationKept(inner) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Adds to `forward` each op of `block` that passes messages before the
+/// last op the loss depends on, and what it reads, so that it runs in the
+/// forward pass in program order. A pipeline stage's send that the loss
+/// does not read would otherwise be scheduled with the backward pass,
+/// after a receive its partner's program puts later: both ranks would wait
+/// forever.
+void addMessagesBeforeLoss(Block &block,
+                           llvm::SmallPtrSet<Operation *, 32> &forward) {
+  Operation *last = nullptr;
+  for (Operation &op : block.without_terminator())
+    if (forward.contains(&op))
+      last = &op;
+  if (!last)
+    return;
+  for (Operation &op : block) {
+    if (&op == last)
+      break;
+    if (forward.contains(&op) || !passesMessages(&op))
+      continue;
+    forward.insert(&op);
+    for (Value in : valuesRead(&op))
+      for (Operation *def : forwardOps(in))
+        forward.insert(def);
+  }
+}
+
 bool isRecomputable(Operation *op) { return !whyNotRecomputable(op); }
 
 /// The reason a node stays, for a node made of `chain`, or "".
@@ -94,6 +131,7 @@ public:
       return func.emitError() << "expected a func.return terminator";
     Value lossValue = ret.getOperand(lossResultIndex(func));
     forward = forwardOps(lossValue);
+    addMessagesBeforeLoss(block, forward);
 
     for (BlockArgument arg : block.getArguments()) {
       std::optional<int64_t> bytes = costs.bufferBytes(arg.getType());
@@ -241,14 +279,52 @@ private:
   /// the node's results.
   LogicalResult addNode(ArrayRef<Operation *> chain) {
     Operation *op = chain.back();
+    auto recompute = dyn_cast<RecomputeOp>(op);
+    bool pure = true, pureCall = false;
+    FailureOr<OpCost> cost = chainCost(chain, pure, pureCall);
+    if (failed(cost))
+      return failure();
+    SmallVector<TensorId> inputs = chainInputs(chain);
+    SmallVector<SmallVector<TensorId>> inPlaceOf(op->getNumResults());
+    bool inPlace = resultsInPlace(op, *cost, inPlaceOf);
+
+    bool isForward = forward.contains(op);
+    std::string name = op->getName().getStringRef().str() + "#" +
+                       std::to_string(result.graph.numNodes());
+    NodeId n = result.graph.addNode(
+        name, isForward ? NodeKind::Forward : NodeKind::Backward, cost->time,
+        std::vector<TensorId>(inputs.begin(), inputs.end()),
+        std::vector<int64_t>(cost->resultBytes.begin(),
+                             cost->resultBytes.end()),
+        cost->workspace);
+    Node &node = result.graph.node(n);
+    // Re-running an in-place update would read the value it overwrote.
+    node.recomputable = isForward && !recompute && pure && !inPlace &&
+                        (isRecomputable(op) || pureCall);
+    result.keptBecause.resize(n + 1);
+    if (isForward && !node.recomputable)
+      result.keptBecause[n] = keptBecause(chain, inPlace, pureCall);
+    node.type = op->getName().getStringRef().str();
+    result.nodeOps.emplace_back(chain.begin(), chain.end());
+    for (Operation *member : chain)
+      result.opNodes[member] = n;
+    bindResults(op, node, inputs, inPlaceOf, isForward);
+    return success();
+  }
+
+  /// The cost of `chain` as one node: its op's, plus the absorbed initial
+  /// values' time and buffers, an iteration's peak for control flow, a
+  /// callee's for a call. `pure`: every absorbed op may re-run; `pureCall`:
+  /// the op is a call that may.
+  FailureOr<OpCost> chainCost(ArrayRef<Operation *> chain, bool &pure,
+                              bool &pureCall) {
+    Operation *op = chain.back();
     FailureOr<OpCost> cost = costs.cost(op, symbolScope);
     if (failed(cost))
       return failure();
     auto recompute = dyn_cast<RecomputeOp>(op);
     if (recompute)
       *cost = atomicRecomputeCost(recompute);
-    bool pure = true;
-    llvm::SmallPtrSet<Operation *, 4> inChain(chain.begin(), chain.end());
     for (Operation *absorbed : chain.drop_back()) {
       FailureOr<OpCost> c = costs.cost(absorbed, symbolScope);
       if (failed(c))
@@ -262,17 +338,6 @@ private:
         cost->workspace +=
             costs.bufferBytes(absorbed->getResult(0).getType()).value_or(0);
     }
-
-    SmallVector<TensorId> inputs;
-    for (Operation *member : chain)
-      for (Value v : valuesRead(member)) {
-        if (Operation *def = v.getDefiningOp(); def && inChain.contains(def))
-          continue;
-        for (TensorId t : readsOf(v))
-          if (!llvm::is_contained(inputs, t))
-            inputs.push_back(t);
-      }
-
     // Control flow (loops, branches; not a linalg op's scalar body): the
     // peak of an iteration is its workspace, the iterations its time.
     if (!recompute && isa<RegionBranchOpInterface>(op)) {
@@ -284,14 +349,34 @@ private:
     }
     // A call that stays (not inlined): the callee's own peak while it runs,
     // its time; re-runnable when nothing in it has effects.
-    bool pureCall = false;
-    if (auto call = dyn_cast<func::CallOp>(op)) {
+    if (auto call = dyn_cast<func::CallOp>(op))
       if (failed(addCallCost(call, *cost, pureCall)))
         return failure();
-    }
-    // Results written into a computed destination own no bytes: they are
-    // that destination's buffer, which their readers keep alive.
-    SmallVector<SmallVector<TensorId>> inPlaceOf(op->getNumResults());
+    return cost;
+  }
+
+  /// The tensors `chain` reads from outside itself, each once.
+  SmallVector<TensorId> chainInputs(ArrayRef<Operation *> chain) {
+    llvm::SmallPtrSet<Operation *, 4> inChain(chain.begin(), chain.end());
+    SmallVector<TensorId> inputs;
+    for (Operation *member : chain)
+      for (Value v : valuesRead(member)) {
+        if (Operation *def = v.getDefiningOp(); def && inChain.contains(def))
+          continue;
+        for (TensorId t : readsOf(v))
+          if (!llvm::is_contained(inputs, t))
+            inputs.push_back(t);
+      }
+    return inputs;
+  }
+
+  /// Results written into a computed destination own no bytes: they are
+  /// that destination's buffer, which their readers keep alive. Fills
+  /// `inPlaceOf` (per result, the tensors it is written into), zeroes those
+  /// results' bytes in `cost`, keeps what an in-place write forbids
+  /// re-running; true when some result is written in place.
+  bool resultsInPlace(Operation *op, OpCost &cost,
+                      SmallVector<SmallVector<TensorId>> &inPlaceOf) {
     bool inPlace = false;
     for (OpResult r : op->getResults()) {
       Value target;
@@ -310,7 +395,7 @@ private:
         continue;
       inPlace = true;
       inPlaceOf[r.getResultNumber()] = readsOf(target);
-      cost->resultBytes[r.getResultNumber()] = 0;
+      cost.resultBytes[r.getResultNumber()] = 0;
       // The destination's buffer now holds this result: a recomputed copy
       // of the destination would be a buffer more, not this one restored;
       // a reader of the old value re-run later would read the new one.
@@ -327,37 +412,29 @@ private:
             break;
           }
     }
+    return inPlace;
+  }
 
-    bool isForward = forward.contains(op);
-    std::string name = op->getName().getStringRef().str() + "#" +
-                       std::to_string(result.graph.numNodes());
-    NodeId n = result.graph.addNode(
-        name, isForward ? NodeKind::Forward : NodeKind::Backward, cost->time,
-        std::vector<TensorId>(inputs.begin(), inputs.end()),
-        std::vector<int64_t>(cost->resultBytes.begin(),
-                             cost->resultBytes.end()),
-        cost->workspace);
-    Node &node = result.graph.node(n);
-    // Re-running an in-place update would read the value it overwrote.
-    node.recomputable = isForward && !recompute && pure && !inPlace &&
-                        (isRecomputable(op) || pureCall);
-    result.keptBecause.resize(n + 1);
-    if (isForward && !node.recomputable) {
-      auto call = dyn_cast<func::CallOp>(op);
-      result.keptBecause[n] =
-          recompute ? std::string("a recomputation already in the IR")
-          : inPlace ? std::string("it updates a value in place (re-running "
-                                  "it would read what it overwrote)")
-          : call && !pureCall
-              ? "it calls @" + call.getCallee().str() +
-                    ", which has side effects or no body here"
-              : chainKeptBecause(chain);
-    }
-    node.type = op->getName().getStringRef().str();
-    result.nodeOps.emplace_back(chain.begin(), chain.end());
-    for (Operation *member : chain)
-      result.opNodes[member] = n;
+  /// Why a forward node of `chain` may not be recomputed.
+  std::string keptBecause(ArrayRef<Operation *> chain, bool inPlace,
+                          bool pureCall) {
+    Operation *op = chain.back();
+    auto call = dyn_cast<func::CallOp>(op);
+    return isa<RecomputeOp>(op)
+               ? std::string("a recomputation already in the IR")
+           : inPlace ? std::string("it updates a value in place (re-running "
+                                   "it would read what it overwrote)")
+           : call && !pureCall
+               ? "it calls @" + call.getCallee().str() +
+                     ", which has side effects or no body here"
+               : chainKeptBecause(chain);
+  }
 
+  /// Binds `op`'s results to `node`'s tensors, names them, and records
+  /// what keeps them alive (the buffer they were written into, what a view
+  /// views) and the recompute hints among them.
+  void bindResults(Operation *op, const Node &node, ArrayRef<TensorId> inputs,
+                   ArrayRef<SmallVector<TensorId>> inPlaceOf, bool isForward) {
     bool view = isViewLike(op);
     for (auto [value, t] : llvm::zip(op->getResults(), node.outputs)) {
       bindValue(value, t);
@@ -366,7 +443,7 @@ private:
                            ? "#" + std::to_string(
                                        cast<OpResult>(value).getResultNumber())
                            : "");
-      if (auto &roots = inPlaceOf[cast<OpResult>(value).getResultNumber()];
+      if (const auto &roots = inPlaceOf[cast<OpResult>(value).getResultNumber()];
           !roots.empty())
         viewRoots[t].append(roots.begin(), roots.end());
       if (view) // Readers of the view keep what it views alive.
@@ -376,7 +453,6 @@ private:
       if (isForward && hasRecomputeHint(op))
         result.recomputeHints.push_back(t);
     }
-    return success();
   }
 
   /// The most steps a loop whose trip count the IR does not state can run:
