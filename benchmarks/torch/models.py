@@ -86,6 +86,10 @@ def densenet(quick, batch=None, side=None):
 
 def _lm(name, model, layers, vocab, batch, length):
     ids = torch.randint(0, vocab, (batch, length))
+    # Without a loss_type, transformers' loss_function logs a warning that
+    # torch.compile cannot trace: the step would be two graphs (the model,
+    # then the loss), each planned alone.
+    model.loss_type = "ForCausalLM"
     # No key-value cache: a recomputed layer would append to it again.
     return Model(name, model, ids, lambda f: f(input_ids=ids, labels=ids, use_cache=False).loss,
                  list(layers),

@@ -25,6 +25,8 @@ from remat_import_torch.mlir import V
 from remat_import_torch.opaque import opaque, result_specs, tensor_inputs
 from remat_import_torch import cost as costmod
 
+from .workspace import measure_all
+
 LOSS_LOC = "forward_outputs"
 COPIES = {"aten.clone.default", "aten.lift_fresh_copy.default"}
 
@@ -61,6 +63,7 @@ class JointEmitter(Emitter):
     def __init__(self, jg):
         super().__init__(jg.importer_joint(), name="step", planning_only=True)
         self.jg = jg
+        self.measured = {}    # node -> its kernel's measured workspace (workspace.py)
 
     def _arguments(self):
         self.primal_of = {p.node: p for p in self.j.primals}
@@ -94,7 +97,9 @@ class JointEmitter(Emitter):
                 self.vals[node] = outs[0]
             return
         super()._emit(node)
-        ws = workspace(node)
+        ws = self.measured.get(node)
+        if ws is None:
+            ws = workspace(node)
         if ws and self.f.lines and self.f.lines[-1].endswith('loc("%s")' % node.name):
             self.f.lines[-1] = re.sub(r"(#remat\.cost<[^>]*)>", r"\1, workspace = %d>" % ws,
                                       self.f.lines[-1], count=1)
@@ -117,14 +122,18 @@ class JointEmitter(Emitter):
                 self.f.results.append((self.get(g), None))
 
 
-def emit_joint(jg):
+def emit_joint(jg, measure=True):
     """The MLIR text of the joint graph and the FX node names that have an
-    op of their own (the others alias a node that has one)."""
+    op of their own (the others alias a node that has one).  measure: each
+    op's workspace measured on its kernel (workspace.py), else the rules."""
     # AOTAutograd calls the partitioner under its fake mode; the graph's
     # constants (get_attr, transformers' `torch.tensor(0.)`) are real tensors
     # the emitter reads.
     from torch._subclasses.fake_tensor import unset_fake_temporarily
     with unset_fake_temporarily():
-        em = JointEmitter(jg).run()
+        em = JointEmitter(jg)
+        if measure:
+            em.measured = measure_all(list(jg.gm.graph.nodes))
+        em.run()
     named = {loc.split(".", 1)[0] for loc in em.f.locs}
     return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named

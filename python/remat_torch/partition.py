@@ -86,9 +86,18 @@ class RematPartitioner:
         self.compiler = compiler
         self.log = log            # a list: one dict per graph planned or not
         self.verbose = verbose
+        self.graphs = 0           # graphs partitioned so far
 
     def __call__(self, joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         kwargs.pop("compiler", None)    # Inductor names itself
+        self.graphs += 1
+        if self.graphs == 2:
+            # A graph break: the step runs several graphs, and while one
+            # runs, the others' saved values are live (a model's, during
+            # its loss's backward) where this graph's budget does not see them.
+            print("remat_torch: a second graph (a graph break or a recompilation): the budget "
+                  "bounds each graph alone, not what other graphs hold while it runs",
+                  file=sys.stderr)
         t0 = time.time()
         try:
             fw, bw, info = self.partition(joint_module, num_fwd_outputs)
@@ -116,7 +125,9 @@ class RematPartitioner:
         joint_module.recompile()
         jg = read_joint(joint_module, num_fwd_outputs)
         try:
-            text, named = emit_joint(jg)
+            # Inductor runs kernels of its own: the ATen kernels' measured
+            # temporaries are the eager compiler's.
+            text, named = emit_joint(jg, measure=self.compiler == "eager")
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))

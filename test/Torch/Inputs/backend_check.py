@@ -107,9 +107,12 @@ def main():
     missing = [n for n, d in decisions.items() if d == "recomputed" and n in info["recomputed"]
                and n not in bwd]
     kept = [s for s in saved if decisions.get(s) == "kept"]
-    print("%s: saved values %s the report (%d kept activations saved, %d recomputed)"
+    print("%s: saved values %s the report (%d kept activations saved, %d recomputed)%s"
           % (a.model, "match" if not bad and not missing else "DO NOT MATCH",
-             len(kept), sum(d == "recomputed" for d in decisions.values())))
+             len(kept), sum(d == "recomputed" for d in decisions.values()),
+             "".join(": %s %s" % (w, sorted(x)) for w, x in (("saved but recomputed", bad),
+                                                           ("recomputed, not in the backward",
+                                                            missing)) if x)))
 
 
 if __name__ == "__main__":

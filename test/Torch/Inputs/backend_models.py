@@ -98,3 +98,59 @@ class Constant(nn.Module):
     @staticmethod
     def example():
         return torch.randn(32, 64)
+
+
+class ViT(nn.Module):
+    """timm's VisionTransformer, tiny: its strided patch-embedding
+    convolution's backward allocates several times its output gradient."""
+
+    def __init__(self):
+        super().__init__()
+        from timm.models.vision_transformer import VisionTransformer
+        self.net = VisionTransformer(img_size=32, patch_size=8, embed_dim=32, depth=2,
+                                     num_heads=2, num_classes=10)
+
+    def forward(self, x):
+        return self.net(x)
+
+    @staticmethod
+    def example():
+        return torch.randn(2, 3, 32, 32)
+
+
+class GPT2(nn.Module):
+    """transformers' GPT-2, tiny, with its language-model loss (one graph:
+    loss_type set, else a logged warning breaks the graph)."""
+
+    def __init__(self, vocab=256, length=32):
+        super().__init__()
+        from transformers import GPT2Config, GPT2LMHeadModel
+        cfg = GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=vocab, n_positions=length,
+                         resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
+                         eos_token_id=0, attn_implementation="eager")
+        self.net = GPT2LMHeadModel(cfg)
+        self.net.loss_type = "ForCausalLM"
+
+    def forward(self, ids):
+        return self.net(input_ids=ids, labels=ids, use_cache=False).loss
+
+    @staticmethod
+    def example():
+        return torch.randint(0, 256, (2, 32))
+
+
+class Broken(nn.Module):
+    """Two graphs: a graph break between its layers."""
+
+    def __init__(self, width=64):
+        super().__init__()
+        self.a, self.b = nn.Linear(width, width), nn.Linear(width, width)
+
+    def forward(self, x):
+        x = torch.tanh(self.a(x))
+        torch._dynamo.graph_break()
+        return self.b(x)
+
+    @staticmethod
+    def example():
+        return torch.randn(32, 64)
