@@ -480,11 +480,8 @@ bool expectedShape(int64_t kind, const View &in, int64_t axis, int64_t axis2,
   return true;
 }
 
-template <typename T>
-void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
-                int64_t gridShape, int64_t gridAxes, UnrankedMemRef *inRef,
-                UnrankedMemRef *outRef, const char *type) {
-  ensureMpi();
+/// The op's name for messages, once its kind and reduction codes are known.
+const char *checkCodes(int64_t kind, int64_t reduction) {
   const char *name = kindName(kind);
   if (!name)
     fatal("unknown collective kind %lld", static_cast<long long>(kind));
@@ -493,10 +490,13 @@ void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
   if (reduces && (reduction < REMAT_COLL_SUM || reduction > REMAT_COLL_PRODUCT))
     fatal("%s: unknown reduction code %lld", name,
           static_cast<long long>(reduction));
-  const Group &g = group(gridShape, gridAxes);
-  const int64_t e = sizeof(T);
-  View in = viewOf(inRef, e, "input");
-  View out = viewOf(outRef, e, "result");
+  return name;
+}
+
+/// Stops unless `out` is the contiguous result the op gives for `in`.
+void checkShapes(const char *name, int64_t kind, int64_t axis, int64_t axis2,
+                 const Group &g, const View &in, const View &out,
+                 const char *type) {
   std::vector<int64_t> shape;
   if (kind != REMAT_COLL_ALL_REDUCE && in.rank() == 0)
     fatal("%s of a %s: the op needs a tensor of rank 1 or more", name,
@@ -515,10 +515,125 @@ void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
   if (!out.contiguous())
     fatal("%s: the result buffer (%s) is not contiguous row-major", name,
           tensorType(out.sizes, type).c_str());
+}
 
-  const int n = g.size, k = g.index;
-  auto mod = [n](int64_t x) { return static_cast<int>(((x % n) + n) % n); };
-  if (n == 1) { // No other rank: every kind is a copy.
+/// This rank's place on a ring of n: its index and its two neighbours.
+struct Ring {
+  const Group &g;
+  int n, k, right, left;
+  explicit Ring(const Group &g)
+      : g(g), n(g.size), k(g.index), right(mod(k + 1)), left(mod(k - 1)) {}
+  int mod(int64_t x) const { return static_cast<int>(((x % n) + n) % n); }
+};
+
+/// Ring reduce-scatter of n flat chunks of `out`, then ring all-gather.
+template <typename T>
+void ringAllReduce(const Ring &ring, int64_t reduction, const View &in,
+                   const View &out, const Workspace &ws) {
+  const int n = ring.n, k = ring.k;
+  const int64_t e = sizeof(T);
+  transfer(out, in);
+  int64_t count = out.elements(), chunk = count / n + (count % n != 0);
+  T *data = reinterpret_cast<T *>(out.base);
+  T *received = reinterpret_cast<T *>(ws.data);
+  auto begin = [&](int c) { return std::min<int64_t>(count, c * chunk); };
+  auto length = [&](int c) { return begin(c + 1) - begin(c); };
+  for (int t = 0; t + 1 < n; ++t) {
+    int s = ring.mod(k - t - 1), r = ring.mod(k - t - 2);
+    exchange(ring.g, data + begin(s), length(s) * e, ring.right, received,
+             length(r) * e, ring.left);
+    T *acc = data + begin(r);
+    for (int64_t i = 0; i < length(r); ++i)
+      acc[i] = combine<T>(reduction, acc[i], received[i]);
+  }
+  for (int t = 0; t + 1 < n; ++t) {
+    int s = ring.mod(k - t), r = ring.mod(k - t - 1);
+    exchange(ring.g, data + begin(s), length(s) * e, ring.right,
+             data + begin(r), length(r) * e, ring.left);
+  }
+}
+
+/// `out` carries the partial reduction of block k-t-1 at step t; after n-1
+/// steps, of block k.
+template <typename T>
+void ringReduceScatter(const Ring &ring, int64_t reduction, int64_t axis,
+                       const View &in, const View &out, const Workspace &ws) {
+  const int n = ring.n, k = ring.k;
+  T *acc = reinterpret_cast<T *>(out.base);
+  T *received = reinterpret_cast<T *>(ws.data);
+  int64_t bytes = out.elements() * static_cast<int64_t>(sizeof(T));
+  transfer(out, in.part(axis, ring.mod(k - 1), n));
+  for (int t = 0; t + 1 < n; ++t) {
+    int r = ring.mod(k - t - 2);
+    exchange(ring.g, acc, bytes, ring.right, received, bytes, ring.left);
+    reduceInto<T>(reduction, acc, in.part(axis, r, n), received);
+  }
+}
+
+/// Block j of `out` is rank j's input; a ring passes them on.
+void ringAllGather(const Ring &ring, int64_t axis, int contiguousBlocks,
+                   int64_t e, const View &in, const View &out,
+                   const Workspace &ws) {
+  const int n = ring.n, k = ring.k;
+  int64_t bytes = in.elements() * e;
+  transfer(out.part(axis, k, n), in);
+  if (contiguousBlocks) {
+    for (int t = 0; t + 1 < n; ++t) {
+      int s = ring.mod(k - t), r = ring.mod(k - t - 1);
+      exchange(ring.g, out.part(axis, s, n).base, bytes, ring.right,
+               out.part(axis, r, n).base, bytes, ring.left);
+    }
+    return;
+  }
+  // Strided blocks: send the block received last, from one half of the
+  // workspace, while receiving into the other.
+  char *sendBuf = ws.data, *recvBuf = ws.data + bytes;
+  transfer(in.over(sendBuf), in);
+  for (int t = 0; t + 1 < n; ++t) {
+    int r = ring.mod(k - t - 1);
+    exchange(ring.g, sendBuf, bytes, ring.right, recvBuf, bytes, ring.left);
+    transfer(out.part(axis, r, n), in.over(recvBuf));
+    std::swap(sendBuf, recvBuf);
+  }
+}
+
+/// Piece j of the input along `axis` goes to rank j; what rank j sends lands
+/// in block j of `out` along `axis2`. Pairwise: at step t, to k+t and from
+/// k-t.
+void pairwiseAllToAll(const Ring &ring, int64_t axis, int64_t axis2,
+                      int contiguousBlocks, int64_t e, const View &in,
+                      const View &out, const Workspace &ws) {
+  const int n = ring.n, k = ring.k;
+  View piece = in.part(axis, 0, n);
+  int64_t bytes = piece.elements() * e;
+  transfer(out.part(axis2, k, n), in.part(axis, k, n));
+  for (int t = 1; t < n; ++t) {
+    int to = ring.mod(k + t), from = ring.mod(k - t);
+    if (contiguousBlocks) {
+      exchange(ring.g, in.part(axis, to, n).base, bytes, to,
+               out.part(axis2, from, n).base, bytes, from);
+      continue;
+    }
+    char *sendBuf = ws.data, *recvBuf = ws.data + bytes;
+    transfer(piece.over(sendBuf), in.part(axis, to, n));
+    exchange(ring.g, sendBuf, bytes, to, recvBuf, bytes, from);
+    transfer(out.part(axis2, from, n), piece.over(recvBuf));
+  }
+}
+
+template <typename T>
+void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
+                int64_t gridShape, int64_t gridAxes, UnrankedMemRef *inRef,
+                UnrankedMemRef *outRef, const char *type) {
+  ensureMpi();
+  const char *name = checkCodes(kind, reduction);
+  const Group &g = group(gridShape, gridAxes);
+  const int64_t e = sizeof(T);
+  View in = viewOf(inRef, e, "input");
+  View out = viewOf(outRef, e, "result");
+  checkShapes(name, kind, axis, axis2, g, in, out, type);
+
+  if (g.size == 1) { // No other rank: every kind is a copy.
     transfer(out, in);
     return;
   }
@@ -526,95 +641,22 @@ void collective(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
       kind, in.rank(), in.sizes.data(), out.sizes.data(), axis, axis2,
       in.contiguous());
   Workspace ws(remat_collective_workspace_bytes(
-      kind, e, in.elements(), out.elements(), n, contiguousBlocks));
-  const int right = mod(k + 1), left = mod(k - 1);
+      kind, e, in.elements(), out.elements(), g.size, contiguousBlocks));
+  Ring ring(g);
 
   switch (kind) {
-  case REMAT_COLL_ALL_REDUCE: {
-    // Ring reduce-scatter of n flat chunks of `out`, then ring all-gather.
-    transfer(out, in);
-    int64_t count = out.elements(), chunk = count / n + (count % n != 0);
-    T *data = reinterpret_cast<T *>(out.base);
-    T *received = reinterpret_cast<T *>(ws.data);
-    auto begin = [&](int c) { return std::min<int64_t>(count, c * chunk); };
-    auto length = [&](int c) { return begin(c + 1) - begin(c); };
-    for (int t = 0; t + 1 < n; ++t) {
-      int s = mod(k - t - 1), r = mod(k - t - 2);
-      exchange(g, data + begin(s), length(s) * e, right, received,
-               length(r) * e, left);
-      T *acc = data + begin(r);
-      for (int64_t i = 0; i < length(r); ++i)
-        acc[i] = combine<T>(reduction, acc[i], received[i]);
-    }
-    for (int t = 0; t + 1 < n; ++t) {
-      int s = mod(k - t), r = mod(k - t - 1);
-      exchange(g, data + begin(s), length(s) * e, right, data + begin(r),
-               length(r) * e, left);
-    }
-    return;
-  }
-  case REMAT_COLL_REDUCE_SCATTER: {
-    // `out` carries the partial reduction of block k-t-1 at step t; after
-    // n-1 steps, of block k.
-    T *acc = reinterpret_cast<T *>(out.base);
-    T *received = reinterpret_cast<T *>(ws.data);
-    int64_t bytes = out.elements() * e;
-    transfer(out, in.part(axis, mod(k - 1), n));
-    for (int t = 0; t + 1 < n; ++t) {
-      int r = mod(k - t - 2);
-      exchange(g, acc, bytes, right, received, bytes, left);
-      reduceInto<T>(reduction, acc, in.part(axis, r, n), received);
-    }
-    return;
-  }
-  case REMAT_COLL_ALL_GATHER: {
-    // Block j of `out` is rank j's input; a ring passes them on.
-    int64_t bytes = in.elements() * e;
-    transfer(out.part(axis, k, n), in);
-    if (contiguousBlocks) {
-      for (int t = 0; t + 1 < n; ++t) {
-        int s = mod(k - t), r = mod(k - t - 1);
-        exchange(g, out.part(axis, s, n).base, bytes, right,
-                 out.part(axis, r, n).base, bytes, left);
-      }
-      return;
-    }
-    // Strided blocks: send the block received last, from one half of the
-    // workspace, while receiving into the other.
-    char *sendBuf = ws.data, *recvBuf = ws.data + bytes;
-    transfer(in.over(sendBuf), in);
-    for (int t = 0; t + 1 < n; ++t) {
-      int r = mod(k - t - 1);
-      exchange(g, sendBuf, bytes, right, recvBuf, bytes, left);
-      transfer(out.part(axis, r, n), in.over(recvBuf));
-      std::swap(sendBuf, recvBuf);
-    }
-    return;
-  }
+  case REMAT_COLL_ALL_REDUCE:
+    return ringAllReduce<T>(ring, reduction, in, out, ws);
+  case REMAT_COLL_REDUCE_SCATTER:
+    return ringReduceScatter<T>(ring, reduction, axis, in, out, ws);
+  case REMAT_COLL_ALL_GATHER:
+    return ringAllGather(ring, axis, contiguousBlocks, e, in, out, ws);
   case REMAT_COLL_ALL_SLICE:
-    transfer(out, in.part(axis, k, n));
+    transfer(out, in.part(axis, ring.k, ring.n));
     return;
-  case REMAT_COLL_ALL_TO_ALL: {
-    // Piece j of the input along `axis` goes to rank j; what rank j sends
-    // lands in block j of `out` along `axis2`. Pairwise: at step t, to k+t
-    // and from k-t.
-    View piece = in.part(axis, 0, n);
-    int64_t bytes = piece.elements() * e;
-    transfer(out.part(axis2, k, n), in.part(axis, k, n));
-    for (int t = 1; t < n; ++t) {
-      int to = mod(k + t), from = mod(k - t);
-      if (contiguousBlocks) {
-        exchange(g, in.part(axis, to, n).base, bytes, to,
-                 out.part(axis2, from, n).base, bytes, from);
-        continue;
-      }
-      char *sendBuf = ws.data, *recvBuf = ws.data + bytes;
-      transfer(piece.over(sendBuf), in.part(axis, to, n));
-      exchange(g, sendBuf, bytes, to, recvBuf, bytes, from);
-      transfer(out.part(axis2, from, n), piece.over(recvBuf));
-    }
-    return;
-  }
+  case REMAT_COLL_ALL_TO_ALL:
+    return pairwiseAllToAll(ring, axis, axis2, contiguousBlocks, e, in, out,
+                            ws);
   }
 }
 
