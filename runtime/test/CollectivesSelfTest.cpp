@@ -196,15 +196,9 @@ void fail(const std::string &what) {
   std::fprintf(stderr, "FAIL rank %d: %s\n", worldRank, what.c_str());
 }
 
-// One call: kind on `grid`, input of shape `in` (strided when `padded`),
-// checked against the reference.
-template <typename T>
-void check(const Grid &grid, int64_t kind, int64_t reduction, int64_t axis,
-           int64_t axis2, const Shape &in, bool padded) {
-  std::vector<int> members = grid.members(worldRank);
-  int64_t n = static_cast<int64_t>(members.size()), k = 0;
-  while (members[k] != worldRank)
-    ++k;
+/// The result shape of `kind` on input shape `in` over a group of n.
+Shape resultShape(int64_t kind, int64_t axis, int64_t axis2, const Shape &in,
+                  int64_t n) {
   Shape out = in;
   if (kind == REMAT_COLL_ALL_GATHER)
     out[axis] *= n;
@@ -213,17 +207,18 @@ void check(const Grid &grid, int64_t kind, int64_t reduction, int64_t axis,
     out[axis] /= n;
   if (kind == REMAT_COLL_ALL_TO_ALL)
     out[axis2] *= n;
-  std::string what = grid.name() + " " + kindNames[kind] + " " +
-                     TypeInfo<T>::name + " red " + std::to_string(reduction) +
-                     " axis " + std::to_string(axis) + "," +
-                     std::to_string(axis2) + " in " + str(in) +
-                     (padded ? " strided" : "");
+  return out;
+}
 
-  // The input: row-major, or strided with an offset, inner stride 2 and
-  // padded rows.
+/// This rank's input of shape `in`: row-major, or strided with an offset,
+/// inner stride 2 and padded rows; the padding holds -99.
+template <typename T>
+std::vector<T> makeInput(const Shape &in, bool padded, int64_t reduction,
+                         int64_t &offset, Shape &strides) {
   int64_t inElems = product(in), rank = static_cast<int64_t>(in.size());
-  Shape strides = rowMajorStrides(in);
-  int64_t offset = 0, span = inElems;
+  strides = rowMajorStrides(in);
+  offset = 0;
+  int64_t span = inElems;
   if (padded) {
     offset = 3;
     int64_t stride = 2;
@@ -243,6 +238,76 @@ void check(const Grid &grid, int64_t kind, int64_t reduction, int64_t axis,
       at += idx[d] * strides[d];
     inData[at] = value<T>(worldRank, i, reduction);
   }
+  return inData;
+}
+
+/// The reference: element i of member k's result from the members' inputs.
+template <typename T>
+T expectedElement(int64_t kind, int64_t reduction, int64_t axis, int64_t axis2,
+                  const std::vector<int> &members, int64_t k, const Shape &in,
+                  const Shape &out, int64_t i) {
+  int64_t n = static_cast<int64_t>(members.size());
+  int64_t rank = static_cast<int64_t>(in.size());
+  int64_t blkIn = rank ? in[axis] / n : 0; // a block along the split axis
+  Shape idx = unravel(i, out);
+  T expected{};
+  switch (kind) {
+  case REMAT_COLL_ALL_REDUCE:
+    expected = value<T>(members[0], i, reduction);
+    for (int64_t j = 1; j < n; ++j)
+      expected =
+          combine(reduction, expected, value<T>(members[j], i, reduction));
+    break;
+  case REMAT_COLL_ALL_GATHER: {
+    int64_t j = idx[axis] / in[axis];
+    idx[axis] -= j * in[axis];
+    expected = value<T>(members[j], ravel(idx, in), reduction);
+    break;
+  }
+  case REMAT_COLL_REDUCE_SCATTER:
+  case REMAT_COLL_ALL_SLICE: {
+    idx[axis] += k * blkIn;
+    int64_t at = ravel(idx, in);
+    expected = value<T>(members[kind == REMAT_COLL_ALL_SLICE ? k : 0], at,
+                        reduction);
+    if (kind == REMAT_COLL_REDUCE_SCATTER)
+      for (int64_t j = 1; j < n; ++j)
+        expected = combine(reduction, expected,
+                           value<T>(members[j], at, reduction));
+    break;
+  }
+  case REMAT_COLL_ALL_TO_ALL: {
+    int64_t blkOut = out[axis2] / n, j = idx[axis2] / blkOut;
+    idx[axis2] -= j * blkOut;
+    idx[axis] += k * blkIn;
+    expected = value<T>(members[j], ravel(idx, in), reduction);
+    break;
+  }
+  }
+  return expected;
+}
+
+// One call: kind on `grid`, input of shape `in` (strided when `padded`),
+// checked against the reference.
+template <typename T>
+void check(const Grid &grid, int64_t kind, int64_t reduction, int64_t axis,
+           int64_t axis2, const Shape &in, bool padded) {
+  std::vector<int> members = grid.members(worldRank);
+  int64_t n = static_cast<int64_t>(members.size()), k = 0;
+  while (members[k] != worldRank)
+    ++k;
+  Shape out = resultShape(kind, axis, axis2, in, n);
+  std::string what = grid.name() + " " + kindNames[kind] + " " +
+                     TypeInfo<T>::name + " red " + std::to_string(reduction) +
+                     " axis " + std::to_string(axis) + "," +
+                     std::to_string(axis2) + " in " + str(in) +
+                     (padded ? " strided" : "");
+
+  int64_t inElems = product(in), rank = static_cast<int64_t>(in.size());
+  int64_t offset;
+  Shape strides;
+  std::vector<T> inData =
+      makeInput<T>(in, padded, reduction, offset, strides);
   int64_t outElems = product(out);
   std::vector<T> outData(outElems, static_cast<T>(-77));
   Memref inRef(inData.data(), offset, in, strides);
@@ -265,44 +330,9 @@ void check(const Grid &grid, int64_t kind, int64_t reduction, int64_t axis,
     fail(what + ": peak rose by " + std::to_string(remat_peak_bytes() - base) +
          ", expected " + std::to_string(expectedRise));
 
-  // The reference: element idx of the result from the members' inputs.
-  int64_t blkIn = rank ? in[axis] / n : 0; // a block along the split axis
   for (int64_t i = 0; i < outElems; ++i) {
-    Shape idx = unravel(i, out);
-    T expected{};
-    switch (kind) {
-    case REMAT_COLL_ALL_REDUCE:
-      expected = value<T>(members[0], i, reduction);
-      for (int64_t j = 1; j < n; ++j)
-        expected =
-            combine(reduction, expected, value<T>(members[j], i, reduction));
-      break;
-    case REMAT_COLL_ALL_GATHER: {
-      int64_t j = idx[axis] / in[axis];
-      idx[axis] -= j * in[axis];
-      expected = value<T>(members[j], ravel(idx, in), reduction);
-      break;
-    }
-    case REMAT_COLL_REDUCE_SCATTER:
-    case REMAT_COLL_ALL_SLICE: {
-      idx[axis] += k * blkIn;
-      int64_t at = ravel(idx, in);
-      expected = value<T>(members[kind == REMAT_COLL_ALL_SLICE ? k : 0], at,
-                          reduction);
-      if (kind == REMAT_COLL_REDUCE_SCATTER)
-        for (int64_t j = 1; j < n; ++j)
-          expected = combine(reduction, expected,
-                             value<T>(members[j], at, reduction));
-      break;
-    }
-    case REMAT_COLL_ALL_TO_ALL: {
-      int64_t blkOut = out[axis2] / n, j = idx[axis2] / blkOut;
-      idx[axis2] -= j * blkOut;
-      idx[axis] += k * blkIn;
-      expected = value<T>(members[j], ravel(idx, in), reduction);
-      break;
-    }
-    }
+    T expected = expectedElement<T>(kind, reduction, axis, axis2, members, k,
+                                    in, out, i);
     if (std::memcmp(&expected, &outData[i], sizeof(T)) != 0) {
       fail(what + ": element " + std::to_string(i) + " is " +
            std::to_string(outData[i]) + ", expected " +
@@ -509,6 +539,94 @@ void checkABI() {
          "overflow");
 }
 
+/// Runs an all_reduce on a grid of `gridArg` ("AxB") devices; the runtime is
+/// expected to stop with its rank-count error before it runs.
+int runOnGrid(const std::string &gridArg) {
+  Shape dims;
+  for (size_t at = 0; at <= gridArg.size();) {
+    size_t x = gridArg.find('x', at);
+    dims.push_back(std::stoll(gridArg.substr(at, x - at)));
+    at = x == std::string::npos ? gridArg.size() + 1 : x + 1;
+  }
+  Grid grid{dims, {0}};
+  float in[2] = {1, 2}, out[2];
+  Memref inRef(in, 0, {2}, {1}), outRef(out, 0, {2}, {1});
+  _mlir_ciface_rematCollectiveF32(REMAT_COLL_ALL_REDUCE, REMAT_COLL_SUM, 0, 0,
+                                  grid.packedShape(), grid.packedAxes(),
+                                  &inRef.ref, &outRef.ref);
+  std::printf("the collective ran\n");
+  return 0;
+}
+
+/// Sets worldSize and worldRank. The harness needs no MPI calls: the runtime
+/// starts MPI here.
+void startWorld() {
+  int64_t world = 0;
+  int init = 0;
+  MPI_Initialized(&init);
+  if (init)
+    MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  else {
+    // Ask the runtime with a 1-device grid would abort on more ranks;
+    // PMI_SIZE (set by MPICH's launcher) says how many there are.
+    const char *size = std::getenv("PMI_SIZE");
+    worldSize = size ? std::atoi(size) : 1;
+  }
+  int64_t dims[] = {worldSize};
+  world = remat_pack_grid_shape(dims, 1);
+  worldRank = static_cast<int>(rematProcessLinearIndex(world));
+  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  ++checks;
+  if (_mlir_ciface_rematProcessLinearIndex(world) != worldRank)
+    fail("_mlir_ciface_rematProcessLinearIndex");
+}
+
+/// An all_gather into a result of the wrong shape; the runtime is expected to
+/// stop with its shape error before it runs.
+int runBadShape() {
+  Grid grid{{worldSize}, {0}};
+  float in[6] = {}, out[15];
+  Memref inRef(in, 0, {3, 2}, {2, 1}), outRef(out, 0, {3, 5}, {5, 1});
+  _mlir_ciface_rematCollectiveF32(REMAT_COLL_ALL_GATHER, 0, 1, 0,
+                                  grid.packedShape(), grid.packedAxes(),
+                                  &inRef.ref, &outRef.ref);
+  std::printf("the collective ran\n");
+  return 0;
+}
+
+/// The grids this many ranks can form, each with the axes its groups span.
+std::vector<Grid> gridsToCheck() {
+  std::vector<Grid> grids = {{{worldSize}, {0}}, {{worldSize}, {}}};
+  if (worldSize == 4)
+    for (Shape axes : {Shape{1}, Shape{0}, Shape{1, 0}, Shape{0, 1}, Shape{}})
+      grids.push_back({{2, 2}, axes});
+  if (worldSize == 2)
+    grids.push_back({{1, 2, 1}, {1}});
+  return grids;
+}
+
+/// Every check on one grid; rank 0 says whether all ranks passed.
+void checkGrid(const Grid &grid) {
+  int64_t n = static_cast<int64_t>(grid.members(worldRank).size());
+  int64_t before = failures;
+  checkAllKinds<float>(grid, n);
+  checkAllKinds<int64_t>(grid, n);
+  check<double>(grid, REMAT_COLL_ALL_REDUCE, REMAT_COLL_SUM, 0, 0, {3, 5},
+                false);
+  check<double>(grid, REMAT_COLL_ALL_GATHER, 0, 1, 0, {3, 2}, false);
+  check<int32_t>(grid, REMAT_COLL_ALL_REDUCE, REMAT_COLL_MAX, 0, 0, {3, 5},
+                 true);
+  check<int32_t>(grid, REMAT_COLL_REDUCE_SCATTER, REMAT_COLL_SUM, 0, 0,
+                 {2 * n, 3}, false);
+  checkBitIdentical(grid);
+  checkShifts<float>(grid.dims);
+  checkShifts<int64_t>(grid.dims);
+  int64_t bad = failures - before, total = 0;
+  MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (worldRank == 0)
+    std::printf("%s: %s\n", grid.name().c_str(), total ? "FAILED" : "ok");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -531,83 +649,16 @@ int main(int argc, char **argv) {
   if (initMpi)
     MPI_Init(&argc, &argv);
 
-  if (!gridArg.empty()) { // Expected to stop with the rank-count error.
-    Shape dims;
-    for (size_t at = 0; at <= gridArg.size();) {
-      size_t x = gridArg.find('x', at);
-      dims.push_back(std::stoll(gridArg.substr(at, x - at)));
-      at = x == std::string::npos ? gridArg.size() + 1 : x + 1;
-    }
-    Grid grid{dims, {0}};
-    float in[2] = {1, 2}, out[2];
-    Memref inRef(in, 0, {2}, {1}), outRef(out, 0, {2}, {1});
-    _mlir_ciface_rematCollectiveF32(REMAT_COLL_ALL_REDUCE, REMAT_COLL_SUM, 0,
-                                    0, grid.packedShape(), grid.packedAxes(),
-                                    &inRef.ref, &outRef.ref);
-    std::printf("the collective ran\n");
-    return 0;
-  }
+  if (!gridArg.empty()) // Expected to stop with the rank-count error.
+    return runOnGrid(gridArg);
 
-  // The harness needs no MPI calls: the runtime starts MPI here.
-  int64_t world = 0;
-  {
-    int init = 0;
-    MPI_Initialized(&init);
-    if (init)
-      MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-    else {
-      // Ask the runtime with a 1-device grid would abort on more ranks;
-      // PMI_SIZE (set by MPICH's launcher) says how many there are.
-      const char *size = std::getenv("PMI_SIZE");
-      worldSize = size ? std::atoi(size) : 1;
-    }
-    int64_t dims[] = {worldSize};
-    world = remat_pack_grid_shape(dims, 1);
-    worldRank = static_cast<int>(rematProcessLinearIndex(world));
-    MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-    ++checks;
-    if (_mlir_ciface_rematProcessLinearIndex(world) != worldRank)
-      fail("_mlir_ciface_rematProcessLinearIndex");
-  }
-
-  if (badShape) {
-    Grid grid{{worldSize}, {0}};
-    float in[6] = {}, out[15];
-    Memref inRef(in, 0, {3, 2}, {2, 1}), outRef(out, 0, {3, 5}, {5, 1});
-    _mlir_ciface_rematCollectiveF32(REMAT_COLL_ALL_GATHER, 0, 1, 0,
-                                    grid.packedShape(), grid.packedAxes(),
-                                    &inRef.ref, &outRef.ref);
-    std::printf("the collective ran\n");
-    return 0;
-  }
+  startWorld();
+  if (badShape)
+    return runBadShape();
 
   checkABI();
-  std::vector<Grid> grids = {{{worldSize}, {0}}, {{worldSize}, {}}};
-  if (worldSize == 4)
-    for (Shape axes : {Shape{1}, Shape{0}, Shape{1, 0}, Shape{0, 1}, Shape{}})
-      grids.push_back({{2, 2}, axes});
-  if (worldSize == 2)
-    grids.push_back({{1, 2, 1}, {1}});
-  for (const Grid &grid : grids) {
-    int64_t n = static_cast<int64_t>(grid.members(worldRank).size());
-    int64_t before = failures;
-    checkAllKinds<float>(grid, n);
-    checkAllKinds<int64_t>(grid, n);
-    check<double>(grid, REMAT_COLL_ALL_REDUCE, REMAT_COLL_SUM, 0, 0, {3, 5},
-                  false);
-    check<double>(grid, REMAT_COLL_ALL_GATHER, 0, 1, 0, {3, 2}, false);
-    check<int32_t>(grid, REMAT_COLL_ALL_REDUCE, REMAT_COLL_MAX, 0, 0, {3, 5},
-                   true);
-    check<int32_t>(grid, REMAT_COLL_REDUCE_SCATTER, REMAT_COLL_SUM, 0, 0,
-                   {2 * n, 3}, false);
-    checkBitIdentical(grid);
-    checkShifts<float>(grid.dims);
-    checkShifts<int64_t>(grid.dims);
-    int64_t bad = failures - before, total = 0;
-    MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (worldRank == 0)
-      std::printf("%s: %s\n", grid.name().c_str(), total ? "FAILED" : "ok");
-  }
+  for (const Grid &grid : gridsToCheck())
+    checkGrid(grid);
   int64_t totalFailures = 0, totalChecks = 0;
   MPI_Allreduce(&failures, &totalFailures, 1, MPI_INT64_T, MPI_SUM,
                 MPI_COMM_WORLD);
