@@ -292,6 +292,27 @@ static bool absorbedInto(Operation *member, Operation *op) {
   return false;
 }
 
+/// Whether `slice` views a buffer nothing else reads: its source (through
+/// further slices) is the result of an op of `op`'s block whose one user is
+/// the next slice. One-Shot Bufferize then writes into that buffer, not
+/// into a copy (a loop carrying a row of a collective's result, as the
+/// scan reversal's peeled first step passes it).
+static bool sliceOfUnsharedBuffer(tensor::ExtractSliceOp slice,
+                                  Operation *op) {
+  Value src = slice.getSource();
+  for (int depth = 0; depth < 16; ++depth) {
+    Operation *def = src.getDefiningOp();
+    if (!def || def->getBlock() != op->getBlock() || !src.hasOneUse() ||
+        isFreeValue(def) || absorbedInto(def, op))
+      return false;
+    auto inner = dyn_cast<tensor::ExtractSliceOp>(def);
+    if (!inner)
+      return !isViewLike(def);
+    src = inner.getSource();
+  }
+  return false;
+}
+
 OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   Operation *op = result.getOwner();
   OpOperand *init = tiedInit(result);
@@ -319,8 +340,13 @@ OpOperand *updatedInPlace(OpResult result, OpOrder order) {
   };
   if (!def || def->getBlock() != op->getBlock() ||
       !llvm::all_of(dest.getUses(), onlyThisWriter) || isFreeValue(def) ||
-      absorbedInto(def, op) || isViewLike(def))
+      absorbedInto(def, op))
     return nullptr;
+  if (isViewLike(def)) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(def);
+    if (!slice || !sliceOfUnsharedBuffer(slice, op))
+      return nullptr;
+  }
   // A branch both of whose paths yield one buffer: a value they yield that
   // is read outside the branch too sees the write, so bufferization copies
   // it first (a fresh buffer, as a read after a plain write).
