@@ -29,7 +29,7 @@ GEN = os.path.join(HERE, "gen_collective_step.py")
 RUN = os.path.join(HERE, "..", "Integration", "CPU", "run.sh")
 ADDRESS = re.compile(r"base@ = 0x[0-9a-f]+")
 KINDS = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-         "all_slice", "shift"]
+         "all_slice", "shift", "send_recv"]
 
 
 def parse(case):
@@ -65,7 +65,11 @@ def draw(rng):
 
 
 def run(model, ranks):
-    p = subprocess.run([RUN, model], env=dict(os.environ, RANKS=str(ranks)),
+    # A plan that orders a send after its partner's next receive waits
+    # forever: fail in seconds rather than the runtime's default 120.
+    env = dict(os.environ, RANKS=str(ranks))
+    env.setdefault("REMAT_P2P_TIMEOUT_S", "30")
+    p = subprocess.run([RUN, model], env=env,
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError("running %s failed:\n%s" % (model, p.stderr[-2000:]))

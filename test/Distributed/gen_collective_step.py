@@ -11,7 +11,10 @@ harness, for the property test of the collectives' memory terms
 
 KIND^T is the collective the gradient takes back (all_gather <->
 reduce_scatter, all_slice -> all_gather, all_reduce and all_to_all with its
-axes swapped, a shift by the opposite offset). With --view the collective
+axes swapped, a shift by the opposite offset). send_recv passes h from
+rank r to r + 1 with shard.send / shard.recv under branches on the rank
+(rank 0 keeps its own), and the gradient back from r + 1 to r, every rank
+receiving before it sends. With --view the collective
 reads columns 1 .. C of a [R, C + 1] tensor (a strided view where R > 1:
 the terms for non-contiguous blocks). Sizes are f32 elements; R C 4 bytes
 need not be a multiple of 64.
@@ -23,7 +26,7 @@ import argparse
 import sys
 
 KINDS = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-         "all_slice", "shift"]
+         "all_slice", "shift", "send_recv"]
 ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
 
 
@@ -65,11 +68,34 @@ def collective(kind, n, shape, args, backward=False):
         return (head % "all_to_all" + " split_axis = %d concat_axis = %d"
                 % (split, concat),
                 scaled(scaled(shape, split, divisor=n), concat, factor=n))
+    if kind == "send_recv":
+        return None, shape
     if kind == "shift":
         off = -args.offset if backward else args.offset
         return (head % "shift" + " shift_axis = 0 offset = %d%s"
                 % (off, " rotate" if args.rotate else "")), shape
     raise ValueError(kind)
+
+
+def point_to_point(src, dst, shape, back, n):
+    """`dst` = what rank r receives from r - 1 (back: r + 1) where there is
+    such a rank, else its own `src`; then `src` sent to r + 1 (back: r - 1)."""
+    t = ttype(shape)
+    has_src, has_dst = ("%has_next", "%has_prev") if back else ("%has_prev", "%has_next")
+    frm, to = ("%next", "%prev") if back else ("%prev", "%next")
+    return [
+        "  %s = scf.if %s -> (%s) {" % (dst, has_src, t),
+        "    %%e = tensor.empty() : %s" % t,
+        "    %%r = shard.recv %%e on @grid grid_axes = [0] source = [%s] : (%s, index) -> %s"
+        % (frm, t, t),
+        "    scf.yield %r : " + t,
+        "  } else {",
+        "    scf.yield %s : %s" % (src, t),
+        "  }",
+        "  scf.if %s {" % has_dst,
+        "    %%s = shard.send %s on @grid grid_axes = [0] destination = [%s] : (%s, index) -> %s"
+        % (src, to, t, t),
+        "  }"]
 
 
 def emit(op, src, dst, shape_in, shape_out):
@@ -106,13 +132,25 @@ def step(args):
          % (ttype(arg), ttype(arg), ttype(shape)),
          "  %zero = arith.constant 0.000000e+00 : f32",
          "  %one = arith.constant 1.000000e+00 : f32"]
+    if args.kind == "send_recv":
+        L += ["  %rank = shard.process_linear_index on @grid : index",
+              "  %i0 = arith.constant 0 : index",
+              "  %i1 = arith.constant 1 : index",
+              "  %%last = arith.constant %d : index" % (n - 1),
+              "  %prev = arith.subi %rank, %i1 : index",
+              "  %next = arith.addi %rank, %i1 : index",
+              "  %has_prev = arith.cmpi sgt, %rank, %i0 : index",
+              "  %has_next = arith.cmpi slt, %rank, %last : index"]
     L += elementwise("%hw" if args.view else "%h", ["%x", "%w"], arg,
                      ["%p = arith.mulf %a0, %a1 : f32", "%r = math.tanh %p : f32"])
     if args.view:
         for src, dst in (("%hw", "%h"), ("%x", "%xs")):
             L.append("  %s = tensor.extract_slice %s[0, 1] [%d, %d] [1, 1] : %s to %s"
                      % (dst, src, args.rows, args.cols, ttype(arg), ttype(shape)))
-    L.append(emit(fwd, "%h", "%c", shape, out))
+    if fwd:
+        L.append(emit(fwd, "%h", "%c", shape, out))
+    else:
+        L += point_to_point("%h", "%c", shape, False, n)
     L += elementwise("%g", ["%c"], out, ["%r = math.tanh %a0 : f32"])
     L += ["  %le = tensor.empty() : tensor<f32>",
           "  %lz = linalg.fill ins(%zero : f32) outs(%le : tensor<f32>) -> tensor<f32>",
@@ -125,7 +163,10 @@ def step(args):
           "  %loss = shard.all_reduce %l on @grid grid_axes = [0] : tensor<f32> -> tensor<f32>"]
     L += elementwise("%dc", ["%g"], out, ["%q = arith.mulf %a0, %a0 : f32",
                                           "%r = arith.subf %one, %q : f32"])
-    L.append(emit(bwd, "%dc", "%dh", out, shape))
+    if bwd:
+        L.append(emit(bwd, "%dc", "%dh", out, shape))
+    else:
+        L += point_to_point("%dc", "%dh", shape, True, n)
     L += elementwise("%dw", ["%dh", "%h", "%xs" if args.view else "%x"], shape,
                      ["%q = arith.mulf %a1, %a1 : f32",
                       "%d = arith.subf %one, %q : f32",
