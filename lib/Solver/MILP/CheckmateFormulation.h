@@ -161,6 +161,21 @@ private:
              memScale;
     return (part.choices[c].time - g.node(part.node).time) / timeScale;
   }
+  /// Each stage's runs in `s` (recomputations, then the first computation
+  /// that closes it); false where `s` does not fit the stages.
+  bool stageRuns(const Schedule &s, std::vector<std::vector<char>> &run) const;
+  /// What the eager schedule of `run` holds at each stage's start.
+  std::vector<std::vector<char>>
+  heldAtStageStarts(const std::vector<std::vector<char>> &run) const;
+  /// Sets Y, R and S to the warm start's values; false where a constant
+  /// disagrees.
+  bool setChoices(const std::vector<int> &picks,
+                  const std::vector<std::vector<char>> &run,
+                  const std::vector<std::vector<char>> &held,
+                  std::vector<double> &x) const;
+  /// Sets FREE, U and the products, which follow from Y, R and S.
+  void setFreesAndMemory(const std::vector<int> &picks,
+                         std::vector<double> &x) const;
   double mostExtra(int p, int entry) const {
     double most = 0;
     for (size_t c = 0; c < parts[p].choices.size(); ++c)

@@ -14,25 +14,23 @@
 
 namespace remat::checkmate {
 
-std::vector<double> Formulation::encode(const Schedule &s,
-                                        const std::vector<int> &picks) const {
-  if (picks.size() != parts.size())
-    return {};
+bool Formulation::stageRuns(const Schedule &s,
+                            std::vector<std::vector<char>> &run) const {
   // Stage of each run: recomputations belong to the next first computation.
-  std::vector<std::vector<char>> run(n, std::vector<char>(n, 0));
+  run.assign(n, std::vector<char>(n, 0));
   std::vector<char> seen(g.numNodes(), 0);
   int stage = 0, lastPos = -1;
   for (const Step &step : s.steps()) {
     if (step.isFree())
       continue;
     if (step.isCopy() || step.isAwait())
-      return {}; // The model has no host memory.
+      return false; // The model has no host memory.
     if (!step.discard.empty() || stage >= n)
-      return {};
+      return false;
     const int i = pos[step.id];
     if (!seen[step.id]) {
       if (i != stage)
-        return {}; // Another first-computation order.
+        return false; // Another first-computation order.
       seen[step.id] = 1;
       run[stage][i] = 1;
       ++stage;
@@ -40,14 +38,15 @@ std::vector<double> Formulation::encode(const Schedule &s,
       continue;
     }
     if (i >= stage || run[stage][i] || i <= lastPos || R[stage][i].isZero())
-      return {}; // Out of order in its stage, or twice.
+      return false; // Out of order in its stage, or twice.
     run[stage][i] = 1;
     lastPos = i;
   }
-  if (stage != n)
-    return {};
-  // Holds: what the eager schedule of these runs has live at each stage's
-  // start.
+  return stage == n;
+}
+
+std::vector<std::vector<char>> Formulation::heldAtStageStarts(
+    const std::vector<std::vector<char>> &run) const {
   Schedule canonical;
   for (int t = 0; t < n; ++t)
     for (int i = 0; i <= t; ++i)
@@ -79,8 +78,13 @@ std::vector<double> Formulation::encode(const Schedule &s,
     }
   }
   held[n] = live;
+  return held;
+}
 
-  std::vector<double> x(model.columns.size(), 0);
+bool Formulation::setChoices(const std::vector<int> &picks,
+                             const std::vector<std::vector<char>> &run,
+                             const std::vector<std::vector<char>> &held,
+                             std::vector<double> &x) const {
   auto set = [&](const Var &v, double value) {
     if (!v.isConst())
       x[v.col] = value;
@@ -91,18 +95,23 @@ std::vector<double> Formulation::encode(const Schedule &s,
   for (size_t p = 0; p < parts.size(); ++p)
     for (size_t c = 0; c < Y[p].size(); ++c)
       if (!set(Y[p][c], static_cast<int>(c) == picks[p] ? 1 : 0))
-        return {};
+        return false;
   for (int st = 0; st < n; ++st)
     for (int i = 0; i <= st; ++i)
       if (!set(R[st][i], run[st][i]))
-        return {};
+        return false;
   for (TensorId v = 0; v < g.numTensors(); ++v) {
     if (g.isInput(v))
       continue;
     for (int st = producerPos(v) + 1; st <= n; ++st)
       if (!set(S[v][st], held[st][v]))
-        return {};
+        return false;
   }
+  return true;
+}
+
+void Formulation::setFreesAndMemory(const std::vector<int> &picks,
+                                    std::vector<double> &x) const {
   // Bytes at the warm start's choices.
   auto bytesAt = [&](TensorId v) {
     auto [p, entry] = sizedTensor[v];
@@ -136,6 +145,22 @@ std::vector<double> Formulation::encode(const Schedule &s,
   for (const Product &prod : products)
     x[prod.col] = value(prod.factor, x) * extra(prod.part, prod.entry,
                                                 picks[prod.part]);
+}
+
+std::vector<double> Formulation::encode(const Schedule &s,
+                                        const std::vector<int> &picks) const {
+  if (picks.size() != parts.size())
+    return {};
+  std::vector<std::vector<char>> run;
+  if (!stageRuns(s, run))
+    return {};
+  // Holds: what the eager schedule of these runs has live at each stage's
+  // start.
+  std::vector<std::vector<char>> held = heldAtStageStarts(run);
+  std::vector<double> x(model.columns.size(), 0);
+  if (!setChoices(picks, run, held, x))
+    return {};
+  setFreesAndMemory(picks, x);
   return x;
 }
 
