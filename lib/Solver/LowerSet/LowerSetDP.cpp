@@ -78,6 +78,11 @@ private:
   void merge(std::vector<Entry> &front);
   void pruneByKnapsack(const uint64_t *set, const LowerSetInfo &info,
                        std::vector<Entry> &F);
+  /// Offers the best the entries of set s complete to V by `last`.
+  void tryLastStep(int s, const LowerSetStep &last);
+  /// Pushes the entries of set s that fit through step `st` into set x's
+  /// front; false once the allowance is spent.
+  bool pushInto(int s, int x, const LowerSetStep &st);
 
   /// Counts work (transitions tried, front entries scanned or merged)
   /// against the allowance; false once it is spent.
@@ -221,7 +226,6 @@ void DP::pruneByKnapsack(const uint64_t *set, const LowerSetInfo &info,
 bool DP::run(double bound) {
   const bool minOverhead = mode_ == Mode::MinOverhead;
   const bool feasible = mode_ == Mode::Feasible;
-  const bool exactKeys = gran_ == 1;
   best_ = bound;
   bestSet_ = bestIdx_ = -1;
   front_.assign(fam_.size(), {});
@@ -251,16 +255,7 @@ bool DP::run(double bound) {
     const LowerSetInfo &si = fam_.info[s];
 
     // The last step to V: no overhead, so every state tries it first.
-    LowerSetStep last = m_.step(S, si, fullSet, fullInfo);
-    for (size_t i = 0; i < F.size(); ++i)
-      if (F[i].m + last.peak <= cap_) {
-        double c = minOverhead ? F[i].c : F[i].c - last.overhead;
-        if (c < best_ || bestSet_ < 0) {
-          best_ = c;
-          bestSet_ = s;
-          bestIdx_ = static_cast<int32_t>(i);
-        }
-      }
+    tryLastStep(s, m_.step(S, si, fullSet, fullInfo));
     if (feasible && bestSet_ >= 0)
       return true;
 
@@ -290,43 +285,67 @@ bool DP::run(double bound) {
       for (int i = fam_.childStart[x]; i < fam_.childStart[x + 1]; ++i)
         if (stamp[fam_.children[i]] != s)
           stack.push_back(fam_.children[i]);
-      // Entries that fit: m <= cap - peak, a suffix (m descends).
-      const int64_t room = cap_ - st.peak;
-      size_t lo = std::partition_point(F.begin(), F.end(),
-                                       [&](const Entry &e) {
-                                         return e.m > room;
-                                       }) -
-                  F.begin();
-      std::vector<Entry> &T = front_[x];
-      if (!spend(static_cast<int64_t>(F.size() - lo + T.size())))
+      if (!pushInto(s, x, st))
         return false;
-      const double shift = feasible ? 0 : minOverhead ? st.overhead
-                                                      : -st.overhead;
-      // The shifted entries form a chain; those dominated by T (nearly all)
-      // are discarded by one walk along T.
-      add_.clear();
-      size_t p = 0;
-      const size_t tn = T.size();
-      for (size_t i = lo; i < F.size(); ++i) {
-        double c = F[i].c + shift;
-        if (minOverhead && c >= best_)
-          break; // c grows along the front.
-        int64_t mu = F[i].m + st.cached;
-        while (p + 1 < tn && T[p + 1].c <= c)
-          ++p;
-        if (p < tn && T[p].c <= c &&
-            (exactKeys ? T[p].m <= mu : key(T[p].m) <= key(mu)))
-          continue;
-        if (!add_.empty() && (exactKeys ? add_.back().m <= mu
-                                        : key(add_.back().m) <= key(mu)))
-          continue;
-        add_.push_back(Entry{c, mu, s, static_cast<int32_t>(i)});
-      }
-      if (!add_.empty())
-        merge(T);
     }
   }
   return bestSet_ >= 0;
+}
+
+void DP::tryLastStep(int s, const LowerSetStep &last) {
+  const bool minOverhead = mode_ == Mode::MinOverhead;
+  const std::vector<Entry> &F = front_[s];
+  for (size_t i = 0; i < F.size(); ++i)
+    if (F[i].m + last.peak <= cap_) {
+      double c = minOverhead ? F[i].c : F[i].c - last.overhead;
+      if (c < best_ || bestSet_ < 0) {
+        best_ = c;
+        bestSet_ = s;
+        bestIdx_ = static_cast<int32_t>(i);
+      }
+    }
+}
+
+bool DP::pushInto(int s, int x, const LowerSetStep &st) {
+  const bool minOverhead = mode_ == Mode::MinOverhead;
+  const bool feasible = mode_ == Mode::Feasible;
+  const bool exactKeys = gran_ == 1;
+  const std::vector<Entry> &F = front_[s];
+  // Entries that fit: m <= cap - peak, a suffix (m descends).
+  const int64_t room = cap_ - st.peak;
+  size_t lo = std::partition_point(F.begin(), F.end(),
+                                   [&](const Entry &e) {
+                                     return e.m > room;
+                                   }) -
+              F.begin();
+  std::vector<Entry> &T = front_[x];
+  if (!spend(static_cast<int64_t>(F.size() - lo + T.size())))
+    return false;
+  const double shift = feasible ? 0 : minOverhead ? st.overhead
+                                                  : -st.overhead;
+  // The shifted entries form a chain; those dominated by T (nearly all)
+  // are discarded by one walk along T.
+  add_.clear();
+  size_t p = 0;
+  const size_t tn = T.size();
+  for (size_t i = lo; i < F.size(); ++i) {
+    double c = F[i].c + shift;
+    if (minOverhead && c >= best_)
+      break; // c grows along the front.
+    int64_t mu = F[i].m + st.cached;
+    while (p + 1 < tn && T[p + 1].c <= c)
+      ++p;
+    if (p < tn && T[p].c <= c &&
+        (exactKeys ? T[p].m <= mu : key(T[p].m) <= key(mu)))
+      continue;
+    if (!add_.empty() && (exactKeys ? add_.back().m <= mu
+                                    : key(add_.back().m) <= key(mu)))
+      continue;
+    add_.push_back(Entry{c, mu, s, static_cast<int32_t>(i)});
+  }
+  if (!add_.empty())
+    merge(T);
+  return true;
 }
 
 bool DP::runPull(int64_t bound) {
@@ -440,6 +459,129 @@ int64_t capOf(const LowerSetModel &m, int64_t budget) {
              : budget - m.baseBytes();
 }
 
+/// Out of transitions: the incumbent (or nothing), marked as such.
+LowerSetPlan gaveUp(const LowerSetPlan *incumbent) {
+  LowerSetPlan p = incumbent && incumbent->feasible ? *incumbent
+                                                    : LowerSetPlan();
+  p.exhausted = true;
+  return p;
+}
+
+/// What a DP run that completed no plan leaves: the incumbent or nothing,
+/// marked when the allowance ran out.
+LowerSetPlan noPlan(const DP &dp, const LowerSetPlan *incumbent) {
+  const bool haveInc = incumbent && incumbent->feasible;
+  return dp.exhausted() ? gaveUp(incumbent)
+         : haveInc      ? *incumbent
+                        : LowerSetPlan();
+}
+
+/// MinPeak: bisects the budget with feasibility DPs, from the incumbent's
+/// peak (or the one-segment plan's).
+LowerSetPlan bisectPeak(const LowerSetModel &m, const LowerSetFamily &fam,
+                        int64_t budget, const LowerSetPlan *incumbent,
+                        int64_t granularity, int64_t *workLeft) {
+  const double inf = std::numeric_limits<double>::infinity();
+  // Feasible at hi, infeasible at lo.
+  LowerSetPlan best;
+  if (incumbent && incumbent->feasible) {
+    best = *incumbent;
+  } else {
+    best.feasible = true; // One segment: always a canonical strategy.
+    best.sets.push_back(m.fullSet());
+    LowerSetModel::Cost c = m.evaluate(best.sets);
+    best.overhead = c.overhead;
+    best.peak = c.peak;
+  }
+  // To 0.1% of the peak (exactly below 1000 bytes): each step is a full
+  // feasibility DP.
+  int64_t lo = m.baseBytes() - 1, hi = best.peak;
+  while (hi - lo > std::max<int64_t>(1, hi / 1000)) {
+    int64_t mid = lo + (hi - lo) / 2;
+    DP dp(m, fam, Mode::Feasible, capOf(m, mid), granularity, workLeft);
+    if (dp.run(inf)) {
+      best = dp.plan();
+      hi = best.peak; // <= mid.
+    } else if (dp.exhausted()) {
+      best.exhausted = true;
+      break;
+    } else {
+      lo = mid;
+    }
+  }
+  return best.peak <= budget ? best : LowerSetPlan();
+}
+
+/// Whether the dense pull DP applies: exact keys on the L_v family with
+/// integral times that sum (into `total`) to a table of modest size.
+bool pullApplies(const LowerSetModel &m, const LowerSetFamily &fam,
+                 int64_t granularity, double &total) {
+  // On the L_v family, integral times (the paper's model) allow the dense
+  // pull DP. Over all lower sets the push DP prunes better.
+  total = 0;
+  bool integral = granularity == 1 && fam.pruned;
+  for (int v = 0; v < m.size() && integral; ++v) {
+    total += m.time(v);
+    integral = m.time(v) >= 0 && m.time(v) == std::floor(m.time(v));
+  }
+  // The dense table has one cell per unit of overhead: FLOP-sized times
+  // (exported graphs) would allocate and touch ~100 MB per DP.
+  return integral && total < double(1 << 20);
+}
+
+/// MinOverhead by the pull DP, deepening from a fraction of `total` where
+/// there is no incumbent.
+LowerSetPlan pullMinOverhead(DP &dp, double total,
+                             const LowerSetPlan *incumbent) {
+  const bool haveInc = incumbent && incumbent->feasible;
+  // Without an incumbent, iterative deepening from 1/16 of the total
+  // time: fronts hold only entries below the bound, and the first run that
+  // completes a plan has found the optimum (1.7x faster on 1000-node
+  // U-Nets, 5x on ResNets, whose optima lie far below the total). With
+  // one (the probes), its overhead bounds a single run: probes rarely
+  // improve on it, and deepening below it then only adds runs.
+  if (haveInc && incumbent->overhead <= 0)
+    return *incumbent;
+  if (!haveInc)
+    for (double g = std::max(1.0, std::floor(total / 16)); g < total;
+         g = std::max(g + 1, std::floor(g * 1.5))) {
+      if (dp.runPull(static_cast<int64_t>(g)))
+        return dp.plan();
+      if (dp.exhausted())
+        return gaveUp(incumbent);
+    }
+  double bound = haveInc ? incumbent->overhead : total + 1;
+  if (dp.runPull(static_cast<int64_t>(std::ceil(bound))))
+    return dp.plan();
+  return noPlan(dp, incumbent);
+}
+
+/// MinOverhead by the push DP under the incumbent's overhead, deepening
+/// from 1/16 of it.
+LowerSetPlan pushMinOverhead(DP &dp, const LowerSetModel &m,
+                             const LowerSetPlan *incumbent) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const bool haveInc = incumbent && incumbent->feasible;
+  double bound = haveInc ? incumbent->overhead : inf;
+  if (bound < inf) {
+    if (bound <= 0)
+      return *incumbent; // Nothing beats no overhead.
+    double minTime = inf;
+    for (int v = 0; v < m.size(); ++v)
+      if (m.time(v) > 0)
+        minTime = std::min(minTime, m.time(v));
+    for (double g = std::max(minTime, bound / 16); g < bound; g *= 1.25) {
+      if (dp.run(g))
+        return dp.plan();
+      if (dp.exhausted())
+        return gaveUp(incumbent);
+    }
+  }
+  if (dp.run(bound))
+    return dp.plan();
+  return noPlan(dp, incumbent);
+}
+
 } // namespace
 
 LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
@@ -449,90 +591,25 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
                              int64_t granularity, int64_t *workLeft) {
   const double inf = std::numeric_limits<double>::infinity();
   const bool haveInc = incumbent && incumbent->feasible;
-  LowerSetPlan none;
-  // Out of transitions: the incumbent (or nothing), marked as such.
-  auto gaveUp = [&] {
-    LowerSetPlan p = haveInc ? *incumbent : none;
-    p.exhausted = true;
-    return p;
-  };
   if (fam.fullId < 0 || budget < m.baseBytes())
-    return haveInc ? *incumbent : none;
+    return haveInc ? *incumbent : LowerSetPlan();
 
-  if (objective == LowerSetObjective::MinPeak) {
-    // Bisect the budget: feasible at hi, infeasible at lo.
-    LowerSetPlan best;
-    if (haveInc) {
-      best = *incumbent;
-    } else {
-      best.feasible = true; // One segment: always a canonical strategy.
-      best.sets.push_back(m.fullSet());
-      LowerSetModel::Cost c = m.evaluate(best.sets);
-      best.overhead = c.overhead;
-      best.peak = c.peak;
-    }
-    // To 0.1% of the peak (exactly below 1000 bytes): each step is a full
-    // feasibility DP.
-    int64_t lo = m.baseBytes() - 1, hi = best.peak;
-    while (hi - lo > std::max<int64_t>(1, hi / 1000)) {
-      int64_t mid = lo + (hi - lo) / 2;
-      DP dp(m, fam, Mode::Feasible, capOf(m, mid), granularity,
-            workLeft);
-      if (dp.run(inf)) {
-        best = dp.plan();
-        hi = best.peak; // <= mid.
-      } else if (dp.exhausted()) {
-        best.exhausted = true;
-        break;
-      } else {
-        lo = mid;
-      }
-    }
-    return best.peak <= budget ? best : none;
-  }
+  if (objective == LowerSetObjective::MinPeak)
+    return bisectPeak(m, fam, budget, incumbent, granularity, workLeft);
 
   const int64_t cap = capOf(m, budget);
   if (objective == LowerSetObjective::MaxOverhead) {
     DP dp(m, fam, Mode::MaxOverhead, cap, granularity, workLeft);
     if (dp.run(inf))
       return dp.plan();
-    return dp.exhausted() ? gaveUp() : haveInc ? *incumbent : none;
+    return noPlan(dp, incumbent);
   }
 
-  // On the L_v family, integral times (the paper's model) allow the dense
-  // pull DP. Over all lower sets the push DP prunes better.
-  double total = 0;
-  bool integral = granularity == 1 && fam.pruned;
-  for (int v = 0; v < m.size() && integral; ++v) {
-    total += m.time(v);
-    integral = m.time(v) >= 0 && m.time(v) == std::floor(m.time(v));
-  }
-  // The dense table has one cell per unit of overhead: FLOP-sized times
-  // (exported graphs) would allocate and touch ~100 MB per DP.
-  integral = integral && total < double(1 << 20);
+  double total;
+  bool integral = pullApplies(m, fam, granularity, total);
   DP dp(m, fam, Mode::MinOverhead, cap, granularity, workLeft);
-  if (integral) {
-    // Without an incumbent, iterative deepening from 1/16 of the total
-    // time: fronts hold only entries below the bound, and the first run that
-    // completes a plan has found the optimum (1.7x faster on 1000-node
-    // U-Nets, 5x on ResNets, whose optima lie far below the total). With
-    // one (the probes), its overhead bounds a single run: probes rarely
-    // improve on it, and deepening below it then only adds runs.
-    if (haveInc && incumbent->overhead <= 0)
-      return *incumbent;
-    if (!haveInc)
-      for (double g = std::max(1.0, std::floor(total / 16)); g < total;
-           g = std::max(g + 1, std::floor(g * 1.5))) {
-        if (dp.runPull(static_cast<int64_t>(g)))
-          return dp.plan();
-        if (dp.exhausted())
-          return gaveUp();
-      }
-    double bound = haveInc ? incumbent->overhead : total + 1;
-    if (dp.runPull(static_cast<int64_t>(std::ceil(bound))))
-      return dp.plan();
-    return dp.exhausted() ? gaveUp() : haveInc ? *incumbent : none;
-  }
+  if (integral)
+    return pullMinOverhead(dp, total, incumbent);
   // Otherwise, without an incumbent, a coarse pass (caches compared in
   // 1/32nds of the budget) finds a near-optimal plan cheaply; it bounds the
   // exact search.
@@ -547,24 +624,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
       return solveLowerSetDP(m, fam, objective, budget, &seed, 1,
                              workLeft);
   }
-  double bound = haveInc ? incumbent->overhead : inf;
-  if (bound < inf) {
-    if (bound <= 0)
-      return *incumbent; // Nothing beats no overhead.
-    double minTime = inf;
-    for (int v = 0; v < m.size(); ++v)
-      if (m.time(v) > 0)
-        minTime = std::min(minTime, m.time(v));
-    for (double g = std::max(minTime, bound / 16); g < bound; g *= 1.25) {
-      if (dp.run(g))
-        return dp.plan();
-      if (dp.exhausted())
-        return gaveUp();
-    }
-  }
-  if (dp.run(bound))
-    return dp.plan();
-  return dp.exhausted() ? gaveUp() : haveInc ? *incumbent : none;
+  return pushMinOverhead(dp, m, incumbent);
 }
 
 } // namespace remat
