@@ -25,6 +25,7 @@ from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
                                            min_cut_rematerialization_partition)
 
 from .emit import LOSS_LOC, emit_joint, is_random
+from .forward_copies import read_before_recomputed
 from .joint import Unplannable, read_joint
 from .planner import plan
 from .schedule import schedule_graph
@@ -35,24 +36,34 @@ class PlanMismatch(Unplannable):
     falls back rather than run another plan than remat's)."""
 
 
-def choose(jg, order, named):
-    """(saved, recomputed, backward start in `order`) of a plan's order."""
+def backward_start(jg, order):
+    """The backward phase starts after the loss op (recomputations the plan
+    puts before the first backward op included), or at the first op that
+    reads a tangent if that comes first."""
     nodes = jg.nodes()
     bwd = jg.tangent_closure()
-    # The backward phase starts after the loss op (recomputations the plan
-    # puts before the first backward op included), or at the first op that
-    # reads a tangent if that comes first.
     start = next((i for i, name in enumerate(order)
                   if name in nodes and nodes[name] in bwd), len(order))
     if LOSS_LOC in order:
         start = min(start, order.index(LOSS_LOC) + 1)
+    return start
+
+
+def choose(jg, order, named):
+    """(saved, recomputed, backward start in `order`) of a plan's order.
+    A forward value the backward phase reads before the plan recomputes it
+    is saved (forward_copies.py)."""
+    nodes = jg.nodes()
+    bwd = jg.tangent_closure()
+    start = backward_start(jg, order)
+    whole = read_before_recomputed(jg, order, start, named)
     late = {nodes[name] for name in order[start:] if name in nodes}
     recomputed = set()
     for n in jg.gm.graph.nodes:   # topological: an alias follows what it aliases
         if n.op != "call_function" or n in bwd:
             continue
         if n.name in named:
-            if n in late:
+            if n in late and n not in whole:
                 recomputed.add(n)
         elif n.all_input_nodes and n.all_input_nodes[0] in recomputed:
             recomputed.add(n)
@@ -64,16 +75,18 @@ def choose(jg, order, named):
     return saved, recomputed & needed, start
 
 
-def check_saved(fw, num_fwd_outputs, saved, plan_, named):
+def check_saved(fw, num_fwd_outputs, saved, plan_, named, kept_late=()):
     """The forward returns exactly `saved`, and remat's report keeps every
-    saved value that has an op of its own."""
+    saved value that has an op of its own (or keeps it into the backward
+    phase before recomputing it: kept_late)."""
     out = next(n for n in fw.graph.nodes if n.op == "output").args[0]
     returned = [n.name for n in out[num_fwd_outputs:]]
     if returned != [n.name for n in saved]:
         raise PlanMismatch("the forward returns %s, the plan saves %s"
                            % (returned, [n.name for n in saved]))
     decisions = plan_.decisions()
-    wrong = [n.name for n in saved if n.name in named and decisions.get(n.name) == "recomputed"]
+    wrong = [n.name for n in saved if n.name in named and n not in kept_late
+             and decisions.get(n.name) == "recomputed"]
     if wrong:
         raise PlanMismatch("saved values the report says are recomputed: %s" % wrong)
 
@@ -140,7 +153,8 @@ class RematPartitioner:
         # reorder the rest: `saved` is then what the forward returns.
         fw, bw = _extract_fwd_bwd_modules(joint_module, saved, [],
                                           num_fwd_outputs=num_fwd_outputs)
-        check_saved(fw, num_fwd_outputs, saved, p, named)
+        kept_late = read_before_recomputed(jg, p.order, start, named)
+        check_saved(fw, num_fwd_outputs, saved, p, named, kept_late)
         bw = schedule_graph(bw, [x for x in p.order[start:] if x != LOSS_LOC])
         # The forward keeps PyTorch's order (dropout draws its masks in
         # eager order) unless the plan recomputes there.
@@ -158,4 +172,5 @@ class RematPartitioner:
                         "recomputed": sorted(n.name for n in recomputed),
                         "backward_nodes": [n.name for n in bw.graph.nodes
                                            if n.op == "call_function"],
-                        "mlir": text, "joint": joint_module}
+                        "mlir": text, "joint": joint_module, "joint_graph": jg,
+                        "backward_start": start, "named": named}

@@ -21,6 +21,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import backend_models  # noqa: E402
 import remat_torch  # noqa: E402
+from remat_torch.forward_copies import read_before_recomputed  # noqa: E402
 from remat_torch.peak import measure  # noqa: E402
 
 
@@ -102,7 +103,13 @@ def main():
             n = n.all_input_nodes[0]
         return n.name
     saved = {root(s) for s in info["saved"]}
-    bad = [s for s in saved if decisions.get(s, "kept") != "kept"]
+    # A value the plan keeps into the backward phase and recomputes after
+    # its first readers there is saved (remat_torch/forward_copies.py), as
+    # is one recomputed in the forward phase only (its last copy).
+    order, start = info["order"], info["backward_start"]
+    kept_late = {n.name for n in read_before_recomputed(
+        info["joint_graph"], order, start, info["named"])} | (set(order) - set(order[start:]))
+    bad = [s for s in saved if decisions.get(s, "kept") != "kept" and s not in kept_late]
     bwd = set(info["backward_nodes"])
     missing = [n for n, d in decisions.items() if d == "recomputed" and n in info["recomputed"]
                and n not in bwd]
