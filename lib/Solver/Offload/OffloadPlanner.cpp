@@ -168,6 +168,129 @@ Schedule awaitEveryOffload(const Schedule &plan) {
   return Schedule(std::move(steps));
 }
 
+namespace {
+
+using Moves = std::vector<std::pair<long, Step>>;
+
+/// offloadUntilBudget's search: the plan so far, its simulation, and the
+/// moves tried on the run at its peak.
+struct PeakLowering {
+  const TrainingGraph &g;
+  const OffloadPlanOptions &opts;
+  const SimulatorOptions &so;
+  const bool mayStall;
+  const double time; ///< The base plan's.
+  Schedule &cur;
+  SimulationResult &sim;
+
+  /// Inserts each (position, step) before the step at that position, in
+  /// list order, and drops the step at `drop` (none: -1); keeps the plan
+  /// when the Simulator says the run at the peak holds less, the peak did
+  /// not rise and the time is allowed.
+  bool tryMoves(long peak, const Moves &moves, long drop = -1) {
+    std::vector<Step> steps;
+    long shift = 0;
+    for (long k = 0; k <= static_cast<long>(cur.size()); ++k) {
+      for (const auto &[at, step] : moves)
+        if (at == k) {
+          steps.push_back(step);
+          shift += k <= peak;
+        }
+      if (k == drop)
+        --shift;
+      else if (k < static_cast<long>(cur.size()))
+        steps.push_back(cur.steps()[k]);
+    }
+    Schedule next(std::move(steps));
+    SimulationResult nextSim = simulate(g, next, so);
+    const bool slower = mayStall ? nextSim.time >= opts.stallBelow
+                                 : nextSim.stall > 0 || nextSim.time > time;
+    if (!nextSim.valid || slower || nextSim.peak > sim.peak ||
+        nextSim.hostPeak > opts.hostBudget ||
+        nextSim.usageDuringStep[peak + shift] >= sim.usageDuringStep[peak])
+      return false;
+    cur = std::move(next);
+    sim = std::move(nextSim);
+    return true;
+  }
+
+  /// Tensors live at the peak that may leave the device, largest first.
+  std::vector<TensorId> candidates(const Node &running) const {
+    std::vector<TensorId> out;
+    for (TensorId t : sim.liveAtPeak)
+      if (!g.isInput(t) && (opts.offloadResults || !g.isRequired(t)) &&
+          !touches(running, t))
+        out.push_back(t);
+    std::stable_sort(out.begin(), out.end(), [&](TensorId a, TensorId b) {
+      return g.tensor(a).bytes > g.tensor(b).bytes;
+    });
+    return out;
+  }
+
+  /// The copy may end after the peak run would start: make that run wait
+  /// for one of its own inputs, offloaded after its last use before and
+  /// prefetched right before it, while `moves` take t away.
+  bool tryWaitOnInput(long peak, const Node &running, const Moves &moves,
+                      int &tries) {
+    for (TensorId y : running.inputs) {
+      if (g.isInput(y) || g.isRequired(y) || tries++ >= opts.triesPerPeak)
+        continue;
+      long last = peak - 1;
+      while (last >= 0 && !(cur.steps()[last].isRun() &&
+                            touches(g.node(cur.steps()[last].id), y)))
+        --last;
+      if (last < 0)
+        continue;
+      Moves both = moves;
+      both.push_back({last + 1, Step::offload(y)});
+      both.push_back({peak, Step::prefetch(y)});
+      if (tryMoves(peak, both))
+        return true;
+    }
+    return false;
+  }
+
+  /// Tries moving the candidates' copies around the peak run, up to the
+  /// allowed tries; whether one was kept.
+  bool moveOneAround(long peak, const Node &running) {
+    const std::vector<TensorId> cands = candidates(running);
+    const std::vector<double> start = stepStarts(g, cur);
+    int tries = 0;
+    for (TensorId t : cands) {
+      if (g.tensor(t).bytes == 0)
+        break; // Moving nothing lowers nothing.
+      // Back on the device too early: brought back after the peak run.
+      if (std::optional<Delay> d =
+              delayAround(g, cur, start, peak, t, opts.link, mayStall)) {
+        if (tries++ >= opts.triesPerPeak)
+          break;
+        if (tryMoves(peak, {{d->to, Step::prefetch(t)}}, d->from))
+          return true;
+        continue;
+      }
+      std::optional<Gap> gap =
+          gapAround(g, cur, start, peak, t, opts.link, mayStall,
+                    opts.offloadResults && g.isRequired(t));
+      if (!gap)
+        continue;
+      if (tries++ >= opts.triesPerPeak)
+        break;
+      Moves moves = {{gap->after + 1, Step::offload(t)}};
+      if (gap->before >= 0)
+        moves.push_back({gap->before, Step::prefetch(t)});
+      if (tryMoves(peak, moves))
+        return true;
+      if (!mayStall)
+        continue;
+      if (tryWaitOnInput(peak, running, moves, tries))
+        return true;
+    }
+    return false;
+  }
+};
+
+} // namespace
+
 Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
                             const OffloadPlanOptions &opts) {
   SimulatorOptions so;
@@ -181,109 +304,19 @@ Schedule offloadUntilBudget(const TrainingGraph &g, const Schedule &base,
   const bool mayStall = opts.stallBelow >= 0;
   if (!sim.valid || (sim.stall > 0 && !mayStall) || !opts.link.usable())
     return base;
-  const double time = sim.time;
+  PeakLowering lowering{g, opts, so, mayStall, sim.time, cur, sim};
   while (sim.peak > opts.budget) {
     const long peak = sim.peakStep;
     if (peak < 0 || !cur.steps()[peak].isRun())
       break; // The inputs alone, or a prefetch: nothing to move.
     const Node &running = g.node(cur.steps()[peak].id);
-    std::vector<TensorId> candidates;
-    for (TensorId t : sim.liveAtPeak)
-      if (!g.isInput(t) && (opts.offloadResults || !g.isRequired(t)) &&
-          !touches(running, t))
-        candidates.push_back(t);
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [&](TensorId a, TensorId b) {
-                       return g.tensor(a).bytes > g.tensor(b).bytes;
-                     });
-    const std::vector<double> start = stepStarts(g, cur);
-    bool kept = false;
-    // Inserts each (position, step) before the step at that position, in
-    // list order, and drops the step at `drop` (none: -1); keeps the plan
-    // when the Simulator says the run at the peak holds less, the peak did
-    // not rise and the time is allowed.
-    auto tryMoves = [&](const std::vector<std::pair<long, Step>> &moves,
-                        long drop = -1) {
-      std::vector<Step> steps;
-      long shift = 0;
-      for (long k = 0; k <= static_cast<long>(cur.size()); ++k) {
-        for (const auto &[at, step] : moves)
-          if (at == k) {
-            steps.push_back(step);
-            shift += k <= peak;
-          }
-        if (k == drop)
-          --shift;
-        else if (k < static_cast<long>(cur.size()))
-          steps.push_back(cur.steps()[k]);
-      }
-      Schedule next(std::move(steps));
-      SimulationResult nextSim = simulate(g, next, so);
-      const bool slower = mayStall ? nextSim.time >= opts.stallBelow
-                                   : nextSim.stall > 0 || nextSim.time > time;
-      if (!nextSim.valid || slower || nextSim.peak > sim.peak ||
-          nextSim.hostPeak > opts.hostBudget ||
-          nextSim.usageDuringStep[peak + shift] >= sim.usageDuringStep[peak])
-        return false;
-      cur = std::move(next);
-      sim = std::move(nextSim);
-      return true;
-    };
-    int tries = 0;
-    for (TensorId t : candidates) {
-      if (g.tensor(t).bytes == 0)
-        break; // Moving nothing lowers nothing.
-      // Back on the device too early: brought back after the peak run.
-      if (std::optional<Delay> d =
-              delayAround(g, cur, start, peak, t, opts.link, mayStall)) {
-        if (tries++ >= opts.triesPerPeak)
-          break;
-        if ((kept = tryMoves({{d->to, Step::prefetch(t)}}, d->from)))
-          break;
-        continue;
-      }
-      std::optional<Gap> gap =
-          gapAround(g, cur, start, peak, t, opts.link, mayStall,
-                    opts.offloadResults && g.isRequired(t));
-      if (!gap)
-        continue;
-      if (tries++ >= opts.triesPerPeak)
-        break;
-      std::vector<std::pair<long, Step>> moves = {
-          {gap->after + 1, Step::offload(t)}};
-      if (gap->before >= 0)
-        moves.push_back({gap->before, Step::prefetch(t)});
-      if ((kept = tryMoves(moves)))
-        break;
-      if (!mayStall)
-        continue;
-      // The copy may end after the peak run would start: make that run
-      // wait for one of its own inputs, offloaded after its last use
-      // before and prefetched right before it, while t leaves.
-      for (TensorId y : running.inputs) {
-        if (g.isInput(y) || g.isRequired(y) || tries++ >= opts.triesPerPeak)
-          continue;
-        long last = peak - 1;
-        while (last >= 0 && !(cur.steps()[last].isRun() &&
-                              touches(g.node(cur.steps()[last].id), y)))
-          --last;
-        if (last < 0)
-          continue;
-        std::vector<std::pair<long, Step>> both = moves;
-        both.push_back({last + 1, Step::offload(y)});
-        both.push_back({peak, Step::prefetch(y)});
-        if ((kept = tryMoves(both)))
-          break;
-      }
-      if (kept)
-        break;
-    }
+    bool kept = lowering.moveOneAround(peak, running);
     // A copy to the host still in flight holds its device bytes through
     // the peak run: make the run wait for it to end (XLA's copy-done put
     // right before it), the earliest such copy first (the shortest wait).
     if (!kept && mayStall)
       kept = awaitInFlight(g, sim, peak, [&](TensorId t) {
-        return tryMoves({{peak, Step::await(t)}});
+        return lowering.tryMoves(peak, {{peak, Step::await(t)}});
       });
     if (!kept)
       break;
