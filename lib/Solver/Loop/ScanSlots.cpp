@@ -149,6 +149,44 @@ void chooseTogether(const TrainingGraph &graph, int64_t budget,
   choice.sizedChose = true;
 }
 
+/// The most slots for scan i with which the program fits as it is, the
+/// others at `slots`: the peak grows with the slots, so by bisection over
+/// [0, T] (0: not even one). Leaves slots[i] at the last count tried.
+int64_t mostSlotsAsIs(const AsIsTimeline &timeline, int64_t budget, size_t i,
+                      int64_t steps, std::vector<int64_t> &slots) {
+  int64_t lo = 0, hi = steps;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    slots[i] = mid;
+    SimulationResult r = timeline.at(slots);
+    if (r.valid && r.peak <= budget)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/// Slots that re-run no fewer steps only take memory and bookkeeping: of at
+/// most `most`, the fewest that re-run the fewest steps. T slots re-run what
+/// T - 1 do, and the online rule re-runs more with some counts than with
+/// fewer (64 steps: 208 with 5 slots, 207 with 4).
+int64_t fewestReRunning(const ScanSlotNode &scan, int64_t most) {
+  int64_t fewest = most;
+  if (most > 1) {
+    int64_t reRun = scan.forwardSteps(most);
+    for (int64_t k = most - 1;
+         k >= std::max<int64_t>(1, most - kSizedWindow); --k)
+      if (const int64_t s = scan.forwardSteps(k); s <= reRun) {
+        reRun = s;
+        fewest = k;
+      }
+    while (fewest > 1 && scan.forwardSteps(fewest - 1) == reRun)
+      --fewest;
+  }
+  return fewest;
+}
+
 } // namespace
 
 ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
@@ -181,35 +219,9 @@ ScanSlotChoice chooseScanSlots(const TrainingGraph &graph,
   // pass, where the current count (and its plan) is the one to beat.
   auto chooseOne = [&](size_t i, bool again) {
     const int64_t steps = std::max<int64_t>(1, scans[i].steps);
-    // The most slots whose program fits as it is: the peak grows with the
-    // slots, so by bisection over [0, T] (0: not even one).
     std::vector<int64_t> slots = choice.slots;
-    int64_t lo = 0, hi = steps;
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo + 1) / 2;
-      slots[i] = mid;
-      SimulationResult r = asIs(slots);
-      if (r.valid && r.peak <= budget)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    // Slots that re-run no fewer steps only take memory and bookkeeping:
-    // the fewest that re-run the fewest steps. T slots re-run what T - 1
-    // do, and the online rule re-runs more with some counts than with
-    // fewer (64 steps: 208 with 5 slots, 207 with 4).
-    int64_t fewest = lo;
-    if (lo > 1) {
-      int64_t reRun = scans[i].forwardSteps(lo);
-      for (int64_t k = lo - 1; k >= std::max<int64_t>(1, lo - kSizedWindow);
-           --k)
-        if (const int64_t s = scans[i].forwardSteps(k); s <= reRun) {
-          reRun = s;
-          fewest = k;
-        }
-      while (fewest > 1 && scans[i].forwardSteps(fewest - 1) == reRun)
-        --fewest;
-    }
+    const int64_t lo = mostSlotsAsIs(timeline, budget, i, steps, slots);
+    const int64_t fewest = fewestReRunning(scans[i], lo);
     choice.asIsSlots[i] = fewest;
     std::optional<double> best;
     int64_t bestSlots = std::max<int64_t>(fewest, 1);
