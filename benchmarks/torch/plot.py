@@ -28,6 +28,7 @@ STYLE = {  # family -> marker, colour
     "checkpoint per block": ("^", "tab:green"), "checkpoint_sequential": ("x", "tab:purple"),
     "selective (save mm/conv)": ("v", "tab:olive"), "memory budget dp": ("o", "tab:orange"),
     "memory budget ilp": ("+", "tab:brown"), "remat": ("*", "tab:blue"),
+    "remat at": ("o", "tab:blue"),
     "rockmate": ("P", "tab:cyan")}
 
 
@@ -97,6 +98,8 @@ def rotor(rows, meta, path):
         curve(lambda r: r["method"] == "remat" and (str(r["param"]).startswith("rotor")
                                                      or r["param"] == "min"),
               "remat, 10 budgets and min", "remat", "-")
+        curve(lambda r: r["method"] == "remat" and str(r["param"]).startswith("at "),
+              "remat at checkpoint_sequential's peaks", "remat at")
         ax.set_title(f"{model} ({mine[0]['size']})", fontsize=9)
         ax.set_xlabel("measured peak (MiB)")
         ax.set_ylabel("throughput (samples/s)")
