@@ -48,7 +48,7 @@ MARKER = re.compile(r"<!--\s*doc-test:\s*(fast|slow|gpu|build|skip)\s*(?:\((.*?)
 COMMAND = re.compile(
     r"^(?:[A-Z_]+=\S*\s+)*(?:remat-(?:opt|plan|import-torch)\s|python3?\s|"
     r"/usr/bin/python3\s|ninja\s|cmake\s|make\s|mlir-runner-22\s|build/bin/|"
-    r"test/\S+\.(?:sh|py)\s|benchmarks/|scripts/|for\s|nice\s|cat\s|\./)")
+    r"test/\S+\.(?:sh|py)\s|benchmarks/|scripts/|\$\(scripts/|for\s|nice\s|cat\s|\./)")
 AUTO = [("build", re.compile(r"(^|\s)(cmake -S|ninja|make|scripts/sanitize\.sh)\s", re.M)),
         ("gpu", re.compile(r"--device cuda"))]
 
