@@ -91,20 +91,20 @@ std::vector<Stay> staysOf(const TrainingGraph &g,
 
 namespace {
 
-/// Calls `judge` with every plan of the space and its simulation; false
-/// when the space holds more than `maxPlans` plans (nothing is judged).
-bool enumeratePlans(
-    const TrainingGraph &g, const CopyLink &link,
-    const std::vector<Schedule> &runOrders, long maxPlans, bool resultsMayLeave,
-    bool awaits,
-    const std::function<void(Schedule &, const SimulationResult &)> &judge) {
+using Judge = std::function<void(Schedule &, const SimulationResult &)>;
+
+/// The distinct run orders to enumerate copies for: each subset of the
+/// recomputable forward nodes run again, and the given schedules' runs;
+/// none when there are too many subsets.
+std::optional<std::vector<std::vector<NodeId>>>
+runOrdersOf(const TrainingGraph &g, const std::vector<Schedule> &runOrders) {
   std::vector<std::vector<NodeId>> orders;
   std::vector<NodeId> candidates;
   for (NodeId n = 0; n < g.numNodes(); ++n)
     if (g.isForward(n) && g.node(n).recomputable)
       candidates.push_back(n);
   if (candidates.size() > 12)
-    return false;
+    return std::nullopt;
   for (unsigned mask = 0; mask < (1u << candidates.size()); ++mask) {
     std::vector<char> again(g.numNodes(), 0);
     for (size_t k = 0; k < candidates.size(); ++k)
@@ -120,11 +120,18 @@ bool enumeratePlans(
   }
   std::sort(orders.begin(), orders.end());
   orders.erase(std::unique(orders.begin(), orders.end()), orders.end());
+  return orders;
+}
 
-  // Count first: the space is the product of (1 + prefetch positions),
-  // times at most (1 + the await positions of every stay).
+/// Each order's stays, into `staysPerOrder`; false when the space holds more
+/// than `maxPlans` plans. Counted first: the space is the product of (1 +
+/// prefetch positions), times at most (1 + the await positions of every
+/// stay).
+bool staysWithin(const TrainingGraph &g,
+                 const std::vector<std::vector<NodeId>> &orders,
+                 long maxPlans, bool resultsMayLeave, bool awaits,
+                 std::vector<std::vector<Stay>> &staysPerOrder) {
   long total = 0;
-  std::vector<std::vector<Stay>> staysPerOrder;
   for (const std::vector<NodeId> &runs : orders) {
     staysPerOrder.push_back(staysOf(g, runs, resultsMayLeave));
     long plans = 1, awaitChoices = 1;
@@ -142,6 +149,82 @@ bool enumeratePlans(
     if (total > maxPlans)
       return false;
   }
+  return true;
+}
+
+/// Judges every plan of these copies with no Await, or one: before any run
+/// after an offload, up to its prefetch's.
+void judgeAwaits(const TrainingGraph &g, const SimulatorOptions &so,
+                 const std::vector<NodeId> &runs,
+                 const std::vector<Stay> &stays,
+                 const std::vector<long> &prefetchAt, bool awaits,
+                 const Judge &judge) {
+  const long numRuns = static_cast<long>(runs.size());
+  const long awaitable = awaits ? static_cast<long>(stays.size()) : 0;
+  for (long awaited = -1; awaited < awaitable; ++awaited) {
+    if (awaited >= 0 && prefetchAt[awaited] < 0)
+      continue;
+    const long from = awaited < 0 ? numRuns : stays[awaited].from + 1;
+    const long last =
+        awaited < 0 ? numRuns : std::min(prefetchAt[awaited], numRuns - 1);
+    for (long at = awaited < 0 ? -1 : from; at <= last; ++at) {
+      Schedule s;
+      for (long i = 0; i < numRuns; ++i) {
+        if (i == at)
+          s.steps().push_back(Step::await(stays[awaited].tensor));
+        for (size_t k = 0; k < stays.size(); ++k)
+          if (prefetchAt[k] == i)
+            s.prefetch(stays[k].tensor);
+        s.run(runs[i]);
+        for (size_t k = 0; k < stays.size(); ++k)
+          if (prefetchAt[k] >= 0 && stays[k].from == i)
+            s.offload(stays[k].tensor);
+      }
+      Schedule plan = s.withEagerFrees(g);
+      judge(plan, simulate(g, plan, so));
+      if (awaited < 0)
+        break;
+    }
+  }
+}
+
+/// Steps to the next combination of copies: each stay off, or prefetched
+/// before from+1..to (a result leaving: off, or offloaded with no
+/// prefetch); false after the last.
+bool nextCopies(const std::vector<Stay> &stays, size_t numRuns,
+                std::vector<long> &prefetchAt) {
+  size_t k = 0;
+  for (; k < stays.size(); ++k) {
+    long &p = prefetchAt[k];
+    if (stays[k].to == kLeaves) {
+      if (p < 0) {
+        p = numRuns; // Offloaded; no run is that late.
+        break;
+      }
+      p = -1;
+      continue;
+    }
+    p = p < 0 ? stays[k].from + 1 : p + 1;
+    if (p <= stays[k].to)
+      break;
+    p = -1;
+  }
+  return k != stays.size();
+}
+
+/// Calls `judge` with every plan of the space and its simulation; false
+/// when the space holds more than `maxPlans` plans (nothing is judged).
+bool enumeratePlans(const TrainingGraph &g, const CopyLink &link,
+                    const std::vector<Schedule> &runOrders, long maxPlans,
+                    bool resultsMayLeave, bool awaits, const Judge &judge) {
+  std::optional<std::vector<std::vector<NodeId>>> orders =
+      runOrdersOf(g, runOrders);
+  if (!orders)
+    return false;
+  std::vector<std::vector<Stay>> staysPerOrder;
+  if (!staysWithin(g, *orders, maxPlans, resultsMayLeave, awaits,
+                   staysPerOrder))
+    return false;
 
   SimulatorOptions so;
   so.link = link;
@@ -151,61 +234,13 @@ bool enumeratePlans(
     Schedule plan = s.withEagerFrees(g);
     judge(plan, simulate(g, plan, so));
   }
-  for (size_t o = 0; o < orders.size(); ++o) {
-    const std::vector<NodeId> &runs = orders[o];
+  for (size_t o = 0; o < orders->size(); ++o) {
+    const std::vector<NodeId> &runs = (*orders)[o];
     const std::vector<Stay> &stays = staysPerOrder[o];
     std::vector<long> prefetchAt(stays.size(), -1); // -1: stays on device.
-    const long numRuns = static_cast<long>(runs.size());
-    while (true) {
-      // Every plan of these copies with no Await, or one: before any run
-      // after an offload, up to its prefetch's.
-      const long awaitable = awaits ? static_cast<long>(stays.size()) : 0;
-      for (long awaited = -1; awaited < awaitable; ++awaited) {
-        if (awaited >= 0 && prefetchAt[awaited] < 0)
-          continue;
-        const long from = awaited < 0 ? numRuns : stays[awaited].from + 1;
-        const long last =
-            awaited < 0 ? numRuns : std::min(prefetchAt[awaited], numRuns - 1);
-        for (long at = awaited < 0 ? -1 : from; at <= last; ++at) {
-          Schedule s;
-          for (long i = 0; i < numRuns; ++i) {
-            if (i == at)
-              s.steps().push_back(Step::await(stays[awaited].tensor));
-            for (size_t k = 0; k < stays.size(); ++k)
-              if (prefetchAt[k] == i)
-                s.prefetch(stays[k].tensor);
-            s.run(runs[i]);
-            for (size_t k = 0; k < stays.size(); ++k)
-              if (prefetchAt[k] >= 0 && stays[k].from == i)
-                s.offload(stays[k].tensor);
-          }
-          Schedule plan = s.withEagerFrees(g);
-          judge(plan, simulate(g, plan, so));
-          if (awaited < 0)
-            break;
-        }
-      }
-      // Next combination: each stay off, or prefetched before from+1..to
-      // (a result leaving: off, or offloaded with no prefetch).
-      size_t k = 0;
-      for (; k < stays.size(); ++k) {
-        long &p = prefetchAt[k];
-        if (stays[k].to == kLeaves) {
-          if (p < 0) {
-            p = runs.size(); // Offloaded; no run is that late.
-            break;
-          }
-          p = -1;
-          continue;
-        }
-        p = p < 0 ? stays[k].from + 1 : p + 1;
-        if (p <= stays[k].to)
-          break;
-        p = -1;
-      }
-      if (k == stays.size())
-        break;
-    }
+    do
+      judgeAwaits(g, so, runs, stays, prefetchAt, awaits, judge);
+    while (nextCopies(stays, runs.size(), prefetchAt));
   }
   return true;
 }
