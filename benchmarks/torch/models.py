@@ -90,10 +90,24 @@ def _lm(name, model, layers, vocab, batch, length):
     # torch.compile cannot trace: the step would be two graphs (the model,
     # then the loss), each planned alone.
     model.loss_type = "ForCausalLM"
-    # No key-value cache: a recomputed layer would append to it again.
-    return Model(name, model, ids, lambda f: f(input_ids=ids, labels=ids, use_cache=False).loss,
-                 list(layers),
+    return Model(name, _LossOnly(model), ids, lambda f: f(ids), list(layers),
                  None, f"batch {batch}, {length} tokens, {len(layers)} layers")
+
+
+class _LossOnly(nn.Module):
+    """A language model's training step returns its loss alone.  Compiled
+    whole, the model's graph would also return the logits: a forward output
+    that holds batch x tokens x vocabulary floats (32 MiB for the benchmark's
+    GPT-2 and Llama) and gets a tangent of its own, zeros that AOTAutograd
+    materializes for the backward."""
+
+    def __init__(self, lm):
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, ids):
+        # No key-value cache: a recomputed layer would append to it again.
+        return self.lm(input_ids=ids, labels=ids, use_cache=False).loss
 
 
 def gpt2(quick, batch=None, side=None):
