@@ -24,6 +24,19 @@ LowerSetModel::LowerSetModel(const TrainingGraph &g) : g_(g) {
   }
   n_ = static_cast<int>(nodes_.size());
   words_ = std::max(1, (n_ + 63) / 64);
+  readForwardNodes();
+  computeAncestors();
+  readBackwardNodes();
+  for (int b = 0; b < static_cast<int>(bwd_.size()); ++b)
+    if (wsB_[b] > 0)
+      wsBwdByWs_.push_back(b);
+  std::stable_sort(wsBwdByWs_.begin(), wsBwdByWs_.end(),
+                   [&](int x, int y) { return wsB_[x] > wsB_[y]; });
+  stamp_.assign(g.numTensors(), 0);
+}
+
+void LowerSetModel::readForwardNodes() {
+  const TrainingGraph &g = g_;
   succ_.assign(n_, {});
   pred_.assign(n_, {});
   mem_.assign(n_, 0);
@@ -57,6 +70,9 @@ LowerSetModel::LowerSetModel(const TrainingGraph &g) : g_(g) {
     if (wsF_[v] > 0)
       wsFwdNodes_.push_back(v);
   }
+}
+
+void LowerSetModel::computeAncestors() {
   anc_.assign(size_t(n_) * words_, 0);
   for (int v = 0; v < n_; ++v) {
     uint64_t *a = &anc_[size_t(v) * words_];
@@ -65,7 +81,10 @@ LowerSetModel::LowerSetModel(const TrainingGraph &g) : g_(g) {
       for (int w = 0; w < words_; ++w)
         a[w] |= anc_[size_t(p) * words_ + w];
   }
+}
 
+void LowerSetModel::readBackwardNodes() {
+  const TrainingGraph &g = g_;
   // Backward nodes: reads, and the minimal forward nodes of F(b), the forward
   // nodes b or a backward node it depends on reads. b runs in the step of
   // the first segment meeting F(b), i.e. b is in R(L) iff F(b) meets L, iff
@@ -112,12 +131,6 @@ LowerSetModel::LowerSetModel(const TrainingGraph &g) : g_(g) {
         minF_[b].push_back(v);
     }
   }
-  for (int b = 0; b < nb; ++b)
-    if (wsB_[b] > 0)
-      wsBwdByWs_.push_back(b);
-  std::stable_sort(wsBwdByWs_.begin(), wsBwdByWs_.end(),
-                   [&](int x, int y) { return wsB_[x] > wsB_[y]; });
-  stamp_.assign(g.numTensors(), 0);
 }
 
 NodeSet LowerSetModel::fullSet() const {

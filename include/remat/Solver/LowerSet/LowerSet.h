@@ -115,6 +115,13 @@ public:
                                  RecomputeTiming::Eager) const;
 
 private:
+  /// Per forward node: its edges in V, stored bytes, workspace and time.
+  void readForwardNodes();
+  /// Each forward node's ancestors in V, itself included, as a bit set.
+  void computeAncestors();
+  /// Per backward node: what it reads and writes, and the minimal forward
+  /// nodes it depends on.
+  void readBackwardNodes();
   bool inR(int b, const uint64_t *set, bool full) const;
   int64_t workspace(const uint64_t *from, bool fromFull, const uint64_t *to,
                     bool toFull) const;
