@@ -125,6 +125,78 @@ std::string costTableKey(Operation *op) {
   return {};
 }
 
+namespace {
+
+/// Splits an explicit total over the op's results in proportion to their
+/// types' bytes before alignment (evenly when the types say nothing), each
+/// share then aligned.
+void splitTotal(Operation *op, bool noData, int64_t total, int64_t alignment,
+                SmallVectorImpl<int64_t> &resultBytes) {
+  SmallVector<int64_t> typeSizes;
+  int64_t known = 0;
+  bool allKnown = true;
+  for (Value r : op->getResults()) {
+    std::optional<int64_t> t = noData ? 0 : typeBytes(r.getType());
+    allKnown &= t.has_value() && *t != kTooManyBytes;
+    typeSizes.push_back(t.value_or(0));
+    if (allKnown)
+      known = saturatingAdd(known, *t);
+  }
+  allKnown &= known > 0 && known != std::numeric_limits<int64_t>::max();
+  int64_t remaining = total;
+  for (unsigned i = 0, e = resultBytes.size(); i < e; ++i) {
+    // total * t / known <= total: computed in 128 bits, it cannot wrap.
+    int64_t share =
+        allKnown ? static_cast<int64_t>(static_cast<__int128>(total) *
+                                        typeSizes[i] / known)
+                 : total / static_cast<int64_t>(e);
+    if (i + 1 == e)
+      share = remaining;
+    remaining -= share;
+    resultBytes[i] = roundUpToAlignment(share, alignment);
+  }
+}
+
+/// The op's time and workspace: from the cost table, the attribute, the
+/// collective or point-to-point model, a host row's copy, the op's
+/// interface, or else one operation per result element.
+void setTimeAndWorkspace(Operation *op, CostAttr attr,
+                         const CostTableEntry *entry,
+                         const std::optional<CollectiveInfo> &coll,
+                         OpCost &c) {
+  if (entry) {
+    c.time = entry->time;
+    c.workspace = entry->workspace;
+  } else if (attr) {
+    c.time = attr.getTimeValue();
+    c.workspace = attr.getWorkspace();
+  } else if (coll) {
+    c.time = collectiveTime(*coll);
+  } else if (std::optional<double> p2p = pointToPointTime(op)) {
+    c.time = *p2p;
+  } else if (isa<OffloadRowOp, PrefetchRowOp>(op)) {
+    // A row of a host stack crosses the default link (CopyLink.h: PCIe 5
+    // x16, in the nanoseconds of this model), in line with the kernels:
+    // the host waits for each copy before the next op that touches it.
+    auto offload = dyn_cast<OffloadRowOp>(op);
+    Value row = offload ? Value(offload.getValue()) : op->getResult(0);
+    int64_t bytes = typeBytes(row.getType()).value_or(0);
+    c.time = isa<OffloadRowOp>(op) ? CopyLink{}.offloadTime(bytes)
+                                   : CopyLink{}.prefetchTime(bytes);
+  } else if (auto iface = dyn_cast<RematCostOpInterface>(op)) {
+    c.time = iface.getRematTime();
+    c.workspace = iface.getRematWorkspace();
+  } else {
+    // Unknown op: assume one operation per result element.
+    for (Value r : op->getResults())
+      if (auto shaped = dyn_cast<ShapedType>(r.getType());
+          shaped && shaped.hasStaticShape())
+        c.time += static_cast<double>(shaped.getNumElements());
+  }
+}
+
+} // namespace
+
 FailureOr<OpCost> CostModel::cost(Operation *op,
                                   Operation *symbolScope) const {
   OpCost c;
@@ -156,31 +228,8 @@ FailureOr<OpCost> CostModel::cost(Operation *op,
     total = attr.getBytes();
   if (entry && entry->bytes)
     total = *entry->bytes;
-  if (total && op->getNumResults() > 0) {
-    SmallVector<int64_t> typeSizes;
-    int64_t known = 0;
-    bool allKnown = true;
-    for (Value r : op->getResults()) {
-      std::optional<int64_t> t = noData ? 0 : typeBytes(r.getType());
-      allKnown &= t.has_value() && *t != kTooManyBytes;
-      typeSizes.push_back(t.value_or(0));
-      if (allKnown)
-        known = saturatingAdd(known, *t);
-    }
-    allKnown &= known > 0 && known != std::numeric_limits<int64_t>::max();
-    int64_t remaining = *total;
-    for (unsigned i = 0, e = c.resultBytes.size(); i < e; ++i) {
-      // total * t / known <= total: computed in 128 bits, it cannot wrap.
-      int64_t share =
-          allKnown ? static_cast<int64_t>(static_cast<__int128>(*total) *
-                                          typeSizes[i] / known)
-                   : *total / static_cast<int64_t>(e);
-      if (i + 1 == e)
-        share = remaining;
-      remaining -= share;
-      c.resultBytes[i] = roundUpToAlignment(share, alignment);
-    }
-  }
+  if (total && op->getNumResults() > 0)
+    splitTotal(op, noData, *total, alignment, c.resultBytes);
   for (auto [i, b] : llvm::enumerate(c.resultBytes))
     if (b < 0)
       return op->emitError() << "result #" << i << " has a dynamic shape ("
@@ -189,35 +238,7 @@ FailureOr<OpCost> CostModel::cost(Operation *op,
                                 "or a cost table entry";
 
   std::optional<CollectiveInfo> coll = collectiveInfo(op, symbolScope);
-  if (entry) {
-    c.time = entry->time;
-    c.workspace = entry->workspace;
-  } else if (attr) {
-    c.time = attr.getTimeValue();
-    c.workspace = attr.getWorkspace();
-  } else if (coll) {
-    c.time = collectiveTime(*coll);
-  } else if (std::optional<double> p2p = pointToPointTime(op)) {
-    c.time = *p2p;
-  } else if (isa<OffloadRowOp, PrefetchRowOp>(op)) {
-    // A row of a host stack crosses the default link (CopyLink.h: PCIe 5
-    // x16, in the nanoseconds of this model), in line with the kernels:
-    // the host waits for each copy before the next op that touches it.
-    auto offload = dyn_cast<OffloadRowOp>(op);
-    Value row = offload ? Value(offload.getValue()) : op->getResult(0);
-    int64_t bytes = typeBytes(row.getType()).value_or(0);
-    c.time = isa<OffloadRowOp>(op) ? CopyLink{}.offloadTime(bytes)
-                                   : CopyLink{}.prefetchTime(bytes);
-  } else if (auto iface = dyn_cast<RematCostOpInterface>(op)) {
-    c.time = iface.getRematTime();
-    c.workspace = iface.getRematWorkspace();
-  } else {
-    // Unknown op: assume one operation per result element.
-    for (Value r : op->getResults())
-      if (auto shaped = dyn_cast<ShapedType>(r.getType());
-          shaped && shaped.hasStaticShape())
-        c.time += static_cast<double>(shaped.getNumElements());
-  }
+  setTimeAndWorkspace(op, attr, entry, coll, c);
   // A collective's temporaries are what the runtime allocates, whatever a
   // measured time table or attribute says (calibrate_costs.py writes times
   // only): never less.
