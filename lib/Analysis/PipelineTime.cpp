@@ -397,103 +397,143 @@ private:
   int64_t &opsRun; ///< By every device's run so far.
 };
 
+/// The replay of every device's events together: where each device is in
+/// its events, and what its messages and collectives have met so far.
+struct Replay {
+  /// Per (from, to): when each message's send and its receive started.
+  struct Channel {
+    std::vector<double> sends, receives;
+  };
+
+  explicit Replay(const std::vector<std::vector<Event>> &devices)
+      : devices(devices), n(devices.size()), next(n, 0), groupsMet(n),
+        started(n, false), sendIndex(n), receiveIndex(n) {
+    out.finish.assign(n, 0);
+    out.busy.assign(n, 0);
+  }
+
+  Channel &channel(int64_t from, int64_t to) { return channels[{from, to}]; }
+
+  /// Starts device d's message at `clock` (once) and moves the clock to when
+  /// both ends have started; false while an end has not.
+  bool message(size_t d, const Event &e, double &clock) {
+    const int64_t self = static_cast<int64_t>(d);
+    if (!started[d]) {
+      if (e.to >= 0) {
+        sendIndex[d] = channel(self, e.to).sends.size();
+        channel(self, e.to).sends.push_back(clock);
+      }
+      if (e.from >= 0) {
+        receiveIndex[d] = channel(e.from, self).receives.size();
+        channel(e.from, self).receives.push_back(clock);
+      }
+      started[d] = true;
+    }
+    double begin = clock;
+    if (e.to >= 0) {
+      Channel &c = channel(self, e.to);
+      if (c.receives.size() <= sendIndex[d])
+        return false;
+      begin = std::max(begin, c.receives[sendIndex[d]]);
+    }
+    if (e.from >= 0) {
+      Channel &c = channel(e.from, self);
+      if (c.sends.size() <= receiveIndex[d])
+        return false;
+      begin = std::max(begin, c.sends[receiveIndex[d]]);
+    }
+    clock = begin;
+    return true;
+  }
+
+  /// Device d arrives at its collective at `clock` (once) and the clock
+  /// moves to the last arrival; false while the group is not all there.
+  bool meet(size_t d, const Event &e, double &clock) {
+    auto key = std::make_pair(e.to, groupsMet[d][e.to]);
+    std::vector<double> &times = meetings[key];
+    if (!started[d]) {
+      times.push_back(clock);
+      started[d] = true;
+    }
+    if (static_cast<int64_t>(times.size()) < e.groupSize)
+      return false;
+    clock = *llvm::max_element(times);
+    ++groupsMet[d][e.to];
+    return true;
+  }
+
+  /// Runs device d's events until one waits; whether any ran.
+  bool advance(size_t d) {
+    bool progress = false;
+    double &clock = out.finish[d];
+    while (next[d] < devices[d].size()) {
+      const Event &e = devices[d][next[d]];
+      if (e.kind == Event::Message) {
+        if (!message(d, e, clock))
+          break;
+      } else if (e.kind == Event::Group) {
+        if (!meet(d, e, clock))
+          break;
+      }
+      started[d] = false;
+      clock += e.time;
+      out.busy[d] += e.time;
+      ++next[d];
+      progress = true;
+    }
+    return progress;
+  }
+
+  /// Every device that waits forever, and for what.
+  SmallVector<std::string> stuck() {
+    SmallVector<std::string> out;
+    for (size_t d = 0; d < n; ++d) {
+      if (next[d] == devices[d].size())
+        continue;
+      const Event &e = devices[d][next[d]];
+      const int64_t self = static_cast<int64_t>(d);
+      if (e.kind == Event::Group)
+        out.push_back(llvm::formatv("device {0} waits in a collective that "
+                                    "not every device of its group runs",
+                                    d));
+      else if (e.to >= 0 &&
+               channel(self, e.to).receives.size() <= sendIndex[d])
+        out.push_back(llvm::formatv("device {0} sends device {1} a message "
+                                    "it never receives",
+                                    d, e.to));
+      else
+        out.push_back(llvm::formatv("device {0} waits for a message from "
+                                    "device {1} that is never sent",
+                                    d, e.from));
+    }
+    return out;
+  }
+
+  const std::vector<std::vector<Event>> &devices;
+  size_t n;
+  PipelineTime out;
+  std::vector<size_t> next;
+  std::map<std::pair<int64_t, int64_t>, Channel> channels;
+  /// Per (group, how many of its collectives before): arrival times.
+  std::map<std::pair<int64_t, int64_t>, std::vector<double>> meetings;
+  std::vector<std::map<int64_t, int64_t>> groupsMet;
+  /// The current event's place in its channels or meeting, once started.
+  std::vector<bool> started;
+  std::vector<size_t> sendIndex, receiveIndex;
+};
+
 /// Replays every device's events together; std::nullopt when some wait
 /// forever, with `why` saying which.
 std::optional<PipelineTime>
 replay(const std::vector<std::vector<Event>> &devices, std::string &why) {
-  size_t n = devices.size();
-  PipelineTime out;
-  out.finish.assign(n, 0);
-  out.busy.assign(n, 0);
-  std::vector<size_t> next(n, 0);
-  // Per (from, to): when each message's send and its receive started.
-  struct Channel {
-    std::vector<double> sends, receives;
-  };
-  std::map<std::pair<int64_t, int64_t>, Channel> channels;
-  // Per (group, how many of its collectives before): arrival times.
-  std::map<std::pair<int64_t, int64_t>, std::vector<double>> meetings;
-  std::vector<std::map<int64_t, int64_t>> groupsMet(n);
-  // The current event's place in its channels or meeting, once started.
-  std::vector<bool> started(n, false);
-  std::vector<size_t> sendIndex(n), receiveIndex(n);
-  auto channel = [&](int64_t from, int64_t to) -> Channel & {
-    return channels[{from, to}];
-  };
+  Replay r(devices);
   for (bool progress = true; progress;) {
     progress = false;
-    for (size_t d = 0; d < n; ++d) {
-      const int64_t self = static_cast<int64_t>(d);
-      double &clock = out.finish[d];
-      while (next[d] < devices[d].size()) {
-        const Event &e = devices[d][next[d]];
-        if (e.kind == Event::Message) {
-          if (!started[d]) {
-            if (e.to >= 0) {
-              sendIndex[d] = channel(self, e.to).sends.size();
-              channel(self, e.to).sends.push_back(clock);
-            }
-            if (e.from >= 0) {
-              receiveIndex[d] = channel(e.from, self).receives.size();
-              channel(e.from, self).receives.push_back(clock);
-            }
-            started[d] = true;
-          }
-          double begin = clock;
-          if (e.to >= 0) {
-            Channel &c = channel(self, e.to);
-            if (c.receives.size() <= sendIndex[d])
-              break;
-            begin = std::max(begin, c.receives[sendIndex[d]]);
-          }
-          if (e.from >= 0) {
-            Channel &c = channel(e.from, self);
-            if (c.sends.size() <= receiveIndex[d])
-              break;
-            begin = std::max(begin, c.sends[receiveIndex[d]]);
-          }
-          clock = begin;
-        } else if (e.kind == Event::Group) {
-          auto key = std::make_pair(e.to, groupsMet[d][e.to]);
-          std::vector<double> &times = meetings[key];
-          if (!started[d]) {
-            times.push_back(clock);
-            started[d] = true;
-          }
-          if (static_cast<int64_t>(times.size()) < e.groupSize)
-            break;
-          clock = *llvm::max_element(times);
-          ++groupsMet[d][e.to];
-        }
-        started[d] = false;
-        clock += e.time;
-        out.busy[d] += e.time;
-        ++next[d];
-        progress = true;
-      }
-    }
+    for (size_t d = 0; d < r.n; ++d)
+      progress |= r.advance(d);
   }
   // Every device that waits forever, and for what (the first few).
-  SmallVector<std::string> stuck;
-  for (size_t d = 0; d < n; ++d) {
-    if (next[d] == devices[d].size())
-      continue;
-    const Event &e = devices[d][next[d]];
-    const int64_t self = static_cast<int64_t>(d);
-    if (e.kind == Event::Group)
-      stuck.push_back(llvm::formatv("device {0} waits in a collective that "
-                                    "not every device of its group runs",
-                                    d));
-    else if (e.to >= 0 &&
-             channel(self, e.to).receives.size() <= sendIndex[d])
-      stuck.push_back(llvm::formatv("device {0} sends device {1} a message "
-                                    "it never receives",
-                                    d, e.to));
-    else
-      stuck.push_back(llvm::formatv("device {0} waits for a message from "
-                                    "device {1} that is never sent",
-                                    d, e.from));
-  }
+  SmallVector<std::string> stuck = r.stuck();
   if (!stuck.empty()) {
     constexpr size_t kSaid = 4;
     why = llvm::join(ArrayRef<std::string>(stuck).take_front(kSaid), "; ");
@@ -501,8 +541,8 @@ replay(const std::vector<std::vector<Event>> &devices, std::string &why) {
       why += llvm::formatv(" (and {0} more devices)", stuck.size() - kSaid);
     return std::nullopt;
   }
-  out.criticalPath = *llvm::max_element(out.finish);
-  return out;
+  r.out.criticalPath = *llvm::max_element(r.out.finish);
+  return std::move(r.out);
 }
 
 } // namespace
