@@ -73,7 +73,8 @@ def generate(gen, out, pipeline, P, M, L, R, D, stash="all", keep_rings=None):
     --stash all form's, so time.sh can pair any two of them."""
     a = types.SimpleNamespace(pipeline=pipeline, stages=P, microbatches=M,
                               rows=R, width=D, layers_per_stage=L, data=1,
-                              stash=stash, single=False)
+                              stash=stash, ring="stage0",
+                              recompute_stages=None, single=False)
     o = gen.Opts(a)
     if keep_rings:
         o.keep_rings = keep_rings
