@@ -9,7 +9,7 @@ _BUDGET = re.compile(r"^(min|\d+(\.\d+)?%|\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB)
 COMPILERS = ("inductor", "eager")
 
 
-def backend(budget="100%", compiler="inductor", log=None, verbose=False):
+def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspace="measured"):
     """A torch.compile backend: AOTAutograd with remat as its partitioner.
 
     budget: as remat-opt reads it: bytes with a unit ("2MiB", "500KB"), a
@@ -25,6 +25,9 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False):
       the saved and recomputed FX nodes, the joint graph) or
       {"fallback": why}.
     verbose: one line per graph planned, on stderr.
+    workspace: "measured" (each op's kernel temporaries, measured on its
+      shapes before planning: seconds on convolutional networks; eager
+      compiler only) or "rules" (a rule per op, no measurement).
     """
     budget = str(budget).strip()
     if not _BUDGET.match(budget):
@@ -33,7 +36,9 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False):
     if compiler not in COMPILERS:
         raise ValueError("remat_torch.backend: compiler %r is not one of %s"
                          % (compiler, ", ".join(COMPILERS)))
-    partitioner = RematPartitioner(budget, compiler, log, verbose)
+    if workspace not in ("measured", "rules"):
+        raise ValueError("remat_torch.backend: workspace %r is not measured or rules" % workspace)
+    partitioner = RematPartitioner(budget, compiler, log, verbose, workspace)
     if compiler == "eager":
         from torch._dynamo.backends.common import aot_autograd
         from torch._dynamo.backends.debugging import boxed_nop

@@ -94,11 +94,12 @@ def check_saved(fw, num_fwd_outputs, saved, plan_, named, kept_late=()):
 class RematPartitioner:
     """partition_fn(joint_module, joint_inputs, num_fwd_outputs=..., ...)."""
 
-    def __init__(self, budget, compiler, log=None, verbose=False):
+    def __init__(self, budget, compiler, log=None, verbose=False, workspace="measured"):
         self.budget = budget
         self.compiler = compiler
         self.log = log            # a list: one dict per graph planned or not
         self.verbose = verbose
+        self.workspace = workspace
         self.graphs = 0           # graphs partitioned so far
 
     def __call__(self, joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
@@ -140,7 +141,8 @@ class RematPartitioner:
         try:
             # Inductor runs kernels of its own: the ATen kernels' measured
             # temporaries are the eager compiler's.
-            text, named = emit_joint(jg, measure=self.compiler == "eager")
+            text, named = emit_joint(jg, measure=self.compiler == "eager"
+                                     and self.workspace == "measured")
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))
