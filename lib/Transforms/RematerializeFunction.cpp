@@ -386,38 +386,13 @@ private:
     SmallVector<DroppableRing> rings = droppableRings();
     if (rings.empty())
       return success();
-    SmallVector<llvm::SmallBitVector> choices;
     const size_t n = rings.size();
-    if (n <= 4) {
-      for (unsigned mask = 1; mask < (1u << n); ++mask) {
-        llvm::SmallBitVector c(n);
-        for (size_t i = 0; i < n; ++i)
-          if (mask & (1u << i))
-            c.set(i);
-        choices.push_back(std::move(c));
-      }
-    } else {
-      for (size_t k = 1; k <= n; ++k) {
-        llvm::SmallBitVector c(n);
-        c.set(0, k);
-        choices.push_back(std::move(c));
-      }
-    }
+    SmallVector<llvm::SmallBitVector> choices = ringChoices(n);
     SolveOptions opts = options.solve;
     opts.note = nullptr;
     const int shift = minimumBudgetShift();
-    // How a plan compares: at min its smallest budget, else its time (a
-    // plan that misses the budget never wins).
-    auto score = [&](const TrainingGraph &g) -> std::optional<double> {
-      if (options.budget.minimum) {
-        int64_t m = minimumBudget(g, options.strategy, opts, shift);
-        return m < 0 ? std::nullopt : std::optional<double>(double(m));
-      }
-      SolveOptions o = opts;
-      o.budget = fr.budget;
-      Solution sol = solve(g, options.strategy, o);
-      return sol.feasible ? std::optional<double>(sol.sim.time)
-                          : std::nullopt;
+    auto score = [&](const TrainingGraph &g) {
+      return ringScore(g, opts, shift);
     };
     std::optional<double> best = score(ig->graph);
     std::optional<RingVariant> winner;
@@ -447,33 +422,81 @@ private:
       best = s;
       winner = std::move(*alone);
     }
-    if (!winner && !best && !options.budget.minimum) {
-      // Nothing meets the budget: the error names the smallest budget,
-      // which dropping every ring (each read alone) may lower, and what
-      // that program holds at its peak there.
-      const TrainingGraph &g = alone->graph->graph;
-      ringsMinimum = minimumBudget(g, options.strategy, opts, shift);
-      ringsDroppable = n;
-      SolveOptions o = opts;
-      o.budget = ringsMinimum;
-      if (Solution at = solve(g, options.strategy, o);
-          ringsMinimum >= 0 && at.feasible)
-        ringsFloor = explainPeak(*alone->graph, at.schedule);
-    }
+    if (!winner && !best && !options.budget.minimum)
+      explainRingsMinimum(*alone, n, opts, shift);
     if (!winner)
       return success();
-    func.getBody().takeBody(winner->copy->getBody());
-    ig = std::move(*winner->graph);
+    adoptRings(*winner, rings);
+    return success();
+  }
+
+  /// The choices of rings to drop: every one up to 4 rings, else each first
+  /// n in program order.
+  static SmallVector<llvm::SmallBitVector> ringChoices(size_t n) {
+    SmallVector<llvm::SmallBitVector> choices;
+    if (n <= 4) {
+      for (unsigned mask = 1; mask < (1u << n); ++mask) {
+        llvm::SmallBitVector c(n);
+        for (size_t i = 0; i < n; ++i)
+          if (mask & (1u << i))
+            c.set(i);
+        choices.push_back(std::move(c));
+      }
+    } else {
+      for (size_t k = 1; k <= n; ++k) {
+        llvm::SmallBitVector c(n);
+        c.set(0, k);
+        choices.push_back(std::move(c));
+      }
+    }
+    return choices;
+  }
+
+  /// How a plan compares: at min its smallest budget, else its time (a
+  /// plan that misses the budget never wins).
+  std::optional<double> ringScore(const TrainingGraph &g,
+                                  const SolveOptions &opts, int shift) {
+    if (options.budget.minimum) {
+      int64_t m = minimumBudget(g, options.strategy, opts, shift);
+      return m < 0 ? std::nullopt : std::optional<double>(double(m));
+    }
+    SolveOptions o = opts;
+    o.budget = fr.budget;
+    Solution sol = solve(g, options.strategy, o);
+    return sol.feasible ? std::optional<double>(sol.sim.time) : std::nullopt;
+  }
+
+  /// Nothing meets the budget: the error names the smallest budget, which
+  /// dropping every ring (each read alone) may lower, and what that program
+  /// holds at its peak there.
+  void explainRingsMinimum(const RingVariant &alone, size_t n,
+                           const SolveOptions &opts, int shift) {
+    const TrainingGraph &g = alone.graph->graph;
+    ringsMinimum = minimumBudget(g, options.strategy, opts, shift);
+    ringsDroppable = n;
+    SolveOptions o = opts;
+    o.budget = ringsMinimum;
+    if (Solution at = solve(g, options.strategy, o);
+        ringsMinimum >= 0 && at.feasible)
+      ringsFloor = explainPeak(*alone.graph, at.schedule);
+  }
+
+  /// Takes the winning copy's body and graph, and records and remarks
+  /// which rings it drops.
+  void adoptRings(RingVariant &winner, ArrayRef<DroppableRing> rings) {
+    const size_t n = rings.size();
+    func.getBody().takeBody(winner.copy->getBody());
+    ig = std::move(*winner.graph);
     timeAsIs = ig->simulateProgram().time;
     fr.ops = ig->graph.numNodes();
-    fr.stashRingsDropped = winner->rings;
-    fr.stashRingsRecomputed = winner->producers;
+    fr.stashRingsDropped = winner.rings;
+    fr.stashRingsRecomputed = winner.producers;
     fr.stashRingsKept.clear();
     for (const std::string &key : ringProducers(rings))
-      if (!llvm::is_contained(winner->producers, key))
+      if (!llvm::is_contained(winner.producers, key))
         fr.stashRingsKept.push_back(key);
-    droppedRings = winner->byLoop;
-    ringsShared = winner->shared;
+    droppedRings = winner.byLoop;
+    ringsShared = winner.shared;
     remark::passed(func.getLoc(), remarkOpts("StashRings", func.getSymName()))
         << llvm::formatv(
                "{0} of {1} stash ring(s) dropped ({2} B): each row read back "
@@ -481,12 +504,11 @@ private:
                "body{4} (the rows of {3}). Assumed, not proved: the rows read "
                "before any iteration wrote them reach only masked values (a "
                "pipeline's bubbles)",
-               winner->rings, n, winner->bytes,
-               llvm::join(winner->producers, ", "),
-               winner->shared ? "" : ", each read alone (none shares what "
+               winner.rings, n, winner.bytes,
+               llvm::join(winner.producers, ", "),
+               winner.shared ? "" : ", each read alone (none shares what "
                                      "another recomputed: least memory)")
                .str();
-    return success();
   }
 
   /// Where the plan is the stash rings dropped and nothing else: they are
