@@ -161,20 +161,7 @@ struct RematerializePass
       return signalPassFailure();
     CostModel costs(*table ? &**table : nullptr, settings.alignment);
 
-    RematOptions fit;
-    fit.budget = size;
-    fit.strategy = settings.strategy;
-    fit.scanSlots = settings.scanSlots;
-    fit.solve = settings.solve;
-    fit.offload = settings.offload;
-    fit.solve.offloadResults = settings.offloadResults;
-    if (!settings.hostBudget.empty())
-      fit.solve.hostBudget =
-          cantFail(parseBytes(settings.hostBudget, Units{}, "host-budget"));
-    // The IR's node times are nanoseconds (CopyLink.h).
-    fit.solve.link = CopyLink::fromRates(settings.linkBandwidth,
-                                         settings.linkLatency, 1e-9);
-    fit.solve.link.offloadsBlock = settings.offloadBlocking;
+    RematOptions fit = fitOptions(settings, size);
     RematReport report;
     bool failed = false;
     int analysed = 0; // Training steps planned, fitted or not.
@@ -195,45 +182,10 @@ struct RematerializePass
       if (!selected.empty() && !named)
         continue; // Not selected: left alone, as asked.
       if (std::optional<std::string> why = whyNotATrainingStep(func)) {
-        if (named) {
-          func.emitError() << "@" << func.getSymName()
-                           << " is selected by functions= but is not a "
-                              "training step: "
-                           << *why;
-          failed = true;
-        } else {
-          func.emitRemark() << "remat: skipped @" << func.getSymName()
-                            << ", not a training step: " << *why;
-          report.addSkipped(func.getSymName(), *why);
-        }
+        failed |= skip(func, named, *why, report);
         continue;
       }
-      if (mlir::failed(applyDimBounds(func, settings.dimBounds))) {
-        failed = true;
-        continue;
-      }
-      RematResult result;
-      std::string whyNoPipelineTime;
-      bool hangs = false;
-      std::optional<PipelineTime> pipelineBefore =
-          preparedPipelineTime(func, costs, whyNoPipelineTime, hangs);
-      if (hangs)
-        func.emitWarning() << "this step hangs when run: "
-                           << whyNoPipelineTime;
-      if (mlir::failed(rematerializeFunction(func, fit, costs, result))) {
-        failed = true;
-      } else if (result.report.fitted) {
-        reportDevicePeaks(result.report, devicePeaks(func, costs));
-        // Where the per-stage choice replayed the plan already, its path.
-        std::optional<PipelineTime> after;
-        if (result.report.pipelineTimeAfter < 0)
-          after = pipelineTime(func, costs);
-        reportPipelineTime(result.report, pipelineBefore, after);
-      }
-      if (!result.report.name.empty()) { // Analysed: reported, fitted or not.
-        report.add(std::move(result.report));
-        ++analysed;
-      }
+      failed |= fitFunction(func, settings, fit, costs, report, analysed);
     }
     // A budget no function was held to is not a budget met.
     if (!failed && analysed == 0) {
@@ -253,6 +205,75 @@ struct RematerializePass
     }
     if (failed)
       signalPassFailure();
+  }
+
+  /// What rematerializeFunction is asked for, from the pass's settings.
+  static RematOptions fitOptions(const RematSettings &settings,
+                                 const SizeSpec &size) {
+    RematOptions fit;
+    fit.budget = size;
+    fit.strategy = settings.strategy;
+    fit.scanSlots = settings.scanSlots;
+    fit.solve = settings.solve;
+    fit.offload = settings.offload;
+    fit.solve.offloadResults = settings.offloadResults;
+    if (!settings.hostBudget.empty())
+      fit.solve.hostBudget =
+          cantFail(parseBytes(settings.hostBudget, Units{}, "host-budget"));
+    // The IR's node times are nanoseconds (CopyLink.h).
+    fit.solve.link = CopyLink::fromRates(settings.linkBandwidth,
+                                         settings.linkLatency, 1e-9);
+    fit.solve.link.offloadsBlock = settings.offloadBlocking;
+    return fit;
+  }
+
+  /// A function that is not a training step: an error where functions=
+  /// names it (returns true), else a remark and a skip in the report.
+  static bool skip(func::FuncOp func, bool named, const std::string &why,
+                   RematReport &report) {
+    if (named) {
+      func.emitError() << "@" << func.getSymName()
+                       << " is selected by functions= but is not a "
+                          "training step: "
+                       << why;
+      return true;
+    }
+    func.emitRemark() << "remat: skipped @" << func.getSymName()
+                      << ", not a training step: " << why;
+    report.addSkipped(func.getSymName(), why);
+    return false;
+  }
+
+  /// Fits one training step into the budget and reports it, with its
+  /// pipeline time before and after; true where that failed.
+  static bool fitFunction(func::FuncOp func, const RematSettings &settings,
+                          const RematOptions &fit, const CostModel &costs,
+                          RematReport &report, int &analysed) {
+    if (mlir::failed(applyDimBounds(func, settings.dimBounds)))
+      return true;
+    bool failed = false;
+    RematResult result;
+    std::string whyNoPipelineTime;
+    bool hangs = false;
+    std::optional<PipelineTime> pipelineBefore =
+        preparedPipelineTime(func, costs, whyNoPipelineTime, hangs);
+    if (hangs)
+      func.emitWarning() << "this step hangs when run: " << whyNoPipelineTime;
+    if (mlir::failed(rematerializeFunction(func, fit, costs, result))) {
+      failed = true;
+    } else if (result.report.fitted) {
+      reportDevicePeaks(result.report, devicePeaks(func, costs));
+      // Where the per-stage choice replayed the plan already, its path.
+      std::optional<PipelineTime> after;
+      if (result.report.pipelineTimeAfter < 0)
+        after = pipelineTime(func, costs);
+      reportPipelineTime(result.report, pipelineBefore, after);
+    }
+    if (!result.report.name.empty()) { // Analysed: reported, fitted or not.
+      report.add(std::move(result.report));
+      ++analysed;
+    }
+    return failed;
   }
 
   RematOptionDecls<mlir::Pass> options{*this};
