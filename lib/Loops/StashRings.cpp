@@ -569,21 +569,31 @@ static void writeRowEarly(RewriterBase &rewriter, tensor::InsertSliceOp write) {
   rewriter.moveOpAfter(write, after);
 }
 
-LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
-                                       scf::ForOp loop,
-                                       ArrayRef<unsigned> only,
-                                       Value recompute, bool share) {
-  // Every ring asked for must be the branch form, sized by its one dynamic
-  // row count, and derived from the kept rings: checked before anything
-  // changes.
-  struct Derived {
-    Ring *ring;
-    SmallVector<Operation *> chain;
-    llvm::SetVector<Value> from;
-    DenseMap<Value, Ring *> keptByStored;
-  };
-  auto groups = ringGroups(loop);
-  SmallVector<Derived> derived;
+namespace {
+
+/// A ring to drop: the ops computing its row from the kept rings' rows (in
+/// `from`), and the kept rings by what they store.
+struct Derived {
+  Ring *ring;
+  SmallVector<Operation *> chain;
+  llvm::SetVector<Value> from;
+  DenseMap<Value, Ring *> keptByStored;
+};
+
+/// A read of a dropped ring's row.
+struct Read {
+  tensor::ExtractSliceOp op;
+  Derived *ring;
+};
+
+} // namespace
+
+/// Every ring asked for must be the branch form, sized by its one dynamic
+/// row count, and derived from the kept rings: checked before anything
+/// changes.
+static LogicalResult
+collectDerived(scf::ForOp loop, SmallVector<SmallVector<Ring>> &groups,
+               ArrayRef<unsigned> only, SmallVector<Derived> &derived) {
   for (SmallVector<Ring> &group : groups) {
     SmallVector<Ring *> kept, dropped;
     classify(loop, group, kept, dropped);
@@ -605,30 +615,100 @@ LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
       derived.push_back(std::move(d));
     }
   }
-  for (Derived &d : derived) {
-    Ring *r = d.ring;
-    // No rows where it recomputes: select(recompute, 0, rows).
-    tensor::EmptyOp empty = ringEmpty(loop, r->arg);
-    rewriter.setInsertionPoint(empty);
-    Value zero = arith::ConstantIndexOp::create(rewriter, empty.getLoc(), 0);
-    Value rows = arith::SelectOp::create(rewriter, empty.getLoc(), recompute,
-                                         zero, empty.getDynamicSizes()[0]);
-    rewriter.modifyOpInPlace(
-        empty, [&] { empty.getDynamicSizesMutable().assign(rows); });
-    // The row is written only where it is kept, as soon as it is computed.
-    tensor::InsertSliceOp write = r->write;
-    writeRowEarly(rewriter, write);
-    rewriter.setInsertionPoint(write);
-    auto guard = scf::IfOp::create(rewriter, write.getLoc(),
-                                   TypeRange{write.getType()}, recompute,
-                                   /*withElse=*/true);
-    rewriter.setInsertionPointToStart(guard.thenBlock());
-    scf::YieldOp::create(rewriter, write.getLoc(), write.getDest());
-    rewriter.setInsertionPointToStart(guard.elseBlock());
-    Operation *written = rewriter.clone(*write);
-    scf::YieldOp::create(rewriter, write.getLoc(), written->getResult(0));
-    rewriter.replaceOp(write, guard.getResults());
+  return success();
+}
+
+/// Sizes the ring to no rows where it recomputes, and writes its row only
+/// where it is kept, as soon as it is computed.
+static void guardRingWrite(RewriterBase &rewriter, scf::ForOp loop, Ring *r,
+                           Value recompute) {
+  // No rows where it recomputes: select(recompute, 0, rows).
+  tensor::EmptyOp empty = ringEmpty(loop, r->arg);
+  rewriter.setInsertionPoint(empty);
+  Value zero = arith::ConstantIndexOp::create(rewriter, empty.getLoc(), 0);
+  Value rows = arith::SelectOp::create(rewriter, empty.getLoc(), recompute,
+                                       zero, empty.getDynamicSizes()[0]);
+  rewriter.modifyOpInPlace(
+      empty, [&] { empty.getDynamicSizesMutable().assign(rows); });
+  // The row is written only where it is kept, as soon as it is computed.
+  tensor::InsertSliceOp write = r->write;
+  writeRowEarly(rewriter, write);
+  rewriter.setInsertionPoint(write);
+  auto guard = scf::IfOp::create(rewriter, write.getLoc(),
+                                 TypeRange{write.getType()}, recompute,
+                                 /*withElse=*/true);
+  rewriter.setInsertionPointToStart(guard.thenBlock());
+  scf::YieldOp::create(rewriter, write.getLoc(), write.getDest());
+  rewriter.setInsertionPointToStart(guard.elseBlock());
+  Operation *written = rewriter.clone(*write);
+  scf::YieldOp::create(rewriter, write.getLoc(), written->getResult(0));
+  rewriter.replaceOp(write, guard.getResults());
+}
+
+/// The ops of d's chain its row needs, given what `map` already holds.
+static DenseSet<Operation *> neededOps(const Derived &d, const IRMapping &map) {
+  DenseSet<Operation *> needed;
+  SmallVector<Value> todo{d.ring->stored};
+  DenseSet<Operation *> inChain(d.chain.begin(), d.chain.end());
+  while (!todo.empty()) {
+    Value v = todo.pop_back_val();
+    Operation *op = v.getDefiningOp();
+    if (map.contains(v) || !op || !inChain.contains(op) ||
+        !needed.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      todo.push_back(operand);
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        todo.push_back(operand);
+    });
   }
+  return needed;
+}
+
+/// Replaces one read by an scf.if that recomputes the row where the stage
+/// recomputes (from the kept rows, and shared, from what `chosen` maps) and
+/// reads it back elsewhere.
+static void recomputeRead(RewriterBase &rewriter, Read &read, Operation *at,
+                          bool share, Value recompute, IRMapping &chosen) {
+  Derived &d = *read.ring;
+  rewriter.setInsertionPoint(share ? at : firstUse(read.op));
+  auto choice = scf::IfOp::create(rewriter, read.op.getLoc(),
+                                  TypeRange{read.op.getType()}, recompute,
+                                  /*withElse=*/true);
+  OpFoldResult row = read.op.getMixedOffsets()[0];
+  rewriter.setInsertionPointToStart(choice.thenBlock());
+  IRMapping map = share ? chosen : IRMapping();
+  for (Value stop : d.from) {
+    if (map.contains(stop))
+      continue;
+    if (Ring *k = d.keptByStored.lookup(stop))
+      map.map(stop, readRow(rewriter, read.op.getLoc(), *k, row));
+  }
+  // Only the ops the row needs given what is mapped.
+  DenseSet<Operation *> needed = neededOps(d, map);
+  for (Operation *op : d.chain)
+    if (needed.contains(op))
+      rewriter.clone(*op, map);
+  scf::YieldOp::create(rewriter, read.op.getLoc(),
+                       map.lookup(d.ring->stored));
+  rewriter.setInsertionPointToStart(choice.elseBlock());
+  Operation *readBack = rewriter.clone(*read.op);
+  scf::YieldOp::create(rewriter, read.op.getLoc(), readBack->getResult(0));
+  chosen.map(d.ring->stored, choice.getResult(0));
+  rewriter.replaceOp(read.op, choice.getResults());
+}
+
+LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
+                                       scf::ForOp loop,
+                                       ArrayRef<unsigned> only,
+                                       Value recompute, bool share) {
+  auto groups = ringGroups(loop);
+  SmallVector<Derived> derived;
+  if (failed(collectDerived(loop, groups, only, derived)))
+    return failure();
+  for (Derived &d : derived)
+    guardRingWrite(rewriter, loop, d.ring, recompute);
   // The reads: one scf.if per ring and block, recomputing the row where the
   // stage recomputes and reading it back elsewhere. Shared, the rings read
   // in one block go in the order they are computed, all before the first
@@ -636,10 +716,6 @@ LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
   // branches before it chose (ring j+1's row from ring j's, as the uniform
   // rewrite shares them); else each goes before its own first use and
   // recomputes from the kept rows alone.
-  struct Read {
-    tensor::ExtractSliceOp op;
-    Derived *ring;
-  };
   llvm::MapVector<std::pair<Block *, void *>, SmallVector<Read>> byBlock;
   for (Derived &d : derived)
     for (tensor::ExtractSliceOp read : d.ring->reads)
@@ -658,49 +734,8 @@ LogicalResult recomputeStashRingsWhere(RewriterBase &rewriter,
         at = use;
     }
     IRMapping chosen; // ring's stored value -> the branch's result
-    for (Read &read : reads) {
-      Derived &d = *read.ring;
-      rewriter.setInsertionPoint(share ? at : firstUse(read.op));
-      auto choice = scf::IfOp::create(rewriter, read.op.getLoc(),
-                                      TypeRange{read.op.getType()}, recompute,
-                                      /*withElse=*/true);
-      OpFoldResult row = read.op.getMixedOffsets()[0];
-      rewriter.setInsertionPointToStart(choice.thenBlock());
-      IRMapping map = share ? chosen : IRMapping();
-      for (Value stop : d.from) {
-        if (map.contains(stop))
-          continue;
-        if (Ring *k = d.keptByStored.lookup(stop))
-          map.map(stop, readRow(rewriter, read.op.getLoc(), *k, row));
-      }
-      // Only the ops the row needs given what is mapped.
-      DenseSet<Operation *> needed;
-      SmallVector<Value> todo{d.ring->stored};
-      DenseSet<Operation *> inChain(d.chain.begin(), d.chain.end());
-      while (!todo.empty()) {
-        Value v = todo.pop_back_val();
-        Operation *op = v.getDefiningOp();
-        if (map.contains(v) || !op || !inChain.contains(op) ||
-            !needed.insert(op).second)
-          continue;
-        for (Value operand : op->getOperands())
-          todo.push_back(operand);
-        op->walk([&](Operation *nested) {
-          for (Value operand : nested->getOperands())
-            todo.push_back(operand);
-        });
-      }
-      for (Operation *op : d.chain)
-        if (needed.contains(op))
-          rewriter.clone(*op, map);
-      scf::YieldOp::create(rewriter, read.op.getLoc(),
-                           map.lookup(d.ring->stored));
-      rewriter.setInsertionPointToStart(choice.elseBlock());
-      Operation *readBack = rewriter.clone(*read.op);
-      scf::YieldOp::create(rewriter, read.op.getLoc(), readBack->getResult(0));
-      chosen.map(d.ring->stored, choice.getResult(0));
-      rewriter.replaceOp(read.op, choice.getResults());
-    }
+    for (Read &read : reads)
+      recomputeRead(rewriter, read, at, share, recompute, chosen);
   }
   return success();
 }
