@@ -388,6 +388,150 @@ std::string sizedNote(const ScanSlotChoice &choice, size_t i) {
   return "";
 }
 
+/// The rewrite does not verify at other counts than the probe's.
+InFlightDiagnostic resizeError(func::FuncOp func) {
+  return func.emitError() << "internal error: the checkpointed scans of @"
+                          << func.getSymName()
+                          << " do not verify with other slot counts; give "
+                             "-remat-checkpoint-scans slots=K";
+}
+
+/// Fewer slots where the rewrite at `slots` is `over` bytes over: the counts
+/// that fit as it is while `planned`, else fewer by the bytes over (half
+/// where those are unknown).
+std::vector<int64_t> fewerSlots(const std::vector<int64_t> &slots,
+                                const std::vector<ScanSlotNode> &nodes,
+                                int64_t over, bool planned,
+                                const ScanSlotChoice &choice) {
+  std::vector<int64_t> fewer = slots;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    int64_t perSlot = 0;
+    for (const ScanSlotNode::Storage &s : nodes[i].storage)
+      perSlot += s.rowBytes;
+    int64_t by = over > 0 && perSlot > 0 ? (over + perSlot - 1) / perSlot
+                                         : slots[i] / 2;
+    fewer[i] = planned && choice.asIsSlots[i] > 0 &&
+                       choice.asIsSlots[i] < slots[i]
+                   ? choice.asIsSlots[i]
+                   : std::max<int64_t>(1, slots[i] - std::max<int64_t>(by, 1));
+  }
+  return fewer;
+}
+
+/// Why each scan has its count, where the model chose it or the rewrite
+/// took fewer.
+void explainSlots(const std::vector<int64_t> &slots,
+                  const ScanSlotChoice &choice, int64_t budget,
+                  const ScanPlanning &planning,
+                  std::vector<std::string> &why) {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i] != choice.slots[i])
+      why[i] = llvm::formatv("fewer than the {0} the model of the scan "
+                             "chose: the rewrite with them exceeds {1} B",
+                             choice.slots[i], budget)
+                   .str();
+    else if (planning.plan && choice.feasible)
+      why[i] = llvm::formatv("the slots of the fastest plan of the whole "
+                             "function within {0} B ({1} with nothing "
+                             "else recomputed; {2} plans compared{3})",
+                             budget, choice.asIsSlots[i], choice.plansSolved,
+                             sizedNote(choice, i))
+                   .str();
+  }
+}
+
+/// Chooses the counts within `budget` by the model of the rewrite at the
+/// probe counts (into `emitted`), then checks them on the rewrite itself:
+/// where the model was wrong (a temporary of the emitted loops that grows
+/// with the slots), fewer slots. `checked` is the rewrite that fit.
+LogicalResult chooseByModel(func::FuncOp func, ArrayRef<FoundScan> scans,
+                            int64_t budget, const ScanPlanning &planning,
+                            std::vector<int64_t> &slots,
+                            std::vector<std::string> &why,
+                            std::unique_ptr<Emitted> &emitted,
+                            std::optional<Scratch> &checked) {
+  auto internalError = [&] {
+    return func.emitError()
+           << "internal error: the scans of @" << func.getSymName()
+           << " could not be modelled from their rewrite at " << kProbeSlots
+           << " slots; give -remat-checkpoint-scans slots=K";
+  };
+  std::vector<int64_t> probe;
+  for (const FoundScan &scan : scans)
+    probe.push_back(std::min(kProbeSlots, scan.pair.steps));
+  emitted = emittedCopy(func, scans, probe);
+  FailureOr<Scratch> scratch = analysedCopy(*emitted, planning);
+  if (failed(scratch))
+    return failure();
+  FailureOr<std::vector<ScanSlotNode>> nodes =
+      slotNodes(scans, *scratch, scratch->graph, planning);
+  FailureOr<std::vector<ScanSlotNode>> asIsNodes =
+      scratch->timeline
+          ? slotNodes(scans, *scratch, *scratch->timeline, planning)
+          : nodes;
+  if (failed(nodes) || failed(asIsNodes))
+    return internalError();
+  const AsIsTimeline asIs{scratch->asIs().graph, scratch->asIs().programOrder,
+                          *asIsNodes};
+  ScanSlotChoice choice = chooseScanSlots(
+      scratch->graph.graph, scratch->graph.programOrder, budget, *nodes,
+      planning.plan, planning.planSized, &asIs);
+  slots = choice.slots;
+  // The model is checked on the rewrite itself. Where it was wrong (a
+  // temporary of the emitted loops that grows with the slots), fewer
+  // slots: the count that fits as it is, then fewer by the bytes over.
+  bool planned = static_cast<bool>(planning.plan);
+  for (int attempt = 0; choice.feasible && attempt < 8; ++attempt) {
+    if (failed(resize(*emitted, slots)))
+      return resizeError(func);
+    FailureOr<Check> fits = checkSlots(*emitted, planning, budget, planned);
+    if (failed(fits))
+      return failure();
+    if (fits->fits) {
+      checked = std::move(fits->rewrite);
+      break;
+    }
+    std::vector<int64_t> fewer =
+        fewerSlots(slots, *nodes, fits->over, planned, choice);
+    if (fewer == slots)
+      break;
+    slots = fewer;
+    planned = false; // From here on, the counts that fit as it is.
+  }
+  explainSlots(slots, choice, budget, planning, why);
+  return success();
+}
+
+/// Takes the emitted rewrite at `slots` (or the checked one, where the
+/// planning adopts it) into `func`, with a remark per scan.
+FailureOr<ScansRewritten>
+adoptEmitted(func::FuncOp func, ArrayRef<FoundScan> scans,
+             const std::vector<int64_t> &slots,
+             const std::vector<std::string> &why, Emitted &emitted,
+             std::optional<Scratch> &checked, const ScanPlanning &planning) {
+  const int count = static_cast<int>(scans.size());
+  if (failed(resize(emitted, slots)))
+    return resizeError(func);
+  // Last scan first (the order the rewrite takes them in).
+  for (size_t i = scans.size(); i-- > 0;) {
+    const ScanPair &scan = scans[i].pair;
+    InFlightDiagnostic remark = scan.forward->emitRemark();
+    describeScan(remark, scan, isa<scf::WhileOp>(scan.forward), slots[i],
+                 emitted.scans[i].counts, why[i]);
+  }
+  // The body moves (takeBody): its ops, the runs' keys, stay.
+  if (checked && planning.adoptChecked) {
+    adoptRewrite(func, *checked);
+    return ScansRewritten{count, /*prepared=*/true, std::move(checked->runs)};
+  }
+  ScansRewritten out{count, /*prepared=*/false, {}};
+  for (const CheckpointedScan &scan : emitted.scans)
+    addRegionRuns(scan, out.runs);
+  func.getBody().takeBody(emitted.func->getBody());
+  foldIndexArithmetic(func, emitted.ops);
+  return out;
+}
+
 } // namespace
 
 FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
@@ -403,12 +547,6 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
   std::vector<std::string> why(scans.size());
   std::unique_ptr<Emitted> emitted; // The rewrite at the probe counts.
   std::optional<Scratch> checked;   // A copy of it at `slots`, checked.
-  auto resizeError = [&] {
-    return func.emitError() << "internal error: the checkpointed scans of @"
-                            << func.getSymName()
-                            << " do not verify with other slot counts; give "
-                               "-remat-checkpoint-scans slots=K";
-  };
   if (fixedSlots > 0) {
     std::vector<int64_t> first(scans.size());
     for (size_t i = 0; i < scans.size(); ++i) {
@@ -418,102 +556,12 @@ FailureOr<ScansRewritten> checkpointScansWithin(func::FuncOp func,
     if (resizeFrom > 0)
       emitted = emittedCopy(func, scans, first);
   } else if (budget >= 0) {
-    auto internalError = [&] {
-      return func.emitError()
-             << "internal error: the scans of @" << func.getSymName()
-             << " could not be modelled from their rewrite at " << kProbeSlots
-             << " slots; give -remat-checkpoint-scans slots=K";
-    };
-    std::vector<int64_t> probe;
-    for (const FoundScan &scan : scans)
-      probe.push_back(std::min(kProbeSlots, scan.pair.steps));
-    emitted = emittedCopy(func, scans, probe);
-    FailureOr<Scratch> scratch = analysedCopy(*emitted, planning);
-    if (failed(scratch))
+    if (failed(chooseByModel(func, scans, budget, planning, slots, why,
+                             emitted, checked)))
       return failure();
-    FailureOr<std::vector<ScanSlotNode>> nodes =
-        slotNodes(scans, *scratch, scratch->graph, planning);
-    FailureOr<std::vector<ScanSlotNode>> asIsNodes =
-        scratch->timeline
-            ? slotNodes(scans, *scratch, *scratch->timeline, planning)
-            : nodes;
-    if (failed(nodes) || failed(asIsNodes))
-      return internalError();
-    const AsIsTimeline asIs{scratch->asIs().graph, scratch->asIs().programOrder,
-                            *asIsNodes};
-    ScanSlotChoice choice = chooseScanSlots(
-        scratch->graph.graph, scratch->graph.programOrder, budget, *nodes,
-        planning.plan, planning.planSized, &asIs);
-    slots = choice.slots;
-    // The model is checked on the rewrite itself. Where it was wrong (a
-    // temporary of the emitted loops that grows with the slots), fewer
-    // slots: the count that fits as it is, then fewer by the bytes over.
-    bool planned = static_cast<bool>(planning.plan);
-    for (int attempt = 0; choice.feasible && attempt < 8; ++attempt) {
-      if (failed(resize(*emitted, slots)))
-        return resizeError();
-      FailureOr<Check> fits = checkSlots(*emitted, planning, budget, planned);
-      if (failed(fits))
-        return failure();
-      if (fits->fits) {
-        checked = std::move(fits->rewrite);
-        break;
-      }
-      std::vector<int64_t> fewer = slots;
-      for (size_t i = 0; i < scans.size(); ++i) {
-        int64_t perSlot = 0;
-        for (const ScanSlotNode::Storage &s : (*nodes)[i].storage)
-          perSlot += s.rowBytes;
-        int64_t by = fits->over > 0 && perSlot > 0
-                         ? (fits->over + perSlot - 1) / perSlot
-                         : slots[i] / 2;
-        fewer[i] = planned && choice.asIsSlots[i] > 0 &&
-                           choice.asIsSlots[i] < slots[i]
-                       ? choice.asIsSlots[i]
-                       : std::max<int64_t>(1, slots[i] - std::max<int64_t>(by, 1));
-      }
-      if (fewer == slots)
-        break;
-      slots = fewer;
-      planned = false; // From here on, the counts that fit as it is.
-    }
-    for (size_t i = 0; i < scans.size(); ++i) {
-      if (slots[i] != choice.slots[i])
-        why[i] = llvm::formatv("fewer than the {0} the model of the scan "
-                               "chose: the rewrite with them exceeds {1} B",
-                               choice.slots[i], budget)
-                     .str();
-      else if (planning.plan && choice.feasible)
-        why[i] = llvm::formatv("the slots of the fastest plan of the whole "
-                               "function within {0} B ({1} with nothing "
-                               "else recomputed; {2} plans compared{3})",
-                               budget, choice.asIsSlots[i], choice.plansSolved,
-                               sizedNote(choice, i))
-                     .str();
-    }
   }
-  if (emitted) {
-    if (failed(resize(*emitted, slots)))
-      return resizeError();
-    // Last scan first (the order the rewrite takes them in).
-    for (size_t i = scans.size(); i-- > 0;) {
-      const ScanPair &scan = scans[i].pair;
-      InFlightDiagnostic remark = scan.forward->emitRemark();
-      describeScan(remark, scan, isa<scf::WhileOp>(scan.forward), slots[i],
-                   emitted->scans[i].counts, why[i]);
-    }
-    // The body moves (takeBody): its ops, the runs' keys, stay.
-    if (checked && planning.adoptChecked) {
-      adoptRewrite(func, *checked);
-      return ScansRewritten{count, /*prepared=*/true, std::move(checked->runs)};
-    }
-    ScansRewritten out{count, /*prepared=*/false, {}};
-    for (const CheckpointedScan &scan : emitted->scans)
-      addRegionRuns(scan, out.runs);
-    func.getBody().takeBody(emitted->func->getBody());
-    foldIndexArithmetic(func, emitted->ops);
-    return out;
-  }
+  if (emitted)
+    return adoptEmitted(func, scans, slots, why, *emitted, checked, planning);
   // No probe (a fixed count, or the fewest): rewritten once with them.
   // Last scan first: the rewrite moves only what follows its forward loop.
   detail::RecordedOps direct;
