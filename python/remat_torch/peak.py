@@ -64,7 +64,7 @@ def _measure_cpu(fn, args, kwargs):
 
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         result = fn(*args, **kwargs)
-    return result, _replay(prof.profiler.kineto_results.experimental_event_tree())
+    return result, replay_peak(prof.profiler.kineto_results.experimental_event_tree())
 
 
 def _allocations(events):
@@ -77,8 +77,9 @@ def _allocations(events):
         yield from _allocations(e.children)
 
 
-def _replay(tree):
-    """Max of the running total of bytes allocated in the window and live."""
+def replay_peak(tree):
+    """Max of the running total of bytes allocated in `tree` (profiler
+    events) and live; frees of memory allocated before it are not counted."""
     live = {}  # ptr -> bytes allocated in the window
     total = peak = 0
     # A stable sort: events of one clock tick stay in recording order.

@@ -26,6 +26,8 @@ from torch.fx.node import map_aggregate
 
 from remat_import_torch.graph import ALIASES, VIEWS
 
+from .peak import replay_peak
+
 _CACHE = {}   # signature -> bytes or None, across graphs of one process
 
 
@@ -131,26 +133,10 @@ def _run_cpu(todo):
         return {}
     peaks = {}
 
-    def allocations(e, out):
-        for c in e.children:
-            if c.tag.name == "Allocation" and c.extra_fields.device.type == "cpu":
-                out.append((c.start_time_ns, c.extra_fields.ptr, c.extra_fields.alloc_size))
-            else:
-                allocations(c, out)
-        return out
-
     def visit(events):
         for e in events:
             if e.name.startswith("remat_ws/") and int(e.name.split("/")[1]) not in failed:
-                live, total, peak = {}, 0, 0
-                for _, ptr, size in sorted(allocations(e, []), key=lambda a: a[0]):
-                    if size > 0:
-                        live[ptr] = size
-                        total += size
-                        peak = max(peak, total)
-                    else:
-                        total -= live.pop(ptr, 0)
-                peaks[keys[int(e.name.split("/")[1])]] = peak
+                peaks[keys[int(e.name.split("/")[1])]] = replay_peak(e.children)
             else:
                 visit(e.children)
     visit(tree)
