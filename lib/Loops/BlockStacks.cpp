@@ -139,10 +139,7 @@ std::optional<BlockedStack> blockedStackAt(const Carries &loop, unsigned k) {
   std::optional<Blocking> cut = blockingOf(write, type);
   if (!cut)
     return std::nullopt;
-  // A while's before region only passes the stack on to the condition.
-  if (!loop.before.empty() &&
-      !llvm::all_of(loop.before[k].getUsers(),
-                    [&](Operation *user) { return user == loop.condition; }))
+  if (!beforeOnlyPassesOn(loop, k))
     return std::nullopt;
   BlockedStack stack{loop, k, *cut, write, {}};
   if (!collectBlockReads(loop.body[k], *cut, write, stack.reads, nullptr) ||
@@ -228,19 +225,6 @@ Value blockedInitOf(RewriterBase &rewriter, Value init, RankedTensorType flat,
                                            at.offsets, at.sizes, at.strides);
   }
   return result;
-}
-
-/// Erases `op` and the chain of inserts and the empty it wrote into, as
-/// far as nothing else uses them.
-void eraseUnusedChain(RewriterBase &rewriter, Operation *op) {
-  while (op && op->use_empty() &&
-         isa<tensor::InsertSliceOp, tensor::EmptyOp>(op)) {
-    Operation *next = nullptr;
-    if (auto write = dyn_cast<tensor::InsertSliceOp>(op))
-      next = write.getDest().getDefiningOp();
-    rewriter.eraseOp(op);
-    op = next;
-  }
 }
 
 void retype(RewriterBase &rewriter, BlockedStack &stack) {

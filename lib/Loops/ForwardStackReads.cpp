@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Loops/ForwardStackReads.h"
+#include "LoopCarries.h"
 #include "remat/Analysis/ScanLoops.h"
 
 #include "remat/Analysis/StackRows.h"
@@ -138,51 +139,6 @@ std::optional<StackState> stackState(Operation *loop,
   return state;
 }
 
-/// `loop` with `inits` appended to its iteration arguments, each
-/// iteration yielding `yields(newArgs)` for them; returns the new loop's
-/// new arguments (the loop itself is replaced, its body moved).
-SmallVector<Value>
-withCarries(RewriterBase &rewriter, Operation *loop, ValueRange inits,
-            function_ref<SmallVector<Value>(ValueRange)> yields) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  if (auto f = dyn_cast<scf::ForOp>(loop)) {
-    FailureOr<LoopLikeOpInterface> grown = f.replaceWithAdditionalYields(
-        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
-          return yields(ValueRange(args));
-        });
-    auto newFor = cast<scf::ForOp>(grown->getOperation());
-    return SmallVector<Value>(
-        newFor.getRegionIterArgs().take_back(inits.size()));
-  }
-  auto w = cast<scf::WhileOp>(loop);
-  SmallVector<Value> operands(w.getInits());
-  llvm::append_range(operands, inits);
-  SmallVector<Type> types(w.getResultTypes());
-  llvm::append_range(types, TypeRange(inits));
-  rewriter.setInsertionPoint(w);
-  auto grown = scf::WhileOp::create(rewriter, w.getLoc(), types, operands,
-                                    nullptr, nullptr);
-  Block *before = grown.getBeforeBody(), *after = grown.getAfterBody();
-  const size_t n = w.getInits().size();
-  rewriter.mergeBlocks(w.getBeforeBody(), before,
-                       before->getArguments().take_front(n));
-  rewriter.mergeBlocks(w.getAfterBody(), after,
-                       after->getArguments().take_front(n));
-  SmallVector<Value> newArgs(after->getArguments().drop_front(n));
-  scf::ConditionOp cond = grown.getConditionOp();
-  rewriter.modifyOpInPlace(cond, [&] {
-    cond.getArgsMutable().append(before->getArguments().drop_front(n));
-  });
-  auto yield = cast<scf::YieldOp>(after->getTerminator());
-  rewriter.setInsertionPoint(yield);
-  SmallVector<Value> next = yields(newArgs);
-  rewriter.modifyOpInPlace(yield,
-                           [&] { yield.getResultsMutable().append(next); });
-  rewriter.replaceOp(w, grown.getResults().take_front(w.getNumResults()));
-  return newArgs;
-}
-
 /// Forwards the reads of `loop`'s stacks that can be; returns how many.
 int forwardLoop(RewriterBase &rewriter, Operation *loop) {
   std::optional<LoopIteration> it = forwardIteration(loop);
@@ -199,8 +155,8 @@ int forwardLoop(RewriterBase &rewriter, Operation *loop) {
     llvm::append_range(inits, s.initial);
   // Per stack, the values carried rows back 1..D: the value stored this
   // iteration is one row back next iteration; each moves one further.
-  SmallVector<Value> carried = withCarries(
-      rewriter, loop, inits, [&](ValueRange args) {
+  SmallVector<Value> carried =
+      withCarries(rewriter, loop, inits, [&](ValueRange args) {
         SmallVector<Value> next;
         size_t at = 0;
         for (const StackState &s : states) {

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopCarries.h"
-#include "remat/Analysis/StackRows.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "remat/Analysis/OpGroups.h"
+#include "remat/Analysis/StackRows.h"
 
 using namespace mlir;
 
@@ -44,6 +46,67 @@ bool stacksRows(const Carries &loop) {
       return true;
   }
   return false;
+}
+
+bool beforeOnlyPassesOn(const Carries &loop, unsigned k) {
+  return loop.before.empty() ||
+         llvm::all_of(loop.before[k].getUsers(),
+                      [&](Operation *user) { return user == loop.condition; });
+}
+
+SmallVector<Value>
+withCarries(RewriterBase &rewriter, Operation *loop, ValueRange inits,
+            function_ref<SmallVector<Value>(ValueRange)> yields) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  if (auto f = dyn_cast<scf::ForOp>(loop)) {
+    FailureOr<LoopLikeOpInterface> grown = f.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+          return yields(ValueRange(args));
+        });
+    auto newFor = cast<scf::ForOp>(grown->getOperation());
+    return SmallVector<Value>(
+        newFor.getRegionIterArgs().take_back(inits.size()));
+  }
+  auto w = cast<scf::WhileOp>(loop);
+  SmallVector<Value> operands(w.getInits());
+  llvm::append_range(operands, inits);
+  SmallVector<Type> types(w.getResultTypes());
+  llvm::append_range(types, TypeRange(inits));
+  rewriter.setInsertionPoint(w);
+  auto grown = scf::WhileOp::create(rewriter, w.getLoc(), types, operands,
+                                    nullptr, nullptr);
+  Block *before = grown.getBeforeBody(), *after = grown.getAfterBody();
+  const size_t n = w.getInits().size();
+  rewriter.mergeBlocks(w.getBeforeBody(), before,
+                       before->getArguments().take_front(n));
+  rewriter.mergeBlocks(w.getAfterBody(), after,
+                       after->getArguments().take_front(n));
+  SmallVector<Value> newArgs(after->getArguments().drop_front(n));
+  scf::ConditionOp cond = grown.getConditionOp();
+  rewriter.modifyOpInPlace(cond, [&] {
+    cond.getArgsMutable().append(before->getArguments().drop_front(n));
+  });
+  auto yield = cast<scf::YieldOp>(after->getTerminator());
+  rewriter.setInsertionPoint(yield);
+  SmallVector<Value> next = yields(newArgs);
+  rewriter.modifyOpInPlace(yield,
+                           [&] { yield.getResultsMutable().append(next); });
+  rewriter.replaceOp(w, grown.getResults().take_front(w.getNumResults()));
+  return newArgs;
+}
+
+void eraseUnusedChain(RewriterBase &rewriter, Operation *op) {
+  while (op && op->use_empty() &&
+         isa<tensor::InsertSliceOp, tensor::EmptyOp, linalg::FillOp>(op)) {
+    Operation *next = nullptr;
+    if (auto write = dyn_cast<tensor::InsertSliceOp>(op))
+      next = write.getDest().getDefiningOp();
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      next = fill.getOutputs()[0].getDefiningOp();
+    rewriter.eraseOp(op);
+    op = next;
+  }
 }
 
 } // namespace remat

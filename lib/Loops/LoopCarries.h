@@ -1,4 +1,5 @@
-//===- LoopCarries.h - A loop's iteration arguments, for or while -*- C++ -*-===//
+//===- LoopCarries.h - A loop's iteration arguments, for or while -*- C++
+//-*-===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
@@ -12,6 +13,7 @@
 #define REMAT_LIB_LOOPS_LOOPCARRIES_H
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 
@@ -24,7 +26,8 @@ namespace remat {
 struct Carries {
   mlir::Operation *loop = nullptr;
   mlir::MutableOperandRange inits;
-  mlir::Block::BlockArgListType before; ///< A while's before region; else empty.
+  mlir::Block::BlockArgListType
+      before; ///< A while's before region; else empty.
   mlir::Block::BlockArgListType body;
   mlir::Operation *yield = nullptr;
   mlir::scf::ConditionOp condition; ///< A while's; else null.
@@ -38,6 +41,27 @@ std::optional<Carries> carriesOf(mlir::Operation *op);
 /// stacks (ScanLoops.h reads it further). A write at a constant row (one
 /// element of a carry updated) is no stack.
 bool stacksRows(const Carries &loop);
+
+/// Whether a while's before region only passes iteration argument k on to
+/// the condition (always, for an scf.for): a stack retyped in the body is
+/// then retyped there too, with nothing else to change.
+bool beforeOnlyPassesOn(const Carries &loop, unsigned k);
+
+/// `loop` (an scf.for or an scf.while) with `inits` appended to its
+/// iteration arguments, each iteration yielding `yields(newArgs)` for them
+/// (built before the terminator of the body); returns the new loop's new
+/// arguments. The loop itself is replaced, its body moved: values of the
+/// old body stay valid, its block arguments do not.
+llvm::SmallVector<mlir::Value>
+withCarries(mlir::RewriterBase &rewriter, mlir::Operation *loop,
+            mlir::ValueRange inits,
+            llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::ValueRange)>
+                yields);
+
+/// Erases `op` and the chain of tensor.insert_slice ops, the linalg.fill
+/// and the tensor.empty it wrote into, as far as nothing else uses them (a
+/// stack's initial value, once a normalization has rebuilt it).
+void eraseUnusedChain(mlir::RewriterBase &rewriter, mlir::Operation *op);
 
 } // namespace remat
 
