@@ -15,6 +15,7 @@
 #include "remat/Loops/CheckpointScans.h"
 #include "remat/Loops/ForwardStackReads.h"
 #include "remat/Loops/BlockStacks.h"
+#include "remat/Loops/PartStacks.h"
 #include "remat/Loops/NestedScans.h"
 #include "remat/Loops/TensorCarries.h"
 #include "remat/Transforms/Passes.h"
@@ -78,6 +79,7 @@ struct CheckpointScansPass
     // A loop keeping its state in its stack carries it (as
     // -remat-normalize-input does before -remat-fit), so it reads as a scan.
     unrollScansOfScans(func);
+    splitPartStacks(func);
     blockFlatStacks(func);
     forwardStackReads(func);
     carryFloatScalarsAsTensors(func);

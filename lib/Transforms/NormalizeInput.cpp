@@ -17,6 +17,7 @@
 
 #include "remat/Transforms/Passes.h"
 #include "remat/Loops/BlockStacks.h"
+#include "remat/Loops/PartStacks.h"
 #include "remat/Loops/ForwardStackReads.h"
 #include "remat/Loops/NestedScans.h"
 #include "remat/Loops/TensorCarries.h"
@@ -104,6 +105,9 @@ struct NormalizeInputPass
     // Outer scans over inner ones unrolled first: the inner ones are then
     // loops of the function's block, as the steps below expect.
     if (remat::unrollScansOfScans(module) > 0)
+      changed = true;
+    // Parts before blocks: a part may itself be written in blocks.
+    if (remat::splitPartStacks(module) > 0)
       changed = true;
     // Blocks before forwarding: a read of the loop's own stack is then a
     // whole row.

@@ -159,6 +159,9 @@ LAYOUTS = ["row", "next", "reverse"]
 STEPS = [1, 2, 3, 4]
 DIVIDES = ["affine", "floordivsi", "divsi", "divui", "shr", "index"]
 STACKS = {"rnn": (1, 2), "layers": (1, 2), "lstm": (2, 3)}
+# pack=parts: where the part axis goes in a stack's shape: first, right
+# after the time axis, or last.
+PART_AXES = ["outer", "inner", "last"]
 
 
 class Choices:
@@ -238,6 +241,15 @@ class Choices:
         else:
             b, w = 32, 32
         self.batch, self.width = g.get("batch", b), g.get("width", w)
+        # Given only (a seed alone keeps its stacks separate): the stacks
+        # of one shape packed side by side, each a part; the part axis and
+        # the parts' order drawn from a generator of their own.
+        self.pack = g.get("pack", "separate")
+        pack_rng = random.Random(seed * 7919 + 17)
+        self.part_axis = self.part_order = None
+        if self.pack == "parts":
+            self.part_axis = g.get("part_axis", pack_rng.choice(PART_AXES))
+            self.part_order = pack_rng.random()
 
     def line(self):
         parts = ["model=%s" % self.model, "params=%s" % ("yes" if self.params else "no"),
@@ -257,6 +269,8 @@ class Choices:
             parts.append("whole=%s" % self.whole + (" by=loop" if self.wholeby == "loop" else ""))
         if self.metric != "none":
             parts.append("metric=%s" % self.metric)
+        if self.pack != "separate":
+            parts.append("pack=%s part-axis=%s" % (self.pack, self.part_axis))
         if self.backward == "while-down":
             parts += ["cond=%s" % self.cond, "decrement=%s" % self.decrement]
         parts += ["spelling=%s" % self.spelling, "T=%d" % self.steps,
@@ -287,6 +301,8 @@ class Choices:
             text += " --whole %s --wholeby %s" % (self.whole, self.wholeby)
         if self.metric != "none":
             text += " --metric %s" % self.metric
+        if self.pack != "separate":
+            text += " --pack %s --part-axis %s" % (self.pack, self.part_axis)
         text += " --steps %d --batch %d --width %d" % (self.steps, self.batch, self.width)
         return text
 
@@ -312,6 +328,8 @@ class VGen(gl.Gen):
         self.ch = ch
         self.T = ch.steps
         self.rows = []  # (what, row expression) for the header
+        # pack=parts: each packed stack's (part axis, index) and tensor.
+        self.parts, self.key = {}, {}
 
     # -- index constants and row expressions ----------------------------------
     def iconst(self, value, ty="index"):
@@ -508,17 +526,103 @@ class VGen(gl.Gen):
             self.emit("%s = arith.muli %s, %s : index" % (off, idx, self.iconst(B)))
         return off
 
-    def stack_row(self, base, src, idx):
-        """Row idx of a stack (a block of B rows when flat)."""
+    def stack_row(self, base, src, idx, stack=None):
+        """Row idx of a stack (a block of B rows when flat); of the part of
+        `stack` when it is packed (src the packed tensor)."""
+        if stack in self.parts:
+            return self.part_row(base, src, idx, self.parts[stack])
         if self.flat:
             return self.block_at(base, src, self.block_offset(idx), self.ch.batch)
         return self.slice_at(base, src, idx, self.axis)
 
-    def stack_put(self, base, v, dst, idx):
-        """dst with row idx replaced by v (a block of B rows when flat)."""
+    def stack_put(self, base, v, dst, idx, stack=None):
+        """dst with row idx replaced by v (a block of B rows when flat); of
+        the part of `stack` when it is packed (dst the packed tensor)."""
+        if stack in self.parts:
+            return self.part_row(base, dst, idx, self.parts[stack], v)
         if self.flat:
             return self.insert_block(base, v, dst, self.block_offset(idx))
         return self.insert_at(base, v, dst, idx, self.axis)
+
+    # -- pack=parts: stacks side by side in one tensor ---------------------------
+    def time_axis(self):
+        return 0 if self.flat else self.axis
+
+    def part_position(self, rank):
+        """Where the part axis goes in a stack of `rank` dimensions."""
+        return {"outer": 0, "inner": self.time_axis() + 1, "last": rank}[self.ch.part_axis]
+
+    def pack_stacks(self, stacks):
+        """stacks: [(base, stack shape)]. Packs those of one shape (two or
+        more) into one tensor; returns [(key, packed shape)], one per
+        tensor (key: the base, or the packed bases joined), and records
+        each packed base's (part axis, part index) in self.parts."""
+        groups = {}
+        for b, shape in stacks:
+            groups.setdefault(tuple(shape), []).append(b)
+        out = []
+        for shape, members in groups.items():
+            if self.ch.pack != "parts" or len(members) < 2:
+                out += [(b, list(shape)) for b in members]
+                continue
+            pos = self.part_position(len(shape))
+            order = list(range(len(members)))
+            random.Random(self.ch.part_order).shuffle(order)
+            key = "_".join(members)
+            for b, j in zip(members, order):
+                self.parts[b] = (pos, j)
+                self.key[b] = key
+            out.append((key, list(shape[:pos]) + [len(members)] + list(shape[pos:])))
+        return out
+
+    def part_row(self, base, packed, idx, part, v=None):
+        """Row idx of the part `part` (axis, index) of `packed`, or, given
+        v, packed with that row replaced by v."""
+        pos, j = part
+        shape = list(packed.shape)
+        t = self.time_axis() + (1 if pos <= self.time_axis() else 0)
+        B = self.ch.batch
+        offsets, sizes = ["0"] * len(shape), [str(d) for d in shape]
+        offsets[pos], sizes[pos] = str(j), "1"
+        if self.flat:
+            off = self.block_offset(idx)
+            offsets[t], sizes[t] = str(off), str(B)
+            keep = [k for k in range(len(shape)) if k != pos]
+        else:
+            off = idx
+            offsets[t], sizes[t] = str(idx), "1"
+            keep = [k for k in range(len(shape)) if k not in (pos, t)]
+        row_shape = [int(sizes[k]) for k in keep]
+
+        def at():
+            return tuple(j if k == pos else (slice(off, off + B) if self.flat else off)
+                         if k == t else slice(None) for k in range(len(shape)))
+        strides = ", ".join(["1"] * len(shape))
+        if v is None:
+            r = self.value(base, row_shape)
+            return self.op(r, "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+                packed.ssa, ", ".join(offsets), ", ".join(sizes), strides, packed.ty, r.ty),
+                self.run(lambda a: a[at()], [packed]))
+        r = self.value(base, shape)
+
+        def put(a, b):
+            a = a.copy()
+            a[at()] = b
+            return a
+        return self.op(r, "tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
+            v.ssa, packed.ssa, ", ".join(offsets), ", ".join(sizes), strides, v.ty, packed.ty),
+            self.run(put, [packed, v]))
+
+    def whole_part(self, base, packed, stack):
+        """The whole stack `stack`, a part of `packed` (rank-reduced)."""
+        pos, j = self.parts[stack]
+        shape = list(packed.shape)
+        offsets, sizes = ["0"] * len(shape), [str(d) for d in shape]
+        offsets[pos], sizes[pos] = str(j), "1"
+        r = self.value(base, shape[:pos] + shape[pos + 1:])
+        return self.op(r, "tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+            packed.ssa, ", ".join(offsets), ", ".join(sizes), ", ".join(["1"] * len(shape)),
+            packed.ty, r.ty), self.run(lambda a: a[(slice(None),) * pos + (j,)], [packed]))
 
     # Rows as s * k + r0 of the step k, per kind of stack.
     def carry_row(self, nxt=False):
@@ -571,21 +675,22 @@ class VGen(gl.Gen):
             return cur, saved
         lb = ch.lb
         rows = T + 1 if ch.layout == "next" else T
-        st0 = []
-        for b, v in carries:
-            e = self.empty(b + "_stack", self.stack_shape(rows, v.shape))
-            if ch.layout == "next":
-                e = self.stack_put(b + "_stack0", v, e, 0)
-            st0.append(e)
-        for b, shape in values:
-            st0.append(self.empty(b + "_stack", self.stack_shape(T, shape)))
+        tensors = self.pack_stacks(
+            [(b, self.stack_shape(rows, v.shape)) for b, v in carries]
+            + [(b, self.stack_shape(T, shape)) for b, shape in values])
+        st0 = {k: self.empty(k + "_stack", shape) for k, shape in tensors}
+        if ch.layout == "next":
+            for b, v in carries:
+                k = self.key.get(b, b)
+                st0[k] = self.stack_put(b + "_stack0", v, st0[k], 0, stack=b)
+        keys = [k for k, _ in tensors]
         res, ivar = self.fresh("fwd"), self.fresh("i")
         # state=stack: no iteration argument holds the carries; each step
         # reads them back from the rows the step before wrote.
         in_stack = ch.state == "stack"
         held = 0 if in_stack else len(carries)
         blk = [] if in_stack else [(self.value(b, v.shape), v) for b, v in carries]
-        blk += [(self.value("st_" + b, s.shape), s) for (b, _), s in zip(carries + values, st0)]
+        blk += [(self.value("st_" + k, st0[k].shape), st0[k]) for k in keys]
         # metric=f32: an f32 carried last.
         metric = ch.metric != "none"
         if metric:
@@ -623,7 +728,7 @@ class VGen(gl.Gen):
         self.depth += 1
         cache = {}
         nc = len(carries)
-        cur_st = {b: a for (b, _), (a, _) in zip(carries + values, blk[held:])}
+        cur_st = {k: a for k, (a, _) in zip(keys, blk[held:])}
 
         # q = i / S = k + floor(lb / S): k = i - lb when S = 1
         q0 = lb // S
@@ -638,7 +743,9 @@ class VGen(gl.Gen):
                                                   r0 - s * q0)))
 
         def store(base, v, s, r0):
-            cur_st[base] = self.stack_put("st_" + base + "_next", v, cur_st[base], at(s, r0))
+            k = self.key.get(base, base)
+            cur_st[k] = self.stack_put("st_" + base + "_next", v, cur_st[k], at(s, r0),
+                                       stack=base)
 
         if ch.layout != "next":
             for (b, _), (a, _) in zip(carries, blk):
@@ -654,7 +761,7 @@ class VGen(gl.Gen):
             s, r0 = self.carry_row()
             for b, _ in carries:
                 note("forward reads %s_k at" % b, s, r0)
-            cur = [self.stack_row(b + "_k", cur_st[b], at(s, r0))
+            cur = [self.stack_row(b + "_k", cur_st[self.key.get(b, b)], at(s, r0), stack=b)
                    for b, _ in carries]
         else:
             cur = [a for a, _ in blk[:nc]]
@@ -664,8 +771,7 @@ class VGen(gl.Gen):
                 s, r0 = self.carry_row(nxt=True)
                 note("forward stores %s_{k+1} at" % b, s, r0)
                 store(b, v, s, r0)
-        outs = ([] if in_stack else [v.ssa for v in new]) + [
-            cur_st[b].ssa for b, _ in carries + values]
+        outs = ([] if in_stack else [v.ssa for v in new]) + [cur_st[k].ssa for k in keys]
         if metric:
             outs.append(self.metric_step(blk[-1][0].ssa, new[0]))
         first = 0
@@ -680,9 +786,10 @@ class VGen(gl.Gen):
                    for k, (a, _) in enumerate(blk[:len(blk) - metric])]
         if metric:
             self.wrap_metric("%s#%d" % (res, len(blk) - 1 + first))
-        saved = {b: r for (b, _), r in zip(carries + values, results[held:])}
+        by_key = dict(zip(keys, results[held:]))
+        saved = {b: by_key[self.key.get(b, b)] for b, _ in carries + values}
         if in_stack:  # The final carries: the stacks' last rows, hs[-1].
-            final = [self.stack_row(b + "_last", saved[b], T) for b, _ in carries]
+            final = [self.stack_row(b + "_last", saved[b], T, stack=b) for b, _ in carries]
             return final, saved
         return results[:nc], saved
 
@@ -737,7 +844,8 @@ class VGen(gl.Gen):
                 seen.add(what)
                 jname = "%j" if ch.step == 1 else "%%j/%d" % ch.step
                 self.rows.append((what, self.describe(jname, s * alpha, s * beta + r0)))
-            return self.stack_row(base + ("_n" if nxt else "_k"), saved[base], at(s, r0))
+            return self.stack_row(base + ("_n" if nxt else "_k"), saved[base], at(s, r0),
+                                  stack=base)
         carry_bases = set(self.carry_bases)
         if ch.backward in ("for", "for-shift"):
             jvar = self.fresh("j")
@@ -810,6 +918,8 @@ class VGen(gl.Gen):
                     r = T - 1 - k if ch.layout == "reverse" else k
                     st = self.stack_put("h_all", saved["rows"]["h"][k], st, r)
             stack = st
+        elif "h" in self.parts:
+            stack = self.whole_part("h_all", saved["h"], "h")
         else:
             stack = saved["h"]
         if self.ch.wholeby == "loop":
@@ -1203,6 +1313,12 @@ def main():
     ap.add_argument("--metric", choices=METRICS[2:] + ["none"],
                     help="f32: the forward loop also sums every step's h into an f32 it "
                          "carries, returned last (not part of the loss)")
+    ap.add_argument("--pack", choices=["separate", "parts"],
+                    help="parts: the forward loop's stacks of one shape in one tensor, "
+                         "each at a constant index of a part axis, written in parts each "
+                         "iteration (never drawn by a seed)")
+    ap.add_argument("--part-axis", choices=PART_AXES,
+                    help="pack=parts: the part axis first, right after the time axis, or last")
     ap.add_argument("--spelling", choices=SPELLINGS)
     ap.add_argument("--step", type=int, choices=STEPS, help="the scf.for loops' step")
     ap.add_argument("--divide", choices=DIVIDES, help="how i/step is written (step > 1)")
@@ -1231,6 +1347,7 @@ def main():
                  spelling=a.spelling, step=a.step, divide=a.divide, loop=a.loop, fcond=a.fcond,
                  counter=a.counter, clamp=a.clamp, axis=a.axis, state=a.state,
                  whole=a.whole, wholeby=a.wholeby, metric=a.metric,
+                 pack=a.pack, part_axis=a.part_axis,
                  steps=a.steps, batch=a.batch,
                  width=a.width)
     if min(ch.steps, ch.batch, ch.width) < 1 or ch.lb < 0:

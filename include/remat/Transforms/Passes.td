@@ -87,6 +87,14 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     forwarded to their reads, so that the inner scans are loops of the
     function the scan matcher reads; a longer one gets a remark.
 
+    Then a loop that stacks several values side by side in one tensor,
+    written in parts each iteration (`stack[i, j]` for part j, a constant
+    index of a part axis, each write into the one before) has the stack
+    split into one per part (a new iteration argument each), every read of
+    a part, in the loop and after it, made a read of its own stack; a part
+    that is one index, read and written without the axis, drops it
+    (`-remat-checkpoint-scans` runs this step too).
+
     Then a loop that stacks k > 1 rows per iteration into a flat tensor
     (h_t of [B, W] at rows B * (t + 1) of a [(T + 1) * B, W] stack) has the
     stack retyped as [T + 1, B, W] (`tensor.expand_shape` of its init), its
