@@ -99,6 +99,7 @@ class Opts:
         self.L, self.N = a.layers_per_stage, a.data
         self.stash = a.stash
         self.ring = a.ring
+        self.rings = getattr(a, "rings", "separate")
         self.recompute_stages = a.recompute_stages
         self.single = a.single
         if min(self.P, self.M, self.R, self.D, self.L, self.N) < 1:
@@ -114,6 +115,10 @@ class Opts:
         if self.pipeline == "1f1b-async" and (self.N != 1 or self.stash != "all" or
                                                self.ring != "stage0"):
             sys.exit("gen_pipeline: --data, --stash and --ring are for --pipeline 1f1b")
+        if self.rings == "parts" and (self.pipeline != "1f1b" or self.ring != "stage0"
+                                      or self.stash != "all"):
+            sys.exit("gen_pipeline: --rings parts is for --pipeline 1f1b with the "
+                     "default --ring and --stash")
         if self.recompute_stages is not None and (
                 self.pipeline != "1f1b-async" or not 0 <= self.recompute_stages <= self.P):
             sys.exit("gen_pipeline: --recompute-stages is for --pipeline 1f1b-async, "
@@ -123,12 +128,13 @@ class Opts:
         self.K = min(2 * self.P - 1, self.Ml)
 
     def cmdline(self):
-        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s%s%s%s" % (
+        return "--pipeline %s --stages %d --microbatches %d --rows %d --width %d%s%s%s%s%s%s%s" % (
             self.pipeline, self.P, self.M, self.R, self.D,
             " --layers-per-stage %d" % self.L if self.L != 1 else "",
             " --data %d" % self.N if self.N != 1 else "",
             " --stash input" if self.stash != "all" else "",
             " --ring per-stage" if self.ring != "stage0" else "",
+            " --rings parts" if self.rings == "parts" else "",
             " --recompute-stages %d" % self.recompute_stages
             if self.recompute_stages is not None else "",
             " --single" if self.single else "")
@@ -362,7 +368,13 @@ def onef1b_text(o):
         e("  %srows2 = arith.addi %s, %s : index")
         e("  %%srows = arith.subi %s, %%srows2 : index" % c[2 * P - 1])
         e("  %%rows = arith.minui %%srows, %s : index" % c[M])
-    for j in range(NR):
+    packed = o.rings == "parts"
+    ringp = "tensor<%dx%dx%dx%dxf32>" % (K, NR, R, D)
+    if packed:
+        e("  %%ringp_x = tensor.empty() : %s" % ringp)
+        e("  %%ringp_e = linalg.fill ins(%%zero : f32) outs(%%ringp_x : %s) -> %s"
+          % (ringp, ringp))
+    for j in range(0 if packed else NR):
         e("  %%ring%d_x = tensor.empty(%s) : %s" % (j, "%rows" if per_stage else "", ring))
         e("  %%ring%d_e = linalg.fill ins(%%zero : f32) outs(%%ring%d_x : %s) -> %s"
           % (j, j, ring, ring))
@@ -371,9 +383,12 @@ def onef1b_text(o):
         e("  %%dw%d_0 = linalg.fill ins(%%zero : f32) outs(%%dw%d_e : %s) -> %s" % (j, j, w2, w2))
     pre = "\n".join(B) + "\n"
     iters = ["%state = %zact", "%g = %zact", "%lacc = %loss0"]
-    iters += ["%%ring%d = %%ring%d_e" % (j, j) for j in range(NR)]
+    if packed:
+        iters += ["%ringp = %ringp_e"]
+    else:
+        iters += ["%%ring%d = %%ring%d_e" % (j, j) for j in range(NR)]
     iters += ["%%dw%d = %%dw%d_0" % (j, j) for j in range(L)]
-    itys = [act, act, "tensor<f32>"] + [ring] * NR + [w2] * L
+    itys = [act, act, "tensor<f32>"] + ([ringp] if packed else [ring] * NR) + [w2] * L
     n_it = len(iters)
     # The loop body.
     B = []
@@ -409,8 +424,15 @@ def onef1b_text(o):
       % (" and every layer's output" if NR > 1 else "", K))
     e("    // a masked slot keeps what it holds (a micro-batch still in flight).")
     for j in range(NR):
-        e("    %%o%d = tensor.extract_slice %%ring%d[%%fslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
-          % (j, j, R, D, ring, act))
+        # packed: ring j is part j, read and written between the writes of
+        # the parts before and after it.
+        before = "%ringp" if j == 0 else "%%ringp_n%d" % (j - 1)
+        if packed:
+            e("    %%o%d = tensor.extract_slice %s[%%fslot, %d, 0, 0] [1, 1, %d, %d] [1, 1, 1, 1] : %s to %s"
+              % (j, before, j, R, D, ringp, act))
+        else:
+            e("    %%o%d = tensor.extract_slice %%ring%d[%%fslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
+              % (j, j, R, D, ring, act))
         e("    %%k%d_e = tensor.empty() : %s" % (j, act))
         e("    %%k%d = linalg.generic {indexing_maps = [#id, #id, #sc, #id], iterator_types = [\"parallel\", \"parallel\"]}" % j)
         e("        ins(%%a%d, %%o%d, %%fvalid : %s, %s, i1) outs(%%k%d_e : %s) {" % (j, j, act, act, j, act))
@@ -418,8 +440,12 @@ def onef1b_text(o):
         e("      %r = arith.select %v, %a, %b : f32")
         e("      linalg.yield %r : f32")
         e("    } -> " + act)
-        e("    %%ring%d_n = tensor.insert_slice %%k%d into %%ring%d[%%fslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
-          % (j, j, j, R, D, act, ring))
+        if packed:
+            e("    %%ringp_n%d = tensor.insert_slice %%k%d into %s[%%fslot, %d, 0, 0] [1, 1, %d, %d] [1, 1, 1, 1] : %s into %s"
+              % (j, j, before, j, R, D, act, ringp))
+        else:
+            e("    %%ring%d_n = tensor.insert_slice %%k%d into %%ring%d[%%fslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
+              % (j, j, j, R, D, act, ring))
     e("    // The last stage's loss, of micro-batch f.")
     e("    %lvalid = arith.andi %last, %fvalid : i1")
     e("    %%t_f = tensor.extract_slice %%t[%%fc, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s" % (R, D, xs, act))
@@ -444,8 +470,12 @@ def onef1b_text(o):
     e("    %bc = arith.select %bvalid, %bm, " + c[0] + " : index")
     e("    %bslot = arith.remui %bc, " + ("%rows" if per_stage else c[K]) + " : index")
     for j in range(NR):
-        e("    %%s%d = tensor.extract_slice %%ring%d_n[%%bslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
-          % (j, j, R, D, ring, act))
+        if packed:
+            e("    %%s%d = tensor.extract_slice %%ringp_n%d[%%bslot, %d, 0, 0] [1, 1, %d, %d] [1, 1, 1, 1] : %s to %s"
+              % (j, NR - 1, j, R, D, ringp, act))
+        else:
+            e("    %%s%d = tensor.extract_slice %%ring%d_n[%%bslot, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s"
+              % (j, j, R, D, ring, act))
     if NR == 1:
         e("    // --stash input: the layers' outputs again, from the stashed input.")
     for j in range(NR, L + 1):
@@ -485,7 +515,8 @@ def onef1b_text(o):
             tanh_layer_backward(e, "    ", j, act, w2)
     e("    // Back to the previous stage; the last stage receives zeros.")
     e("    %%gnext = shard.shift %%gx0 on @grid %s offset = -1 : %s -> %s" % (g["shift"], act, act))
-    yields = ["%next", "%gnext", "%lacc_n"] + ["%%ring%d_n" % j for j in range(NR)] + \
+    rings_out = ["%%ringp_n%d" % (NR - 1)] if packed else ["%%ring%d_n" % j for j in range(NR)]
+    yields = ["%next", "%gnext", "%lacc_n"] + rings_out + \
         ["%%dw%d_n" % j for j in range(L)]
     e("    scf.yield %s : %s" % (", ".join(yields), ", ".join(itys)))
     body = "\n".join(B) + "\n"
@@ -508,7 +539,7 @@ def onef1b_text(o):
     for j in range(L):
         nxt = "%%dws%d" % j
         e("  %s = tensor.insert_slice %%it#%d into %s[%d, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s"
-          % (nxt, 3 + NR + j, prev, j, D, D, w2, wt))
+          % (nxt, 3 + len(rings_out) + j, prev, j, D, D, w2, wt))
         prev = nxt
     if o.N > 1:
         e("  // The data-parallel ranks of the stage sum their gradients.")
@@ -800,6 +831,10 @@ def main():
                     help="1f1b: the ring's rows: K = min(2P-1, M) on every stage (stage0, "
                     "the default: static), or min(2(P-s)-1, M) on stage s (per-stage: "
                     "tensor<?x...>, sized from the stage index)")
+    ap.add_argument("--rings", choices=["separate", "parts"], default="separate",
+                    help="1f1b: one tensor per ring (separate, the default), or every ring "
+                    "a part of one [K, L+1, R, D] tensor at a constant index, written in "
+                    "L+1 parts each iteration and read back in the backward slot (parts)")
     ap.add_argument("--recompute-stages", type=int, metavar="T",
                     help="1f1b-async: a plan per stage written by hand: stages 0 .. T-1 keep "
                     "only the stage input's ring and compute each layer's output again in "
