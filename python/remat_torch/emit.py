@@ -12,6 +12,16 @@ scalar, 64 bytes, no work): everything the graph returns to the forward is
 then forward, and everything else the backward.  And a `clone` is a copy,
 as in PyTorch, not an alias; ops whose CPU kernels allocate temporaries
 carry them as the op's workspace.
+
+Buffer updates (a batch norm's new running mean and variance, its
+`num_batches_tracked + 1`: batch_norm.py) are forward outputs too, but
+small and read by nothing in the step: read by `forward_outputs` they would
+stay live from each batch norm to the forward's end, crossing every point
+where the forward is one tensor wide, and the chain strategies could not
+cut it.  They are arguments instead: live throughout, a few bytes per
+channel more than PyTorch holds (which frees them once copied into the
+buffers, before the backward), never less; so are the copies of the
+buffers each batch norm reads.
 """
 
 import re
@@ -25,6 +35,7 @@ from remat_import_torch.mlir import V
 from remat_import_torch.opaque import opaque, result_specs, tensor_inputs
 from remat_import_torch import cost as costmod
 
+from .batch_norm import buffer_updates, is_buffer_copy
 from .workspace import measure_all
 
 LOSS_LOC = "forward_outputs"
@@ -64,6 +75,10 @@ class JointEmitter(Emitter):
         super().__init__(jg.importer_joint(), name="step", planning_only=True)
         self.jg = jg
         self.measured = {}    # node -> its kernel's measured workspace (workspace.py)
+        # Arguments as well as the primals and tangents: the buffer updates
+        # and the copies of the buffers batch norms read (batch_norm.py).
+        self.updates = buffer_updates(jg) + [n for n in jg.gm.graph.nodes
+                                             if is_buffer_copy(n)]
 
     def _arguments(self):
         self.primal_of = {p.node: p for p in self.j.primals}
@@ -72,11 +87,15 @@ class JointEmitter(Emitter):
         for t in self.jg.tangents:
             shape, elt = meta_shape(t)
             self.vals[t] = self.f.arg(t.name, shape, elt)
+        for u in self.updates:
+            shape, elt = meta_shape(u)
+            self.vals[u] = self.f.arg(u.name, shape, elt)
 
     def _needed(self, node):
         if not hasattr(self, "_live"):
-            self._live = self.jg.ancestors(self.jg.fwd_outputs + self.jg.grads)
-        return node in self._live
+            self._live = self.jg.ancestors(
+                [n for n in self.jg.fwd_outputs if n not in self.updates] + self.jg.grads)
+        return node in self._live and node not in self.updates
 
     def _emit(self, node):
         # A copy allocates in PyTorch (the importer's executable mode binds
@@ -107,6 +126,8 @@ class JointEmitter(Emitter):
     def _results(self):
         outs = []
         for n in self.jg.fwd_outputs:
+            if n in self.updates:
+                continue
             v = self.get(n) if n is not None else None
             if isinstance(v, V):
                 outs.append(v)

@@ -6,13 +6,20 @@ ops that read it, free it, and recompute it for later readers (remat's
 rewritten step then reads the forward's copy in a recompute region's
 inputs).  Computed once, early, in the backward graph, the value would be
 recomputed with its whole chain before the plan does and held (a tiny
-GPT-2 at `min` measured 57,672 B over its budget so).  Such a value is
-saved instead, for every reader: the backward graph holds it from the
-forward to its last reader, where the plan frees it between its first
-readers and its recomputation (the same GPT-2: 8,008 B over, its size).
-Reading the saved copy early and a recomputed one late would need a copy
-of each reader that runs on both sides of the recomputation.
+GPT-2 at `min` measured 57,672 B over its budget so).
+
+split_recomputations gives such a value a second node of the joint graph,
+its recomputation, read by the readers that run after it: the backward
+graph then reads the saved value before and the recomputed copy after, as
+the plan does, and frees the saved one after its last earlier reader.  A
+value it cannot split (a tuple's, a random op's, a reader that runs on both
+sides of the recomputation) is saved for every reader: the backward graph
+holds it from the forward to its last reader, where the plan frees it
+between its first readers and its recomputation (the same GPT-2: 8,008 B
+over, its size).
 """
+
+import torch
 
 
 def _root(p, named):
@@ -37,3 +44,118 @@ def read_before_recomputed(jg, order, start, named):
                 early.add(a)
         first.add(n)
     return early & first
+
+
+def _side(user, at, runs, named):
+    """Whether `user` (a node of its own) runs only before position `at`
+    of the order ("before"), only after it ("after"), or on both sides
+    ("both"); None for an alias (its readers decide) or a node the order
+    never runs."""
+    if user.op != "call_function":
+        return "before"          # the graph's output: the forward's
+    if user.name not in named:
+        return None
+    pos = runs.get(user.name)
+    if not pos:
+        return None
+    if all(p > at for p in pos):
+        return "after"
+    if all(p < at for p in pos):
+        return "before"
+    return "both"
+
+
+class _Split:
+    """One value split at position `at` of the order: `again` maps each
+    node that has runs after `at` and reads the value (directly, through
+    aliases or through other such nodes) to its copy for those runs."""
+
+    def __init__(self, graph, at, runs, named):
+        self.graph, self.at, self.runs, self.named = graph, at, runs, named
+        self.again, self.moves = {}, []     # moves: (reader, input) to redirect
+
+    def side_of_alias(self, alias):
+        """The sides of every node of its own that reads `alias`."""
+        sides = set()
+        for u in alias.users:
+            side = _side(u, self.at, self.runs, self.named)
+            sides |= self.side_of_alias(u) if side is None and u.op == "call_function" \
+                and u.name not in self.named else {side}
+        return sides
+
+    def plan(self, node):
+        """Marks `node` (the value, or a node run on both sides) as copied
+        and plans its readers; False when one cannot be placed."""
+        self.again[node] = None
+        for u in node.users:
+            if u.op == "call_function" and u.name not in self.named:
+                sides = self.side_of_alias(u)
+                if None in sides:
+                    return False
+                if sides <= {"before"}:
+                    continue
+                if sides == {"after"}:
+                    self.moves.append((u, node))
+                    continue
+                if not self.plan(u):             # an alias read on both sides
+                    return False
+                continue
+            side = _side(u, self.at, self.runs, self.named)
+            if side == "after":
+                self.moves.append((u, node))
+            elif side == "both":
+                if u not in self.again and not self.plan(u):
+                    return False
+            elif side is None:
+                return False
+        return True
+
+    def apply(self):
+        """Makes the copies (each right after its original, so after its
+        inputs' copies) and redirects the readers that run after."""
+        for n in [n for n in self.graph.nodes if n in self.again]:
+            with self.graph.inserting_after(n):
+                self.again[n] = self.graph.node_copy(
+                    n, lambda a: self.again.get(a) or a)
+        for reader, src in self.moves:
+            reader.replace_input_with(src, self.again[src])
+
+
+def split_recomputations(jg, order, start, named):
+    """Splits each value read before its backward-phase recomputation (see
+    above): the saved node for the runs before, a copy for the runs from
+    its recomputation on, and likewise every node reading it that runs on
+    both sides.  Rewrites jg's graph; returns (the new order, the new
+    named set)."""
+    order, named = list(order), set(named)
+    graph = jg.gm.graph
+    position = {n: i for i, n in enumerate(graph.nodes)}
+    tried = set()
+    while True:
+        # Again after each split: a split renames later runs of other nodes.
+        todo = sorted((v for v in read_before_recomputed(jg, order, start, named)
+                       if v not in tried), key=lambda n: position.get(n, -1))
+        if not todo:
+            break
+        v = todo[0]
+        tried.add(v)
+        if "rand" in str(v.target) or "seed" in str(v.target):
+            continue
+        at = next((i for i in range(start, len(order)) if order[i] == v.name), None)
+        if at is None:
+            continue
+        runs = {}
+        for i, name in enumerate(order):
+            runs.setdefault(name, []).append(i)
+        runs[v.name] = [i for i in runs[v.name] if i < at] + [at]  # "both"
+        split = _Split(graph, at - 0.5, runs, named)
+        if not split.plan(v):
+            continue
+        split.apply()
+        for n, c in split.again.items():
+            if n.name in named:
+                named.add(c.name)
+                order[at:] = [c.name if x == n.name else x for x in order[at:]]
+    graph.lint()
+    jg.gm.recompile()
+    return order, named

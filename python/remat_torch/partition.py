@@ -24,8 +24,9 @@ from torch._functorch.compile_utils import raise_getitems
 from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
                                            min_cut_rematerialization_partition)
 
+from .batch_norm import read_buffer_copies
 from .emit import LOSS_LOC, emit_joint, is_random
-from .forward_copies import read_before_recomputed
+from .forward_copies import read_before_recomputed, split_recomputations
 from .joint import Unplannable, read_joint
 from .planner import plan
 from .schedule import schedule_graph
@@ -137,6 +138,9 @@ class RematPartitioner:
     def partition(self, joint_module, num_fwd_outputs):
         joint_module.graph.eliminate_dead_code()
         joint_module.recompile()
+        # A batch norm the plan recomputes reads its buffers after the
+        # forward's copy into them: copies instead (batch_norm.py).
+        read_buffer_copies(joint_module)
         jg = read_joint(joint_module, num_fwd_outputs)
         try:
             # Inductor runs kernels of its own: the ATen kernels' measured
@@ -147,7 +151,12 @@ class RematPartitioner:
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))
         p = plan(text, self.budget)
-        saved, recomputed, start = choose(jg, p.order, named)
+        # Values kept into the backward and recomputed later: the saved
+        # copy for the readers before, a node of their own after.
+        start = backward_start(jg, p.order)
+        kept_late = read_before_recomputed(jg, p.order, start, named)
+        order, split_named = split_recomputations(jg, p.order, start, named)
+        saved, recomputed, start = choose(jg, order, split_named)
         bad = [n.name for n in recomputed if is_random(n)]
         if bad:
             raise Unplannable("the plan recomputes random ops %s" % bad)
@@ -155,9 +164,8 @@ class RematPartitioner:
         # reorder the rest: `saved` is then what the forward returns.
         fw, bw = _extract_fwd_bwd_modules(joint_module, saved, [],
                                           num_fwd_outputs=num_fwd_outputs)
-        kept_late = read_before_recomputed(jg, p.order, start, named)
         check_saved(fw, num_fwd_outputs, saved, p, named, kept_late)
-        bw = schedule_graph(bw, [x for x in p.order[start:] if x != LOSS_LOC])
+        bw = schedule_graph(bw, [x for x in order[start:] if x != LOSS_LOC])
         # The forward keeps PyTorch's order (dropout draws its masks in
         # eager order) unless the plan recomputes there.
         names = jg.nodes()
