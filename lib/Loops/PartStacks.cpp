@@ -179,6 +179,12 @@ std::optional<PartStack> partStackAt(const Carries &loop, unsigned k) {
   std::optional<int64_t> axis = partAxis(chain, type.getRank());
   if (!axis)
     return std::nullopt;
+  // The last write is yielded for this argument alone (yielded for another
+  // too, that one would carry the packed stack on).
+  if (llvm::count_if(chain.back()->getUses(), [&](OpOperand &use) {
+        return use.getOwner() == loop.yield;
+      }) != 1)
+    return std::nullopt;
   if (!beforeOnlyPassesOn(loop, k))
     return std::nullopt;
   PartStack s{k, *axis, false, {}, chain};
