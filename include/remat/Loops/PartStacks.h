@@ -16,14 +16,15 @@
 //
 // A loop is left as it is unless: the value yielded for the argument is a
 // chain of at least two `tensor.insert_slice`s, each into the one before,
-// the first into the argument; on one axis every write has a constant
-// offset and size (stride 1) and the writes' ranges there are disjoint
-// (the parts); every write also has an offset that is not a constant (it
-// moves with the iteration); and every other use of the argument, of each
-// value of the chain (a read between two writes, or after the last: a
-// ring read back in the same iteration) and of the loop's result is a
-// `tensor.extract_slice` within one part. A read of the whole packed
-// tensor (a loss over every part at once) keeps it whole.
+// the first into the argument, the last yielded for it alone; on one axis
+// every write has a constant offset and size (stride 1) and the writes'
+// ranges there are disjoint (the parts); every write also has an offset
+// that is not a constant (it moves with the iteration); and every other
+// use of the argument, of each value of the chain (a read between two
+// writes, or after the last: a ring read back in the same iteration) and
+// of the loop's result is a `tensor.extract_slice` within one part. A read
+// of the whole packed tensor (a loss over every part at once) keeps it
+// whole.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LOOPS_PARTSTACKS_H
