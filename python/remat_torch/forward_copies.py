@@ -19,7 +19,7 @@ between its first readers and its recomputation (the same GPT-2: 8,008 B
 over, its size).
 """
 
-import torch
+from .emit import is_random
 
 
 def _root(p, named):
@@ -139,7 +139,7 @@ def split_recomputations(jg, order, start, named):
             break
         v = todo[0]
         tried.add(v)
-        if "rand" in str(v.target) or "seed" in str(v.target):
+        if is_random(v):
             continue
         at = next((i for i in range(start, len(order)) if order[i] == v.name), None)
         if at is None:
@@ -147,8 +147,8 @@ def split_recomputations(jg, order, start, named):
         runs = {}
         for i, name in enumerate(order):
             runs.setdefault(name, []).append(i)
-        runs[v.name] = [i for i in runs[v.name] if i < at] + [at]  # "both"
-        split = _Split(graph, at - 0.5, runs, named)
+        # No reader runs at `at` itself: order[at] is v.
+        split = _Split(graph, at, runs, named)
         if not split.plan(v):
             continue
         split.apply()
