@@ -279,6 +279,9 @@ class Bench:
                 print("remat: skipped, it planned no graph at min", flush=True)
                 return
             planned = [g for g in log if "report" in g]
+            # remat's share of the compile time: emitting, measuring the
+            # ops' temporaries, remat-opt and building the two graphs.
+            cfg.plan_s = sum(g["seconds"] for g in planned) or None
             cfg.planned = sum(g["report"].get("peak_after") or 0 for g in planned) or None
             if name == "min" and len(planned) == 1 and not why:
                 floor = planned[0]["report"].get("peak_after")
@@ -392,7 +395,8 @@ def main():
                 "planned_bytes": getattr(c, "planned", None),
                 "peak_bytes": c.peak, "step_s": med, "times_s": c.times, "wall_s": c.walls,
                 "loss_rel_err": getattr(c, "loss_err", None), "grad_rel_err": c.grad_err,
-                "prepare_s": getattr(c, "prepare_s", None), "error": c.error,
+                "prepare_s": getattr(c, "prepare_s", None),
+                "plan_s": getattr(c, "plan_s", None), "error": c.error,
                 "grad_bytes": b.grad_bytes, "args_bytes": b.args_bytes})
             if med is not None:
                 print(f"  {c.label:32s} {c.peak / 2**20:9.1f} MiB {med * 1e3:9.1f} ms", flush=True)
