@@ -3,29 +3,21 @@
 # Every classifier of the installed torchvision, imported executably
 # (`remat-import-torch MODEL --strict`: every op lowered, or an error naming
 # the ops), batch 1, at the smallest input each family's check uses
-# (importer_zoo.py), one line per model: name, input, seconds, ok or the
-# error. Planning and running are importer_zoo.py's (one model a family).
+# (importer_zoo.py --list-torchvision), one line per model: name, input,
+# seconds, ok or the error. Planning, running and checking against PyTorch:
+# importer_zoo.py (--models torchvision for every classifier).
 #
 #   benchmarks/zoo/import_all.sh [BIN_DIR]   (default: build/bin)
-# A benchmark, not a test: about 20 minutes on 2 cores.
+# A benchmark, not a test: about an hour on 2 cores.
 set -uo pipefail
 bin=${1:-build/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for m in $("$("$(dirname "$0")/../../scripts/python-env.sh" --path)" -c "
-import torchvision.models as m
-print(' '.join(sorted(m.list_models(module=m))))" 2>/dev/null); do
-  shape=3,64,64
-  case $m in
-    inception_v3) shape=3,107,107 ;;
-    googlenet) shape=3,128,128 ;;
-    maxvit_t | swin_* | vgg*) shape=3,224,224 ;;  # window sizes; vgg's 7x7 pool
-    vit_*_14) shape=3,28,28 ;;
-    vit_*) shape=3,32,32 ;;
-  esac
+py="$("$(dirname "$0")/../../scripts/python-env.sh" --path)"
+"$py" "$(dirname "$0")/importer_zoo.py" --list-torchvision | while read -r m shape; do
   start=$(date +%s)
   if "$bin/remat-import-torch" "$m" --batch 1 --input-shape "$shape" --loss xent \
-       --num-classes 10 --strict -o "$work/$m.mlir" > "$work/$m.log" 2>&1; then
+       --num-classes 10 --strict -o "$work/$m.mlir" < /dev/null > "$work/$m.log" 2>&1; then
     result=ok
   else
     result="FAIL: $(grep -v Warning "$work/$m.log" | tail -1 | cut -c1-300)"

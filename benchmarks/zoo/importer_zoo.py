@@ -13,7 +13,7 @@ check goes to OUT/results.jsonl (a rerun skips what is there: --fresh
 redoes it); the table (docs/benchmarks.md, "Importer zoo") is printed at
 the end, also alone with --table.
 
-  benchmarks/zoo/importer_zoo.py [--models resnet18,swin_t] [--batch 2]
+  benchmarks/zoo/importer_zoo.py [--models resnet18,swin_t|torchvision] [--batch 2]
       [--jobs 1] [--out DIR] [--bin build/bin] [--match-masks] [--table] [--fresh]
 
 A benchmark, not a test: about 4 to 10 minutes per model and budget on
@@ -38,14 +38,33 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # gradients of 1e15, PyTorch's own float32 off by 100 %), and where
 # PyTorch's own float32 is within 2e-3 of float64 at its own ReLU pattern
 # (googlenet: 3.2e-1 at 64x64, 1.0e-4 at 128x128; inception_v3: 9.1e-1 at
-# 75x75, 1.1e-3 at 107x107).
-MODELS = [
-    ("squeezenet1_0", "3,64,64"), ("resnet18", "3,64,64"), ("mobilenet_v2", "3,64,64"),
-    ("mobilenet_v3_small", "3,64,64"), ("mnasnet0_5", "3,64,64"),
-    ("shufflenet_v2_x0_5", "3,64,64"), ("efficientnet_b0", "3,64,64"),
-    ("regnet_x_400mf", "3,64,64"), ("googlenet", "3,128,128"), ("densenet121", "3,64,64"),
-    ("convnext_tiny", "3,64,64"), ("swin_t", "3,64,64"), ("vit_b_16", "3,32,32"),
-    ("inception_v3", "3,107,107"), ("maxvit_t", "3,224,224"),
+# 75x75, 1.1e-3 at 107x107).  Swin's and MaxViT's windows and VGG's 7x7
+# pooling need 224x224; a ViT's patches need a multiple of its patch side.
+
+
+def classifier_input(name):
+    """C,H,W of a torchvision classifier's input in the sweep."""
+    if name == "inception_v3":
+        return "3,107,107"
+    if name == "googlenet":
+        return "3,128,128"
+    if name == "maxvit_t" or name.startswith(("swin_", "vgg")):
+        return "3,224,224"
+    if name.startswith("vit_"):
+        return "3,28,28" if name.endswith("_14") else "3,32,32"
+    return "3,64,64"
+
+
+def torchvision_classifiers():
+    import torchvision.models as tvm
+    return sorted(tvm.list_models(module=tvm))
+
+
+# The default sweep: one or two classifiers a family, then the others.
+CLASSIFIERS = ["squeezenet1_0", "resnet18", "mobilenet_v2", "mobilenet_v3_small", "mnasnet0_5",
+               "shufflenet_v2_x0_5", "efficientnet_b0", "regnet_x_400mf", "googlenet",
+               "densenet121", "convnext_tiny", "swin_t", "vit_b_16", "inception_v3", "maxvit_t"]
+MODELS = [(m, classifier_input(m)) for m in CLASSIFIERS] + [
     # transformers models at the importer's default size (2 layers, hidden
     # 128, vocabulary 512; the input: 64 token ids), next-token
     # cross-entropy; timm models at 64x64.
@@ -136,7 +155,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=",".join(m for m, _ in MODELS),
                     help="comma-separated model names (torchvision, hf:<family>, timm:<name>; "
-                         "default: all of the sweep)")
+                         "'torchvision': every classifier of the installed torchvision; "
+                         "default: the sweep's %d)" % len(MODELS))
+    ap.add_argument("--list-torchvision", action="store_true",
+                    help="print every torchvision classifier and its input (C,H,W), "
+                         "a line each, and exit")
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=1, help="checks run at once")
     ap.add_argument("--out", default="importer-zoo",
@@ -149,6 +172,10 @@ def main():
     ap.add_argument("--table", action="store_true", help="only print the table of OUT")
     ap.add_argument("--fresh", action="store_true", help="redo checks already in OUT")
     args = ap.parse_args()
+    if args.list_torchvision:
+        for m in torchvision_classifiers():
+            print(m, classifier_input(m))
+        return
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "results.jsonl")
     rows = []
@@ -158,7 +185,9 @@ def main():
     if not args.table:
         shapes = dict(MODELS)
         done = {(r["model"], r["budget_arg"]) for r in rows}
-        todo = [(m, shapes.get(m, "3,64,64"), b) for m in args.models.split(",")
+        names = [x for m in args.models.split(",")
+                 for x in (torchvision_classifiers() if m == "torchvision" else [m])]
+        todo = [(m, shapes.get(m) or classifier_input(m), b) for m in names
                 for b in ("100%", "min") if (m, b) not in done]
         tool = os.path.join(args.bin, "remat-import-torch")
 
