@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""rotor's comparison, from peers.py's results: throughput against measured
-peak, and each remat point against the fastest checkpoint_sequential whose
-measured peak is no higher.
+"""remat against PyTorch's methods, from peers.py's results: for every model,
+remat's plan at each peer configuration's measured peak against that peer
+(step time, measured peak) and remat's `min` against the lowest peak any
+peer reached; for chains, rotor's comparison too: throughput against
+measured peak, and each remat point against the fastest
+checkpoint_sequential whose measured peak is no higher.
 
     python benchmarks/torch/compare.py RESULTS.json [--model resnet101]
 
-Prints a markdown table per chain and checks what the budget promises:
+Prints markdown tables per model and checks what the budget promises:
 remat's measured peak is at most its budget, and it does not grow when the
 budget shrinks.  Exit status 1 when a check fails.
 """
@@ -52,6 +55,31 @@ def compare(rows, model):
     return lines
 
 
+def against_peers(rows, model):
+    """remat at each peer's measured peak (peers.py's "at X MiB") against
+    that peer; remat's `min` against the lowest peak of any peer."""
+    mine = [r for r in rows if r["model"] == model and not r["error"] and r["step_s"]]
+    peers = [r for r in mine if r["method"] not in ("none", "remat")]
+    remat = {r["param"]: r for r in mine if r["method"] == "remat"}
+    if not peers or not remat:
+        return []
+    lines = [f"**{model}**: remat at each peer's measured peak", "",
+             "| peer | setting | its peak (MiB) | its step (ms) | remat's peak (MiB) "
+             "| remat's step (ms) | remat / peer |", "|---|---|---:|---:|---:|---:|---:|"]
+    for p in sorted(peers, key=lambda r: r["peak_bytes"]):
+        r = remat.get(f"at {_mib(p['peak_bytes']):.1f} MiB")
+        mine_ = (f"| {_mib(r['peak_bytes']):.1f} | {r['step_s'] * 1e3:.0f} "
+                 f"| {r['step_s'] / p['step_s']:.2f} |") if r else "| not run | | |"
+        lines.append(f"| {p['method']} | {'' if p['param'] is None else p['param']} "
+                     f"| {_mib(p['peak_bytes']):.1f} | {p['step_s'] * 1e3:.0f} " + mine_)
+    low = min(peers, key=lambda r: r["peak_bytes"])
+    if "min" in remat:
+        lines += ["", f"remat's `min`: {_mib(remat['min']['peak_bytes']):.1f} MiB; the lowest "
+                  f"peer: {_mib(low['peak_bytes']):.1f} MiB ({low['method']}"
+                  f"{'' if low['param'] is None else ' ' + str(low['param'])})"]
+    return lines
+
+
 def checks(rows, model):
     """remat's measured peak <= its budget; peaks monotone in the budget."""
     remat = sorted((r for r in rows if r["model"] == model and r["method"] == "remat"
@@ -72,11 +100,12 @@ def main():
     a = p.parse_args()
     with open(a.results) as f:
         rows = json.load(f)["rows"]
-    models = [a.model] if a.model else list(dict.fromkeys(
-        r["model"] for r in rows if r["method"] == "checkpoint_sequential"))
+    models = [a.model] if a.model else list(dict.fromkeys(r["model"] for r in rows))
     failed = False
     for model in models:
-        print("\n".join(compare(rows, model)) + "\n")
+        print("\n".join(against_peers(rows, model)) + "\n")
+        if any(r["model"] == model and r["method"] == "checkpoint_sequential" for r in rows):
+            print("\n".join(compare(rows, model)) + "\n")
         remat, bad = checks(rows, model)
         for line in bad:
             print("check:", model, line)
