@@ -68,10 +68,10 @@ def against_peers(rows, model):
              "| remat's step (ms) | remat / peer |", "|---|---|---:|---:|---:|---:|---:|"]
     for p in sorted(peers, key=lambda r: r["peak_bytes"]):
         r = remat.get(f"at {_mib(p['peak_bytes']):.1f} MiB")
-        mine_ = (f"| {_mib(r['peak_bytes']):.1f} | {r['step_s'] * 1e3:.0f} "
+        cells = (f"| {_mib(r['peak_bytes']):.1f} | {r['step_s'] * 1e3:.0f} "
                  f"| {r['step_s'] / p['step_s']:.2f} |") if r else "| not run | | |"
         lines.append(f"| {p['method']} | {'' if p['param'] is None else p['param']} "
-                     f"| {_mib(p['peak_bytes']):.1f} | {p['step_s'] * 1e3:.0f} " + mine_)
+                     f"| {_mib(p['peak_bytes']):.1f} | {p['step_s'] * 1e3:.0f} " + cells)
     low = min(peers, key=lambda r: r["peak_bytes"])
     if "min" in remat:
         lines += ["", f"remat's `min`: {_mib(remat['min']['peak_bytes']):.1f} MiB; the lowest "

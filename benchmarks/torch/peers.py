@@ -245,7 +245,10 @@ class Bench:
         none = next(c for c in self.configs if c.method == "none")
         peer_peaks = sorted({c.peak for c in self.configs if c.peak and c.method != "none"})
         # Peaks that print alike (65.7 MiB twice) get one plan: the lower budget.
-        peer_peaks = list({f"{p / 2**20:.1f}": p for p in reversed(peer_peaks)}.values())[::-1]
+        by_label = {}
+        for p in peer_peaks:   # ascending: a label's first peak is its lowest
+            by_label.setdefault(f"{p / 2**20:.1f}", p)
+        peer_peaks = list(by_label.values())
         if self.args.remat_at:
             peer_peaks = [int(float(x) * 2**20) for x in self.args.remat_at.split(",")]
         budgets = [("min", "min")] + [(f"at {p / 2**20:.1f} MiB", p) for p in peer_peaks]
