@@ -6,6 +6,7 @@
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Dialect/Remat/Remat.h"
+#include "remat/Transforms/FlattenSliceUpdates.h"
 #include "remat/Transforms/LoopCarriesInPlace.h"
 #include "remat/Transforms/Passes.h"
 
@@ -306,6 +307,8 @@ void prepareForRemat(func::FuncOp func) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return;
   Block &block = func.getBody().front();
+  // Before the inserts are pinned: the flattened ones are inserts like any.
+  flattenSliceUpdates(func);
   pinInsertNodes(func);
   // Loop bodies and branches first: their private copies are then no use
   // of the originals.

@@ -194,7 +194,13 @@ def PreparePass : Pass<"remat-prepare", "mlir::func::FuncOp"> {
     Bufferize will allocate): an initial value (`tensor.empty`, a
     `linalg.fill`, a broadcast of a parameter) that several ops write into
     is duplicated per use, and each initial value used by one op is moved
-    right before it. In a loop body (`scf.for`, an `scf.while` that passes
+    right before it. A slice
+    updated where it was cut (`tensor.extract_slice` of `%m`, inserts into
+    it, the slice inserted back at the same place: `m[r][c] = v` as a
+    frontend lowers PyTorch's `slice_scatter` of a `slice_scatter`) becomes
+    inserts into `%m` at the summed offsets, which is where One-Shot
+    Bufferize writes them (constant offsets and unit strides only). In a
+    loop body (`scf.for`, an `scf.while` that passes
     its arguments on), the op that computes a carry's next value writes it
     into the iteration argument instead of a fresh initial value when the
     old value is no longer read by then (`outs(%h)`; an elementwise update

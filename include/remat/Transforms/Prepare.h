@@ -9,8 +9,11 @@
 //  - an initial value (tensor.empty, a fill or a broadcast of a parameter)
 //    used by several ops is duplicated, one copy per use;
 //  - each absorbed initial value is moved right before the op that writes
-//    into it, so its buffer is created where the model creates it.
-// Both are semantics-preserving and cheap (initial values cost at most one
+//    into it, so its buffer is created where the model creates it;
+//  - a slice updated where it was cut (`m[r][c] = v` on a tensor) becomes
+//    inserts into the tensor itself (FlattenSliceUpdates.h), as
+//    bufferization writes it.
+// All are semantics-preserving and cheap (initial values cost at most one
 // write per element).
 //
 //===----------------------------------------------------------------------===//
