@@ -34,6 +34,23 @@ def seeded_variant_args(doc, more=None):
     return ap.parse_args()
 
 
+def write_seeded_variant(doc, build, script):
+    """The main of a generator of seeded variants (seeded_variant_args):
+    `build(seed)` gives (FuncText, header lines, result values); writes the
+    function, or with --harness the @main that fills its arguments, calls
+    it and prints every result."""
+    from remat_import_torch.argfill import main_lines
+    a = seeded_variant_args(doc)
+    g, header, results = build(a.seed)
+    if a.harness:
+        text = "\n".join(["// Harness of %s --seed %d." % (script, a.seed)] +
+                         main_lines(g.name, g.args, g.inits,
+                                    [r.ty for r in results])) + "\n"
+    else:
+        text = g.text(header, results)
+    write_output(a.output, text)
+
+
 def write_output(path, text):
     """`text` into file `path`, or to standard output for "-"."""
     if path == "-":

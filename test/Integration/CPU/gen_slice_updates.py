@@ -34,8 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "test", "Support")]
 sys.dont_write_bytecode = True  # keep the source tree clean
-from mlir_text import FuncText, seeded_variant_args, write_output  # noqa: E402
-from remat_import_torch.argfill import Init, arg_seed, main_lines  # noqa: E402
+from mlir_text import FuncText, write_seeded_variant  # noqa: E402
+from remat_import_torch.argfill import Init, arg_seed  # noqa: E402
 
 ROWS, COLS = 16, 24
 
@@ -162,15 +162,7 @@ def build(seed):
 
 
 def main():
-    a = seeded_variant_args(__doc__)
-    g, header, results = build(a.seed)
-    if a.harness:
-        text = "\n".join(["// Harness of gen_slice_updates.py --seed %d." % a.seed] +
-                         main_lines(g.name, g.args, g.inits,
-                                    [r.ty for r in results])) + "\n"
-    else:
-        text = g.text(header, results)
-    write_output(a.output, text)
+    write_seeded_variant(__doc__, build, "gen_slice_updates.py")
 
 
 if __name__ == "__main__":
