@@ -56,13 +56,8 @@ private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 
-/// The smallest budget named in an error is searched exactly on graphs of up
-/// to this many nodes, and to within 1/256 of itself on larger ones, where
-/// every solve near the floor takes seconds.
 /// The strategy offload=true weighs beside the one asked for.
 constexpr const char *kOffloadStrategy = "offload-greedy";
-constexpr int kExactMinimumBudgetNodes = 1000;
-constexpr int kMinimumBudgetGranularityShift = 8;
 
 
 /// Whether every tensor.empty of `func` carries the number -remat-prepare
@@ -748,11 +743,7 @@ private:
     return sol;
   }
 
-  int minimumBudgetShift() const {
-    return ig->graph.numNodes() > kExactMinimumBudgetNodes
-               ? kMinimumBudgetGranularityShift
-               : 0;
-  }
+  int minimumBudgetShift() const { return remat::minimumBudgetShift(ig->graph); }
 
   /// The error for a missed budget: `minimum` is the smallest budget,
   /// `byRings` when it is met only with the stash rings dropped.

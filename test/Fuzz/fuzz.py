@@ -59,8 +59,8 @@ BUDGETS = ["1B", "0", "0B", "-1", "1%", "0%", "100%", "101%", "5e15%", "1e30", "
            "9223372036854775807GiB", "1.5", "1.5B", "2KiB", "nan", "inf", "%", "GiB", "",
            "90 %", "0x10", "1e-9%", "70%"]
 STRATEGIES = ["auto", "none", "revolve", "chain-rotor", "chen-sqrt", "chen-greedy",
-              "lowerset-exact", "lowerset-approx", "join", "evict-greedy", "checkmate-milp",
-              "nosuch", ""]
+              "lowerset-exact", "lowerset-approx", "join", "evict-greedy", "evict-ladder",
+              "auto-monotone", "checkmate-milp", "nosuch", ""]
 
 
 def mutate(rng, text, tokens):

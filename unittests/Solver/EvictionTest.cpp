@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 using namespace remat;
 
 namespace {
@@ -166,4 +168,140 @@ TEST(Eviction, RefusesBudgetsBelowOneStep) {
   EvictionPlan p = planByEviction(g, g.defaultOrder(), peakLowerBound(g) - 1);
   EXPECT_FALSE(p.schedule.has_value());
   EXPECT_FALSE(p.reason.empty());
+}
+
+namespace {
+
+struct Probe {
+  int64_t budget;
+  Solution s;
+};
+
+/// solve() of `strategy` at budgets from the proven floor to the no-remat
+/// peak, both included (about `steps`, every byte when there are fewer),
+/// the solves sharing a cache as minimumBudget()'s do.
+std::vector<Probe> sweep(const TrainingGraph &g, const std::string &strategy,
+                         int64_t steps = 400,
+                         std::shared_ptr<SolveCache> cache = nullptr) {
+  const int64_t lo = peakLowerBound(g), hi = noRematPeak(g);
+  const int64_t stride = std::max<int64_t>(1, (hi - lo) / steps);
+  std::vector<Probe> out;
+  SolveOptions o;
+  o.cache = cache ? cache : std::make_shared<SolveCache>(); // Made once.
+  for (int64_t b = lo; b <= hi;
+       b = b < hi ? std::min(b + stride, hi) : hi + 1) {
+    o.budget = b;
+    out.push_back({b, solve(g, strategy, o)});
+  }
+  return out;
+}
+
+/// Pairs of budgets b < b' where the plan at b' is slower, or peaks lower,
+/// than the plan at b, or b' is missed where b is met.
+int nonMonotonePairs(const std::vector<Probe> &sweep) {
+  int pairs = 0;
+  const Solution *prev = nullptr;
+  for (const auto &[budget, s] : sweep) {
+    if (prev && prev->feasible &&
+        (!s.feasible || s.sim.time > prev->sim.time + 1e-9 ||
+         s.sim.peak < prev->sim.peak))
+      ++pairs;
+    if (s.feasible)
+      prev = &s;
+  }
+  return pairs;
+}
+
+std::vector<TrainingGraph> ladderSteps() {
+  std::vector<TrainingGraph> out = randomSteps();
+  out.push_back(unetLike(40));
+  out.push_back(resnetLike(30));
+  out.push_back(googlenetLike(30));
+  return out;
+}
+
+} // namespace
+
+const char *const kMonotoneStrategies[] = {"evict-ladder", "auto-monotone"};
+
+/// auto-monotone searches auto's smallest budget once per graph, with
+/// MILP probes on small ones: every other step is enough.
+bool skip(const std::string &strategy, size_t graphIndex) {
+  return strategy == "auto-monotone" && graphIndex % 2;
+}
+
+// evict-greedy's plans depend on the exact budget: over these sweeps some
+// larger budget gets a slower plan or a lower peak. evict-ladder's and
+// auto-monotone's never do, every plan fits its budget, and once a budget
+// is met every larger one is.
+TEST(EvictLadder, MonotoneInTheBudgetWhereEvictGreedyIsNot) {
+  std::map<std::string, int> pairs, met;
+  const std::vector<TrainingGraph> graphs = ladderSteps();
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const TrainingGraph &g = graphs[i];
+    pairs["evict-greedy"] += nonMonotonePairs(sweep(g, "evict-greedy"));
+    for (const char *name : kMonotoneStrategies) {
+      if (skip(name, i))
+        continue;
+      std::vector<Probe> probes = sweep(g, name);
+      pairs[name] += nonMonotonePairs(probes);
+      for (const auto &[budget, s] : probes) {
+        if (!s.feasible)
+          continue;
+        ++met[name];
+        EXPECT_LE(s.sim.peak, budget) << name;
+      }
+    }
+  }
+  EXPECT_GT(pairs["evict-greedy"], 0);
+  for (const char *name : kMonotoneStrategies) {
+    EXPECT_EQ(pairs[name], 0) << name;
+    EXPECT_GT(met[name], 500) << name;
+  }
+}
+
+// The smallest budget the search finds is met, the byte below it is not,
+// and every budget of the sweep above it is; at the no-remat peak nothing
+// is recomputed.
+TEST(EvictLadder, SmallestBudgetIsTheFamilysLowestPeak) {
+  const std::vector<TrainingGraph> graphs = ladderSteps();
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const TrainingGraph &g = graphs[i];
+    SolveOptions o;
+    o.cache = std::make_shared<SolveCache>(); // The families, made once.
+    for (const char *name : kMonotoneStrategies) {
+      if (skip(name, i))
+        continue;
+      const int64_t least = minimumBudget(g, name, o);
+      ASSERT_GT(least, 0);
+      o.budget = least;
+      EXPECT_TRUE(solve(g, name, o).feasible) << name;
+      o.budget = least - 1;
+      EXPECT_FALSE(solve(g, name, o).feasible) << name;
+      std::vector<Probe> all = sweep(g, name, 400, o.cache);
+      for (const auto &[budget, s] : all)
+        EXPECT_EQ(s.feasible, budget >= least) << name << " at " << budget;
+      EXPECT_EQ(all.back().s.sim.time, g.baseTime()) << name;
+    }
+  }
+}
+
+// Never faster than the optimum the brute force proves, never feasible
+// where it proves nothing is.
+TEST(EvictLadder, NeverBeatsTheBruteForce) {
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    TrainingGraph g = randomTrainingDag(seed, 3 + seed % 3);
+    for (const char *name : kMonotoneStrategies) {
+      for (const auto &[budget, s] : sweep(g, name)) {
+        auto oracle = bruteForceOptimum(g, budget, {/*allowDiscard=*/false});
+        if (!oracle || !s.feasible)
+          continue;
+        ASSERT_TRUE(oracle->feasible);
+        ++compared;
+        EXPECT_GE(s.sim.time, oracle->time - 1e-9) << name;
+      }
+    }
+  }
+  EXPECT_GT(compared, 40);
 }

@@ -1,4 +1,4 @@
-//===- EvictStrategies.cpp - The descriptor of evict-greedy ---------------===//
+//===- EvictStrategies.cpp - Descriptors of evict-greedy and its ladder ---===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
@@ -48,6 +48,14 @@ void cheapen(AutoRun &r, const AutoAllowance &a) {
   r.cost = std::min(r.cost, std::max(0.0, a.timeBudget - a.spent));
 }
 
+/// The ladder's rungs from a peak down to a third of it, the common depth
+/// (its plans are evict-greedy's at each rung).
+constexpr double kEstimatedRungs = 70;
+
+double ladderEstimate(const GraphMeasures &m, const SolveOptions &o) {
+  return kEstimatedRungs * estimate(m, o);
+}
+
 } // namespace
 
 void registerEvictStrategies(StrategyRegistry &registry) {
@@ -62,6 +70,21 @@ void registerEvictStrategies(StrategyRegistry &registry) {
   d.autoRole.priority = 40;
   d.autoRole.cheapen = cheapen;
   registry.add(std::move(d));
+
+  // Not in auto: its point is a family of plans that does not depend on the
+  // budget, which auto's other runs at the budget would break.
+  StrategyDescriptor ladder;
+  ladder.name = "evict-ladder";
+  ladder.description =
+      "evict-greedy's plans at a ladder of budgets fixed per graph (each "
+      "1/64 below the last), the fastest that fits: monotone in the budget "
+      "(a larger budget never gives a slower plan or a lower peak)";
+  ladder.run = solveEvictLadder;
+  ladder.rank = 145;
+  ladder.estimate = ladderEstimate;
+  ladder.budgetSearch.monotone = true;
+  ladder.budgetSearch.floor = evictLadderFloor;
+  registry.add(std::move(ladder));
 }
 
 } // namespace remat

@@ -15,6 +15,7 @@
 #include "remat/Solver/MILP/MILPStrategies.h"
 #include "remat/Solver/Offload/OffloadStrategies.h"
 #include "remat/Solver/Portfolio/Auto.h"
+#include "remat/Solver/Portfolio/Monotone.h"
 
 namespace remat {
 
@@ -44,6 +45,18 @@ void registerPortfolioStrategies(StrategyRegistry &registry) {
   d.options = {timeBudgetOption()};
   d.budgetSearch.portfolio = true;
   registry.add(std::move(d));
+
+  StrategyDescriptor m;
+  m.name = "auto-monotone";
+  m.description = "the fastest fitting plan of a family fixed per graph "
+                  "(evict-ladder's plans, auto's plan at its smallest "
+                  "budget): a larger budget never gives a slower plan or a "
+                  "lower peak";
+  m.run = solveAutoMonotone;
+  m.rank = 155;
+  m.budgetSearch.monotone = true;
+  m.budgetSearch.floor = autoMonotoneFloor;
+  registry.add(std::move(m));
 }
 
 void registerBuiltinStrategies(StrategyRegistry &registry) {

@@ -22,6 +22,10 @@ namespace {
 /// below 29 B) are still bisected to the byte.
 constexpr int kPastAFailedProbeShift = 6;
 
+/// minimumBudgetShift(): exact up to this many nodes, within 1/2^shift above.
+constexpr int kExactMinimumBudgetNodes = 1000;
+constexpr int kMinimumBudgetGranularityShift = 8;
+
 /// A bracket [lo, hi] around the smallest budget: the searched solves fail
 /// at lo (or lo is below every peak) and succeed at hi. Strategies whose
 /// discretisation scales with the budget may not be monotone; the search
@@ -204,6 +208,12 @@ int64_t minimumBudget(const TrainingGraph &g, const std::string &strategy,
                  r->autoRole.refineOptions ? r->autoRole.refineOptions(o) : o,
                  search, floor);
   return search.hi;
+}
+
+int minimumBudgetShift(const TrainingGraph &g) {
+  return g.numNodes() > kExactMinimumBudgetNodes
+             ? kMinimumBudgetGranularityShift
+             : 0;
 }
 
 } // namespace remat

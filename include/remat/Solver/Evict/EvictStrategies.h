@@ -1,4 +1,4 @@
-//===- EvictStrategies.h - evict-greedy -----------------------------------===//
+//===- EvictStrategies.h - evict-greedy and evict-ladder ------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef REMAT_SOLVER_EVICT_EVICTSTRATEGIES_H
@@ -9,7 +9,7 @@
 
 namespace remat {
 
-/// Registers evict-greedy.
+/// Registers evict-greedy and evict-ladder.
 void registerEvictStrategies(StrategyRegistry &registry);
 
 /// Replays the program within the budget, freeing the stored value that is
@@ -18,6 +18,18 @@ void registerEvictStrategies(StrategyRegistry &registry);
 /// pass too, as often as needed. Linear-ish time: for graphs of any size.
 StrategyResult solveEvictGreedy(const TrainingGraph &g,
                                 const SolveOptions &opts);
+
+/// evict-greedy's plans at a ladder of budgets fixed per graph (the
+/// program's peak, then each rung 1/64 below the one above, down to the
+/// first rung not met); at a budget, the fastest of them that fits. Its
+/// plans are monotone in the budget: a larger budget never gives a slower
+/// plan, nor one that peaks lower.
+StrategyResult solveEvictLadder(const TrainingGraph &g,
+                                const SolveOptions &opts);
+
+/// The lowest peak of evict-ladder's plans: it meets exactly the budgets at
+/// or above it.
+int64_t evictLadderFloor(const TrainingGraph &g, const SolveOptions &opts);
 
 } // namespace remat
 

@@ -1,0 +1,123 @@
+//===- EvictLadder.cpp - evict-ladder: greedy plans monotone in the budget ===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// evict-greedy frees what the exact budget forces it to, so a larger budget
+// can give a slower plan, or one that peaks lower than the plan at a smaller
+// budget (docs/solver.md). A caller that sweeps budgets (a framework's
+// memory knob) wants neither. evict-ladder plans from a family fixed per
+// graph: evict-greedy's plan at each rung of a ladder of budgets that starts
+// at the program's own peak and steps down by 1/64 until a rung is not met.
+// At a budget it returns the fastest plan of the family whose Simulator peak
+// fits (ties: the lower peak). The family does not depend on the budget, so
+// as the budget grows the set that fits only grows: the time never rises,
+// and the peak never falls (a plan at a larger budget that peaked lower
+// would have fit the smaller one and been chosen there).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Evict/EvictStrategies.h"
+
+#include <memory>
+#include <tuple>
+
+namespace remat {
+
+namespace {
+
+/// A rung every 1/2^kRungShift of the rung above: a budget between two
+/// rungs costs at most that much memory against evict-greedy at the budget
+/// itself (1.6 %), and the ladder from a peak to half of it has 44 rungs.
+constexpr int kRungShift = 6;
+
+struct LadderPlan {
+  Schedule schedule;
+  double time = 0;
+  int64_t peak = 0;
+};
+using Ladder = std::vector<LadderPlan>;
+
+/// The program itself, then evict-greedy's plan at each rung (with the
+/// caller's weightings, evictionReplays, the only option it depends on).
+Ladder climbDown(const TrainingGraph &g, const SolveOptions &opts) {
+  SimulatorOptions simOpts;
+  simOpts.link = opts.link;
+  Ladder ladder;
+  Schedule program = keepEverythingSchedule(g);
+  SimulationResult top = simulate(g, program, simOpts);
+  ladder.push_back({std::move(program), top.time, top.peak});
+  const int64_t floor = peakLowerBound(g);
+  SolveOptions o = opts;
+  o.note = nullptr;
+  for (int64_t rung = top.peak - std::max<int64_t>(1, top.peak >> kRungShift);
+       rung >= floor && rung > 0;
+       rung -= std::max<int64_t>(1, rung >> kRungShift)) {
+    o.budget = rung;
+    StrategyResult r = solveEvictGreedy(g, o);
+    if (!r.feasible)
+      break; // The bottom of the ladder.
+    // The replay keeps values while memory allows; the rewritten program
+    // frees each after its last read. Its peak, the one a run measures, is
+    // the one the family is ordered by.
+    Schedule eager = r.schedule.withEagerFrees(g);
+    SimulationResult sim = simulate(g, eager, simOpts);
+    if (!sim.valid || sim.peak > rung)
+      break; // solve() would refuse it: the same bottom.
+    ladder.push_back({std::move(eager), sim.time, sim.peak});
+  }
+  return ladder;
+}
+
+/// The ladder of `g`, from the solves' cache when minimumBudget() shares
+/// one (the ladder does not depend on the budget).
+std::shared_ptr<const Ladder> ladderOf(const TrainingGraph &g,
+                                       const SolveOptions &opts) {
+  const std::string key =
+      "evict-ladder/" + std::to_string(opts.evictionReplays);
+  if (opts.cache) {
+    auto it = opts.cache->entries.find(key);
+    if (it != opts.cache->entries.end())
+      return std::static_pointer_cast<const Ladder>(it->second);
+  }
+  auto ladder = std::make_shared<const Ladder>(climbDown(g, opts));
+  if (opts.cache)
+    opts.cache->entries[key] = ladder;
+  return ladder;
+}
+
+} // namespace
+
+StrategyResult solveEvictLadder(const TrainingGraph &g,
+                                const SolveOptions &opts) {
+  std::shared_ptr<const Ladder> ladder = ladderOf(g, opts);
+  const LadderPlan *best = nullptr;
+  int64_t leastPeak = -1;
+  for (const LadderPlan &p : *ladder) {
+    if (leastPeak < 0 || p.peak < leastPeak)
+      leastPeak = p.peak;
+    if (p.peak > opts.budget)
+      continue;
+    if (!best || std::tie(p.time, p.peak) < std::tie(best->time, best->peak))
+      best = &p;
+  }
+  StrategyResult r;
+  if (!best) {
+    r.leastPeak = leastPeak;
+    r.reason = "no plan of the ladder fits: the lowest peaks at " +
+               std::to_string(leastPeak) + " bytes";
+    return r;
+  }
+  r.feasible = true;
+  r.schedule = best->schedule;
+  return r;
+}
+
+int64_t evictLadderFloor(const TrainingGraph &g, const SolveOptions &opts) {
+  std::shared_ptr<const Ladder> ladder = ladderOf(g, opts);
+  int64_t least = ladder->front().peak;
+  for (const LadderPlan &p : *ladder)
+    least = std::min(least, p.peak);
+  return least;
+}
+
+} // namespace remat
