@@ -272,7 +272,8 @@ class Bench:
                 continue
             log = []
             cfg = self.compiled("remat", name, backend(budget=budget, compiler=self.args.compiler,
-                                                       log=log), family="remat")
+                                                       log=log, strategy=self.args.remat_strategy),
+                                family="remat")
             cfg.budget = None if peak == "min" else peak
             self.add(cfg)
             # A graph remat could not plan runs PyTorch's partitioner: not remat's.
@@ -341,6 +342,9 @@ def main():
     p.add_argument("--side", type=int,
                    help="image side of the vision models, sequence length of the language models")
     p.add_argument("--no-remat", action="store_true", help="the peers only")
+    p.add_argument("--remat-strategy", default="auto-monotone",
+                   help="remat's planner (the backend's strategy; default auto-monotone, "
+                        "monotone in the budget; auto: the fastest plan at each budget)")
     p.add_argument("--out", help="output folder")
     p.add_argument("--remat-at", metavar="MIB,...",
                    help="no recomputation and remat only: remat at min and at these measured "
@@ -411,7 +415,7 @@ def main():
 
     meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
             "threads": torch.get_num_threads(), "versions": _versions(), "quick": a.quick, "command": " ".join(sys.argv),
-            "date": time.strftime("%Y-%m-%d", time.gmtime())}
+            "remat_strategy": a.remat_strategy, "date": time.strftime("%Y-%m-%d", time.gmtime())}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
     keys = [k for k in rows[0] if k not in ("times_s", "wall_s")] if rows else []

@@ -7,9 +7,11 @@ from .partition import RematPartitioner
 
 _BUDGET = re.compile(r"^(min|\d+(\.\d+)?%|\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB))$")
 COMPILERS = ("inductor", "eager")
+_STRATEGY = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
-def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspace="measured"):
+def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspace="measured",
+            strategy="auto-monotone"):
     """A torch.compile backend: AOTAutograd with remat as its partitioner.
 
     budget: as remat-opt reads it: bytes with a unit ("2MiB", "500KB"), a
@@ -28,6 +30,11 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
     workspace: "measured" (each op's kernel temporaries, measured on its
       shapes before planning: seconds on convolutional networks; eager
       compiler only) or "rules" (a rule per op, no measurement).
+    strategy: remat's planner (remat-opt --remat-strategy).  The default,
+      auto-monotone, chooses from a family of plans fixed per graph: over a
+      sweep of budgets a larger budget never gives a slower step or a lower
+      peak.  "auto" takes the fastest plan of every planner at the budget
+      itself (sometimes faster, not monotone in the budget).
     """
     budget = str(budget).strip()
     if not _BUDGET.match(budget):
@@ -38,7 +45,10 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
                          % (compiler, ", ".join(COMPILERS)))
     if workspace not in ("measured", "rules"):
         raise ValueError("remat_torch.backend: workspace %r is not measured or rules" % workspace)
-    partitioner = RematPartitioner(budget, compiler, log, verbose, workspace)
+    if not _STRATEGY.match(str(strategy)):
+        raise ValueError("remat_torch.backend: strategy %r is not a planner's name "
+                         "(remat-opt --help lists them)" % (strategy,))
+    partitioner = RematPartitioner(budget, compiler, log, verbose, workspace, strategy)
     if compiler == "eager":
         from torch._dynamo.backends.common import aot_autograd
         from torch._dynamo.backends.debugging import boxed_nop
@@ -65,7 +75,7 @@ def _inductor(partitioner):
             # Inductor's caches key compiled graphs by it: the plan depends
             # on the budget (and remat's own version, which it cannot see:
             # keep the caches off while remat changes).
-            return "remat_torch:" + partitioner.budget
+            return "remat_torch:%s:%s" % (partitioner.budget, partitioner.strategy)
 
     patches = {"custom_partitioner_fn": Remat()}
 

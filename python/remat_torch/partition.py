@@ -95,8 +95,10 @@ def check_saved(fw, num_fwd_outputs, saved, plan_, named, kept_late=()):
 class RematPartitioner:
     """partition_fn(joint_module, joint_inputs, num_fwd_outputs=..., ...)."""
 
-    def __init__(self, budget, compiler, log=None, verbose=False, workspace="measured"):
+    def __init__(self, budget, compiler, log=None, verbose=False, workspace="measured",
+                 strategy="auto-monotone"):
         self.budget = budget
+        self.strategy = strategy
         self.compiler = compiler
         self.log = log            # a list: one dict per graph planned or not
         self.verbose = verbose
@@ -150,7 +152,7 @@ class RematPartitioner:
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))
-        p = plan(text, self.budget)
+        p = plan(text, self.budget, ["--remat-strategy=" + self.strategy])
         # Values kept into the backward and recomputed later: the saved
         # copy for the readers before, a node of their own after.
         start = backward_start(jg, p.order)

@@ -10,8 +10,9 @@ ops that read it.  Printed with its locations (`--mlir-print-debuginfo
 loc("relu.2")), so the output, read top to bottom, is the plan's order of
 FX nodes, a node run twice appearing twice.
 
-REMAT_TORCH_PLAN_CACHE=DIR keeps every plan under a key of the MLIR text
-and the budget: a machine without remat-opt reuses plans made elsewhere.
+REMAT_TORCH_PLAN_CACHE=DIR keeps every plan under a key of the MLIR text,
+the budget and the other flags: a machine without remat-opt reuses plans
+made elsewhere.
 """
 
 import hashlib
@@ -78,18 +79,19 @@ def op_order(mlir_text):
     return order
 
 
-def _cache_path(mlir_text, budget):
+def _cache_path(mlir_text, budget, extra_args):
     d = os.environ.get("REMAT_TORCH_PLAN_CACHE")
     if not d:
         return None
-    key = hashlib.sha256((budget + "\n" + mlir_text).encode()).hexdigest()[:32]
+    key = "\n".join([budget, *extra_args, mlir_text])
+    key = hashlib.sha256(key.encode()).hexdigest()[:32]
     return os.path.join(d, key + ".json")
 
 
 def plan(mlir_text, budget, extra_args=(), keep_dir=None):
     """Plans the step at `budget` (remat's syntax); Unplannable when
     remat-opt refuses it (its first error line) or cannot be found."""
-    cached = _cache_path(mlir_text, budget)
+    cached = _cache_path(mlir_text, budget, list(extra_args))
     if cached and os.path.exists(cached):
         with open(cached) as f:
             d = json.load(f)
