@@ -72,17 +72,9 @@ Ladder climbDown(const TrainingGraph &g, const SolveOptions &opts) {
 /// one (the ladder does not depend on the budget).
 std::shared_ptr<const Ladder> ladderOf(const TrainingGraph &g,
                                        const SolveOptions &opts) {
-  const std::string key =
-      "evict-ladder/" + std::to_string(opts.evictionReplays);
-  if (opts.cache) {
-    auto it = opts.cache->entries.find(key);
-    if (it != opts.cache->entries.end())
-      return std::static_pointer_cast<const Ladder>(it->second);
-  }
-  auto ladder = std::make_shared<const Ladder>(climbDown(g, opts));
-  if (opts.cache)
-    opts.cache->entries[key] = ladder;
-  return ladder;
+  return cachedOrMade<Ladder>(
+      opts.cache, "evict-ladder/" + std::to_string(opts.evictionReplays),
+      [&] { return climbDown(g, opts); });
 }
 
 } // namespace

@@ -62,18 +62,9 @@ std::optional<LeastPlan> planAtAutosMinimum(const TrainingGraph &g,
 /// The plan, from the solves' cache when one is shared.
 std::shared_ptr<const std::optional<LeastPlan>>
 leastPlanOf(const TrainingGraph &g, const SolveOptions &opts) {
-  const std::string key = "auto-monotone/least";
-  if (opts.cache) {
-    auto it = opts.cache->entries.find(key);
-    if (it != opts.cache->entries.end())
-      return std::static_pointer_cast<const std::optional<LeastPlan>>(
-          it->second);
-  }
-  auto p = std::make_shared<const std::optional<LeastPlan>>(
-      planAtAutosMinimum(g, opts));
-  if (opts.cache)
-    opts.cache->entries[key] = p;
-  return p;
+  return cachedOrMade<std::optional<LeastPlan>>(
+      opts.cache, "auto-monotone/least",
+      [&] { return planAtAutosMinimum(g, opts); });
 }
 
 } // namespace

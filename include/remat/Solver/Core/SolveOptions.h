@@ -33,6 +33,22 @@ struct SolveCache {
   std::map<std::string, std::shared_ptr<const void>> entries;
 };
 
+/// The entry `key` of `cache`, made by `make()` and kept there when absent;
+/// made afresh without a cache.
+template <typename T, typename Make>
+std::shared_ptr<const T> cachedOrMade(const std::shared_ptr<SolveCache> &cache,
+                                      const std::string &key, Make make) {
+  if (cache) {
+    auto it = cache->entries.find(key);
+    if (it != cache->entries.end())
+      return std::static_pointer_cast<const T>(it->second);
+  }
+  auto made = std::make_shared<const T>(make());
+  if (cache)
+    cache->entries[key] = made;
+  return made;
+}
+
 struct SolveOptions {
   int64_t budget = kUnlimitedBudget; ///< Peak bytes allowed (Simulator's peak).
   int slots = 500;                   ///< Memory discretisation of chain DPs.
