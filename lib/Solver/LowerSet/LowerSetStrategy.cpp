@@ -251,19 +251,17 @@ private:
   /// The same at every budget: computed once per graph when the options
   /// carry a cache (minimumBudget's bisection).
   const std::vector<Candidate> &scan() const {
-    if (scanDone_)
-      return scan_;
-    scanDone_ = true;
-    const std::string key = "lowerset-scan/" +
-                            std::string(haveExact_ ? "exact/" : "approx/") +
-                            std::to_string(maxApproxSets_);
-    if (cache_) {
-      auto it = cache_->entries.find(key);
-      if (it != cache_->entries.end()) {
-        scan_ = *static_cast<const std::vector<Candidate> *>(it->second.get());
-        return scan_;
-      }
-    }
+    if (!scan_)
+      scan_ = cachedOrMade<std::vector<Candidate>>(
+          cache_,
+          "lowerset-scan/" + std::string(haveExact_ ? "exact/" : "approx/") +
+              std::to_string(maxApproxSets_),
+          [&] { return makeScan(); });
+    return *scan_;
+  }
+
+  std::vector<Candidate> makeScan() const {
+    std::vector<Candidate> scan;
     LowerSetPlan low =
         solveLowerSetDP(model_, approx_, LowerSetObjective::MinPeak,
                         kUnlimitedBudget, nullptr, 1, approxWork());
@@ -278,19 +276,16 @@ private:
           LowerSetPlan p = solveLowerSetDP(model_, approx_, obj, b, nullptr,
                                            own ? 1 : grain, approxWork());
           if (p.feasible)
-            scan_.push_back(make(std::move(p)));
+            scan.push_back(make(std::move(p)));
         }
       }
     if (haveExact_ && lowestExact().feasible) {
       LowerSetPlan p =
           dp(LowerSetObjective::MinOverhead, lowestExact().peak, true);
       if (p.feasible)
-        scan_.push_back(make(std::move(p)));
+        scan.push_back(make(std::move(p)));
     }
-    if (cache_)
-      cache_->entries[key] =
-          std::make_shared<const std::vector<Candidate>>(scan_);
-    return scan_;
+    return scan;
   }
 
   LowerSetModel model_;
@@ -306,8 +301,7 @@ private:
   mutable bool haveExact_ = false; ///< Cleared when its DP gives up.
   mutable LowerSetPlan lowestExact_;
   mutable bool lowestExactDone_ = false;
-  mutable std::vector<Candidate> scan_;
-  mutable bool scanDone_ = false;
+  mutable std::shared_ptr<const std::vector<Candidate>> scan_;
 };
 
 StrategyResult finish(Candidate c, const SolveOptions &opts,
