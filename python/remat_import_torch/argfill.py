@@ -154,10 +154,11 @@ def fill_arg(v, init):
     return out
 
 
-def main_lines(callee, args, inits, result_types):
-    """func.func @main: fills `args`, calls @callee with them and prints
-    every result with printMemrefF32."""
-    lines = ["func.func private @printMemrefF32(tensor<*xf32>)", "", "func.func @main() {"]
+def main_lines(callee, args, inits, result_types, writer="printMemrefF32"):
+    """func.func @main: fills `args`, calls @callee with them and hands every
+    result to @writer (printMemrefF32 prints it; libRematRuntime's
+    remat_write_f32 writes it to $REMAT_RESULTS_FILE in binary)."""
+    lines = ["func.func private @%s(tensor<*xf32>)" % writer, "", "func.func @main() {"]
     for v, init in zip(args, inits):
         lines += fill_arg(v, init)
     res = ["%%res%d" % i for i in range(len(result_types))]
@@ -165,7 +166,7 @@ def main_lines(callee, args, inits, result_types):
     lines.append("      : (%s) -> (%s)" % (types(args), ", ".join(result_types)))
     for r, ty in zip(res, result_types):
         lines.append("  %s_u = tensor.cast %s : %s to tensor<*xf32>" % (r, r, ty))
-        lines.append("  func.call @printMemrefF32(%s_u) : (tensor<*xf32>) -> ()" % r)
+        lines.append("  func.call @%s(%s_u) : (tensor<*xf32>) -> ()" % (writer, r))
     lines.append("  return")
     lines.append("}")
     return lines

@@ -3,7 +3,7 @@
 
   remat-import-torch check MODEL [--batch N] [--input-shape C,H,W] [--loss L]
                      [--budget 50%] [--strategy auto] [--rtol 1e-4]
-                     [--work DIR] [--remat-opt PATH] [--summary]
+                     [--work DIR] [--remat-opt PATH] [--json FILE]
 
 1. imports MODEL (executable, --strict) with a harness of deterministic
    argument values;
@@ -12,7 +12,8 @@
 3. lowers with `remat-opt --remat-lower-to-cpu` and runs it with mlir-runner
    and libRematRuntime (test/Integration/CPU/run.sh, with the default
    alignment the planner counts too), which measures the peak bytes while
-   the step runs;
+   the step runs; the harness writes the loss and gradients in binary
+   (remat_write_f32, step.results in the work directory);
 4. runs PyTorch's own backward() on the same weights and inputs (float64),
    and requires, for the loss and every gradient,
    max |mlir - torch| <= tol * max |torch| (floored: harness.rel_err),
@@ -118,7 +119,7 @@ def write_step(args, joint, em, inits, work):
     with open(step, "w") as fh:
         fh.write(em.f.text(header(args, joint, em)))
     with open(harness, "w") as fh:
-        fh.write(harness_text(em, inits))
+        fh.write(harness_text(em, inits, binary=True))
     return step, harness
 
 
@@ -157,14 +158,15 @@ def rematerialize(args, opt, step, work, times):
     return model_file, report
 
 
-def run_step(model_file, harness, env):
-    """Lowers and runs the step: (measured peak or None, printed tensors)."""
-    from .harness import parse_memrefs
+def run_step(model_file, harness, env, results):
+    """Lowers and runs the step, whose harness writes its results to the
+    file `results`: (measured peak or None, [(shape, values)] of them)."""
+    from .harness import read_results
     res = run(["bash", os.path.join(REPO, "test", "Integration", "CPU", "run.sh"),
-               model_file, harness], env=env)
+               model_file, harness], env=dict(env, REMAT_RESULTS_FILE=results))
     m = re.search(r"window_peak_bytes=(\d+)", res.stderr)
     peak = int(m.group(1)) if m else None
-    return peak, parse_memrefs(res.stdout)
+    return peak, read_results(results)
 
 
 def match_masks(args, joint, em, inits, work, env, times):
@@ -174,7 +176,7 @@ def match_masks(args, joint, em, inits, work, env, times):
     from .emit import Emitter
     import torch
     from .harness import (KINKS, POOLS, harness_text, joint_values, kink_pattern,
-                          parse_memrefs, pool_argmax, pool_indices_node, step_rel_err)
+                          pool_argmax, pool_indices_node, step_rel_err)
     nodes = [n for n in joint.graph_module.graph.nodes
              if n.op == "call_function" and str(n.target) in KINKS and em._needed(n)]
     relus = [n.name for n in nodes]
@@ -189,12 +191,11 @@ def match_masks(args, joint, em, inits, work, env, times):
     with open(pstep, "w") as fh:
         fh.write(pem.f.text(["ReLU probes of " + args.model]))
     with open(pharness, "w") as fh:
-        fh.write(harness_text(pem, inits))
+        fh.write(harness_text(pem, inits, binary=True))
     t0 = time.time()
-    pres = run(["bash", os.path.join(REPO, "test", "Integration", "CPU", "run.sh"),
-                pstep, pharness], env=env)
+    _, pprinted = run_step(pstep, pharness, env, os.path.join(work, "step.probe.results"))
     times.append(("probe run", time.time() - t0))
-    pprinted = parse_memrefs(pres.stdout)[1 + len(pem.result_primals):]
+    pprinted = pprinted[1 + len(pem.result_primals):]
     pooled = pprinted[len(nodes):]
     pprinted = pprinted[:len(nodes)]
     masks = {n.name: kink_pattern(n, vals, shape) for n, (shape, vals) in zip(nodes, pprinted)}
@@ -224,7 +225,7 @@ def match_masks(args, joint, em, inits, work, env, times):
             # rounding of the kink, so of each other (relative to the
             # tensor's largest output, as every comparison here is).
             ref = own[n.name].double()
-            step = torch.tensor(vals, dtype=torch.float64).reshape(shape)
+            step = torch.as_tensor(vals, dtype=torch.float64).reshape(shape)
             scale = max(ref.abs().max().item(), 1e-30)
             flips += int(flipped.sum())
             flip_err = max(flip_err, (step - ref)[flipped].abs().max().item() / scale)
@@ -284,7 +285,7 @@ def compare_probes(args, joint, em, inits, printed, ngrads, work):
     for name, (shape, got) in zip(args.probes, printed[1 + ngrads:]):
         print(compare("probe " + name, shape, got, vals[name], args.rtol)[1])
         if args.work:  # both values, for a closer look
-            torch.save({"mlir": torch.tensor(got).reshape(shape), "torch": vals[name]},
+            torch.save({"mlir": torch.as_tensor(got).reshape(shape), "torch": vals[name]},
                        os.path.join(work, "probe-%s.pt" % name))
     return printed[:1 + ngrads]
 
@@ -385,7 +386,7 @@ def main(argv):
     env = dict(os.environ, REMAT_OPT=opt)
     env.pop("ALIGNMENT", None)  # run.sh's default, the planner's too.
     t0 = time.time()
-    peak, printed = run_step(model_file, harness, env)
+    peak, printed = run_step(model_file, harness, env, os.path.join(work, "step.results"))
     times.append(("lower+run", time.time() - t0))
 
     t0 = time.time()

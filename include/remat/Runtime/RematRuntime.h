@@ -19,6 +19,9 @@
  * harness can time a step many times in one process (after the JIT and the
  * argument set-up) and compare two versions of it (remat_timer_print_ratio).
  *
+ * remat_write_f32 writes a program's results to a file in binary, exactly
+ * (the importer's check reads a model's gradients so).
+ *
  * Plain C ABI, no MLIR dependency: load it with
  *   mlir-runner -shared-libs=libRematRuntime.so,...
  *===----------------------------------------------------------------------===*/
@@ -51,6 +54,14 @@ REMAT_RUNTIME_EXPORT int64_t remat_num_allocs(void);
 /* Prints `window_peak_bytes=<peak> window_base_bytes=<live at last reset>`
  * on stderr (stdout stays free for the program's results). */
 REMAT_RUNTIME_EXPORT void remat_print_peak(void);
+
+/* Appends an f32 memref (MLIR's unranked calling convention: its rank and a
+ * pointer to its ranked descriptor, as printMemrefF32 takes) to the file
+ * $REMAT_RESULTS_FILE names, which the process's first call truncates:
+ * int64 rank, int64 sizes[rank], then the float32 elements in row-major
+ * order, all in the machine's byte order. Exits with status 2 when the
+ * variable is unset or the file cannot be written. */
+REMAT_RUNTIME_EXPORT void remat_write_f32(int64_t rank, void *descriptor);
 
 /* Timers 0 .. REMAT_NUM_TIMERS-1; calls with another id do nothing (the
  * queries return 0). Samples are wall-clock nanoseconds of a monotonic
