@@ -109,6 +109,17 @@ def check(tool, model, shape, batch, budget, work, extra=()):
     return out
 
 
+def same_results(model_dir):
+    """Whether the step at `min` wrote the same loss and gradients, bit for
+    bit, as the step without rematerialization (100 %): recomputation runs
+    the same kernels on the same values. None when either is missing."""
+    a, b = (os.path.join(model_dir, d, "step.results") for d in ("100", "min"))
+    if not (os.path.exists(a) and os.path.exists(b)):
+        return None
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
 def table(rows):
     """The markdown table: one line per model (its 100 % and min checks)."""
     by = {}
@@ -199,6 +210,10 @@ def main():
             r = check(tool, m, shape, args.batch, b,
                       os.path.join(args.out, m, b.replace("%", "")),
                       ["--match-masks"] if args.match_masks else [])
+            if b == "min":
+                same = same_results(os.path.join(args.out, m))
+                if same is not None:
+                    r["results_equal_100"] = same
             print("%s at %s: %s (%.0f s)" % (m, b, "PASS" if r["status"] == 0 else "FAIL",
                                              r["wall_s"]), flush=True)
             return r
