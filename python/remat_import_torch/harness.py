@@ -261,7 +261,8 @@ def _bounds(n):
 
 def kink_pattern(n, y, shape=None):
     """The side (int8: 0 low, 1 passed, 2 high) of every output `y` of the
-    relu or hardtanh node `n` (y: a tensor, or a flat list and its shape)."""
+    relu or hardtanh node `n` (y: a tensor in its shape, or flat values,
+    a list or a tensor, and their `shape`)."""
     if shape is not None:
         y = torch.as_tensor(y, dtype=torch.float64).reshape(shape)
     lo, hi = _bounds(n)
