@@ -171,17 +171,20 @@ def read_results(path):
     import numpy as np
     raw = np.fromfile(path, dtype=np.uint8)
     out, at = [], 0
-    while at < raw.size:
-        rank = int(raw[at:at + 8].view(np.int64)[0])
-        at += 8
-        shape = [int(x) for x in raw[at:at + 8 * rank].view(np.int64)]
-        at += 8 * rank
-        count = math.prod(shape)
-        values = raw[at:at + 4 * count].view(np.float32)
-        if values.size != count:
+
+    def take(n, dtype):
+        nonlocal at
+        part = raw[at:at + n * np.dtype(dtype).itemsize]
+        if part.size != n * np.dtype(dtype).itemsize:
             raise ValueError("%s: truncated after %d tensors" % (path, len(out)))
-        out.append((shape, torch.from_numpy(values.copy())))
-        at += 4 * count
+        at += part.size
+        return part.view(dtype)
+
+    while at < raw.size:
+        rank = int(take(1, np.int64)[0])
+        shape = [int(x) for x in take(rank, np.int64)]
+        # A view of the file's buffer, not a copy (gigabytes on large models).
+        out.append((shape, torch.from_numpy(take(math.prod(shape), np.float32))))
     return out
 
 
