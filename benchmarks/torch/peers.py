@@ -110,15 +110,24 @@ def _remat_backend():
 
 
 def _rockmate(device):
+    """Rockmate's rotor-over-Checkmate solver (what its PureRockmate means),
+    or None. Built from its parts: PureRockmate of the repository's main
+    branch hands its sequence partitioner an object where it reads a name
+    ("base"), and fails before planning."""
     if device != "cuda":
         return None
     try:
-        from rockmate import PureRockmate
-
-        return PureRockmate
+        from rkgb.core import partitioned
+        from rockmate import Rockmate, solvers
     except ImportError as e:
         print(f"rockmate: skipped, it does not import ({e})", flush=True)
         return None
+
+    def pure(model, sample, budget):
+        return Rockmate(model, sample, budget, top_solvers=[solvers.RK_rotor()],
+                        bottom_solvers=[solvers.HILP(ilp_solver="PULP_CBC_CMD", offload=False)],
+                        partitioners=[partitioned.PartitionerSequence(sub_partitioner="base")])
+    return pure
 
 
 def segments(length):
@@ -272,7 +281,8 @@ class Bench:
                 continue
             log = []
             cfg = self.compiled("remat", name, backend(budget=budget, compiler=self.args.compiler,
-                                                       log=log, strategy=self.args.remat_strategy),
+                                                       log=log, strategy=self.args.remat_strategy,
+                                                       workspace=self.args.remat_workspace),
                                 family="remat")
             cfg.budget = None if peak == "min" else peak
             self.add(cfg)
@@ -281,7 +291,8 @@ class Bench:
             if why and cfg.error is None:
                 cfg.error = f"fell back to PyTorch's partitioner: {why[0]}"[:200]
                 print(f"  remat {name}: {cfg.error}", flush=True)
-            if name == "min" and why and not any("fallback" not in g for g in log):
+            requested = any(g.get("requested") for g in log)
+            if name == "min" and why and not requested and not any("fallback" not in g for g in log):
                 print("remat: skipped, it planned no graph at min", flush=True)
                 return
             planned = [g for g in log if "report" in g]
@@ -345,6 +356,10 @@ def main():
     p.add_argument("--remat-strategy", default="auto-monotone",
                    help="remat's planner (the backend's strategy; default auto-monotone, "
                         "monotone in the budget; auto: the fastest plan at each budget)")
+    p.add_argument("--remat-workspace", default="measured", choices=["measured", "rules"],
+                   help="the backend's workspace: each op's temporaries measured (default; the "
+                        "eager compiler) or a rule per op (the same plan-cache key on every "
+                        "run: what a machine without remat-opt needs, README.md)")
     p.add_argument("--out", help="output folder")
     p.add_argument("--remat-at", metavar="MIB,...",
                    help="no recomputation and remat only: remat at min and at these measured "

@@ -25,7 +25,8 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
       plan's order).
     log: a list that receives one dict per graph (the report, the order,
       the saved and recomputed FX nodes, the joint graph) or
-      {"fallback": why}.
+      {"fallback": why, "requested": True when the plan was requested in
+      REMAT_TORCH_PLAN_CACHE for want of remat-opt}.
     verbose: one line per graph planned, on stderr.
     workspace: "measured" (each op's kernel temporaries, measured on its
       shapes before planning: seconds on convolutional networks; eager

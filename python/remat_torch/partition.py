@@ -28,7 +28,7 @@ from .batch_norm import read_buffer_copies
 from .emit import LOSS_LOC, emit_joint, is_random
 from .forward_copies import read_before_recomputed, split_recomputations
 from .joint import Unplannable, read_joint
-from .planner import plan
+from .planner import PlanRequested, plan
 from .schedule import schedule_graph
 
 
@@ -121,7 +121,7 @@ class RematPartitioner:
         except Unplannable as e:
             print("remat_torch: %s; this graph uses PyTorch's partitioner" % e, file=sys.stderr)
             if self.log is not None:
-                self.log.append({"fallback": str(e)})
+                self.log.append({"fallback": str(e), "requested": isinstance(e, PlanRequested)})
             return min_cut_rematerialization_partition(
                 joint_module, joint_inputs, compiler="inductor",
                 num_fwd_outputs=num_fwd_outputs, **kwargs)

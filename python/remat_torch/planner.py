@@ -11,8 +11,11 @@ loc("relu.2")), so the output, read top to bottom, is the plan's order of
 FX nodes, a node run twice appearing twice.
 
 REMAT_TORCH_PLAN_CACHE=DIR keeps every plan under a key of the MLIR text,
-the budget and the other flags: a machine without remat-opt reuses plans
-made elsewhere.
+the budget and the other flags (DIR/KEY.json), and remat-opt's refusal of a
+budget as well: a machine without remat-opt reuses plans made elsewhere.
+There, a graph the cache lacks is written down as a request
+(DIR/KEY.request.json) and falls back; `python -m remat_torch.plan_cache
+DIR` plans every request on a machine with remat-opt (plan_cache.py).
 """
 
 import hashlib
@@ -48,12 +51,24 @@ class Plan:
         return out
 
 
+class Refused(Unplannable):
+    """remat-opt ran and refused the step (an error line of its own): the
+    same text and budget get the same answer, so the cache keeps it."""
+
+
+class PlanRequested(Unplannable):
+    """No remat-opt here: the plan is requested in the cache (plan_cache.py)."""
+
+
 def find_remat_opt():
-    """remat-opt from $REMAT_BIN_DIR, PATH or the build tree."""
+    """remat-opt from $REMAT_BIN_DIR when it is set, else from PATH or the
+    build tree."""
     bindir = os.environ.get("REMAT_BIN_DIR")
-    cands = [os.path.join(bindir, "remat-opt")] if bindir else []
-    cands.append(shutil.which("remat-opt") or "")
-    cands += [os.path.join(REPO, b, "bin", "remat-opt") for b in ("build", "build-torch")]
+    if bindir:
+        cands = [os.path.join(bindir, "remat-opt")]
+    else:
+        cands = [shutil.which("remat-opt") or ""]
+        cands += [os.path.join(REPO, b, "bin", "remat-opt") for b in ("build", "build-torch")]
     for c in cands:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
@@ -79,26 +94,67 @@ def op_order(mlir_text):
     return order
 
 
+def cache_key(mlir_text, budget, extra_args):
+    """The name of a plan in the cache: the text, the budget and the flags."""
+    key = "\n".join([budget, *extra_args, mlir_text])
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
 def _cache_path(mlir_text, budget, extra_args):
     d = os.environ.get("REMAT_TORCH_PLAN_CACHE")
     if not d:
         return None
-    key = "\n".join([budget, *extra_args, mlir_text])
-    key = hashlib.sha256(key.encode()).hexdigest()[:32]
-    return os.path.join(d, key + ".json")
+    return os.path.join(d, cache_key(mlir_text, budget, extra_args) + ".json")
+
+
+def _write_json(path, data):
+    """Writes whole or not at all: a reader never sees half a file."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".%d.tmp" % os.getpid()
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+    os.replace(tmp, path)
+
+
+def request_path(cached):
+    """Where a plan the cache lacks is requested."""
+    return cached[:-len(".json")] + ".request.json"
 
 
 def plan(mlir_text, budget, extra_args=(), keep_dir=None):
     """Plans the step at `budget` (remat's syntax); Unplannable when
-    remat-opt refuses it (its first error line) or cannot be found."""
-    cached = _cache_path(mlir_text, budget, list(extra_args))
+    remat-opt refuses it (its first error line) or cannot be found (with a
+    cache: the request is written down first)."""
+    extra_args = list(extra_args)
+    cached = _cache_path(mlir_text, budget, extra_args)
     if cached and os.path.exists(cached):
         with open(cached) as f:
             d = json.load(f)
+        if "refused" in d:
+            raise Unplannable(d["refused"])
         return Plan(d["report"], d["order"])
     tool = find_remat_opt()
     if tool is None:
-        raise Unplannable("remat-opt not found (set REMAT_BIN_DIR)")
+        if not cached:
+            raise Unplannable("remat-opt not found (set REMAT_BIN_DIR)")
+        req = request_path(cached)
+        _write_json(req, {"budget": budget, "args": extra_args, "mlir": mlir_text})
+        raise PlanRequested("remat-opt not found; the plan is requested in %s (`python -m "
+                          "remat_torch.plan_cache %s` makes it where remat-opt is)"
+                          % (req, os.path.dirname(cached)))
+    try:
+        p = run_remat_opt(tool, mlir_text, budget, extra_args, keep_dir)
+    except Refused as e:
+        if cached:
+            _write_json(cached, {"budget": budget, "refused": str(e)})
+        raise
+    if cached:
+        _write_json(cached, {"budget": budget, "report": p.report, "order": p.order})
+    return p
+
+
+def run_remat_opt(tool, mlir_text, budget, extra_args, keep_dir=None):
+    """remat-opt's plan of the step, or Unplannable with its first error."""
     work = keep_dir or tempfile.mkdtemp(prefix="remat_torch_")
     os.makedirs(work, exist_ok=True)
     try:
@@ -112,8 +168,10 @@ def plan(mlir_text, budget, extra_args=(), keep_dir=None):
         if res.returncode != 0:
             errs = [l for l in res.stderr.splitlines() if "error:" in l]
             why = errs[0].split("error:", 1)[1].strip() if errs else res.stderr.strip()[-300:]
+            if not errs:   # a crash, not an answer: nothing to keep
+                raise Unplannable("remat-opt: " + why)
             # The notes that follow the error are not part of the line.
-            raise Unplannable("remat-opt: " + re.sub(r";[^;]*\(notes\):?$", "", why))
+            raise Refused("remat-opt: " + re.sub(r";[^;]*\(notes\):?$", "", why))
         with open(rep) as f:
             report = json.load(f)
         funcs = report.get("functions", [])
@@ -121,14 +179,7 @@ def plan(mlir_text, budget, extra_args=(), keep_dir=None):
             why = report.get("skipped", [{}])[0].get("reason", "nothing planned")
             raise Unplannable("remat-opt skipped the step: %s" % why)
         with open(out) as f:
-            p = Plan(funcs[0], op_order(f.read()))
+            return Plan(funcs[0], op_order(f.read()))
     finally:
         if keep_dir is None:
             shutil.rmtree(work, ignore_errors=True)
-    if cached:
-        os.makedirs(os.path.dirname(cached), exist_ok=True)
-        tmp = cached + ".%d.tmp" % os.getpid()
-        with open(tmp, "w") as f:
-            json.dump({"budget": budget, "report": p.report, "order": p.order}, f)
-        os.replace(tmp, cached)
-    return p
