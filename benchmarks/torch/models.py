@@ -142,6 +142,11 @@ class _ViTStem(nn.Module):
     def __init__(self, vit):
         super().__init__()
         self.patch_embed, self.vit = vit.patch_embed, [vit]  # vit not a submodule
+        # What the forward uses is registered here, so that it is the
+        # model's: trained, counted, converted with it (its own parameters:
+        # the class token and the position embedding).
+        self.norm_pre = vit.norm_pre
+        self.embeddings = nn.ParameterList(vit.parameters(recurse=False))
 
     def forward(self, x):
         vit = self.vit[0]
@@ -152,6 +157,8 @@ class _ViTHead(nn.Module):
     def __init__(self, vit):
         super().__init__()
         self.norm, self.vit = vit.norm, [vit]
+        self.fc_norm, self.head = vit.fc_norm, vit.head   # forward_head's
+        self.attn_pool = vit.attn_pool
 
     def forward(self, x):
         return self.vit[0].forward_head(self.norm(x))

@@ -152,6 +152,7 @@ class Bench:
         self.args_bytes = sum(t.numel() * t.element_size() for t in args)
         self.configs = []
         self.reference = None
+        self.float64_err = None
 
     def step(self, forward):
         def run():
@@ -187,10 +188,7 @@ class Bench:
                 self.reference = (loss, got)
             ref_loss, ref_grads = self.reference
             cfg.loss_err = abs(float(loss) - float(ref_loss)) / max(abs(float(ref_loss)), 1e-12)
-            # The largest difference over the largest gradient of any parameter.
-            pairs = [(g, r) for g, r in zip(got, ref_grads) if r is not None]
-            top = max(float(r.abs().max()) for _, r in pairs)
-            cfg.grad_err = max(float((g - r).abs().max()) for g, r in pairs) / max(top, 1e-30)
+            cfg.grad_err = self.grad_error(got, ref_grads)
             self.zero()
             self.sync()
             _, cfg.peak = measure(cfg.run, device=self.dev)
@@ -199,6 +197,43 @@ class Bench:
             cfg.error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]
             print(f"  {cfg.label}: failed: {cfg.error}", flush=True)
             self.zero()
+
+    @staticmethod
+    def grad_error(got, ref):
+        """The largest difference over the largest gradient of any parameter."""
+        pairs = [(g, r) for g, r in zip(got, ref) if r is not None]
+        top = max(float(r.abs().max()) for _, r in pairs)
+        return max(float((g.to(r.dtype) - r).abs().max()) for g, r in pairs) / max(top, 1e-30)
+
+    def float32_against_float64(self):
+        """The gradient error of the eager step against the same step in
+        float64: what rounding alone makes. A method whose kernels round
+        otherwise (a compiled one) differs from the eager step by about as
+        much; deep nets at random weights amplify it."""
+        import copy
+
+        if self.reference is None:
+            return None
+        default = torch.get_default_dtype()
+        try:
+            # Tensors a model makes as it runs take the default type.
+            torch.set_default_dtype(torch.float64)
+            m64 = copy.deepcopy(self.model).double()
+            params = [p for p in m64.parameters() if p.requires_grad]
+            loss = self.m.loss(lambda x, *r, **k: m64(
+                x.double() if torch.is_floating_point(x) else x, *r, **k))
+            loss.backward()
+            err = self.grad_error(self.reference[1], [p.grad for p in params])
+        except Exception as e:  # a model without float64 kernels: no yardstick
+            print(f"  float64 step: failed: {type(e).__name__}: {e}"[:200], flush=True)
+            return None
+        finally:
+            torch.set_default_dtype(default)
+            m64 = params = None
+            if self.dev == "cuda":
+                torch.cuda.empty_cache()
+        print(f"  eager float32 against float64: grad err {err:.1e}", flush=True)
+        return err
 
     def zero(self):
         for p in self.params:
@@ -220,6 +255,7 @@ class Bench:
     def peers(self):
         a, m = self.args, self.m
         self.add(self.eager("none"))
+        self.float64_err = self.float32_against_float64()
         if a.remat_at:
             return
         if not a.rotor:
@@ -421,7 +457,8 @@ def main():
                 "loss_rel_err": getattr(c, "loss_err", None), "grad_rel_err": c.grad_err,
                 "prepare_s": getattr(c, "prepare_s", None),
                 "plan_s": getattr(c, "plan_s", None), "error": c.error,
-                "grad_bytes": b.grad_bytes, "args_bytes": b.args_bytes})
+                "grad_bytes": b.grad_bytes, "args_bytes": b.args_bytes,
+                "float32_vs_float64_grad_err": b.float64_err})
             if med is not None:
                 print(f"  {c.label:32s} {c.peak / 2**20:9.1f} MiB {med * 1e3:9.1f} ms", flush=True)
         del b, m
@@ -476,8 +513,11 @@ def table(rows):
     for model in dict.fromkeys(r["model"] for r in rows):
         mine = [r for r in rows if r["model"] == model]
         base = next(r for r in mine if r["method"] == "none")
+        yardstick = base.get("float32_vs_float64_grad_err")
         lines += [f"**{model}** ({base['size']}; the peaks include its gradients, "
-                  f"{base['grad_bytes'] / 2**20:.1f} MiB)", "",
+                  f"{base['grad_bytes'] / 2**20:.1f} MiB"
+                  + ("" if yardstick is None else
+                     f"; eager float32 against float64: grad err {yardstick:.0e}") + ")", "",
                   "| method | setting | measured peak (MiB) | vs none | step (ms) | vs none | grad err |",
                   "|---|---|---:|---:|---:|---:|---:|"]
         for r in mine:
