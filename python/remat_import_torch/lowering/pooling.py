@@ -160,18 +160,105 @@ def _window_sum(em, loc, gv, out, f):
                         lambda bb, a, o: [bb.add(o[0], a[0])])
 
 
+def _bin_start(d, n, m):
+    """First pixel of adaptive pooling's bin `d` (an affine dim) of m bins
+    over n pixels: floor(d n / m), PyTorch's."""
+    return "(%s * %d) floordiv %d" % (d, n, m)
+
+
+def _bin_size(d, n, m):
+    """Pixels in bin `d`: ceil((d + 1) n / m) - floor(d n / m)."""
+    return "((%s + 1) * %d + %d) floordiv %d - %s" % (d, n, m - 1, m, _bin_start(d, n, m))
+
+
+def _bins_of_pixel(d, n, m):
+    """(first bin containing pixel `d`: floor(d m / n), how many do:
+    ceil((d + 1) m / n) - floor(d m / n)), the bins being as above."""
+    return _bin_start(d, m, n), _bin_size(d, m, n)
+
+
+def _widest(n, m):
+    """The most pixels a bin of m over n pixels covers."""
+    return max(-(-(i + 1) * n // m) - i * n // m for i in range(m))
+
+
+def _count(bb, sizes):
+    """float(product of the index values `sizes`)."""
+    c = bb.emit("arith.muli %s, %s : index" % tuple(sizes))
+    return bb.emit("arith.sitofp %s : i32 to f32" % bb.cast_index(c))
+
+
+def _below(bb, a, b):
+    return bb.emit("arith.cmpi ult, %s, %s : index" % (a, b))
+
+
+def _adaptive_pool(em, loc, xv, oh, ow):
+    """out[n,c,i,j] = mean of x over bin (i, j), whose rows are
+    [floor(i h / oh), ceil((i + 1) h / oh)) (columns alike): uneven bins,
+    overlapping when oh does not divide h, larger than the input or not.
+    The reduction runs over the widest bin, x padded past its edge, each
+    term masked to its own bin's size and divided by that size."""
+    n, c, h, w = xv.shape
+    kh, kw = _widest(h, oh), _widest(w, ow)
+    xp = em.pad(loc + ".pad", loc + "_xp", xv, [0, 0], [kh - 1, kw - 1])
+    win = em.f.empty(loc + "_win", [kh, kw], loc)
+    z = em.f.filled(loc, [n, c, oh, ow], loc)
+    maps = [amap(6, ["d0", "d1", _bin_start("d2", h, oh) + " + d4",
+                     _bin_start("d3", w, ow) + " + d5"]),
+            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+
+    def body(bb, a, o):
+        i, j, r, t = (bb.index(d) for d in (2, 3, 4, 5))
+        sizes = [bb.apply(_bin_size("d0", h, oh), [i]), bb.apply(_bin_size("d0", w, ow), [j])]
+        ok = bb.andi(_below(bb, r, sizes[0]), _below(bb, t, sizes[1]))
+        return [bb.add(o[0], bb.select(ok, bb.div(a[0], _count(bb, sizes)), bb.cf(0.0)))]
+    em._work(loc, n * c * oh * ow * kh * kw * 2)
+    return em.f.generic(loc, loc, [xp, win], [z], maps,
+                        ["parallel"] * 4 + ["reduction"] * 2, body)
+
+
+def _adaptive_pool_backward(em, loc, gv, xv):
+    """dx[n,c,y,x] = sum over the bins (i, j) containing pixel (y, x) of
+    g[n,c,i,j] / the bin's size: a gather over the consecutive bins of each
+    pixel (g padded past its edge, terms masked to the pixel's bins)."""
+    n, c, h, w = xv.shape
+    oh, ow = gv.shape[2:]
+    mh, mw = _widest(oh, h), _widest(ow, w)
+    gp = em.pad(loc + ".dpad", loc + "_gp", gv, [0, 0], [mh - 1, mw - 1])
+    first = [_bins_of_pixel("d2", h, oh)[0], _bins_of_pixel("d3", w, ow)[0]]
+    win = em.f.empty(loc + "_win", [mh, mw], loc)
+    z = em.f.filled(loc, [n, c, h, w], loc)
+    maps = [amap(6, ["d0", "d1", first[0] + " + d4", first[1] + " + d5"]),
+            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+
+    def body(bb, a, o):
+        y, x, r, t = (bb.index(d) for d in (2, 3, 4, 5))
+        many = [bb.apply(_bins_of_pixel("d0", h, oh)[1], [y]),
+                bb.apply(_bins_of_pixel("d0", w, ow)[1], [x])]
+        ok = bb.andi(_below(bb, r, many[0]), _below(bb, t, many[1]))
+        # The bin's size, at its index first + r (past the last bin, where
+        # the term is masked, a size of at least 1 all the same).
+        i = bb.apply(_bins_of_pixel("d0", h, oh)[0] + " + d1", [y, r])
+        j = bb.apply(_bins_of_pixel("d0", w, ow)[0] + " + d1", [x, t])
+        sizes = [bb.apply(_bin_size("d0", h, oh), [i]), bb.apply(_bin_size("d0", w, ow), [j])]
+        return [bb.add(o[0], bb.select(ok, bb.div(a[0], _count(bb, sizes)), bb.cf(0.0)))]
+    em._work(loc, n * c * h * w * mh * mw * 2)
+    return em.f.generic(loc, loc, [gp, win], [z], maps,
+                        ["parallel"] * 4 + ["reduction"] * 2, body)
+
+
 @lowers("aten._adaptive_avg_pool2d.default")
 def adaptive_avg_pool2d(em, node, x, output_size):
     xv = em.get(x)
     oh, ow = pair(output_size)
     h, w = xv.shape[2:]
-    if oh % h == 0 and ow % w == 0 and (oh, ow) != (h, w):
+    if (oh, ow) == (h, w):
+        return xv
+    if oh % h == 0 and ow % w == 0:
         # Output bins smaller than a pixel: each is a copy of one pixel.
         return _repeat(em, node.name, xv, xv.shape[:2] + [oh, ow], [oh // h, ow // w])
     if h % oh or w % ow:
-        raise Unsupported("adaptive pooling with uneven windows")
-    if (oh, ow) == (h, w):
-        return xv
+        return _adaptive_pool(em, node.name, xv, oh, ow)
     k = [h // oh, w // ow]
     return _avg_pool(em, node.name, xv, xv.shape[:2] + [oh, ow], k, k, [0, 0], [0, 0])
 
@@ -181,12 +268,12 @@ def adaptive_avg_pool2d_backward(em, node, g, x):
     gv, xv = em.get(g), em.get(x)
     h, w = xv.shape[2:]
     oh, ow = gv.shape[2:]
-    if oh % h == 0 and ow % w == 0 and (oh, ow) != (h, w):
-        return _window_sum(em, node.name, gv, xv.shape, [oh // h, ow // w])
-    if h % oh or w % ow:
-        raise Unsupported("adaptive pooling with uneven windows")
     if (oh, ow) == (h, w):
         return gv
+    if oh % h == 0 and ow % w == 0:
+        return _window_sum(em, node.name, gv, xv.shape, [oh // h, ow // w])
+    if h % oh or w % ow:
+        return _adaptive_pool_backward(em, node.name, gv, xv)
     k = [h // oh, w // ow]
     return _pool_backward(em, node.name, gv, xv, k, k, [0, 0], scale=1.0 / (k[0] * k[1]))
 

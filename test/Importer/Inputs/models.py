@@ -401,3 +401,49 @@ class CosineAttention(nn.Module):
         attn = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)
         attn = attn * torch.clamp(self.logit_scale, max=4.6052).exp()
         return self.head((attn.softmax(-1) @ x).mean(1))
+
+
+class AdaptivePools(nn.Module):
+    """Adaptive average pooling at sizes drawn from REMAT_TEST_SEED (default
+    0): six crops of a convolution's output, each pooled to a drawn size,
+    larger or smaller than the crop, dividing it or not, per axis; squared
+    and summed, so that every bin's gradient depends on its values."""
+
+    def __init__(self):
+        super().__init__()
+        import os
+        import random
+        rng = random.Random(int(os.environ.get("REMAT_TEST_SEED", "0")))
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.cases = []
+        for _ in range(6):
+            h, w = rng.randint(1, 13), rng.randint(1, 13)
+            self.cases.append((h, w, (rng.randint(1, 2 * h + 1), rng.randint(1, 2 * w + 1))))
+        print("AdaptivePools: crops and bins", self.cases, flush=True)
+
+    def forward(self, x):
+        y = self.conv(x)
+        total = 0
+        for k, (h, w, bins) in enumerate(self.cases):
+            p = F.adaptive_avg_pool2d(y[:, :, :h, :w] * (k + 1), bins)
+            total = total + (p * p).sum()
+        return total
+
+
+class VGGHead(nn.Module):
+    """VGG's classifier head on a small input, as torchvision writes it: the
+    2x2 feature map pooled to 7x7 by nn.AdaptiveAvgPool2d (uneven,
+    overlapping bins), then a (None, 3) pooling that keeps the height."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(inplace=True),
+                                      nn.MaxPool2d(2, 2), nn.Conv2d(4, 4, 3, padding=1),
+                                      nn.ReLU(inplace=True), nn.MaxPool2d(2, 2))
+        self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
+        self.keep_height = nn.AdaptiveAvgPool2d((None, 3))
+        self.classifier = nn.Linear(4 * 7 * 3, 10)
+
+    def forward(self, x):
+        x = self.keep_height(self.avgpool(self.features(x)))
+        return self.classifier(torch.flatten(x, 1))
