@@ -88,7 +88,9 @@ def check(tool, model, shape, batch, budget, work, extra=()):
         os.remove(js)
     cmd = [tool, "check", model, "--batch", str(batch), "--input-shape", shape,
            "--loss", "xent", "--num-classes", "10", "--budget", budget,
-           "--work", work, "--json", js] + list(extra)
+           "--work", work, "--json", js,
+           # The ReLU pattern's run is the step as imported: once per model.
+           "--probe-cache", os.path.join(os.path.dirname(work), "probes")] + list(extra)
     t0 = time.time()
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = {"model": model, "shape": shape, "batch": batch, "budget_arg": budget,

@@ -25,6 +25,7 @@
 Prints one line per tensor and a summary; exit status 0 when all holds.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -105,6 +106,10 @@ def build_parser():
                          "or is too ill-conditioned to judge (--max-tolerance); "
                          "always (--match-masks alone): every time; never: the plain "
                          "comparison decides (see docs/importer.md)")
+    ap.add_argument("--probe-cache", default=None, metavar="DIR",
+                    help="keep the results of --match-masks' second run in DIR, keyed by "
+                         "its step and harness (the step as imported, whatever the budget): "
+                         "a check of the same model at another budget reuses them")
     ap.add_argument("--probe", default="",
                     help="debugging: comma-separated FX node names whose values the step "
                          "also returns; compared with the joint graph run in float64")
@@ -169,6 +174,34 @@ def run_step(model_file, harness, env, results):
     return peak, read_results(results)
 
 
+def cached_probe_run(args, pstep, pharness, env, work):
+    """The probe step's results: from --probe-cache when a run of the same
+    step and harness left them there (the probe step is the step as
+    imported, the same at every budget), else from a run, then kept."""
+    from .harness import read_results
+    results = os.path.join(work, "step.probe.results")
+    if not args.probe_cache:
+        return run_step(pstep, pharness, env, results)[1]
+    h = hashlib.sha256()
+    for path in (pstep, pharness):
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    kept = os.path.join(args.probe_cache, h.hexdigest()[:32] + ".results")
+    if os.path.exists(kept):
+        try:
+            printed = read_results(kept)
+            print("%s: the ReLU pattern's run: reused %s" % (args.model, kept))
+            return printed
+        except ValueError as e:   # truncated: run again, keep the new one
+            print("%s: %s: %s; running the probe step again" % (args.model, kept, e))
+    printed = run_step(pstep, pharness, env, results)[1]
+    os.makedirs(args.probe_cache, exist_ok=True)
+    tmp = "%s.%d.tmp" % (kept, os.getpid())
+    shutil.copyfile(results, tmp)
+    os.replace(tmp, kept)
+    return printed
+
+
 def match_masks(args, joint, em, inits, work, env, times):
     """--match-masks: runs a step that also returns every ReLU and hardtanh
     (ReLU6) output and every max pooling's indices, and evaluates PyTorch's
@@ -193,7 +226,7 @@ def match_masks(args, joint, em, inits, work, env, times):
     with open(pharness, "w") as fh:
         fh.write(harness_text(pem, inits, binary=True))
     t0 = time.time()
-    _, pprinted = run_step(pstep, pharness, env, os.path.join(work, "step.probe.results"))
+    pprinted = cached_probe_run(args, pstep, pharness, env, work)
     times.append(("probe run", time.time() - t0))
     pprinted = pprinted[1 + len(pem.result_primals):]
     pooled = pprinted[len(nodes):]
