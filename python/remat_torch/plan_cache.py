@@ -20,7 +20,7 @@ import os
 import sys
 
 from .joint import Unplannable
-from .planner import Refused, _write_json, cache_key, find_remat_opt, run_remat_opt
+from .planner import Refused, cache_key, find_remat_opt, keep_answer, run_remat_opt
 
 
 def fill(directory, tool):
@@ -46,11 +46,10 @@ def fill(directory, tool):
             failed += 1
             continue
         try:
-            p = run_remat_opt(tool, text, budget, args)
-            _write_json(cached, {"budget": budget, "report": p.report, "order": p.order})
+            keep_answer(cached, budget, run_remat_opt(tool, text, budget, args))
             planned += 1
         except Refused as e:
-            _write_json(cached, {"budget": budget, "refused": str(e)})
+            keep_answer(cached, budget, e)
             refused += 1
         except Unplannable as e:
             print("%s: %s" % (path, e), file=sys.stderr)

@@ -116,6 +116,14 @@ def _write_json(path, data):
     os.replace(tmp, path)
 
 
+def keep_answer(path, budget, answer):
+    """Writes remat-opt's answer for the cache: a Plan, or a Refused."""
+    if isinstance(answer, Refused):
+        _write_json(path, {"budget": budget, "refused": str(answer)})
+    else:
+        _write_json(path, {"budget": budget, "report": answer.report, "order": answer.order})
+
+
 def request_path(cached):
     """Where a plan the cache lacks is requested."""
     return cached[:-len(".json")] + ".request.json"
@@ -146,10 +154,10 @@ def plan(mlir_text, budget, extra_args=(), keep_dir=None):
         p = run_remat_opt(tool, mlir_text, budget, extra_args, keep_dir)
     except Refused as e:
         if cached:
-            _write_json(cached, {"budget": budget, "refused": str(e)})
+            keep_answer(cached, budget, e)
         raise
     if cached:
-        _write_json(cached, {"budget": budget, "report": p.report, "order": p.order})
+        keep_answer(cached, budget, p)
     return p
 
 
