@@ -408,6 +408,10 @@ def main():
     p.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
                    help="the memory-budget partitioner's budgets (default 0.1..0.9)")
     p.add_argument("--solvers", default="dp,ilp", help="its solvers (default dp,ilp)")
+    p.add_argument("--no-tf32", action="store_true",
+                   help="on CUDA, float32 convolutions in full float32 (PyTorch's default lets "
+                        "cuDNN round their inputs to TF32, whose 10-bit mantissa deep networks "
+                        "amplify into the gradients; matrix products are float32 by default)")
     p.add_argument("--check", type=float, metavar="TOL",
                    help="exit 1 unless every configuration ran, measured, and matched the "
                         "eager step's loss and gradients within TOL (relative)")
@@ -428,6 +432,9 @@ def main():
     a.compiler = a.compiler or ("inductor" if a.device == "cuda" else "eager")
     if a.threads:
         torch.set_num_threads(a.threads)
+    if a.no_tf32:
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     # Every configuration keeps its own compiled graphs.
     torch._dynamo.config.recompile_limit = 256
     torch._dynamo.config.accumulated_recompile_limit = 4096
@@ -467,7 +474,9 @@ def main():
 
     meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
             "threads": torch.get_num_threads(), "versions": _versions(), "quick": a.quick, "command": " ".join(sys.argv),
-            "remat_strategy": a.remat_strategy, "date": time.strftime("%Y-%m-%d", time.gmtime())}
+            "remat_strategy": a.remat_strategy,
+            "tf32": {"cudnn": torch.backends.cudnn.allow_tf32,
+                     "matmul": torch.backends.cuda.matmul.allow_tf32}, "date": time.strftime("%Y-%m-%d", time.gmtime())}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
     keys = [k for k in rows[0] if k not in ("times_s", "wall_s")] if rows else []
