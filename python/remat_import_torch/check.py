@@ -430,6 +430,7 @@ def main(argv):
     # expected to do much better, so the tolerance is F times it.
     loss32, grads32 = reference(joint, em, inits, torch.float32)
     torch32 = step_rel_err(loss32, grads32, loss, grads)
+    del loss32, grads32
     tol = allowance(args, torch32)
     if args.probes:
         printed = compare_probes(args, joint, em, inits, printed, len(grads), work)

@@ -158,7 +158,10 @@ def reference(joint, emitter, inits, dtype=torch.float64):
     with _SameDropout():
         loss = wrapper(*inputs)
     loss.backward()
-    grads = [params[p.name].grad.detach().clone() for p in emitter.result_primals]
+    # Handed over, not copied (gigabytes on the largest models); the module
+    # lets go of them, or its next .to(dtype) would convert them in place.
+    grads = [params[p.name].grad.detach() for p in emitter.result_primals]
+    wrapper.zero_grad(set_to_none=True)
     return loss.detach(), grads
 
 
