@@ -454,8 +454,11 @@ def main(argv):
                                 "is too ill-conditioned to judge"))
         masked = r["masked"] = match_masks(args, joint, em, inits, work, env, times)
         r["masked_tol"] = allowance(args, masked["torch32"])
-        r["masked_ok"], r["masked_worst"], r["masked_bad"], _ = compare_all(
+        r["masked_ok"], r["masked_worst"], r["masked_bad"], lines = compare_all(
             em.result_primals, masked["loss"], masked["grads"], printed, r["masked_tol"])
+        for line in lines:  # which tensors decide a failure there
+            if not line.endswith(" ok"):
+                print("at the step's ReLU pattern: " + line)
         r["flips_ok"] = masked["flip_err"] <= r["masked_tol"]
         r["masked_ok"] &= r["flips_ok"]
     status = summarize(args, r, report, peak, times)
