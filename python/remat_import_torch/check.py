@@ -110,6 +110,11 @@ def build_parser():
                     help="keep the results of --match-masks' second run in DIR, keyed by "
                          "its step and harness (the step as imported, whatever the budget): "
                          "a check of the same model at another budget reuses them")
+    ap.add_argument("--conditioning", action="store_true",
+                    help="print PyTorch's own float32 error against float64, plainly and at "
+                         "float32's own ReLU pattern and max-pooling maxima, and whether a "
+                         "check can judge the step at this size; runs no step (seconds where "
+                         "a check takes minutes)")
     ap.add_argument("--probe", default="",
                     help="debugging: comma-separated FX node names whose values the step "
                          "also returns; compared with the joint graph run in float64")
@@ -410,6 +415,9 @@ def main(argv):
     except Exception as e:  # The model's code, or torch refusing it.
         return fail("%s: %s" % (args.model, describe(e)))
     times.append(("import", time.time() - t0))
+    if args.conditioning:
+        from .conditioning import report
+        return report(args, joint, em)
     inits = [init_for(p, k, joint.num_classes) for k, p in enumerate(em.arg_primals)]
     step, harness = write_step(args, joint, em, inits, work)
     model_file, report = rematerialize(args, opt, step, work, times)
