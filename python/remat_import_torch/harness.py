@@ -18,6 +18,7 @@ this module picks each argument's Init and computes the PyTorch side.
 """
 
 import math
+import os
 import re
 
 import torch
@@ -144,11 +145,13 @@ def reference(joint, emitter, inits, dtype=torch.float64):
         values[p.name] = (p, torch_value(init, p.shape, p.dtype))
     params = dict(wrapper.model.named_parameters(remove_duplicate=False))
     with torch.no_grad():
-        for name, (p, val) in values.items():
+        for name, (p, val) in list(values.items()):
             if p.kind == "param":
                 params[name].copy_(val.to(dtype))
             elif p.kind == "buffer":
                 dict(wrapper.model.named_buffers(remove_duplicate=False))[name].copy_(val)
+            if p.kind in ("param", "buffer"):
+                del values[name]  # in the module now: one copy of the weights, not two
     inputs = []
     for name in ("x", "target"):
         if name in values:
@@ -172,7 +175,12 @@ def read_results(path):
     """[(shape, flat float32 tensor)] of the file remat_write_f32 wrote
     (per tensor: int64 rank, int64 sizes[rank], float32 elements)."""
     import numpy as np
-    raw = np.fromfile(path, dtype=np.uint8)
+    if os.path.getsize(path) == 0:  # a step that wrote nothing (mmap refuses it)
+        return []
+    # Mapped, not read: the pages stay the file's, which the kernel can drop
+    # and read again (gigabytes on the largest models, beside PyTorch's
+    # float64 reference); copy-on-write, so torch gets writable arrays.
+    raw = np.memmap(path, dtype=np.uint8, mode="c")
     out, at = [], 0
 
     def take(n, dtype):
