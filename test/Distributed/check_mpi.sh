@@ -22,6 +22,8 @@ flags=("$@")
 [ ${#budgets[@]} -gt 0 ] || budgets=(100% 60% min)
 
 here=$(cd "$(dirname "$0")" && pwd)
+# check_sharded.py needs numpy: the tests pass lit's %python (the project's
+# Python environment, scripts/python-env.sh) as PYTHON.
 py=${PYTHON:-/usr/bin/python3}
 run_sh="$here/../Integration/CPU/run.sh"
 tag="$form${flags[*]:+ ${flags[*]}}"
