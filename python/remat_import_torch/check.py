@@ -350,7 +350,7 @@ def summarize(args, r, report, peak, times):
         ok = r["masked_ok"]
     ok &= peak_ok
     dtol = r["masked_tol"] if masked is not None else r["tol"]  # what decided
-    summary = {"model": args.model, "gradients": r["grads"], "loss": r["loss"].item(),
+    summary = {"model": args.model, "gradients": r["ngrads"], "loss": r["loss"].item(),
                "max_rel_err": r["worst"], "measured_peak": peak, "budget": budget,
                "predicted_peak": report["peak_after"] if report else None,
                "peak_before": report["peak_before"] if report else None,
@@ -374,7 +374,7 @@ def summarize(args, r, report, peak, times):
                   "--max-tolerance %g; a larger batch or input, docs/importer.md)"
                   % args.max_tolerance))
     print("%s: %s (loss and %d gradients, rtol %g%s, max rel err %.1e against backward()%s%s)" % (
-        args.model, "PASS" if ok else "FAIL", r["grads"], args.rtol,
+        args.model, "PASS" if ok else "FAIL", r["ngrads"], args.rtol,
         "" if dtol <= args.rtol else
         ", tolerance %.1e (%g x PyTorch's own float32 error%s)" % (
             dtol, args.f32_factor, " at that pattern" if masked is not None else ""),
@@ -445,7 +445,7 @@ def main(argv):
     if len(printed) != 1 + len(grads):
         print("%s: %d tensors printed, expected %d FAIL" % (args.model, len(printed), 1 + len(grads)))
         return 1
-    r = {"loss": loss, "grads": len(grads), "torch32": torch32, "tol": tol, "masked": None,
+    r = {"loss": loss, "ngrads": len(grads), "torch32": torch32, "tol": tol, "masked": None,
          "masked_ok": None, "masked_worst": 0.0, "masked_bad": 0}
     r["ok"], r["worst"], _, lines = compare_all(em.result_primals, loss, grads, printed, tol)
     del grads  # judged: --match-masks' float64 runs need the memory (regnet_y_128gf)
