@@ -223,7 +223,8 @@ def match_masks(args, joint, em, inits, work, env, times):
     pools = [(n, i) for n, i in pools if i is not None and em._needed(i)]
     pem = Emitter(joint, args.name, strict=True,
                   probes=relus + [i.name for _, i in pools],
-                  f64_sums_from=args.f64_sums_from).run()
+                  f64_sums_from=args.f64_sums_from,
+                  f64_products_from=args.f64_products_from).run()
     pstep = os.path.join(work, "step.probe.mlir")
     pharness = os.path.join(work, "step.probe.harness.mlir")
     with open(pstep, "w") as fh:

@@ -130,6 +130,11 @@ def add_model_args(ap):
                     help="sums of at least N terms (batch-norm statistics, weight "
                          "gradients over N x H x W, ...) accumulate in float64 and are "
                          "rounded to float32 once (default 256; 0: every sum in float32)")
+    ap.add_argument("--f64-products-from", type=nonneg_int, default=None, metavar="N",
+                    help="convolutions and matrix products summing at least N products "
+                         "per result (1x1 convolutions over thousands of channels, wide "
+                         "classifier heads) accumulate in float64 and are rounded to "
+                         "float32 once (default 2048; 0: every product in float32)")
 
 
 def build_parser():
@@ -195,7 +200,8 @@ def import_model(args, log=sys.stderr):
     em = Emitter(joint, args.name, planning_only=getattr(args, "planning_only", False),
                  strict=getattr(args, "strict", False),
                  probes=getattr(args, "probes", ()),
-                 f64_sums_from=getattr(args, "f64_sums_from", None)).run()
+                 f64_sums_from=getattr(args, "f64_sums_from", None),
+                 f64_products_from=getattr(args, "f64_products_from", None)).run()
     t2 = time.time()
     if not getattr(args, "quiet", False):
         n = sum(1 for n in joint.graph_module.graph.nodes if n.op == "call_function")

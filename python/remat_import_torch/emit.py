@@ -45,8 +45,8 @@ class Emitter(Builder):
     arg_primals / result_primals say what its arguments and results are."""
 
     def __init__(self, joint, name="step", planning_only=False, strict=False, probes=(),
-                 f64_sums_from=None):
-        super().__init__(name, f64_sums_from)
+                 f64_sums_from=None, f64_products_from=None):
+        super().__init__(name, f64_sums_from, f64_products_from)
         self.j = joint
         self.planning_only = planning_only
         self.strict = strict

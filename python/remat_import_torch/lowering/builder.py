@@ -21,16 +21,26 @@ NEG_INF = float("-inf")     # where max-reductions start; what max pooling pads 
 # costs one f64 tensor of the (small) result and a rounding generic, both
 # ops the planner sees.
 F64_SUMS_FROM = 256
+# Convolutions and matrix products whose reduction sums at least this many
+# products per result accumulate in float64 too (--f64-products-from).  Their
+# terms are centred (weights are), so float32's error grows like the square
+# root of the length rather than the length, and their results are
+# activations: large tensors, for which an f64 copy is costly.  Only the long
+# reductions of wide layers reach it (1x1 convolutions over thousands of
+# channels, wide classifier heads), whose outputs are spatially small.
+F64_PRODUCTS_FROM = 2048
 
 
 class Builder:
     """Builds the func.func `name` (self.f) out of linalg/tensor ops."""
 
-    def __init__(self, name, f64_sums_from=None):
+    def __init__(self, name, f64_sums_from=None, f64_products_from=None):
         self.f = Func(name)
         self.loc_work = {}          # loc -> analytic work (profile splits time by it)
-        # 0: every sum accumulates in f32 (as before issue 49's fix)
+        # 0: every sum (product) accumulates in f32
         self.f64_sums_from = F64_SUMS_FROM if f64_sums_from is None else f64_sums_from
+        self.f64_products_from = F64_PRODUCTS_FROM if f64_products_from is None \
+            else f64_products_from
 
     def _work(self, loc, w):
         self.loc_work[loc] = self.loc_work.get(loc, 0.0) + float(w)
@@ -122,6 +132,32 @@ class Builder:
         s64 = self.f.generic(base + "_64", loc, ins, [acc], maps, iters, body)
         return self.ewise(loc + ".round", base, [s64],
                           lambda b, a: b.emit("arith.truncf %s : f64 to f32" % a[0]))
+
+    def product(self, loc, base, shape, length, build, init=None):
+        """A convolution or matrix product summing `length` products per
+        result: build(acc, base, elt) emits it into the initial value acc
+        (element type elt) and returns its result.  init(elt) makes that
+        initial value (default zeros).  Products of at least
+        f64_products_from terms accumulate in f64 and are rounded to f32 once
+        by one more generic (`loc`.round), as sum_generic does for sums."""
+        if init is None:
+            def init(elt):
+                return self.f.filled(base + ("_64" if elt == "f64" else ""), shape, loc,
+                                     0.0, elt)
+        if not self.f64_products_from or length < self.f64_products_from:
+            return build(init("f32"), base, "f32")
+        r64 = build(init("f64"), base + "_64", "f64")
+        return self.ewise(loc + ".round", base, [r64],
+                          lambda b, a: b.emit("arith.truncf %s : f64 to f32" % a[0]))
+
+    @staticmethod
+    def mac(b, acc, x, y, elt):
+        """acc + x * y in a generic's body; x, y are f32, acc is `elt` (f64:
+        the product is formed exactly in f64)."""
+        if elt == "f32":
+            return b.add(acc, b.mul(x, y))
+        x, y = (b.emit("arith.extf %s : f32 to f64" % v) for v in (x, y))
+        return b.bin("arith.addf", acc, b.bin("arith.mulf", x, y, elt), elt)
 
     def channel_map(self, rank, ch=1):
         """Reads a [C] tensor along dim ch of a rank-`rank` domain."""

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """2-D convolutions (NCHW; groups 1, depthwise or grouped) and their backward."""
 
+import math
+
 from ..graph import meta_shape, pair
 from ..mlir import amap, broadcast_op, identity_map, window_op
 from .registry import Unsupported, lowers
@@ -27,8 +29,9 @@ def _conv_params(x, w, stride, padding, dilation, transposed, groups):
 
 
 def _conv_op(em, loc, base, xp, w, init, stride, depthwise):
-    """The named convolution op on an already padded input."""
-    r = em.f.value(base, init.shape)
+    """The named convolution op on an already padded input (accumulating in
+    init's element type: the op extends its f32 operands to it)."""
+    r = em.f.value(base, init.shape, init.elt)
     n, f, ho, wo = init.shape
     kh, kw = w.shape[-2:]
     cin = 1 if depthwise else xp.shape[1]
@@ -49,13 +52,13 @@ def _split_groups(em, loc, base, v, dim, g):
     return em.reshape(loc, base, v, shape)
 
 
-def _grouped_conv(em, loc, xp, w, init, stride, g):
+def _grouped_conv(em, loc, base, xp, w, init, stride, g):
     """Grouped convolution as one generic on the group-split views
     (input [N, G, C, H, W], weight [G, F, C, KH, KW], output [N, G, F, HO,
     WO]): out[n,g,f,y,x] += xp[n,g,c,y*s+i,x*s+j] * w[g,f,c,i,j]."""
     xg = _split_groups(em, loc + ".xview", loc + "_xg", xp, 1, g)
     wg = _split_groups(em, loc + ".wview", loc + "_wg", w, 0, g)
-    og = _split_groups(em, loc + ".oview", loc + "_og", init, 1, g)
+    og = _split_groups(em, loc + ".oview", base + "_og", init, 1, g)
     n, _, f, ho, wo = og.shape
     c, kh, kw = wg.shape[2:]
     sh, sw = stride
@@ -64,10 +67,10 @@ def _grouped_conv(em, loc, xp, w, init, stride, g):
             amap(8, ["d1", "d2", "d5", "d6", "d7"]),
             amap(8, ["d0", "d1", "d2", "d3", "d4"])]
     em._work(loc, 2.0 * n * g * f * ho * wo * c * kh * kw)
-    r = em.f.generic(loc + "_g", loc, [xg, wg], [og], maps,
+    r = em.f.generic(base + "_g", loc, [xg, wg], [og], maps,
                      ["parallel"] * 5 + ["reduction"] * 3,
-                     lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
-    return em.reshape(loc + ".view", loc, r, init.shape)
+                     lambda bb, a, o: [em.mac(bb, o[0], a[0], a[1], init.elt)])
+    return em.reshape(loc + ".view", base, r, init.shape)
 
 
 def _dw_weight(em, loc, w):
@@ -84,17 +87,27 @@ def convolution(em, node, x, w, b, stride, padding, dilation, transposed, output
     out = meta_shape(node)[0]
     loc = node.name
     xp = em.pad(loc + ".pad", loc + "_xp", xv, pad, pad)
+    init = None
     if b is not None:
         bv = em.get(b)
-        e = em.f.empty(loc, out, loc)
-        init = em.f.value(loc + "_b", out)
-        em.f.op([init], broadcast_op(bv, e, [0, 2, 3]), loc + ".bias")
-    else:
-        init = em.f.filled(loc, out, loc)
+
+        def init(elt):
+            """The bias broadcast over N, H, W (extended to f64 by a generic)."""
+            e = em.f.empty(loc if elt == "f32" else loc + "_b64", out, loc, elt)
+            if elt == "f32":
+                r = em.f.value(loc + "_b", out)
+                return em.f.op([r], broadcast_op(bv, e, [0, 2, 3]), loc + ".bias")
+            return em.f.generic(loc + "_b64", loc + ".bias", [bv], [e],
+                                [em.channel_map(4), identity_map(4)], ["parallel"] * 4,
+                                lambda bb, a, o: [bb.emit("arith.extf %s : f32 to f64" % a[0])])
     if _grouped(depthwise):
-        return _grouped_conv(em, loc, xp, wv, init, stride, depthwise)
+        return em.product(loc, loc, out, wv.shape[1] * wv.shape[2] * wv.shape[3],
+                          lambda acc, base, elt: _grouped_conv(em, loc, base, xp, wv, acc,
+                                                               stride, depthwise), init)
     wk = _dw_weight(em, loc, wv) if depthwise else wv
-    return _conv_op(em, loc, loc, xp, wk, init, stride, depthwise)
+    return em.product(loc, loc, out, math.prod(wv.shape[1:]),
+                      lambda acc, base, elt: _conv_op(em, loc, base, xp, wk, acc, stride,
+                                                      depthwise), init)
 
 
 def _input_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
@@ -119,15 +132,17 @@ def _input_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
         dg = _split_groups(em, loc + ".dview", loc + "_dg", dyp, 1, g)
         wg = _split_groups(em, loc + ".wview", loc + "_wg", wv, 0, g)
         cg = c // g
-        z = em.f.filled(loc + "_gi", [n, g, cg, h, wd], loc)
         maps = [amap(8, ["d0", "d1", "d5", "d3 + %d - d6" % (kh - 1), "d4 + %d - d7" % (kw - 1)]),
                 amap(8, ["d1", "d5", "d2", "d6", "d7"]),
                 amap(8, ["d0", "d1", "d2", "d3", "d4"])]
         em._work(loc, 2.0 * n * c * h * wd * (f // g) * kh * kw)
-        gi = em.f.generic(loc + "_gig", loc, [dg, wg], [z], maps,
-                          ["parallel"] * 5 + ["reduction"] * 3,
-                          lambda bb, a, o: [bb.add(o[0], bb.mul(a[0], a[1]))])
-        return em.reshape(loc + ".giview", loc + "_gi", gi, [n, c, h, wd])
+
+        def grouped(z, base, elt):
+            gi = em.f.generic(base + "g", loc, [dg, wg], [z], maps,
+                              ["parallel"] * 5 + ["reduction"] * 3,
+                              lambda bb, a, o: [em.mac(bb, o[0], a[0], a[1], elt)])
+            return em.reshape(loc + ".giview", base, gi, [n, c, h, wd])
+        return em.product(loc, loc + "_gi", [n, g, cg, h, wd], (f // g) * kh * kw, grouped)
     if depthwise:
         ef = em.f.empty(loc + "_wflip", [c, kh, kw], loc)
         wf = em.f.generic(loc + "_wflip", loc + ".flip", [wv], [ef],
@@ -140,8 +155,9 @@ def _input_grad(em, loc, dyv, xv, wv, stride, pad, depthwise):
                           [amap(4, ["d1", "d0", "%d - d2" % (kh - 1), "%d - d3" % (kw - 1)]),
                            identity_map(4)], ["parallel"] * 4,
                           lambda bb, a, o: [a[0]])
-    z = em.f.filled(loc + "_gi", [n, c, h, wd], loc)
-    return _conv_op(em, loc, loc + "_gi", dyp, wf, z, [1, 1], depthwise)
+    return em.product(loc, loc + "_gi", [n, c, h, wd], (1 if depthwise else f) * kh * kw,
+                      lambda z, base, elt: _conv_op(em, loc, base, dyp, wf, z, [1, 1],
+                                                    depthwise))
 
 
 def _product(bb, a):

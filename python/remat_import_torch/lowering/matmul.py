@@ -7,9 +7,10 @@ from ..mlir import amap, matmul_op
 from .registry import Unsupported, lowers
 
 
-def matmul(em, loc, base, a_node, b_node, init, batch=False):
-    """init + a @ b (2-D, or batched 3-D); transposed operands are read
-    through the indexing map instead of being materialized."""
+def matmul(em, loc, base, a_node, b_node, shape, init=None, batch=False):
+    """init + a @ b (2-D, or batched 3-D; init(elt) as Builder.product takes
+    it, zeros by default); transposed operands are read through the indexing
+    map instead of being materialized."""
     a, pa = em.operand_perm(a_node)
     b, pb = em.operand_perm(b_node)
     r = 3 if batch else 2
@@ -30,27 +31,26 @@ def matmul(em, loc, base, a_node, b_node, init, batch=False):
     k_ = a.shape[-2] if ta else a.shape[-1]
     n_ = b.shape[-2] if tb else b.shape[-1]
     em._work(loc, 2.0 * m_ * n_ * k_ * (a.shape[0] if batch else 1))
-    if not ta and not tb:
-        r_ = em.f.value(base, init.shape)
-        opn = "linalg.batch_matmul" if batch else "linalg.matmul"
-        return em.f.op([r_], matmul_op(opn, a, b, init, r_), loc)
     iters = (["parallel"] if batch else []) + ["parallel", "parallel", "reduction"]
-    return em.f.generic(base, loc, [a, b], [init], [am, bm, om], iters,
-                        lambda bb, x, o: [bb.add(o[0], bb.mul(x[0], x[1]))])
+
+    def build(acc, name, elt):
+        if not ta and not tb:
+            r_ = em.f.value(name, acc.shape, elt)
+            opn = "linalg.batch_matmul" if batch else "linalg.matmul"
+            return em.f.op([r_], matmul_op(opn, a, b, acc, r_), loc)
+        return em.f.generic(name, loc, [a, b], [acc], [am, bm, om], iters,
+                            lambda bb, x, o: [em.mac(bb, o[0], x[0], x[1], elt)])
+    return em.product(loc, base, shape, k_, build, init)
 
 
 @lowers("aten.mm.default")
 def mm(em, node, a, b):
-    shape = meta_shape(node)[0]
-    z = em.f.filled(node.name, shape, node.name)
-    return matmul(em, node.name, node.name, a, b, z)
+    return matmul(em, node.name, node.name, a, b, meta_shape(node)[0])
 
 
 @lowers("aten.bmm.default")
 def bmm(em, node, a, b):
-    shape = meta_shape(node)[0]
-    z = em.f.filled(node.name, shape, node.name)
-    return matmul(em, node.name, node.name, a, b, z, batch=True)
+    return matmul(em, node.name, node.name, a, b, meta_shape(node)[0], batch=True)
 
 
 def _into_bias(em, node, bias, a, b, beta, alpha, batch):
@@ -59,9 +59,16 @@ def _into_bias(em, node, bias, a, b, beta, alpha, batch):
         raise Unsupported("%s with beta/alpha" % node.target)
     shape = meta_shape(node)[0]
     bv = em.get(bias)
-    init = em.ewise(node.name + ".bias", node.name + "_init", [bv], lambda bb, x: x[0],
-                    out_shape=shape)
-    return matmul(em, node.name, node.name, a, b, init, batch=batch)
+
+    def init(elt):
+        """The bias broadcast to the result (extended to f64 when it is)."""
+        if elt == "f32":
+            return em.ewise(node.name + ".bias", node.name + "_init", [bv],
+                            lambda bb, x: x[0], out_shape=shape)
+        return em.ewise(node.name + ".bias", node.name + "_init64", [bv],
+                        lambda bb, x: bb.emit("arith.extf %s : f32 to f64" % x[0]),
+                        out_shape=shape, elt="f64")
+    return matmul(em, node.name, node.name, a, b, shape, init, batch=batch)
 
 
 @lowers("aten.addmm.default")
