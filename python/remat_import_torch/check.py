@@ -332,6 +332,7 @@ def compare_probes(args, joint, em, inits, printed, ngrads, work):
 def summarize(args, r, report, peak, times):
     """Prints the peaks and the verdict, writes --json; returns the exit status.
     `r`: the comparisons (a dict, see main)."""
+    from .lowering.builder import F64_PRODUCTS_FROM, F64_SUMS_FROM
     budget = report["budget"] if report else None
     peak_ok = peak is not None and (budget is None or peak <= budget)
     ok, masked = r["ok"], r["masked"]
@@ -363,6 +364,11 @@ def summarize(args, r, report, peak, times):
                "max_rel_err_at_mlir_relu_pattern": r["masked_worst"] if masked else None,
                "torch_f32_rel_err_at_mlir_relu_pattern": masked["torch32"] if masked else None,
                "strategy": report["strategy"] if report else None,
+               # how the step accumulates: results differ with these
+               "f64_sums_from": F64_SUMS_FROM if args.f64_sums_from is None
+               else args.f64_sums_from,
+               "f64_products_from": F64_PRODUCTS_FROM if args.f64_products_from is None
+               else args.f64_products_from,
                "seconds": {k: round(v, 2) for k, v in times}}
     print("%s: peak measured %s B%s" % (
         args.model, peak, (", budget %d B, predicted %d B (no remat: %d B), overhead %.2f%%"
