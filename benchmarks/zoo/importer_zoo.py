@@ -173,7 +173,8 @@ def table(rows):
         # where the default now accumulates some in float64.
         f32_products = any(r.get("f64_products_from") == 0 for r in (full, low) if r)
         lines.append("| %s | %dx%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            model + (" *" if f32_products else ""), any_r["batch"], any_r["shape"].replace(",", "x"), num(any_r, "ops", "%d"),
+            model + (" *" if f32_products else ""), any_r["batch"],
+            any_r["shape"].replace(",", "x"), num(any_r, "ops", "%d"),
             num(any_r.get("seconds"), "import", "%.1f") if any_r.get("seconds") else "-",
             "%.1f MB" % (full["measured_peak"] / 1e6) if full and full.get("measured_peak")
             else "-", verdict(full), smallest, verdict(low), same,

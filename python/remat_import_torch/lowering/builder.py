@@ -129,8 +129,12 @@ class Builder:
         def body(b, a, o):
             t = b.emit("arith.extf %s : f32 to f64" % term(b, a))
             return [b.bin("arith.addf", o[0], t, "f64")]
-        s64 = self.f.generic(base + "_64", loc, ins, [acc], maps, iters, body)
-        return self.ewise(loc + ".round", base, [s64],
+        return self.rounded(loc, base, self.f.generic(base + "_64", loc, ins, [acc], maps,
+                                                      iters, body))
+
+    def rounded(self, loc, base, v64):
+        """An f64 accumulator rounded to f32 once, by a generic at `loc`.round."""
+        return self.ewise(loc + ".round", base, [v64],
                           lambda b, a: b.emit("arith.truncf %s : f64 to f32" % a[0]))
 
     def product(self, loc, base, shape, length, build, init=None):
@@ -146,9 +150,7 @@ class Builder:
                                      0.0, elt)
         if not self.f64_products_from or length < self.f64_products_from:
             return build(init("f32"), base, "f32")
-        r64 = build(init("f64"), base + "_64", "f64")
-        return self.ewise(loc + ".round", base, [r64],
-                          lambda b, a: b.emit("arith.truncf %s : f64 to f32" % a[0]))
+        return self.rounded(loc, base, build(init("f64"), base + "_64", "f64"))
 
     @staticmethod
     def mac(b, acc, x, y, elt):

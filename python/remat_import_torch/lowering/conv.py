@@ -93,10 +93,11 @@ def convolution(em, node, x, w, b, stride, padding, dilation, transposed, output
 
         def init(elt):
             """The bias broadcast over N, H, W (extended to f64 by a generic)."""
-            e = em.f.empty(loc if elt == "f32" else loc + "_b64", out, loc, elt)
             if elt == "f32":
+                e = em.f.empty(loc, out, loc)
                 r = em.f.value(loc + "_b", out)
                 return em.f.op([r], broadcast_op(bv, e, [0, 2, 3]), loc + ".bias")
+            e = em.f.empty(loc + "_b64", out, loc, elt)
             return em.f.generic(loc + "_b64", loc + ".bias", [bv], [e],
                                 [em.channel_map(4), identity_map(4)], ["parallel"] * 4,
                                 lambda bb, a, o: [bb.emit("arith.extf %s : f32 to f64" % a[0])])
