@@ -11,8 +11,12 @@ import torch
 from remat_torch.peak import measure, peak_bytes
 
 N = 256 * 256 * 4
-x = torch.randn(256, 256)
-w = torch.randn(256, 256)
+# Scaled so that b * b + b stays near 1: sin of a large float32 argument
+# depends on how each sin kernel reduces it, and eager's and Inductor's
+# (vectorised for the CPU at hand) need not agree there.
+torch.manual_seed(0)
+x = torch.randn(256, 256) / 16
+w = torch.randn(256, 256) / 16
 
 
 def chain(x, w):
@@ -40,7 +44,15 @@ if hasattr(torch, "compile"):
     compiled(x, w)  # compile outside the measurement
     result, inductor = measure(compiled, x, w)
     ok &= check("inductor chain", inductor, 3)
-    ok &= torch.allclose(result, chain(x, w), rtol=1e-4)
+    # Against float64, to a tolerance on the sum of the terms' sizes (the
+    # sum itself may be near 0).
+    a64 = x.double() @ w.double()
+    b64 = a64.relu() @ a64
+    terms = (b64 * b64 + b64).sin()
+    error = abs(result.item() - terms.sum().item())
+    tolerance = 1e-5 * terms.abs().sum().item()
+    print(f"inductor result: off by {error:.1e} (tolerance {tolerance:.1e})")
+    ok &= error <= tolerance
 else:
     print(f"inductor chain: skipped (PyTorch {torch.__version__} has no torch.compile)")
 # Memory freed by the step but allocated before it is not subtracted.
