@@ -10,8 +10,8 @@ the pass can meet (`--budget min`).  Each check lowers the step to the
 CPU, runs it with libRematRuntime (exact peak bytes) and compares the loss
 and every gradient with PyTorch's float64 backward().  One JSON line per
 check goes to OUT/results.jsonl (a rerun skips what is there: --fresh
-redoes it); the table (docs/benchmarks.md, "Importer zoo") is printed at
-the end, also alone with --table.
+redoes it); the tables (docs/benchmarks.md, "Importer zoo": families, then
+models) are printed at the end, also alone with --table.
 
   benchmarks/zoo/importer_zoo.py [--models resnet18,swin_t|torchvision] [--batch 2]
       [--jobs 1] [--out DIR] [--bin build/bin] [--match-masks] [--table] [--fresh]
@@ -134,6 +134,45 @@ def same_results(model_dir):
     return filecmp.cmp(a, b, shallow=False)  # In chunks: files of gigabytes.
 
 
+def family(model):
+    """The family a model is counted in by summary(): hf:* and timm:* by
+    library, a torchvision classifier by its name's leading word."""
+    if ":" in model:
+        return {"hf": "transformers"}.get(model.split(":")[0], model.split(":")[0])
+    return re.match(r"(wide_)?[a-z]+", model).group(0)
+
+
+def summary(rows):
+    """The markdown table of families: models, checks passed, and the range
+    of smallest budgets and of overheads at them; a last row for all."""
+    by = {}
+    for r in rows:
+        by.setdefault(family(r["model"]), []).append(r)
+    lines = ["| family | models | checks passed | smallest budget | overhead at min "
+             "| measured == predicted at min |",
+             "|---|---:|---:|---:|---:|---|"]
+
+    def span(values, fmt):
+        values = [v for v in values if v is not None]
+        if not values:
+            return "-"
+        lo, hi = min(values), max(values)
+        return fmt % lo if lo == hi else (fmt + " to " + fmt) % (lo, hi)
+    libraries = ("transformers", "timm")   # after torchvision's families
+    order = sorted(by, key=lambda f: (f in libraries, f))
+    for name, group in [(f, by[f]) for f in order] + [("all", rows)]:
+        lows = [r for r in group if r["budget_arg"] == "min"]
+        same = [r.get("measured_peak") == r.get("predicted_peak") for r in lows
+                if r.get("predicted_peak")]
+        lines.append("| %s | %d | %d of %d | %s | %s | %s |" % (
+            name, len({r["model"] for r in group}),
+            sum(r["status"] == 0 for r in group), len(group),
+            span([r.get("min_percent") for r in lows], "%.1f %%"),
+            span([r.get("overhead_percent") for r in lows], "%.2f %%"),
+            "%d of %d" % (sum(same), len(same))))
+    return "\n".join(lines)
+
+
 def table(rows):
     """The markdown table: one line per model (its 100 % and min checks)."""
     by = {}
@@ -201,7 +240,7 @@ def main():
     ap.add_argument("--match-masks", action="store_true",
                     help="check --match-masks (ReLU/ReLU6 kinks matched; results in OUT "
                          "are per model and budget, so use another OUT)")
-    ap.add_argument("--table", action="store_true", help="only print the table of OUT")
+    ap.add_argument("--table", action="store_true", help="only print the tables of OUT")
     ap.add_argument("--fresh", action="store_true", help="redo checks already in OUT")
     args = ap.parse_args()
     if args.list_torchvision:
@@ -240,6 +279,8 @@ def main():
                 fh.write(json.dumps(r) + "\n")
                 fh.flush()
                 rows.append(r)
+    print(summary(rows))
+    print()
     print(table(rows))
 
 
