@@ -14,7 +14,8 @@ redoes it); the tables (docs/benchmarks.md, "Importer zoo": families, then
 models) are printed at the end, also alone with --table.
 
   benchmarks/zoo/importer_zoo.py [--models resnet18,swin_t|torchvision] [--batch 2]
-      [--jobs 1] [--out DIR] [--bin build/bin] [--match-masks] [--table] [--fresh]
+      [--jobs 1] [--out DIR] [--bin build/bin] [--match-masks] [--keep-results]
+      [--table] [--fresh]
 
 A benchmark, not a test: about 4 to 10 minutes per model and budget on
 2 cores (the lowering and JIT compilation of the step dominate).
@@ -134,6 +135,15 @@ def same_results(model_dir):
     return filecmp.cmp(a, b, shallow=False)  # In chunks: files of gigabytes.
 
 
+def drop_results(model_dir):
+    """Delete a model's written losses and gradients (*.results: gigabytes
+    for the largest models, and the sweep's disk use) once compared."""
+    for folder, _, files in os.walk(model_dir):
+        for f in files:
+            if f.endswith(".results"):
+                os.remove(os.path.join(folder, f))
+
+
 def family(model):
     """The family a model is counted in by summary(): hf:* and timm:* by
     library, a torchvision classifier by its name's leading word."""
@@ -240,6 +250,10 @@ def main():
     ap.add_argument("--match-masks", action="store_true",
                     help="check --match-masks (ReLU/ReLU6 kinks matched; results in OUT "
                          "are per model and budget, so use another OUT)")
+    ap.add_argument("--keep-results", action="store_true",
+                    help="keep each check's written loss and gradients (step.results, "
+                         "the probe's) after a model's two checks are compared; they "
+                         "take gigabytes for the largest models")
     ap.add_argument("--table", action="store_true", help="only print the tables of OUT")
     ap.add_argument("--fresh", action="store_true", help="redo checks already in OUT")
     args = ap.parse_args()
@@ -267,15 +281,18 @@ def main():
             r = check(tool, m, shape, args.batch, b,
                       os.path.join(args.out, m, b.replace("%", "")),
                       ["--match-masks"] if args.match_masks else [])
-            if b == "min":
-                same = same_results(os.path.join(args.out, m))
-                if same is not None:
-                    r["results_equal_100"] = same
             print("%s at %s: %s (%.0f s)" % (m, b, "PASS" if r["status"] == 0 else "FAIL",
                                              r["wall_s"]), flush=True)
             return r
         with ThreadPoolExecutor(args.jobs) as pool, open(path, "a") as fh:
-            for r in pool.map(one, todo):
+            for r in pool.map(one, todo):   # in order: a model's 100 % before its min
+                if r["budget_arg"] == "min":
+                    model_dir = os.path.join(args.out, r["model"])
+                    same = same_results(model_dir)
+                    if same is not None:
+                        r["results_equal_100"] = same
+                    if not args.keep_results:
+                        drop_results(model_dir)
                 fh.write(json.dumps(r) + "\n")
                 fh.flush()
                 rows.append(r)
