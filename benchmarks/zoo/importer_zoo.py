@@ -218,11 +218,8 @@ def table(rows):
         masked = [r.get("max_rel_err_at_mlir_relu_pattern") for r in (full, low) if r]
         if any(m is not None for m in masked):
             worst += " (%.1e at the step's ReLU pattern)" % max(m or 0.0 for m in masked)
-        # Checks run with every product in float32 (f64_products_from 0)
-        # where the default now accumulates some in float64.
-        f32_products = any(r.get("f64_products_from") == 0 for r in (full, low) if r)
         lines.append("| %s | %dx%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            model + (" *" if f32_products else ""), any_r["batch"],
+            model, any_r["batch"],
             any_r["shape"].replace(",", "x"), num(any_r, "ops", "%d"),
             num(any_r.get("seconds"), "import", "%.1f") if any_r.get("seconds") else "-",
             "%.1f MB" % (full["measured_peak"] / 1e6) if full and full.get("measured_peak")
