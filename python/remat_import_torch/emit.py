@@ -24,7 +24,7 @@ import torch
 from .argfill import dense_text, element_text
 from .graph import ALIASES, elt_of, live_nodes, meta_shape
 from .lowering import HANDLERS, Builder, Unsupported
-from .mlir import ELT, V
+from .mlir import ELT, EXECUTABLE_ELTS, V
 from .opaque import opaque, opaque_node, planning_value
 from .trace import Primal
 from .values import LazyEmpty, Perm
@@ -64,6 +64,8 @@ class Emitter(Builder):
     # Driver
     # ------------------------------------------------------------------
     def run(self):
+        if not self.planning_only:
+            self._check_executable_dtypes()
         self._arguments()
         for node in self.j.graph_module.graph.nodes:
             if node.op != "call_function":
@@ -75,6 +77,19 @@ class Emitter(Builder):
             raise NotExecutable(self.unsupported)
         self._results()
         return self
+
+    def _check_executable_dtypes(self):
+        """The executable lowerings compute in f32, f64 and the integer
+        types: a step holding another dtype (a model in bfloat16) is said
+        once, with the planning-only way out."""
+        for node in self.j.graph_module.graph.nodes:
+            if node.op == "output" or (node.op == "call_function" and not self._needed(node)):
+                continue
+            ms = meta_shape(node) if node.op != "get_attr" else None
+            if ms and ms[1] not in EXECUTABLE_ELTS:
+                raise Unsupported("%s holds %s values, which the executable lowering does not "
+                                  "compute in (--planning-only plans the step)"
+                                  % (node.name, ms[1]))
 
     def _arguments(self):
         """Inputs first, then parameters (corpus convention); buffers only

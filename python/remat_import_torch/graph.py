@@ -5,7 +5,7 @@ int-or-list arguments, and which nodes the training step needs."""
 
 import torch
 
-from .mlir import ELT
+from .mlir import elt_of_name
 
 # Ops that only alias their first argument.
 ALIASES = {"aten.detach.default", "aten.alias.default", "aten.clone.default",
@@ -26,7 +26,7 @@ RANDOM = {"aten.bernoulli_.float", "aten.bernoulli.p", "aten.bernoulli.default",
 
 
 def elt_of(dtype):
-    return ELT[str(dtype).replace("torch.", "")]
+    return elt_of_name(str(dtype).replace("torch.", ""))
 
 
 def meta_shape(node):

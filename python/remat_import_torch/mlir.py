@@ -14,9 +14,39 @@ import math
 import re
 import struct
 
+# Every PyTorch dtype a joint graph holds (autocast's bf16 and f16 copies,
+# Inductor's int8 max-pool offsets, uint8 masks, float8 scales) and its
+# MLIR element type; the byte size is PyTorch's element_size() (bool: one
+# byte, as remat's memory model counts i1).  The importer's executable
+# lowering computes in the first five (EXECUTABLE_ELTS); planning-only mode
+# expresses them all.
 ELT = {"float32": "f32", "int64": "i64", "int32": "i32", "bool": "i1",
-       "float64": "f64"}
-ELT_BYTES = {"f32": 4, "f64": 8, "i64": 8, "i32": 4, "i1": 1}
+       "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int8": "i8",
+       "uint8": "ui8", "int16": "i16", "uint16": "ui16", "uint32": "ui32",
+       "uint64": "ui64", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2",
+       "float8_e4m3fnuz": "f8E4M3FNUZ", "float8_e5m2fnuz": "f8E5M2FNUZ",
+       "float8_e8m0fnu": "f8E8M0FNU", "complex32": "complex<f16>",
+       "complex64": "complex<f32>", "complex128": "complex<f64>"}
+ELT_BYTES = {"f32": 4, "f64": 8, "i64": 8, "i32": 4, "i1": 1, "f16": 2, "bf16": 2,
+             "i8": 1, "ui8": 1, "i16": 2, "ui16": 2, "ui32": 4, "ui64": 8,
+             "f8E4M3FN": 1, "f8E5M2": 1, "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1,
+             "f8E8M0FNU": 1, "complex<f16>": 4, "complex<f32>": 8, "complex<f64>": 16}
+EXECUTABLE_ELTS = {"f32", "f64", "i64", "i32", "i1"}
+
+
+class UnknownDtype(KeyError):
+    """A dtype with no MLIR element type here (say which, in one line)."""
+
+    def __str__(self):
+        return "dtype %s has no MLIR element type in the importer" % self.args[0]
+
+
+def elt_of_name(dtype_name):
+    """The MLIR element type of a PyTorch dtype's name ("bfloat16")."""
+    try:
+        return ELT[dtype_name]
+    except KeyError:
+        raise UnknownDtype(dtype_name) from None
 
 
 def f32(x):

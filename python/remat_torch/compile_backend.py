@@ -2,8 +2,9 @@
 """backend(): the torch.compile backend whose partitioner is remat."""
 
 import re
+import sys
 
-from .partition import RematPartitioner
+from .partition import SECOND_GRAPH, RematPartitioner
 
 _BUDGET = re.compile(r"^(min|\d+(\.\d+)?%|\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB))$")
 COMPILERS = ("inductor", "eager")
@@ -20,9 +21,10 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
       graph's step: its arguments, the tangents, every intermediate value
       and the results.
     compiler: "inductor" (Inductor's forward and backward compilers and its
-      decompositions) or "eager" (the graphs run op by op on ATen kernels,
-      as the aot_eager backend does; the measured peak then follows the
-      plan's order).
+      decompositions; each graph's step is measured on its first call and
+      re-planned until it holds the budget, at most 4 compiles) or "eager"
+      (the graphs run op by op on ATen kernels, as the aot_eager backend
+      does; the measured peak then follows the plan's order).
     log: a list that receives one dict per graph (the report, the order,
       the saved and recomputed FX nodes, the joint graph) or
       {"fallback": why, "requested": True when the plan was requested in
@@ -49,7 +51,6 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
     if not _STRATEGY.match(str(strategy)):
         raise ValueError("remat_torch.backend: strategy %r is not a planner's name "
                          "(remat-opt --help lists them)" % (strategy,))
-    partitioner = RematPartitioner(budget, compiler, log, verbose, workspace, strategy)
     if compiler == "eager":
         from torch._dynamo.backends.common import aot_autograd
         from torch._dynamo.backends.debugging import boxed_nop
@@ -57,30 +58,28 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
         # graphs, applied after the forward: kept in the forward graph
         # (keep_inference_input_mutations), the conv net measured one
         # activation more than the plan.
+        partitioner = RematPartitioner(budget, compiler, log, verbose, workspace, strategy)
         return aot_autograd(fw_compiler=boxed_nop, bw_compiler=boxed_nop,
                             partition_fn=partitioner)
-    return _inductor(partitioner)
+    return _inductor(budget, log, verbose, workspace, strategy)
 
 
-def _inductor(partitioner):
+def _inductor(budget, log, verbose, workspace, strategy):
     """Inductor's whole pipeline (decompositions, joint-graph passes, both
-    compilers) with remat in the partitioner's place."""
-    from torch._inductor.compile_fx import compile_fx
-    from torch._inductor.custom_graph_pass import CustomPartitionerFn
+    compilers) with remat in the partitioner's place, each graph's step
+    measured and re-planned until it holds the budget (inductor_fit.py)."""
+    from .inductor_fit import FittedGraph
 
-    class Remat(CustomPartitionerFn):
-        def __call__(self, gm, joint_inputs, **kwargs):
-            return partitioner(gm, joint_inputs, **kwargs)
-
-        def uuid(self):
-            # Inductor's caches key compiled graphs by it: the plan depends
-            # on the budget (and remat's own version, which it cannot see:
-            # keep the caches off while remat changes).
-            return "remat_torch:%s:%s" % (partitioner.budget, partitioner.strategy)
-
-    patches = {"custom_partitioner_fn": Remat()}
+    graphs = []
 
     def compile_with_remat(gm, example_inputs):
-        return compile_fx(gm, example_inputs, config_patches=patches)
+        graphs.append(gm)
+        if len(graphs) == 2:
+            print(SECOND_GRAPH, file=sys.stderr)
+
+        def make_partitioner(planning_budget, entries):
+            return RematPartitioner(planning_budget, "inductor", entries, verbose, workspace,
+                                    strategy, warn_graphs=False)
+        return FittedGraph(gm, example_inputs, make_partitioner, budget, log, verbose)
 
     return compile_with_remat

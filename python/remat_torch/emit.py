@@ -98,6 +98,15 @@ class JointEmitter(Emitter):
         return node in self._live and node not in self.updates
 
     def _emit(self, node):
+        # The one fallback line names the node, its op and what it holds.
+        try:
+            self._emit_op(node)
+        except Exception as e:   # a dtype without a type, a missing shape, ...
+            if node.name in str(e):
+                raise
+            raise Unsupported("%s (%s): %s" % (node.name, node.target, e)) from e
+
+    def _emit_op(self, node):
         # A copy allocates in PyTorch (the importer's executable mode binds
         # it to its input); random ops are never recomputed.
         random = is_random(node)

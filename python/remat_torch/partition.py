@@ -32,6 +32,13 @@ from .planner import PlanRequested, plan
 from .schedule import schedule_graph
 
 
+# A graph break: the step runs several graphs, and while one runs, the
+# others' saved values are live (a model's, during its loss's backward)
+# where this graph's budget does not see them.
+SECOND_GRAPH = ("remat_torch: a second graph (a graph break or a recompilation): the budget "
+                "bounds each graph alone, not what other graphs hold while it runs")
+
+
 class PlanMismatch(Unplannable):
     """The graphs built do not save what the plan keeps (a bug: the graph
     falls back rather than run another plan than remat's)."""
@@ -96,8 +103,9 @@ class RematPartitioner:
     """partition_fn(joint_module, joint_inputs, num_fwd_outputs=..., ...)."""
 
     def __init__(self, budget, compiler, log=None, verbose=False, workspace="measured",
-                 strategy="auto-monotone"):
+                 strategy="auto-monotone", warn_graphs=True):
         self.budget = budget
+        self.warn_graphs = warn_graphs   # say so when a second graph comes
         self.strategy = strategy
         self.compiler = compiler
         self.log = log            # a list: one dict per graph planned or not
@@ -108,13 +116,8 @@ class RematPartitioner:
     def __call__(self, joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         kwargs.pop("compiler", None)    # Inductor names itself
         self.graphs += 1
-        if self.graphs == 2:
-            # A graph break: the step runs several graphs, and while one
-            # runs, the others' saved values are live (a model's, during
-            # its loss's backward) where this graph's budget does not see them.
-            print("remat_torch: a second graph (a graph break or a recompilation): the budget "
-                  "bounds each graph alone, not what other graphs hold while it runs",
-                  file=sys.stderr)
+        if self.graphs == 2 and self.warn_graphs:
+            print(SECOND_GRAPH, file=sys.stderr)
         t0 = time.time()
         try:
             fw, bw, info = self.partition(joint_module, num_fwd_outputs)
@@ -157,6 +160,11 @@ class RematPartitioner:
         # copy for the readers before, a node of their own after.
         start = backward_start(jg, p.order)
         kept_late = read_before_recomputed(jg, p.order, start, named)
+        # A value the plan recomputes in the forward phase only: the
+        # backward reads its last copy there, saved.
+        names = jg.nodes()
+        kept_late |= ({names[x] for x in p.order[:start] if x in names}
+                      - {names[x] for x in p.order[start:] if x in names})
         order, split_named = split_recomputations(jg, p.order, start, named)
         saved, recomputed, start = choose(jg, order, split_named)
         bad = [n.name for n in recomputed if is_random(n)]
@@ -170,7 +178,6 @@ class RematPartitioner:
         bw = schedule_graph(bw, [x for x in order[start:] if x != LOSS_LOC])
         # The forward keeps PyTorch's order (dropout draws its masks in
         # eager order) unless the plan recomputes there.
-        names = jg.nodes()
         fwd_order = [x for x in p.order[:start] if x in names]
         if len(set(fwd_order)) < len(fwd_order):
             fw = schedule_graph(fw, fwd_order)

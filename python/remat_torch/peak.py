@@ -30,6 +30,9 @@ How it counts:
 The profiler slows the step down: time steps in runs without it.
 """
 
+import os
+import warnings
+
 import torch
 
 __all__ = ["measure", "peak_bytes"]
@@ -62,8 +65,16 @@ def _measure_cuda(fn, args, kwargs):
 def _measure_cpu(fn, args, kwargs):
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        result = fn(*args, **kwargs)
+    # The profiler's library looks for GPUs when it starts and, on a
+    # machine without one, logs an error line (and PyTorch a warning on
+    # each profile): remat measures on the CPU, those lines are not the
+    # user's.  KINETO_LOG_LEVEL is read once, when the library starts: a
+    # level set by the user stays theirs.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "5")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            result = fn(*args, **kwargs)
     return result, replay_peak(prof.profiler.kineto_results.experimental_event_tree())
 
 
@@ -92,3 +103,47 @@ def replay_peak(tree):
             # A free of memory allocated before the window is not ours.
             total -= live.pop(ptr, 0)
     return peak
+
+
+def graph_step_peak(compiled, example_inputs):
+    """The peak bytes of one training step of a compiled graph on its
+    example inputs (a torch.compile backend's, on their device): the
+    forward, then the backward from a gradient of ones for every output
+    that requires one.  Counted above the inputs, as `measure` counts.
+    Nothing of the caller's changes: the parameters (leaves that require a
+    gradient) are read as they are and their `.grad` put back; every other
+    tensor (inputs, buffers the step updates in place) is copied; the
+    random number generators are left as they were.  (peak, bytes of the
+    inputs: the graph's arguments, each rounded up to 64 bytes as remat
+    counts them)"""
+    def own(x):
+        if not isinstance(x, torch.Tensor) or (x.is_leaf and x.requires_grad):
+            return x
+        return x.detach().clone()
+    copies = [own(x) for x in example_inputs]
+    tensors = [x for x in copies if isinstance(x, torch.Tensor)]
+    params = [x for x in tensors if x.is_leaf and x.requires_grad]
+    grads = [p.grad for p in params]
+    device = tensors[0].device.type if tensors else "cpu"
+    args = sum(-(-x.numel() * x.element_size() // 64) * 64 for x in tensors)
+
+    def step():
+        outs = compiled(*copies)
+        outs = [o for o in (outs if isinstance(outs, (list, tuple)) else [outs])
+                if isinstance(o, torch.Tensor) and o.requires_grad]
+        if outs:
+            torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+
+    cpu_rng = torch.get_rng_state()
+    cuda_rng = torch.cuda.get_rng_state() if device == "cuda" else None
+    for p in params:
+        p.grad = None
+    try:
+        with torch.enable_grad():
+            return measure(step, device=device)[1], args
+    finally:
+        for p, g in zip(params, grads):
+            p.grad = g
+        torch.set_rng_state(cpu_rng)
+        if cuda_rng is not None:
+            torch.cuda.set_rng_state(cuda_rng)

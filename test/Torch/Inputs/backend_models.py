@@ -65,6 +65,56 @@ class TinyDecoder(nn.Module):
         return torch.randint(0, 128, (4, 32))
 
 
+class RMSNorm(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+
+
+class SDPABlock(nn.Module):
+    """A Llama-style block: RMSNorm, causal scaled_dot_product_attention,
+    a SwiGLU MLP."""
+
+    def __init__(self, dim=64, heads=4, hidden=160):
+        super().__init__()
+        self.heads = heads
+        self.n1, self.n2 = RMSNorm(dim), RMSNorm(dim)
+        self.qkv, self.o = nn.Linear(dim, 3 * dim, bias=False), nn.Linear(dim, dim, bias=False)
+        self.gate, self.up = nn.Linear(dim, hidden, bias=False), nn.Linear(dim, hidden, bias=False)
+        self.down = nn.Linear(hidden, dim, bias=False)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.n1(x)).split(d, dim=2)
+        q, k, v = (y.view(b, t, self.heads, d // self.heads).transpose(1, 2) for y in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.o(y.transpose(1, 2).reshape(b, t, d))
+        z = self.n2(x)
+        return x + self.down(F.silu(self.gate(z)) * self.up(z))
+
+
+class SDPADecoder(nn.Module):
+    def __init__(self, vocab=128, dim=64, layers=2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.blocks = nn.ModuleList(SDPABlock(dim) for _ in range(layers))
+        self.norm = RMSNorm(dim)
+        self.head = nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.norm(x))
+
+    @staticmethod
+    def example():
+        return torch.randint(0, 128, (4, 32))
+
+
 class ConvNet(nn.Module):
     def __init__(self, c=16):
         super().__init__()

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""A model through remat's backend with Inductor at 100 %, 60 % and min.
+
+    inductor_check.py MODEL [--amp bf16|fp16]
+
+For each budget: no fallback, the gradients against a reference (float32:
+eager PyTorch; under autocast: torch.compile's own partitioner under the
+same autocast), the measured peak of a step after the compiling one
+(remat_torch.peak, plus the arguments remat counts) against the budget
+(at min: the step remat measured when it planned), and at the end whether
+the measured peaks never fall as the budget grows.
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import backend_models  # noqa: E402
+import remat_torch  # noqa: E402
+from backend_check import WithLoss, grads, step  # noqa: E402
+from remat_torch.peak import measure  # noqa: E402
+
+# Largest difference to the reference, relative to its largest value: float32
+# against eager PyTorch; bfloat16/float16 against the default partitioner's
+# compile under the same autocast (fusion rounds differently: observed up to
+# 4e-3 with bfloat16 on this machine's models).
+TOLERANCE = {None: 1e-4, "bf16": 2e-2, "fp16": 5e-3}
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("--amp", choices=sorted(DTYPES))
+    ap.add_argument("--budgets", default="100%,60%,min")
+    a = ap.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    cls = getattr(backend_models, a.model)
+    model, x = WithLoss(cls()), cls.example()
+    args = sum(t.numel() * t.element_size() for t in list(model.parameters()) + [x])
+
+    def run(m):
+        if a.amp:
+            with torch.autocast("cpu", dtype=DTYPES[a.amp]):
+                return step(m, x)
+        return step(m, x)
+
+    if a.amp:
+        run(torch.compile(model))    # torch.compile's own partitioner
+        model.zero_grad(set_to_none=True)
+        torch._dynamo.reset()
+    ref_loss = run(torch.compile(model) if a.amp else model)
+    ref = grads(model)
+    model.zero_grad(set_to_none=True)
+    torch._dynamo.reset()
+
+    peaks, name = [], "%s%s" % (a.model, " " + a.amp if a.amp else "")
+    for budget in a.budgets.split(","):
+        torch._dynamo.reset()
+        log = []
+        compiled = torch.compile(model, backend=remat_torch.backend(budget, "inductor", log=log))
+        run(compiled)                       # compiles, measures, re-plans
+        model.zero_grad(set_to_none=True)
+        loss, peak = measure(run, compiled)
+        got = grads(model)
+        model.zero_grad(set_to_none=True)
+        falls = [e["fallback"] for e in log if "fallback" in e]
+        if falls or len(log) != 1:
+            print("%s at %s: FELL BACK or not one graph: %s" % (name, budget, falls or log))
+            continue
+        # Relative to the largest gradient of all: a convolution's bias
+        # before a batch norm has a gradient of zero, in rounding noise.
+        scale = max(r.abs().max().item() for r in ref)
+        diff = max((g - r).abs().max().item() for g, r in zip(got, ref)) / scale
+        diff = max(diff, ((loss - ref_loss).abs() / ref_loss.abs()).item())
+        info = log[0]
+        bound = info["target"] if info["target"] is not None else info["measured"]
+        total = peak + args
+        print("%s at %s: gradients %s (max relative difference %.1e); measured %d B %s "
+              "budget %d B; %d compiles" % (
+                  name, budget, "match" if diff <= TOLERANCE[a.amp] else "DIFFER", diff, total,
+                  "<=" if total <= bound else ">", bound, info["compiles"]))
+        peaks.append((budget, total))
+    rising = all(p1 >= p2 for (_, p1), (_, p2) in zip(peaks, peaks[1:]))
+    print("%s: %d budgets, peaks %s" % (name, len(peaks), "monotone" if rising else
+                                        "NOT MONOTONE: %s" % peaks))
+
+
+if __name__ == "__main__":
+    main()
