@@ -80,6 +80,6 @@ def _inductor(budget, log, verbose, workspace, strategy):
         def make_partitioner(planning_budget, entries):
             return RematPartitioner(planning_budget, "inductor", entries, verbose, workspace,
                                     strategy, warn_graphs=False)
-        return FittedGraph(gm, example_inputs, make_partitioner, budget, log, verbose)
+        return FittedGraph(gm, example_inputs, make_partitioner, budget, strategy, log, verbose)
 
     return compile_with_remat

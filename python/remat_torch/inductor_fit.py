@@ -17,8 +17,11 @@ import time
 import torch
 
 from .inductor import RematInductorPartitioner, install_fusion_choices
+from .joint import Unplannable
+from .planner import plan
 
 MAX_COMPILES = 4        # compiles of one graph at most, the first included
+MAX_PLANS = 12          # planning budgets tried at most (a plan already measured costs no compile)
 TIGHT = 0.95            # a plan measured below this share of its budget is re-planned higher
 
 
@@ -32,6 +35,11 @@ class Attempt:
     @property
     def time(self):
         return self.info["report"].get("time_after") or 0.0
+
+
+def _plan_key(info):
+    """What tells two plans apart: the order of the ops they run."""
+    return hash(tuple(info["order"]))
 
 
 def _smallest(why):
@@ -48,8 +56,8 @@ class FittedGraph:
     changes; the call itself then runs the graph kept), outside Dynamo's
     compile (the backward compiles on its first run)."""
 
-    def __init__(self, gm, example_inputs, make_partitioner, budget, log, verbose):
-        self.gm, self.make_partitioner = gm, make_partitioner
+    def __init__(self, gm, example_inputs, make_partitioner, budget, strategy, log, verbose):
+        self.gm, self.make_partitioner, self.strategy = gm, make_partitioner, strategy
         self.budget, self.log, self.verbose = budget, log, verbose
         self.attempts, self.tried = [], []
         self.compiled, entries = self._compile(budget, example_inputs)
@@ -92,38 +100,65 @@ class FittedGraph:
                 self._fit(args)
         return self.compiled(*args)
 
+    def _search(self, first, target, inputs):
+        """Planning budgets bisected between the largest whose plan measured
+        within `target` (lo) and the smallest whose plan measured over it
+        (hi), the first steps moved by what the measurement missed.  Each
+        candidate is planned first (remat-opt alone, well under a second):
+        a plan already measured is not compiled again."""
+        rep = first.info["report"]
+        by_plan = {_plan_key(first.info): first}
+        lo = hi = None              # (planning budget, Attempt)
+
+        def note(budget, a):
+            nonlocal lo, hi
+            if a.measured <= target:
+                if lo is None or budget > lo[0]:
+                    lo = (budget, a)
+            elif hi is None or budget < hi[0]:
+                hi = (budget, a)
+        note(rep["budget"], first)
+        for _ in range(MAX_PLANS):
+            if lo is not None:
+                r = lo[1].info["report"]
+                if lo[1].measured >= TIGHT * target or r.get("peak_after") == r.get("peak_before") \
+                        or (hi is None and lo[0] >= rep["peak_before"]):
+                    return          # tight, or nothing more to keep
+            if hi is None:          # moved up by what the model missed
+                cand = lo[0] + target - lo[1].measured
+            elif lo is None:        # moved down by it
+                cand = hi[0] - (hi[1].measured - target)
+            else:
+                cand = (lo[0] + hi[0]) // 2
+                if hi[0] - lo[0] <= target // 1000:
+                    return
+            cand = int(cand)
+            key = "%dB" % cand
+            try:
+                plan_ = plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
+            except Unplannable as e:   # below remat's smallest budget: that one
+                floor = _smallest(str(e))
+                if floor is None or lo is not None or (hi is not None and hi[0] <= floor):
+                    return
+                cand, key = floor, "min"
+                plan_ = plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
+            a = by_plan.get(_plan_key({"report": plan_.report, "order": plan_.order}))
+            if a is None:
+                if len(self.tried) >= MAX_COMPILES:
+                    return
+                compiled, entries = self._compile(key, inputs)
+                if len(entries) != 1 or "fallback" in entries[0]:
+                    return
+                a = self._measure(compiled, entries, key, inputs)
+                by_plan[_plan_key(a.info)] = a
+            note(cand, a)
+
     def _fit(self, inputs):
         t0 = time.time()
         first = self._measure(self.compiled, self.first_entries, self.budget, inputs)
-        rep = first.info["report"]
-        target = None if self.budget == "min" else rep["budget"]
-        floor = rep["budget"] if self.budget == "min" else None
-        current = rep["budget"]
-        while target is not None and len(self.tried) < MAX_COMPILES:
-            a = self.attempts[-1]
-            no_remat = a.info["report"].get("peak_after") == rep.get("peak_before")
-            if a.measured <= target and (a.measured >= TIGHT * target or no_remat
-                                         or current >= rep["peak_before"]):
-                break   # tight, or nothing more to keep
-            nxt = int(current + target - a.measured)   # moved by what the model missed
-            if floor is not None and nxt <= floor:
-                nxt = floor
-            key = "min" if nxt == floor else "%dB" % nxt
-            if key in self.tried or nxt == current:
-                break
-            current = nxt
-            compiled, entries = self._compile(key, inputs)
-            if len(entries) == 1 and "fallback" not in entries[0]:
-                self._measure(compiled, entries, key, inputs)
-                continue
-            # Below the smallest budget remat meets: its smallest, once.
-            floor = _smallest(entries[0]["fallback"]) if entries else None
-            if floor is None or "min" in self.tried:
-                break
-            current = floor
-            compiled, entries = self._compile("min", inputs)
-            if len(entries) == 1 and "fallback" not in entries[0]:
-                self._measure(compiled, entries, "min", inputs)
+        target = None if self.budget == "min" else first.info["report"]["budget"]
+        if target is not None:
+            self._search(first, target, inputs)
         fitting = [a for a in self.attempts if target is None or a.measured <= target]
         if fitting:
             best = min(fitting, key=lambda a: (a.time, -a.measured))
