@@ -30,6 +30,7 @@ How it counts:
 The profiler slows the step down: time steps in runs without it.
 """
 
+import contextlib
 import os
 import warnings
 
@@ -62,19 +63,25 @@ def _measure_cuda(fn, args, kwargs):
     return result, torch.cuda.max_memory_allocated() - base
 
 
-def _measure_cpu(fn, args, kwargs):
+@contextlib.contextmanager
+def cpu_memory_profile():
+    """The profiler, recording CPU allocations, without its noise: its
+    library looks for GPUs when it starts and, on a machine without one,
+    logs an error line, and PyTorch warns on each profile; remat measures
+    on the CPU, those lines are not the user's.  KINETO_LOG_LEVEL is read
+    once, when the library starts: a level the user set stays theirs."""
     from torch.profiler import ProfilerActivity, profile
 
-    # The profiler's library looks for GPUs when it starts and, on a
-    # machine without one, logs an error line (and PyTorch a warning on
-    # each profile): remat measures on the CPU, those lines are not the
-    # user's.  KINETO_LOG_LEVEL is read once, when the library starts: a
-    # level set by the user stays theirs.
     os.environ.setdefault("KINETO_LOG_LEVEL", "5")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-            result = fn(*args, **kwargs)
+            yield prof
+
+
+def _measure_cpu(fn, args, kwargs):
+    with cpu_memory_profile() as prof:
+        result = fn(*args, **kwargs)
     return result, replay_peak(prof.profiler.kineto_results.experimental_event_tree())
 
 

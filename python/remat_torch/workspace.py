@@ -110,12 +110,14 @@ def _call(n):
 def _run_cpu(todo):
     """Each op once under the profiler, inside a marker of its own; its
     peak is the running total of the allocations made inside the marker."""
-    from torch.profiler import ProfilerActivity, profile, record_function
+    from torch.profiler import record_function
+
+    from .peak import cpu_memory_profile
 
     keys = list(todo)
     keep, failed = [], set()
     try:
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        with cpu_memory_profile() as prof:
             for i, key in enumerate(keys):
                 n = todo[key]
                 try:
