@@ -148,10 +148,10 @@ class RematPartitioner:
         read_buffer_copies(joint_module)
         jg = read_joint(joint_module, num_fwd_outputs)
         try:
-            # Inductor runs ATen's kernels for what it does not generate
-            # (convolutions, matrix products, attention): their temporaries
-            # are the eager compiler's; its own kernels allocate none.
-            text, named = emit_joint(jg, measure=self.workspace == "measured")
+            # Inductor runs kernels of its own: the ATen kernels' measured
+            # temporaries are the eager compiler's.
+            text, named = emit_joint(jg, measure=self.compiler == "eager"
+                                     and self.workspace == "measured")
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))
