@@ -31,6 +31,18 @@ from .peak import replay_peak
 _CACHE = {}   # signature -> bytes or None, across graphs of one process
 
 
+# Below one 64-byte buffer, what an op allocates besides its results is the
+# 0-d tensor PyTorch wraps a Python number in (`mean`, `div`, `mul` by a
+# scalar: 12 bytes on one CPU, none seen on another), not a kernel's
+# temporary: counted, it only changed which of the plans that meet the same
+# budget is chosen, from one machine to the next.
+MIN_WORKSPACE = 64
+
+
+def _workspace(extra):
+    return extra if extra >= MIN_WORKSPACE else 0
+
+
 def _val(n):
     return n.meta.get("val") if hasattr(n, "meta") else n
 
@@ -97,7 +109,7 @@ def measure_all(nodes):
         peaks = _run_cuda(todo) if dev.type == "cuda" else _run_cpu(todo)
         for key, n in todo.items():
             p = peaks.get(key)
-            _CACHE[key] = max(0, p - _result_bytes(n)) if p is not None else None
+            _CACHE[key] = _workspace(p - _result_bytes(n)) if p is not None else None
     return {n: _CACHE[signature(n)] for n in nodes}
 
 

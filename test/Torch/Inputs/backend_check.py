@@ -42,6 +42,17 @@ def step(model, x):
     return loss
 
 
+def seeded_model(name):
+    """backend_models' NAME with its loss in the graph, its example input
+    and the bytes of both that remat counts as arguments (seeded, one
+    thread)."""
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    cls = getattr(backend_models, name)
+    model, x = WithLoss(cls()), cls.example()
+    return model, x, sum(t.numel() * t.element_size() for t in list(model.parameters()) + [x])
+
+
 def grads(model):
     return [p.grad.detach().clone() for p in model.parameters()]
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""A model through remat's backend with Inductor at 100 %, 60 % and min.
+"""A model through remat's backend with Inductor at 100 %, 85 % and min.
 
-    inductor_check.py MODEL [--amp bf16|fp16]
+    inductor_check.py MODEL [--amp bf16|fp16] [--budgets 100%,85%,min]
 
 For each budget: no fallback, the gradients against a reference (float32:
 eager PyTorch; under autocast: torch.compile's own partitioner under the
@@ -18,9 +18,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import backend_models  # noqa: E402
 import remat_torch  # noqa: E402
-from backend_check import WithLoss, grads, step  # noqa: E402
+from backend_check import grads, seeded_model, step  # noqa: E402
 from remat_torch.peak import measure  # noqa: E402
 
 # Largest difference to the reference, relative to its largest value: float32
@@ -35,13 +34,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
     ap.add_argument("--amp", choices=sorted(DTYPES))
-    ap.add_argument("--budgets", default="100%,60%,min")
+    ap.add_argument("--budgets", default="100%,85%,min")
     a = ap.parse_args()
-    torch.manual_seed(0)
-    torch.set_num_threads(1)
-    cls = getattr(backend_models, a.model)
-    model, x = WithLoss(cls()), cls.example()
-    args = sum(t.numel() * t.element_size() for t in list(model.parameters()) + [x])
+    model, x, args = seeded_model(a.model)
 
     def run(m):
         if a.amp:

@@ -19,9 +19,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import backend_models  # noqa: E402
 import remat_torch  # noqa: E402
-from backend_check import WithLoss, step  # noqa: E402
+from backend_check import seeded_model, step  # noqa: E402
 from remat_torch.peak import measure  # noqa: E402
 
 
@@ -47,11 +46,7 @@ def main():
     ap.add_argument("--budgets", type=int, default=6)
     ap.add_argument("--strategy", default="auto-monotone")
     a = ap.parse_args()
-    torch.manual_seed(0)
-    torch.set_num_threads(1)
-    cls = getattr(backend_models, a.model)
-    model, x = WithLoss(cls()), cls.example()
-    args = sum(t.numel() * t.element_size() for t in list(model.parameters()) + [x])
+    model, x, args = seeded_model(a.model)
 
     peak, rep = run(model, x, "min", a.strategy)
     lo, hi = rep["budget"], rep["peak_before"]
