@@ -53,6 +53,8 @@ class _Identity:
 
 
 class RematInductorPartitioner(CustomPartitionerFn):
+    """A RematPartitioner as Inductor's `custom_partitioner_fn`."""
+
     def __init__(self, partitioner):
         self.partitioner = partitioner
 
