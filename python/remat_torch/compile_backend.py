@@ -30,9 +30,10 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
       {"fallback": why, "requested": True when the plan was requested in
       REMAT_TORCH_PLAN_CACHE for want of remat-opt}.
     verbose: one line per graph planned, on stderr.
-    workspace: "measured" (each op's kernel temporaries, measured on its
-      shapes before planning: seconds on convolutional networks; eager
-      compiler only) or "rules" (a rule per op, no measurement).
+    workspace: "measured" (each ATen kernel's temporaries, measured on its
+      shapes before planning: seconds on convolutional networks; under
+      Inductor the kernels it calls, its convolutions, matmuls and
+      fallbacks) or "rules" (a rule per op, no measurement).
     strategy: remat's planner (remat-opt --remat-strategy).  The default,
       auto-monotone, chooses from a family of plans fixed per graph: over a
       sweep of budgets a larger budget never gives a slower step or a lower

@@ -152,10 +152,11 @@ class JointEmitter(Emitter):
                 self.f.results.append((self.get(g), None))
 
 
-def emit_joint(jg, measure=True):
+def emit_joint(jg, measure=lambda node: True):
     """The MLIR text of the joint graph and the FX node names that have an
-    op of their own (the others alias a node that has one).  measure: each
-    op's workspace measured on its kernel (workspace.py), else the rules."""
+    op of their own (the others alias a node that has one).  measure: which
+    ops' workspace is measured on their kernel (workspace.py); the others',
+    and all with None, by the rules."""
     # AOTAutograd calls the partitioner under its fake mode; the graph's
     # constants (get_attr, transformers' `torch.tensor(0.)`) are real tensors
     # the emitter reads.
@@ -163,7 +164,7 @@ def emit_joint(jg, measure=True):
     with unset_fake_temporarily():
         em = JointEmitter(jg)
         if measure:
-            em.measured = measure_all(list(jg.gm.graph.nodes))
+            em.measured = measure_all([n for n in jg.gm.graph.nodes if measure(n)])
         em.run()
     named = {loc.split(".", 1)[0] for loc in em.f.locs}
     return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named

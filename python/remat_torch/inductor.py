@@ -7,10 +7,11 @@ pickle that config into their keys.  `RematInductorPartitioner` pickles as
 its identity alone (`uuid()`: the budget, the planner, remat's Python
 sources and the remat-opt it runs), so the caches key remat's graphs by
 what decides their plan and reuse them across runs; a change to any of
-those is a new key.  The same config tells `_RematFusion` which graphs
-are remat's.
+those is a new key.  The same config tells `_RematFusion` and
+`_flushing` which graphs are remat's.
 """
 
+import dataclasses
 import hashlib
 import os
 
@@ -71,6 +72,35 @@ class RematInductorPartitioner(CustomPartitionerFn):
         return (_Identity, (self.uuid(),))
 
 
+# Lowered by Inductor to a call of the ATen kernel itself (an extern
+# kernel), besides the ops it falls back on: their temporaries are the
+# ATen kernel's, measured as the eager compiler measures them.
+_EXTERN = {"aten.convolution.default", "aten.mm.default", "aten.addmm.default",
+           "aten.bmm.default", "aten.baddbmm.default", "aten._int_mm.default"}
+
+
+def runs_aten_kernel(node):
+    """Whether Inductor runs this FX node as the ATen kernel (a fallback or
+    an extern kernel) rather than as code it generates, whose buffers are
+    its outputs alone."""
+    from torch._inductor.lowering import fallbacks
+    return node.target in fallbacks or str(node.target) in _EXTERN
+
+
+# Inductor's config for remat's graphs.  Its layout optimization copies
+# every convolution's weight and activations to channels-last inside the
+# graph: buffers the plan never sees, kept until their last reader
+# (resnet18 at min measured 1.31 times its plan with it, 1.01 without).
+# A model that wants channels-last converts itself
+# (`model.to(memory_format=torch.channels_last)`): the plan sees those.
+CONFIG = {"layout_optimization": False}
+
+
+def _is_remat_graph():
+    from torch._inductor import config
+    return isinstance(config.custom_partitioner_fn, RematInductorPartitioner)
+
+
 class _RematFusion:
     """Inductor's fusion choices, but for remat's graphs no horizontal
     fusion: two kernels that read the same buffers and do not depend on
@@ -86,17 +116,51 @@ class _RematFusion:
         return getattr(self._prior, name)
 
     def can_fuse_horizontal(self, scheduler, node1, node2, shared_data_score):
-        from torch._inductor import config
-        if isinstance(config.custom_partitioner_fn, RematInductorPartitioner):
+        if _is_remat_graph():
             return False
         return self._prior.can_fuse_horizontal(scheduler, node1, node2, shared_data_score)
 
 
+_FLUSHING = {}   # Inductor's scheduling class -> its subclass below
+
+
+def _flushing(cls):
+    """Inductor's C++ scheduling, but for remat's graphs one kernel call per
+    scheduled node.  It otherwise groups consecutive kernels up to the next
+    extern call (a convolution) into one C++ function: every output of the
+    group is allocated before the call and every input freed after it, so
+    values remat's order computes and frees one after the other are live
+    at once (resnet18 at `min` under bf16 autocast: five float32 weight
+    gradients and their bfloat16 sources, 1.05 times its plan)."""
+    if cls not in _FLUSHING:
+        class Flushing(cls):
+            def ready_to_flush(self):
+                return _is_remat_graph() or super().ready_to_flush()
+        Flushing.__name__ = Flushing.__qualname__ = cls.__name__
+        _FLUSHING[cls] = Flushing
+    return _FLUSHING[cls]
+
+
+def _remat_cpu_scheduling(make):
+    def make_flushing(scheduler):
+        sched = make(scheduler)
+        sched.__class__ = _flushing(type(sched))
+        return sched
+    make_flushing.remat = True
+    return make_flushing
+
+
 def install_fusion_choices():
-    """Puts _RematFusion in front of this thread's Inductor choices, once
-    (kept: the backward compiles on its first run, after the backend has
-    returned)."""
+    """Puts _RematFusion in front of this thread's Inductor choices and
+    _remat_cpp_scheduling in place of the CPU's, once each (kept: the
+    backward compiles on its first run, after the backend has returned)."""
+    from torch._inductor.codegen import common
     from torch._inductor.virtualized import V
     prior = V.choices
     if not isinstance(prior, _RematFusion):
         V.set_choices_handler(_RematFusion(prior))
+    common.init_backend_registration()
+    cpu = common.device_codegens.get("cpu")
+    if cpu is not None and not getattr(cpu.scheduling, "remat", False):
+        common.device_codegens["cpu"] = dataclasses.replace(
+            cpu, scheduling=_remat_cpu_scheduling(cpu.scheduling))

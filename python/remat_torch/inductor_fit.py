@@ -16,13 +16,14 @@ import time
 
 import torch
 
-from .inductor import RematInductorPartitioner, install_fusion_choices
+from .inductor import CONFIG, RematInductorPartitioner, install_fusion_choices
 from .joint import Unplannable
 from .planner import plan
 
 MAX_COMPILES = 4        # compiles of one graph at most, the first included
 MAX_PLANS = 12          # planning budgets tried at most (a plan already measured costs no compile)
 TIGHT = 0.95            # a plan measured below this share of its budget is re-planned higher
+MIN_MISS = 0.01         # at min, a step measured this far over its plan tries plans above it
 
 
 class Attempt:
@@ -72,7 +73,7 @@ class FittedGraph:
         install_fusion_choices()
         entries = []
         part = self.make_partitioner(planning_budget, entries)
-        patches = {"custom_partitioner_fn": RematInductorPartitioner(part)}
+        patches = dict(CONFIG, custom_partitioner_fn=RematInductorPartitioner(part))
         # AOTAutograd's cache would key the whole compile by the budget
         # asked, not the one the loop settles on; Inductor's FX-graph cache
         # still keys each compiled graph by remat's uuid.
@@ -153,14 +154,46 @@ class FittedGraph:
                 by_plan[_plan_key(a.info)] = a
             note(cand, a)
 
+    def _lower_min(self, first, inputs):
+        """At `min`: planning budgets raised from remat's smallest by what
+        the measurement missed, while the step measures less.  A plan that
+        keeps more can measure less under Inductor where the smallest plan's
+        recomputations cost it more than its model says (Inductor's buffers
+        for them outlive remat's order)."""
+        rep = first.info["report"]
+        miss = first.measured - rep["peak_after"]
+        if miss <= MIN_MISS * rep["peak_after"]:
+            return
+        seen, best, cand = {_plan_key(first.info)}, first, rep["peak_after"]
+        for _ in range(MAX_PLANS):
+            cand += miss
+            if cand >= rep["peak_before"] or len(self.tried) >= MAX_COMPILES:
+                return
+            plan_ = plan(first.info["mlir"], "%dB" % cand, ["--remat-strategy=" + self.strategy])
+            key = _plan_key({"report": plan_.report, "order": plan_.order})
+            if key in seen:
+                continue
+            seen.add(key)
+            compiled, entries = self._compile("%dB" % cand, inputs)
+            if len(entries) != 1 or "fallback" in entries[0]:
+                return
+            a = self._measure(compiled, entries, "%dB" % cand, inputs)
+            if a.measured >= best.measured:
+                return
+            best = a
+
     def _fit(self, inputs):
         t0 = time.time()
         first = self._measure(self.compiled, self.first_entries, self.budget, inputs)
         target = None if self.budget == "min" else first.info["report"]["budget"]
         if target is not None:
             self._search(first, target, inputs)
-        fitting = [a for a in self.attempts if target is None or a.measured <= target]
-        if fitting:
+        else:
+            self._lower_min(first, inputs)
+        fitting = [a for a in self.attempts if target is not None and a.measured <= target]
+        if target is None:
+            best = min(self.attempts, key=lambda a: a.measured)
+        elif fitting:
             best = min(fitting, key=lambda a: (a.time, -a.measured))
         else:
             best = min(self.attempts, key=lambda a: a.measured)

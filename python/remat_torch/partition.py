@@ -140,6 +140,18 @@ class RematPartitioner:
                   file=sys.stderr)
         return fw, bw
 
+    def _measured(self):
+        """Which ops' temporaries are measured: every op with ATen kernels;
+        under Inductor those it runs as ATen calls (its convolutions,
+        matmuls, fallbacks), its own generated kernels allocating only
+        their outputs."""
+        if self.workspace != "measured":
+            return None
+        if self.compiler == "eager":
+            return lambda node: True
+        from .inductor import runs_aten_kernel
+        return runs_aten_kernel
+
     def partition(self, joint_module, num_fwd_outputs):
         joint_module.graph.eliminate_dead_code()
         joint_module.recompile()
@@ -148,10 +160,7 @@ class RematPartitioner:
         read_buffer_copies(joint_module)
         jg = read_joint(joint_module, num_fwd_outputs)
         try:
-            # Inductor runs kernels of its own: the ATen kernels' measured
-            # temporaries are the eager compiler's.
-            text, named = emit_joint(jg, measure=self.compiler == "eager"
-                                     and self.workspace == "measured")
+            text, named = emit_joint(jg, measure=self._measured())
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))

@@ -204,3 +204,25 @@ class Broken(nn.Module):
     @staticmethod
     def example():
         return torch.randn(32, 64)
+
+
+class WideConvNet(nn.Module):
+    """A ResNet's last stage, small: 3x3 convolutions of 128 channels on
+    4x4 images with batch norms, its weights larger than its activations
+    (under autocast their float32 gradients are casts of bfloat16 ones)."""
+
+    def __init__(self, c=128, depth=4):
+        super().__init__()
+        layers, cin = [], 3
+        for _ in range(depth):
+            layers += [nn.Conv2d(cin, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU()]
+            cin = c
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(c, 10)
+
+    def forward(self, x):
+        return self.head(self.body(x).mean((2, 3)))
+
+    @staticmethod
+    def example():
+        return torch.randn(2, 3, 4, 4)
