@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build example test bench clean
+.PHONY: all deps configure build example test bench wheel clean
 
 all: build
 
@@ -30,6 +30,11 @@ test: configure
 
 bench: configure
 	ninja -C $(BUILD) -j $(JOBS) remat-benchmarks
+
+# dist/remat-*.whl: remat_torch, the importer and remat-opt with its shared
+# libraries (scripts/build-wheel.py); `pip install dist/remat-*.whl`.
+wheel: build
+	$$(./scripts/python-env.sh --path) scripts/build-wheel.py $(BUILD) dist
 
 clean:
 	rm -rf $(BUILD)

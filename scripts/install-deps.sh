@@ -10,7 +10,7 @@ packages=(
   cmake ninja-build g++ make python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libbenchmark-dev coinor-libcbc-dev pkg-config
-  python3-venv
+  python3-venv patchelf
   mpich libmpich-dev
 )
 

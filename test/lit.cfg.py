@@ -89,5 +89,8 @@ except OSError:
 if subprocess.run([python, "-c", "import torch"],
                   capture_output=True).returncode == 0:
     config.available_features.add("torch")
+# scripts/build-wheel.py sets the bundled remat-opt's RPATH with patchelf.
+if shutil.which("patchelf"):
+    config.available_features.add("patchelf")
 if os.environ.get("REMAT_SLOW_TESTS"):
     config.available_features.add("slow")

@@ -32,6 +32,7 @@ from .joint import Unplannable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+BUNDLED = os.path.join(HERE, "_bin", "remat-opt")   # the wheel's, with its libraries
 
 _LOC = re.compile(r'loc\((?:fused\[)?"([^"]*)"')
 
@@ -61,14 +62,15 @@ class PlanRequested(Unplannable):
 
 
 def find_remat_opt():
-    """remat-opt from $REMAT_BIN_DIR when it is set, else from PATH or the
-    build tree."""
+    """remat-opt from $REMAT_BIN_DIR when it is set, else from PATH, the
+    build tree or the wheel (scripts/build-wheel.py)."""
     bindir = os.environ.get("REMAT_BIN_DIR")
     if bindir:
         cands = [os.path.join(bindir, "remat-opt")]
     else:
         cands = [shutil.which("remat-opt") or ""]
         cands += [os.path.join(REPO, b, "bin", "remat-opt") for b in ("build", "build-torch")]
+        cands.append(BUNDLED)
     for c in cands:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
