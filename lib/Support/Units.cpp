@@ -109,7 +109,14 @@ llvm::Expected<SizeSpec> parseBudget(llvm::StringRef text,
     spec.minimum = true;
     return spec;
   }
-  return parseSize(text, fileUnits);
+  llvm::Expected<SizeSpec> size = parseSize(text, fileUnits);
+  // A share of the peak above all of it asks for nothing: most likely a
+  // slip (150% for 15%), so it is refused rather than planned as 100%.
+  if (size && size->percent && size->value > 100)
+    return fail("a percentage budget is a share of the step's peak without "
+                "rematerialization, at most 100%; for a budget above the "
+                "peak give bytes (e.g. 2GiB)");
+  return size;
 }
 
 llvm::Expected<int64_t> resolveBudget(const SizeSpec &size,

@@ -44,6 +44,10 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
     if not _BUDGET.match(budget):
         raise ValueError("remat_torch.backend: budget %r is not bytes with a unit (2MiB), "
                          "a percentage (60%%) or min" % budget)
+    if budget.endswith("%") and float(budget[:-1]) > 100:
+        raise ValueError("remat_torch.backend: budget %r is a share of the graph's peak "
+                         "without recomputation, at most 100%%; above the peak give bytes "
+                         "(2GiB)" % budget)
     if compiler not in COMPILERS:
         raise ValueError("remat_torch.backend: compiler %r is not one of %s"
                          % (compiler, ", ".join(COMPILERS)))
