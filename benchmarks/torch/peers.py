@@ -384,7 +384,9 @@ def main():
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--compiler", choices=["inductor", "eager"],
                    help="for the compiled methods (default: inductor on cuda, eager on cpu)")
-    p.add_argument("--quick", action="store_true", help="tiny models, few configurations")
+    p.add_argument("--quick", action="store_true",
+                   help="tiny models; remat at budget 0.5 only, checkpoint_sequential at 2 "
+                   "segments, without rotor's ten budgets")
     p.add_argument("--batch", type=int, help="batch size of every model (default: models.py's)")
     p.add_argument("--side", type=int,
                    help="image side of the vision models, sequence length of the language models")
