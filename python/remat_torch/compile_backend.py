@@ -12,7 +12,7 @@ _STRATEGY = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
 def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspace="measured",
-            strategy="auto-monotone"):
+            strategy="auto-monotone", costs="auto"):
     """A torch.compile backend: AOTAutograd with remat as its partitioner.
 
     budget: as remat-opt reads it: bytes with a unit ("2MiB", "500KB"), a
@@ -39,6 +39,10 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
       sweep of budgets a larger budget never gives a slower step or a lower
       peak.  "auto" takes the fastest plan of every planner at the budget
       itself (sometimes faster, not monotone in the budget).
+    costs: what an op costs the plan: "measured" (its ATen kernel timed on
+      the device the graph runs on, once per distinct op: op_times.py),
+      "flops" (an estimate from its shapes), "auto" (default: measured on a
+      GPU, flops on the CPU).
     """
     budget = str(budget).strip()
     if not _BUDGET.match(budget):
@@ -53,6 +57,8 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
                          % (compiler, ", ".join(COMPILERS)))
     if workspace not in ("measured", "rules"):
         raise ValueError("remat_torch.backend: workspace %r is not measured or rules" % workspace)
+    if costs not in ("auto", "measured", "flops"):
+        raise ValueError("remat_torch.backend: costs %r is not auto, measured or flops" % (costs,))
     if not _STRATEGY.match(str(strategy)):
         raise ValueError("remat_torch.backend: strategy %r is not a planner's name "
                          "(remat-opt --help lists them)" % (strategy,))
@@ -63,13 +69,14 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
         # graphs, applied after the forward: kept in the forward graph
         # (keep_inference_input_mutations), the conv net measured one
         # activation more than the plan.
-        partitioner = RematPartitioner(budget, compiler, log, verbose, workspace, strategy)
+        partitioner = RematPartitioner(budget, compiler, log, verbose, workspace, strategy,
+                                       costs=costs)
         return aot_autograd(fw_compiler=boxed_nop, bw_compiler=boxed_nop,
                             partition_fn=partitioner)
-    return _inductor(budget, log, verbose, workspace, strategy)
+    return _inductor(budget, log, verbose, workspace, strategy, costs)
 
 
-def _inductor(budget, log, verbose, workspace, strategy):
+def _inductor(budget, log, verbose, workspace, strategy, costs):
     """Inductor's whole pipeline (decompositions, joint-graph passes, both
     compilers) with remat in the partitioner's place, each graph's step
     measured and re-planned until it holds the budget (inductor_fit.py)."""
@@ -84,7 +91,7 @@ def _inductor(budget, log, verbose, workspace, strategy):
 
         def make_partitioner(planning_budget, entries):
             return RematPartitioner(planning_budget, "inductor", entries, verbose, workspace,
-                                    strategy, warn_graphs=False)
+                                    strategy, warn_graphs=False, costs=costs)
         return FittedGraph(gm, example_inputs, make_partitioner, budget, strategy, log, verbose)
 
     return compile_with_remat

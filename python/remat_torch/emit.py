@@ -25,6 +25,7 @@ buffers each batch norm reads.
 """
 
 import re
+import statistics
 
 import torch
 
@@ -36,6 +37,7 @@ from remat_import_torch.opaque import opaque, result_specs, tensor_inputs
 from remat_import_torch import cost as costmod
 
 from .batch_norm import buffer_updates, is_buffer_copy
+from .op_times import measure_times
 from .workspace import measure_all
 
 LOSS_LOC = "forward_outputs"
@@ -152,11 +154,40 @@ class JointEmitter(Emitter):
                 self.f.results.append((self.get(g), None))
 
 
-def emit_joint(jg, measure=lambda node: True):
+_COST_TIME = re.compile(r"(#remat\.cost<time = )([^,>]+)")
+_OP_LOC = re.compile(r'loc\("([^"]+)"\)\s*$')
+
+
+def _measured_costs(lines, times):
+    """Each op's `time` in the lines replaced by its node's measured
+    microseconds (split over a node's ops by their estimates), the ops of
+    nodes without a time converted at the graph's median measured rate
+    (op_times.py).  Returns how many nodes were measured and estimated."""
+    est = {}    # node -> its ops' estimated time, summed
+    where = []  # (line index, node, estimate)
+    for i, line in enumerate(lines):
+        t, loc = _COST_TIME.search(line), _OP_LOC.search(line)
+        if t and loc:
+            node = loc.group(1).split(".", 1)[0]
+            where.append((i, node, float(t.group(2))))
+            est[node] = est.get(node, 0.0) + float(t.group(2))
+    rates = [times[n] / est[n] for n in est if times.get(n) is not None and est[n] > 0]
+    rate = statistics.median(rates) if rates else 1.0
+    for i, node, e in where:
+        m = times.get(node)
+        us = e * rate if m is None else (m * e / est[node] if est[node] > 0 else m)
+        lines[i] = _COST_TIME.sub(lambda g: g.group(1) + "%.6e" % us, lines[i], count=1)
+    measured = sum(1 for n in est if times.get(n) is not None)
+    return measured, len(est) - measured
+
+
+def emit_joint(jg, measure=lambda node: True, times=False):
     """The MLIR text of the joint graph and the FX node names that have an
     op of their own (the others alias a node that has one).  measure: which
     ops' workspace is measured on their kernel (workspace.py); the others',
-    and all with None, by the rules."""
+    and all with None, by the rules.  times: each op's cost its kernel's
+    measured time (op_times.py), else its FLOP estimate; the third result
+    says what was measured."""
     # AOTAutograd calls the partitioner under its fake mode; the graph's
     # constants (get_attr, transformers' `torch.tensor(0.)`) are real tensors
     # the emitter reads.
@@ -166,5 +197,12 @@ def emit_joint(jg, measure=lambda node: True):
         if measure:
             em.measured = measure_all([n for n in jg.gm.graph.nodes if measure(n)])
         em.run()
+        costs = {"costs": "flops"}
+        if times:
+            node_times, seconds = measure_times(list(jg.gm.graph.nodes))
+            measured, estimated = _measured_costs(
+                em.f.lines, {n.name: t for n, t in node_times.items()})
+            costs = {"costs": "measured", "measured_ops": measured,
+                     "estimated_ops": estimated, "cost_seconds": seconds}
     named = {loc.split(".", 1)[0] for loc in em.f.locs}
-    return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named
+    return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named, costs

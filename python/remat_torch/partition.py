@@ -20,6 +20,7 @@ on stderr saying why.
 import sys
 import time
 
+import torch
 from torch._functorch.compile_utils import raise_getitems
 from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
                                            min_cut_rematerialization_partition)
@@ -103,8 +104,9 @@ class RematPartitioner:
     """partition_fn(joint_module, joint_inputs, num_fwd_outputs=..., ...)."""
 
     def __init__(self, budget, compiler, log=None, verbose=False, workspace="measured",
-                 strategy="auto-monotone", warn_graphs=True):
+                 strategy="auto-monotone", warn_graphs=True, costs="auto"):
         self.budget = budget
+        self.costs = costs
         self.warn_graphs = warn_graphs   # say so when a second graph comes
         self.strategy = strategy
         self.compiler = compiler
@@ -152,6 +154,16 @@ class RematPartitioner:
         from .inductor import runs_aten_kernel
         return runs_aten_kernel
 
+    def _timed(self, jg):
+        """Whether each op's cost is its measured time (op_times.py):
+        costs="measured", or "auto" on a GPU (on the CPU the FLOP
+        estimates are kept: plans then do not change with the machine's
+        load, and they already beat checkpointing there)."""
+        if self.costs == "auto":
+            return any(isinstance(v, torch.Tensor) and v.device.type == "cuda"
+                       for v in (n.meta.get("val") for n in jg.gm.graph.nodes))
+        return self.costs == "measured"
+
     def partition(self, joint_module, num_fwd_outputs):
         joint_module.graph.eliminate_dead_code()
         joint_module.recompile()
@@ -160,7 +172,8 @@ class RematPartitioner:
         read_buffer_copies(joint_module)
         jg = read_joint(joint_module, num_fwd_outputs)
         try:
-            text, named = emit_joint(jg, measure=self._measured())
+            text, named, costs = emit_joint(jg, measure=self._measured(),
+                                            times=self._timed(jg))
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))
@@ -201,4 +214,4 @@ class RematPartitioner:
                         "backward_nodes": [n.name for n in bw.graph.nodes
                                            if n.op == "call_function"],
                         "mlir": text, "joint": joint_module, "joint_graph": jg,
-                        "backward_start": start, "named": named}
+                        "backward_start": start, "named": named, **costs}

@@ -63,6 +63,7 @@ def main():
     ap.add_argument("--budget", default="60%")
     ap.add_argument("--compiler", default="eager")
     ap.add_argument("--dynamic", action="store_true")
+    ap.add_argument("--costs", default="auto")
     ap.add_argument("--loss-outside", action="store_true",
                     help="compile the model alone (the loss and its backward run eagerly)")
     a = ap.parse_args()
@@ -78,7 +79,8 @@ def main():
 
     log = []
     compiled = torch.compile(model, dynamic=a.dynamic or None,
-                             backend=remat_torch.backend(a.budget, a.compiler, log=log))
+                             backend=remat_torch.backend(a.budget, a.compiler, log=log,
+                                                         costs=a.costs))
     step(compiled, x)   # compiles; the measured step below allocates only what it runs
     model.zero_grad(set_to_none=True)
     torch.manual_seed(1)
@@ -95,6 +97,9 @@ def main():
 
     info = log[0]
     rep = info["report"]
+    if info["costs"] == "measured":
+        print("%s: costs measured for %d ops, %d estimated from FLOPs at the graph's rate"
+              % (a.model, info["measured_ops"], info["estimated_ops"]))
     args = sum(t.numel() * t.element_size() for t in list(model.parameters()) + [x])
     # With Inductor the budget is the one asked (`target`), or at min the
     # step remat measured when it planned (remat_torch/inductor_fit.py).
