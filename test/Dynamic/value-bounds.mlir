@@ -19,7 +19,7 @@
 // destination's size, an scf.if result the larger of its yields', a carry
 // its initial value's bound when the body keeps to it). The peak is its
 // static twin's (tensor<256xf32>, by the same run): x 1024 (the carry
-// written in place into it) + loss 4 + sum 4. Refused before stop 46.
+// written in place into it) + loss 4 + sum 4.
 // CHECK: "bounds": "arg0:0<=256"
 // CHECK: "name": "carry_in_branches"
 // CHECK: "peak_before": 1032

@@ -135,9 +135,9 @@ func.func @kept_after_backward(%h0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2x2
 
 // The same in the online form (a loop to a run-time bound): the emitted
 // forward scf.while carries the kept stack and writes its rows as the body
-// did; the other stack is dropped. (Refused until stop 44: the lifetime
-// model counted a copy of the positions there that bufferization does not
-// make; Inputs/rnn_dynamic_loss_all.mlir runs it on the CPU.)
+// did; the other stack is dropped. (The lifetime model counts no copy of
+// the positions there, as bufferization makes none;
+// Inputs/rnn_dynamic_loss_all.mlir runs it on the CPU.)
 // CHECK-LABEL: func.func @kept_online
 // CHECK: %[[S0:.*]] = tensor.empty() : tensor<4x2xf32>
 // CHECK-NOT: tensor.empty() : tensor<4x64xf32>
@@ -178,9 +178,9 @@ func.func @kept_online(%h0: tensor<2xf32>, %n: index) -> (tensor<2xf32>, tensor<
 // goes): the slots hold rows of tensors, so it is left as it is, with the
 // way out. (A float scalar, a loss summed in an f32, is carried as a
 // tensor<f32> first: tensor-carries.mlir, Inputs/rnn_loss_scalar.mlir.)
-// Before stop 44 the remark said "iteration argument #1 is not a
-// statically shaped tensor", and named scalar carries of loops that stack
-// nothing, too, rather than that.
+// The remark names this reason, not "iteration argument #1 is not a
+// statically shaped tensor", and says nothing of scalar carries of loops
+// that stack nothing.
 func.func @scalar_carry(%h0: tensor<2xf32>) -> (tensor<2xf32>, i32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

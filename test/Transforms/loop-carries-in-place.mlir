@@ -3,9 +3,9 @@
 // A carry written where its old value is still read after the write: the
 // write is a copy (One-Shot Bufferize's, and the model's), which the pass
 // copies back into the iteration argument at the end of the iteration.
-// (Before stop 44 it took the insert's destination for the yield's buffer
-// and bufferization stopped: "Yield operand #0 is not equivalent to the
-// corresponding iter bbArg".)
+// (Taking the insert's destination for the yield's buffer instead stops
+// bufferization: "Yield operand #0 is not equivalent to the corresponding
+// iter bbArg".)
 // CHECK-LABEL: func.func @read_after_write
 // CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
 // CHECK: %[[W:.*]] = tensor.insert %{{.*}} into %[[A]]
@@ -33,7 +33,7 @@ func.func @read_after_write(%x: tensor<256xf32>) -> (tensor<256xf32>, f32) {
 // only (neither the argument's buffer nor one every path made). The old
 // value is copied instead, before the scf.if, on every path; the read after
 // the write reads the copy, and the write is in place (the else branch
-// still yields the argument). Refused before stop 45.
+// still yields the argument).
 // CHECK-LABEL: func.func @read_after_write_in_branch
 // CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
 // CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<256xf32>
@@ -67,7 +67,7 @@ func.func @read_after_write_in_branch(%x: tensor<256xf32>, %p: i1) -> (tensor<25
 // -----
 
 // The same with a carry of a shape known only at run time: the copy is of
-// the old value's size at run time (refused before stop 46).
+// the old value's size at run time.
 // CHECK-LABEL: func.func @read_after_write_in_branch_dynamic
 // CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
 // CHECK: %[[N:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>

@@ -17,9 +17,9 @@ version they were given. A read before the write reads the old `%a` (in the
 same block, nested in an earlier `scf.if` or inner loop, or in the other
 branch of one holding the write); a read after it reads the version
 written (in the branch, or the branch's result): every write is in place,
-and the model must say so (a read nested in an earlier scf.if was taken
-for a read after the write until stop 44: a copy of 1 KiB predicted that
-the run does not make). With --reads-after, reads after the write read
+and the model must say so (a read nested in an earlier scf.if taken for
+a read after the write predicts a copy of 1 KiB that the run does not
+make). With --reads-after, reads after the write read
 the old value too: the write is then a copy (One-Shot Bufferize's and the
 model's), which -remat-loop-carries-in-place copies back into the carry at
 the end of the iteration, or, where the write is on one path of an scf.if

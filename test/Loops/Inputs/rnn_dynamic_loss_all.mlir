@@ -4,10 +4,10 @@
 // stack, zero-filled, holds y_t = h_{t+1} and the loss sums it whole (the
 // rows past the run stay 0). The backward loop reads only the stack of h:
 // that one is dropped, the stack of y kept for the loss, in the online form
-// (a run-time trip count). Refused before stop 44: the lifetime model
-// counted a copy of the online positions (8 B a slot) that bufferization
-// does not make (a read of the positions nested before the write in an
-// scf.if was taken for a read after it), and the peak was over by it.
+// (a run-time trip count). The lifetime model must not count a copy of the
+// online positions (8 B a slot) that bufferization does not make: a read
+// of the positions nested before the write in an scf.if, taken for a read
+// after it, would put the peak over by it.
 // variants.test runs it on the CPU at 97 %, 70 % and the smallest budget,
 // 40 of the 64 steps (rnn_dynamic_loss_all.harness.mlir).
 #id2 = affine_map<(i, j) -> (i, j)>

@@ -5,8 +5,8 @@
 // range(n): loss += y[t].sum()`), before the backward loop reads the stack
 // of h in reverse. The stacks are read by two loops: the matcher takes the
 // one that reverses the forward loop for the backward loop and keeps the
-// stack the other reads (y), dropping h, in the online form. Refused before
-// stop 45 ("its stacks are read by more than one loop"). variants.test runs
+// stack the other reads (y), dropping h, in the online form (rather than
+// refusing it: "its stacks are read by more than one loop"). variants.test runs
 // it on the CPU at 97 %, 70 % and the smallest budget, 40 of the 64 steps
 // (with rnn_dynamic_loss_all.harness.mlir: the same function signature).
 #id2 = affine_map<(i, j) -> (i, j)>
