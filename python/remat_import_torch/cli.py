@@ -125,6 +125,12 @@ def add_model_args(ap):
                          "arguments of timm.create_model (depth=2,...)")
     ap.add_argument("--num-classes", type=positive_int, default=None,
                     help="torchvision models: number of output classes")
+    ap.add_argument("--vocab", type=positive_int, default=None, metavar="N",
+                    help="the model reads token ids: int64 in [0, N), --input-shape "
+                         "being the sequence length (default 64); its loss (--loss xent, "
+                         "the default then) is the next-token cross-entropy of the "
+                         "logits it returns, [batch, seq, N] (a class attribute "
+                         "remat_tokens = (\"ids\", N) says the same)")
     ap.add_argument("--name", default="step", help="function name (default step)")
     ap.add_argument("--f64-sums-from", type=nonneg_int, default=None, metavar="N",
                     help="sums of at least N terms (batch-norm statistics, weight "
@@ -182,14 +188,22 @@ def import_model(args, log=sys.stderr):
     import torch
     from .trace import load_model, trace_joint
     from .emit import Emitter
-    from .trace import default_input_shape, model_kind, parse_config
-    if args.input_shape is None:
-        args.input_shape = default_input_shape(args.model)
-    if args.loss is None:
-        args.loss = "xent" if model_kind(args.model) == "hf" else "sum"
+    from .trace import default_input_shape, model_kind, parse_config, token_model
     torch.manual_seed(0)
     model = load_model(args.model, args.num_classes, args.input_shape,
                        parse_config(getattr(args, "config", None)))
+    vocab = getattr(args, "vocab", None)
+    if vocab is not None:
+        if model_kind(args.model) == "hf":
+            from .trace import ImportError_
+            raise ImportError_("--vocab is for file.py:Class models: an hf: model's "
+                               "vocabulary is its config's (--config vocab_size=N)")
+        model.remat_tokens = ("ids", vocab)
+    tokens = token_model(model)
+    if args.input_shape is None:
+        args.input_shape = [64] if tokens else default_input_shape(args.model)
+    if args.loss is None:
+        args.loss = "xent" if tokens else "sum"
     if not any(p.requires_grad for p in model.parameters()):
         from .trace import ImportError_
         raise ImportError_("%s has no trainable parameters: a training step "
@@ -243,7 +257,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         raise
     except Exception as e:  # The model's own code, or torch refusing it.
-        return fail("%s: %s" % (args.model, describe(e)))
+        hint = ""
+        if "'indices'" in str(e) and "FloatTensor" in str(e) and not getattr(args, "vocab", None):
+            hint = " (the model reads token ids: give --vocab N, the vocabulary size)"
+        return fail("%s: %s%s" % (args.model, describe(e), hint))
     if em.unsupported:
         sys.stderr.write("remat-import-torch: %d ATen op(s) without an executable lowering "
                          "became remat.op: the step plans but cannot be lowered or run; "

@@ -202,7 +202,10 @@ def load_model(spec: str, num_classes: Optional[int] = None,
 
 
 def token_model(model):
-    """(kind, vocabulary size) of a language model (input: token ids), else None."""
+    """(kind, vocabulary size) of a language model (input: token ids), else
+    None.  kind: 'causal', 'masked', 'seq2seq' (transformers' models) or
+    'ids' (a model of the user's that returns logits: --vocab, or a class
+    attribute remat_tokens = ("ids", N))."""
     return getattr(model, "remat_tokens", None)
 
 
@@ -239,7 +242,13 @@ class LossWrapper(nn.Module):
 
     def _lm(self, x):
         kind, vocab = self.tokens
-        if kind == "seq2seq":
+        if kind == "ids":       # a model of the user's: model(ids) -> logits
+            logits = self.model(x)
+            if isinstance(logits, (tuple, list)):
+                logits = logits[0]
+            logits = getattr(logits, "logits", logits)
+            kind = "causal"
+        elif kind == "seq2seq":
             start = torch.zeros_like(x[:, :1])
             dec = torch.cat([start, x[:, :-1]], dim=1)
             logits = self.model(input_ids=x, decoder_input_ids=dec).logits
