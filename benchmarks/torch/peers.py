@@ -444,6 +444,12 @@ def main():
     os.makedirs(out, exist_ok=True)
 
     machine = torch.cuda.get_device_name() if a.device == "cuda" else f"{os.cpu_count()}-core CPU"
+    meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
+            "threads": torch.get_num_threads(), "versions": _versions(), "quick": a.quick,
+            "command": " ".join(sys.argv), "remat_strategy": a.remat_strategy,
+            "tf32": {"cudnn": torch.backends.cudnn.allow_tf32,
+                     "matmul": torch.backends.cuda.matmul.allow_tf32},
+            "date": time.strftime("%Y-%m-%d", time.gmtime())}
     rows = []
     for name in names:
         torch.manual_seed(0)
@@ -473,12 +479,12 @@ def main():
         del b, m
         if a.device == "cuda":
             torch.cuda.empty_cache()
+        write(out, meta, rows)   # after each model: a run stopped later keeps it
+    print(f"wrote {out}/results.json, results.csv, results.md")
+    return check(rows, a.check) if a.check is not None else 0
 
-    meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
-            "threads": torch.get_num_threads(), "versions": _versions(), "quick": a.quick, "command": " ".join(sys.argv),
-            "remat_strategy": a.remat_strategy,
-            "tf32": {"cudnn": torch.backends.cudnn.allow_tf32,
-                     "matmul": torch.backends.cuda.matmul.allow_tf32}, "date": time.strftime("%Y-%m-%d", time.gmtime())}
+
+def write(out, meta, rows):
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
     keys = [k for k in rows[0] if k not in ("times_s", "wall_s")] if rows else []
@@ -488,8 +494,6 @@ def main():
         w.writerows(rows)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(table(rows))
-    print(f"wrote {out}/results.json, results.csv, results.md")
-    return check(rows, a.check) if a.check is not None else 0
 
 
 def check(rows, tol):
