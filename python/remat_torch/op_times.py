@@ -11,7 +11,8 @@ once to warm up and REPEATS times timed, the median counting: CUDA events
 around the op on a GPU, the thread's CPU time on the CPU.  Times are kept
 across graphs of one process (a cache by signature).
 
-An op that cannot run on zeros has no time: its FLOP estimate (cost.py)
+An op that cannot run on zeros, or draws random numbers (running it would
+move the caller's generators), has no time: its FLOP estimate (cost.py)
 is converted at the graph's own rate, the median of measured time over
 estimated FLOPs of the ops measured, so every op of the graph is in one
 unit (microseconds).  The ATen kernel is what is timed, also under
@@ -66,9 +67,12 @@ def measure_times(nodes):
     the seconds spent measuring the ops not measured before."""
     nodes = [n for n in nodes if runs_a_kernel(n)]
     t0 = time.time()
+    # Ops that draw random numbers are not run: the caller's generators
+    # must be where they were (their FLOPs stand in for them).
+    seeded = {n for n in nodes if torch.Tag.nondeterministic_seeded in getattr(n.target, "tags", ())}
     for n in nodes:
         key = signature(n)
-        if key in _CACHE:
+        if key in _CACHE or n in seeded:
             continue
         try:
             args, kwargs = _call(n)
@@ -76,4 +80,4 @@ def measure_times(nodes):
             _CACHE[key] = timer(lambda: n.target(*args, **kwargs))
         except Exception:   # an op that needs real values (indices, a mask's shape)
             _CACHE[key] = None
-    return {n: _CACHE[signature(n)] for n in nodes}, time.time() - t0
+    return {n: None if n in seeded else _CACHE[signature(n)] for n in nodes}, time.time() - t0
