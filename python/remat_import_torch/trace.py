@@ -337,13 +337,14 @@ class _Tracing:
     """The context of the export: scaled_dot_product_attention by its math
     formula (matmul, softmax: autograd differentiates those ops, which the
     importer lowers), no oneDNN kernels (nn.LSTM then runs as its matrix
-    products and gates instead of one fused mkldnn_rnn_layer), and
-    transformers told that it is traced (_TransformersTracing)."""
+    products and gates instead of one fused mkldnn_rnn_layer),
+    transformers told that it is traced (_TransformersTracing), and torch.nn's
+    Transformer layers' causal-mask test left undecided (_CausalMaskUndecided)."""
 
     def __enter__(self):
         from torch.nn.attention import SDPBackend, sdpa_kernel
         self.ctx = [sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False),
-                    _TransformersTracing()]
+                    _TransformersTracing(), _CausalMaskUndecided()]
         for c in self.ctx:
             c.__enter__()
         return self
@@ -351,6 +352,32 @@ class _Tracing:
     def __exit__(self, *exc):
         for c in reversed(self.ctx):
             c.__exit__(*exc)
+
+
+class _CausalMaskUndecided:
+    """torch.nn's Transformer layers compare a given mask with a causal one
+    (`_detect_is_causal_mask`: `bool((mask == causal).all())`), which fake
+    tensors cannot decide.  Undecided, the mask is not declared causal and
+    the layers apply it as given: the same values, whatever it holds."""
+
+    def __enter__(self):
+        from torch.nn.modules import transformer
+        self.mod, self.orig = transformer, transformer._detect_is_causal_mask
+        orig = self.orig
+
+        def detect(mask, is_causal=None, size=None):
+            try:
+                return orig(mask, is_causal, size)
+            except Exception as e:   # data-dependent under the export's fake tensors
+                if "DataDependent" in type(e).__name__ or "data-dependent" in str(e) \
+                        or "_local_scalar_dense" in str(e):
+                    return is_causal is True
+                raise
+        transformer._detect_is_causal_mask = detect
+        return self
+
+    def __exit__(self, *exc):
+        self.mod._detect_is_causal_mask = self.orig
 
 
 class _TransformersTracing:

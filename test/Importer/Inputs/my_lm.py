@@ -86,3 +86,20 @@ class MyLM(nn.Module):
 class MyLMDeclared(MyLM):
     """The same, saying itself what it reads."""
     remat_tokens = ("ids", 97)
+
+
+class MyGPT(nn.Module):
+    """A pre-norm decoder from torch.nn's own Transformer layers, with a
+    float causal mask (their forward compares it with a causal one)."""
+
+    def __init__(self, vocab=97, dim=32, heads=4, layers=2, seq=16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, batch_first=True,
+                                           norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = nn.Linear(dim, vocab)
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(seq))
+
+    def forward(self, ids):
+        return self.head(self.encoder(self.embed(ids), mask=self.mask))
