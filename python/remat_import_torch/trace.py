@@ -329,7 +329,11 @@ def _decompositions():
            aten._safe_softmax, aten.rms_norm, aten._fused_rms_norm,
            aten._fused_rms_norm_backward, aten.tril, aten.triu,
            aten.masked_fill_, aten.linalg_vector_norm, aten.logsumexp,
-           aten.new_ones, aten.new_zeros, aten.new_full]
+           aten.new_ones, aten.new_zeros, aten.new_full,
+           # GroupNorm, and InstanceNorm (a batch norm without running
+           # statistics, over a batch tiled by repeat)
+           aten.native_group_norm, aten.native_group_norm_backward,
+           aten._native_batch_norm_legit.no_stats, aten.repeat]
     return get_decompositions([op for op in ops if op is not None])
 
 

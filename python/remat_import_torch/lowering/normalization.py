@@ -14,6 +14,35 @@ def _square_dev(bb, a):
     return bb.mul(d, d)
 
 
+@lowers("aten.var_mean.correction")
+def var_mean(em, node, x, dim=None, correction=None, keepdim=False):
+    """(variance, mean) over `dim` (None or []: all), the variance's sum of
+    squared deviations divided by n - correction (default 1): GroupNorm's
+    and InstanceNorm's statistics (their decompositions)."""
+    v = em.get(x)
+    r = v.rank
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        red = list(range(r))
+    else:
+        red = sorted(set(d % r for d in (dim if isinstance(dim, (list, tuple)) else [dim])))
+    keep = [d for d in range(r) if d not in red]
+    n = math.prod(v.shape[d] for d in red)
+    div = n - (1.0 if correction is None else float(correction))
+    if div <= 0:
+        raise Unsupported("var_mean of %d values with correction %s" % (n, correction))
+    loc = node.name
+    mean = em.sum_reduce(loc + ".mean", loc + "_mean", [v], keep,
+                         lambda bb, a: bb.mul(a[0], bb.cf(1.0 / n)))
+    var = em.sum_reduce(loc + ".var", loc + "_var", [v, mean], keep,
+                        lambda bb, a: bb.mul(_square_dev(bb, a), bb.cf(1.0 / div)),
+                        extra_maps=[amap(r, ["d%d" % d for d in keep])])
+    if keepdim:
+        shape = [1 if d in red else v.shape[d] for d in range(r)]
+        var = em.reshape(loc + ".var.view", loc + "_var_k", var, shape)
+        mean = em.reshape(loc + ".mean.view", loc + "_mean_k", mean, shape)
+    return (var, mean)
+
+
 @lowers("aten.native_batch_norm.default")
 def native_batch_norm(em, node, x, w, b, rm, rv, training, momentum, eps):
     if not training:

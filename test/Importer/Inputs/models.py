@@ -475,3 +475,23 @@ class OffsetProducts(nn.Module):
         a = F.conv2d(x + 1000.0, self.wide, self.bias)
         g = F.conv2d(torch.cat([x, x], 1) + 1000.0, self.grouped, groups=2)
         return self.fc(self.up(torch.sigmoid(a + g)).mean((2, 3)))
+
+
+class Norms(nn.Module):
+    """GroupNorm with and without affine parameters and an affine
+    InstanceNorm2d, after convolutions without bias (as networks write them:
+    a bias before a normalization has a gradient of rounding noise)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.g1 = nn.GroupNorm(2, 8)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.g2 = nn.GroupNorm(4, 8, affine=False)
+        self.inorm = nn.InstanceNorm2d(8, affine=True)
+        self.head = nn.Linear(8, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.g1(self.c1(x)))
+        x = torch.relu(self.inorm(self.g2(self.c2(x))))
+        return self.head(x.mean((2, 3)))
