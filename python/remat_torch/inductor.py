@@ -152,8 +152,8 @@ def _remat_cpu_scheduling(make):
 
 
 def install_fusion_choices():
-    """Puts _RematFusion in front of this thread's Inductor choices and
-    _remat_cpp_scheduling in place of the CPU's, once each (kept: the
+    """Puts _RematFusion in front of this thread's Inductor choices, and
+    makes the CPU's scheduling a _flushing one, once each (kept: the
     backward compiles on its first run, after the backend has returned)."""
     from torch._inductor.codegen import common
     from torch._inductor.virtualized import V
