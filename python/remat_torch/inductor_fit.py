@@ -136,23 +136,35 @@ class FittedGraph:
             cand = int(cand)
             key = "%dB" % cand
             try:
-                plan_ = plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
+                plan_ = self._plan(first, key)
             except Unplannable as e:   # below remat's smallest budget: that one
                 floor = _smallest(str(e))
                 if floor is None or lo is not None or (hi is not None and hi[0] <= floor):
                     return
                 cand, key = floor, "min"
-                plan_ = plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
-            a = by_plan.get(_plan_key({"report": plan_.report, "order": plan_.order}))
+                plan_ = self._plan(first, key)
+            a = self._attempt(plan_, key, by_plan, inputs)
             if a is None:
-                if len(self.tried) >= MAX_COMPILES:
-                    return
-                compiled, entries = self._compile(key, inputs)
-                if len(entries) != 1 or "fallback" in entries[0]:
-                    return
-                a = self._measure(compiled, entries, key, inputs)
-                by_plan[_plan_key(a.info)] = a
+                return
             note(cand, a)
+
+    def _plan(self, first, key):
+        return plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
+
+    def _attempt(self, plan_, key, by_plan, inputs):
+        """The measured step of `plan_` (planned at `key`): the one in
+        by_plan if its order was measured before, else compiled, measured
+        and added there; None when the compiles are spent or it fell back."""
+        k = _plan_key({"report": plan_.report, "order": plan_.order})
+        if k in by_plan:
+            return by_plan[k]
+        if len(self.tried) >= MAX_COMPILES:
+            return None
+        compiled, entries = self._compile(key, inputs)
+        if len(entries) != 1 or "fallback" in entries[0]:
+            return None
+        by_plan[k] = self._measure(compiled, entries, key, inputs)
+        return by_plan[k]
 
     def _lower_min(self, first, inputs):
         """At `min`: planning budgets raised from remat's smallest by what
@@ -164,20 +176,18 @@ class FittedGraph:
         miss = first.measured - rep["peak_after"]
         if miss <= MIN_MISS * rep["peak_after"]:
             return
-        seen, best, cand = {_plan_key(first.info)}, first, rep["peak_after"]
+        by_plan, best, cand = {_plan_key(first.info): first}, first, rep["peak_after"]
         for _ in range(MAX_PLANS):
             cand += miss
-            if cand >= rep["peak_before"] or len(self.tried) >= MAX_COMPILES:
+            if cand >= rep["peak_before"]:
                 return
-            plan_ = plan(first.info["mlir"], "%dB" % cand, ["--remat-strategy=" + self.strategy])
-            key = _plan_key({"report": plan_.report, "order": plan_.order})
-            if key in seen:
+            known = len(by_plan)
+            key = "%dB" % cand
+            a = self._attempt(self._plan(first, key), key, by_plan, inputs)
+            if a is None:
+                return
+            if len(by_plan) == known:   # a plan measured before: further up
                 continue
-            seen.add(key)
-            compiled, entries = self._compile("%dB" % cand, inputs)
-            if len(entries) != 1 or "fallback" in entries[0]:
-                return
-            a = self._measure(compiled, entries, "%dB" % cand, inputs)
             if a.measured >= best.measured:
                 return
             best = a

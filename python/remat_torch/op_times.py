@@ -25,7 +25,7 @@ import time
 
 import torch
 
-from .workspace import _call, runs_a_kernel, signature
+from .workspace import _call, _device, runs_a_kernel, signature
 
 REPEATS = 3
 _CACHE = {}   # signature -> microseconds or None
@@ -54,14 +54,6 @@ def _time_cuda(fn):
     return statistics.median(samples)
 
 
-def _device(node):
-    for a in node.all_input_nodes:
-        v = a.meta.get("val") if hasattr(a, "meta") else None
-        if isinstance(v, torch.Tensor):
-            return v.device
-    return torch.device("cpu")
-
-
 def measure_times(nodes):
     """{node: microseconds or None} for the nodes that run a kernel, and
     the seconds spent measuring the ops not measured before."""
@@ -76,7 +68,7 @@ def measure_times(nodes):
             continue
         try:
             args, kwargs = _call(n)
-            timer = _time_cuda if _device(n).type == "cuda" else _time_cpu
+            timer = _time_cuda if _device(n.all_input_nodes).type == "cuda" else _time_cpu
             _CACHE[key] = timer(lambda: n.target(*args, **kwargs))
         except Exception:   # an op that needs real values (indices, a mask's shape)
             _CACHE[key] = None

@@ -5,6 +5,7 @@ backward: statistics as reductions, then elementwise generics."""
 import math
 
 from ..mlir import amap, identity_map
+from .reductions import reduced_dims
 from .registry import Unsupported, lowers
 
 
@@ -21,12 +22,7 @@ def var_mean(em, node, x, dim=None, correction=None, keepdim=False):
     and InstanceNorm's statistics (their decompositions)."""
     v = em.get(x)
     r = v.rank
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
-        red = list(range(r))
-    else:
-        red = sorted(set(d % r for d in (dim if isinstance(dim, (list, tuple)) else [dim])))
-    keep = [d for d in range(r) if d not in red]
-    n = math.prod(v.shape[d] for d in red)
+    red, keep, n = reduced_dims(v, dim)
     div = n - (1.0 if correction is None else float(correction))
     if div <= 0:
         raise Unsupported("var_mean of %d values with correction %s" % (n, correction))

@@ -6,17 +6,24 @@ import math
 from .registry import Unsupported, lowers
 
 
-def _sum(em, node, x, dim, keepdim, scale=None):
-    """Sum over `dim` (None or []: all dims), each element times scale(n)
-    for n summed elements; keepdim re-expands the result."""
-    v = em.get(x)
+def reduced_dims(v, dim):
+    """(reduced dims, kept dims, elements reduced per result) of a reduction
+    of `v` over `dim` (an int, a list, or None or []: every dim)."""
     r = v.rank
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
         red = list(range(r))
     else:
         red = sorted(set(d % r for d in (dim if isinstance(dim, (list, tuple)) else [dim])))
     keep = [d for d in range(r) if d not in red]
-    n = math.prod(v.shape[d] for d in red)
+    return red, keep, math.prod(v.shape[d] for d in red)
+
+
+def _sum(em, node, x, dim, keepdim, scale=None):
+    """Sum over `dim` (None or []: all dims), each element times scale(n)
+    for n summed elements; keepdim re-expands the result."""
+    v = em.get(x)
+    r = v.rank
+    red, keep, n = reduced_dims(v, dim)
     c = scale(n) if scale else None
 
     def term(bb, a):
