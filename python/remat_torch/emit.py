@@ -181,12 +181,13 @@ def _measured_costs(lines, times):
     return measured, len(est) - measured
 
 
-def emit_joint(jg, measure=lambda node: True, times=False):
+def emit_joint(jg, measure=lambda node: True, times=False, fused=False):
     """The MLIR text of the joint graph and the FX node names that have an
     op of their own (the others alias a node that has one).  measure: which
     ops' workspace is measured on their kernel (workspace.py); the others',
     and all with None, by the rules.  times: each op's cost its kernel's
-    measured time (op_times.py), else its FLOP estimate; the third result
+    measured time (op_times.py), else its FLOP estimate; fused: what a
+    pointwise op adds to its reader's kernel (Inductor); the third result
     says what was measured."""
     # AOTAutograd calls the partitioner under its fake mode; the graph's
     # constants (get_attr, transformers' `torch.tensor(0.)`) are real tensors
@@ -199,7 +200,7 @@ def emit_joint(jg, measure=lambda node: True, times=False):
         em.run()
         costs = {"costs": "flops"}
         if times:
-            node_times, seconds = measure_times(list(jg.gm.graph.nodes))
+            node_times, seconds = measure_times(list(jg.gm.graph.nodes), fused)
             measured, estimated = _measured_costs(
                 em.f.lines, {n.name: t for n, t in node_times.items()})
             costs = {"costs": "measured", "measured_ops": measured,

@@ -15,9 +15,15 @@ An op that cannot run on zeros, or draws random numbers (running it would
 move the caller's generators), has no time: its FLOP estimate (cost.py)
 is converted at the graph's own rate, the median of measured time over
 estimated FLOPs of the ops measured, so every op of the graph is in one
-unit (microseconds).  The ATen kernel is what is timed, also under
-Inductor, where a pointwise op fused into its reader costs less: there
-the time is an upper bound (docs/torch-compile.md, "Costs").
+unit (microseconds).
+
+Under Inductor (`fused=True`) a pointwise op runs inside the kernel of
+the op that reads it: it does not write its result to memory nor does
+its reader load it back.  What it adds there is its ATen time less that
+round trip, measured as a copy of its result (allocate, read, write),
+and at least FUSED_FLOOR of its ATen time (it still computes).  Other ops
+(convolutions, matmuls, reductions, Inductor's fallbacks) run as their
+own kernels: their ATen time.
 """
 
 import statistics
@@ -28,7 +34,8 @@ import torch
 from .workspace import _call, _device, runs_a_kernel, signature
 
 REPEATS = 3
-_CACHE = {}   # signature -> microseconds or None
+FUSED_FLOOR = 0.1
+_CACHE = {}   # (signature, fused) -> microseconds or None
 
 
 def _time_cpu(fn):
@@ -54,22 +61,39 @@ def _time_cuda(fn):
     return statistics.median(samples)
 
 
-def measure_times(nodes):
+def fuses_into_reader(node):
+    return torch.Tag.pointwise in getattr(node.target, "tags", ())
+
+
+def _time_op(n, fused):
+    args, kwargs = _call(n)
+    timer = _time_cuda if _device(n.all_input_nodes).type == "cuda" else _time_cpu
+    us = timer(lambda: n.target(*args, **kwargs))
+    if fused and fuses_into_reader(n):
+        out = n.target(*args, **kwargs)
+        if isinstance(out, torch.Tensor):
+            round_trip = timer(lambda: torch.empty_like(out).copy_(out))
+            us = max(us - round_trip, FUSED_FLOOR * us)
+    return us
+
+
+def measure_times(nodes, fused=False):
     """{node: microseconds or None} for the nodes that run a kernel, and
-    the seconds spent measuring the ops not measured before."""
+    the seconds spent measuring the ops not measured before.  fused: the
+    graph runs under Inductor (pointwise ops cost what they add to their
+    reader's kernel)."""
     nodes = [n for n in nodes if runs_a_kernel(n)]
     t0 = time.time()
     # Ops that draw random numbers are not run: the caller's generators
     # must be where they were (their FLOPs stand in for them).
     seeded = {n for n in nodes if torch.Tag.nondeterministic_seeded in getattr(n.target, "tags", ())}
     for n in nodes:
-        key = signature(n)
+        key = (signature(n), fused)
         if key in _CACHE or n in seeded:
             continue
         try:
-            args, kwargs = _call(n)
-            timer = _time_cuda if _device(n.all_input_nodes).type == "cuda" else _time_cpu
-            _CACHE[key] = timer(lambda: n.target(*args, **kwargs))
+            _CACHE[key] = _time_op(n, fused)
         except Exception:   # an op that needs real values (indices, a mask's shape)
             _CACHE[key] = None
-    return {n: None if n in seeded else _CACHE[signature(n)] for n in nodes}, time.time() - t0
+    return {n: None if n in seeded else _CACHE[(signature(n), fused)] for n in nodes}, \
+        time.time() - t0

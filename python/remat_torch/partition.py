@@ -173,7 +173,8 @@ class RematPartitioner:
         jg = read_joint(joint_module, num_fwd_outputs)
         try:
             text, named, costs = emit_joint(jg, measure=self._measured(),
-                                            times=self._timed(jg))
+                                            times=self._timed(jg),
+                                            fused=self.compiler == "inductor")
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))
