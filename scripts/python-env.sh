@@ -47,6 +47,6 @@ mkdir -p "$(dirname "$venv")"
 "$base" -m venv "$venv"
 "$py" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
 "$py" -m pip install --disable-pip-version-check --progress-bar off -r "$req" >&2
-"$py" -c "import torch, torchvision, transformers, timm" >&2
+"$py" -c "import torch, torchvision, transformers, timm, jax, iree.compiler" >&2
 echo "$hash" > "$stamp"
 echo "$py"

@@ -89,6 +89,11 @@ except OSError:
 if subprocess.run([python, "-c", "import torch"],
                   capture_output=True).returncode == 0:
     config.available_features.add("torch")
+# remat-import-jax's frontend, and IREE's input conversion (a JAX step's
+# loops) and compiler (benchmarks/iree).
+for feature, module in (("jax", "jax"), ("iree", "iree.compiler")):
+    if subprocess.run([python, "-c", "import " + module], capture_output=True).returncode == 0:
+        config.available_features.add(feature)
 # scripts/build-wheel.py sets the bundled remat-opt's RPATH with patchelf.
 if shutil.which("patchelf"):
     config.available_features.add("patchelf")
