@@ -25,6 +25,11 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
     error = *wrong;
     return failure();
   }
+  if (options.barriers != "none" && options.barriers != "iree") {
+    error = "barriers='" + options.barriers +
+            "' is not none or iree (what the output is for)";
+    return failure();
+  }
   // A fully annotated step becomes the program one device runs, the one
   // whose memory the budget bounds (elementwise ops as linalg first:
   // shard-partition knows linalg's sharding, not arith's on tensors).
@@ -49,6 +54,14 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   annotate.costTable = settings.costTable;
   pm.addPass(createAnnotateCostsPass(annotate));
   pm.addPass(createRematerializePass(settings));
+  // For a compiler that runs CSE on what it reads: recomputations fenced
+  // off, in ops it tiles, without remat's attributes.
+  if (options.barriers == "iree") {
+    pm.addPass(createReversedMapsToSelectPass());
+    pm.addPass(createIndexTensorsToI64Pass());
+    pm.addPass(createInlineRecomputePass(InlineRecomputePassOptions{"iree"}));
+    pm.addPass(createStripAnnotationsPass());
+  }
   return success();
 }
 
@@ -61,8 +74,9 @@ void remat::printRematOptionsMarkdown(llvm::raw_ostream &os) {
         "then every option a strategy declares in its descriptor, with the "
         "default and range remat-plan prints for its flag of the same name. "
         "`remat-opt --remat-<option>=<value>` sets one for `-remat-fit`; in a "
-        "pipeline: `remat-fit{budget=60% slots=200}`. The last, `partition`, "
-        "is `-remat-fit`'s alone (`--remat-partition`).\n\n"
+        "pipeline: `remat-fit{budget=60% slots=200}`. The last two, "
+        "`partition` and `barriers`, are `-remat-fit`'s alone "
+        "(`--remat-partition`, `--remat-barriers=iree`).\n\n"
         "| option | description |\n|---|---|\n";
   RematPipelineOptions options;
   for (const llvm::cl::Option *o : options.decls.all()) {
@@ -71,8 +85,14 @@ void remat::printRematOptionsMarkdown(llvm::raw_ostream &os) {
       os << "=<" << o->ValueStr << ">";
     os << "` | " << o->HelpStr << " |\n"; // A flag (offload): no value.
   }
-  os << "| `" << options.partition.ArgStr << "` | "
-     << options.partition.HelpStr << " |\n";
+  for (const llvm::cl::Option *o :
+       {static_cast<const llvm::cl::Option *>(&options.partition),
+        static_cast<const llvm::cl::Option *>(&options.barriers)}) {
+    os << "| `" << o->ArgStr;
+    if (o->getValueExpectedFlag() == llvm::cl::ValueRequired)
+      os << "=<" << o->ValueStr << ">";
+    os << "` | " << o->HelpStr << " |\n";
+  }
 }
 
 void remat::registerDefaultRematPipeline() {

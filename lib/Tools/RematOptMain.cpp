@@ -150,6 +150,15 @@ LogicalResult remat::rematOptMain(int argc, char **argv,
   int count = static_cast<int>(args.size());
   auto [inputFilename, outputFilename] =
       parseCLIOptions(count, args.data(), helpHeader);
+  // Output for IREE: large constants in decimal, not hex (IREE's MLIR
+  // reads an i1 tensor's hex as one bit per element, MLIR 22 writes a
+  // byte), unless --mlir-print-elementsattrs-with-hex-if-larger says.
+  // The printer reads the option only when it occurred.
+  if (llvm::StringRef(fitOptions).contains("barriers={iree}"))
+    if (llvm::cl::Option *opt = llvm::cl::getRegisteredOptions().lookup(
+            "mlir-print-elementsattrs-with-hex-if-larger");
+        opt && opt->getNumOccurrences() == 0)
+      (void)opt->addOccurrence(0, opt->ArgStr, "-1");
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   // What MlirOptMain(argc, argv) would answer (the stream overload does not).
   if (config.shouldShowDialects()) {

@@ -17,14 +17,41 @@ from remat_import_torch.mlir import V
 _ELT = {"float32": "f32", "int32": "i32", "int64": "i64"}
 
 
+def _balanced(text, at):
+    """The end of the parenthesized group opening at text[at]."""
+    depth = 0
+    for i in range(at, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    raise ValueError("unbalanced parentheses in a function header")
+
+
+def headers(text):
+    """{name: (argument list, result list)} of every func.func, however
+    its header is laid out over lines."""
+    out = {}
+    for m in re.finditer(r"func\.func\s+(?:public\s+|private\s+)?@([\w$.]+)\(", text):
+        args_end = _balanced(text, m.end() - 1)
+        rest = re.match(r"\s*->\s*", text[args_end:])
+        results = ""
+        if rest:
+            at = args_end + rest.end()
+            if text[at] == "(":
+                results = text[at + 1:_balanced(text, at) - 1]
+            else:
+                results = re.match(r"[^{\s]+", text[at:]).group(0)
+        out[m.group(1)] = (text[m.end():args_end - 1], results)
+    return out
+
+
 def signature(text, name):
     """([argument types], [result types]) of func.func @name in text."""
-    m = re.search(r"func\.func\s+@%s\((.*?)\)\s*->\s*\((.*?)\)\s*(?:attributes[^{]*)?\{\s*$"
-                  % re.escape(name), text, re.M)
-    if not m:
-        raise ValueError("no func.func @%s with a result list in the step" % name)
+    h = headers(text).get(name)
+    if h is None:
+        raise ValueError("no func.func @%s in the step" % name)
     tensors = r"tensor<[^>]*>"
-    return re.findall(tensors, m.group(1)), re.findall(tensors, m.group(2))
+    return re.findall(tensors, h[0]), re.findall(tensors, h[1])
 
 
 def leaf_inits(args):

@@ -33,6 +33,20 @@ struct RematPipelineOptions
           "device (docs/distributed.md)"),
       llvm::cl::init(false)};
 
+  Option<std::string> barriers{
+      *this, "barriers",
+      llvm::cl::desc(
+          "-remat-fit only: what the output is for. none (default): "
+          "remat.recompute regions kept (-remat-lower-to-cpu/-gpu inline "
+          "them after their last CSE); iree: for a downstream compiler that "
+          "runs CSE (IREE): regions inlined with every input and result "
+          "behind util.optimization_barrier (one value each, generic form), "
+          "reads at reversed indices rewritten with positive maps "
+          "(-remat-reversed-maps-to-select), tensors of index as i64 "
+          "(-remat-index-tensors-to-i64) and remat.* attributes dropped "
+          "(docs/frontends.md)"),
+      llvm::cl::init("none")};
+
   /// Whether `name` is one of the options above.
   bool hasOption(llvm::StringRef name) const { return OptionsMap.count(name); }
   /// Whether option `name` may be given without a value (a bool).

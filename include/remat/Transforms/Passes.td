@@ -14,7 +14,54 @@ def InlineRecomputePass : Pass<"remat-inline-recompute"> {
     op's operands, at the op's position. Run it as the last tensor-level step,
     after any `cse`/`canonicalize`: once inlined, the clones are ordinary ops
     that CSE could merge back into the originals.
+
+    `barriers=iree` keeps them apart when a downstream compiler runs CSE
+    anyway (IREE does): every input of a region and every result passes
+    through its own `util.optimization_barrier`, an op of IREE's `util`
+    dialect written in generic form (remat-opt does not load that dialect;
+    the pass lets the context hold it). A recomputation then reads other
+    values than the original does, and CSE cannot merge the two.
   }];
+  let options = [
+    Option<"barriers", "barriers", "std::string", /*default=*/"\"none\"",
+           "none (the regions' ops inlined as they are) or iree (inputs and "
+           "results behind util.optimization_barrier, one value each)">,
+  ];
+}
+
+def IndexTensorsToI64Pass : Pass<"remat-index-tensors-to-i64"> {
+  let summary = "Store tensors of index (scan checkpoint tables) as i64";
+  let description = [{
+    A checkpointed scan keeps its checkpoints' positions in small tensors of
+    `index`, which remat's lowerings keep in host memory; a downstream
+    compiler that must give `index` a width to fill a tensor (IREE) cannot
+    take them. Each such tensor, from its `tensor.empty` through its
+    inserts, extracts and the loops and branches that carry it, becomes a
+    tensor of i64, with `arith.index_cast` at every insert and extract.
+    Run by `-remat-fit{barriers=iree}`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def ReversedMapsToSelectPass : Pass<"remat-reversed-maps-to-select"> {
+  let summary = "Rewrite linalg.generic reads at reversed indices as a select";
+  let description = [{
+    A `linalg.generic` whose input map reads at `c - d` (a convolution's
+    kernel flipped for its input gradient) is a valid and exact linalg op,
+    but IREE's tiling infers the operand's shape wrongly from a negative
+    coefficient and fails. Each such term is rewritten with a new loop `r`
+    over `[0, c]` read at `r` instead, the body's results kept only where
+    `d + r == c` (`arith.select` of the old output otherwise): exactly one
+    `r` matches each `d`, so every output element is what it was, bit for
+    bit, with positive maps only. The op does `c + 1` times the iterations
+    (a kernel flip is tiny). Only a result `c - d` alone is rewritten: in
+    `x + c - d` (a grouped convolution's input gradient as remat's importer
+    writes it) `r` would appear in no map alone and linalg could not infer
+    its range; such an op keeps its map, with a warning. Run by
+    `-remat-fit{barriers=iree}`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def StripAnnotationsPass : Pass<"remat-strip-annotations"> {
