@@ -131,8 +131,9 @@ def run_budget(a, opt, text, name, args, result_types, inputs, budget, work):
         "--module=" + vmfb, "--function=" + name, "--device=local-sync", "--print_statistics"]
         + ["--input=@" + p for p in inputs] + ["--output=@" + p for p in outs], may_fail=True)
     if res.returncode != 0:
-        return {"budget": budget, "error": "iree-run-module: " +
-                (res.stderr.strip().splitlines() or ["failed"])[-1]}
+        lines = (res.stdout + res.stderr).strip().splitlines() or ["failed"]
+        why = [l for l in lines if re.search(r"\b[A-Z_]{6,};", l)] or lines[-1:]
+        return {"budget": budget, "error": "iree-run-module: " + why[0].strip()}
     peaks = iree_peaks(res.stdout + res.stderr)
 
     harness = os.path.join(work, "harness.mlir")
