@@ -34,7 +34,7 @@ struct RematPipelineOptions
       llvm::cl::init(false)};
 
   Option<std::string> barriers{
-      *this, "barriers",
+      *this, "barriers", llvm::cl::value_desc("none|iree"),
       llvm::cl::desc(
           "-remat-fit only: what the output is for. none (default): "
           "remat.recompute regions kept (-remat-lower-to-cpu/-gpu inline "
