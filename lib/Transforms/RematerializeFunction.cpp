@@ -656,8 +656,13 @@ private:
       floor = ringsFloor;
       fr.floor.assign(floor.parts.begin(), floor.parts.end());
     }
+    // The step as written meets its own peak (--remat-budget=min keeps it,
+    // keepAsWritten): a strategy's smallest above it is not the smallest.
+    const bool asWritten = !byRings && minimum > peakBefore;
+    if (asWritten)
+      minimum = peakBefore;
     fr.minimumBudget = minimum;
-    if (minimum > fr.budget && !byRings) {
+    if (minimum > fr.budget && !byRings && !asWritten) {
       // What the smallest budget is made of: the plan at it, at its peak.
       quiet.budget = minimum;
       Solution atMinimum = solveWith(by, quiet);
@@ -666,7 +671,7 @@ private:
         fr.floor.assign(floor.parts.begin(), floor.parts.end());
       }
     }
-    reportMiss(minimum, shift, sol.reason, byRings);
+    reportMiss(minimum, shift, sol.reason, byRings, asWritten);
     return std::nullopt;
   }
 
@@ -746,9 +751,10 @@ private:
   int minimumBudgetShift() const { return remat::minimumBudgetShift(ig->graph); }
 
   /// The error for a missed budget: `minimum` is the smallest budget,
-  /// `byRings` when it is met only with the stash rings dropped.
+  /// `byRings` when it is met only with the stash rings dropped,
+  /// `asWritten` when only the step as written meets it.
   void reportMiss(int64_t minimum, int shift, const std::string &reason,
-                  bool byRings) {
+                  bool byRings, bool asWritten) {
     InFlightDiagnostic diag = original.emitError();
     diag << "cannot fit @" << func.getSymName() << " into " << fr.budget
          << " B (" << percentOf(fr.budget, peakBefore)
@@ -760,7 +766,10 @@ private:
     if (minimum > fr.budget) {
       diag << "; the smallest budget it can meet is " << minimum << " B ("
            << percentOf(minimum, peakBefore) << ")";
-      if (shift)
+      if (asWritten)
+        diag << ": the step as written (nothing the strategy recomputes "
+                "lowers its peak)";
+      else if (shift)
         diag << ", found to within 1/" << (1 << shift);
       if (byRings)
         diag << ", with its " << ringsDroppable

@@ -128,8 +128,12 @@ def step_mlir(loss_fn, args, name="step"):
     text = _iree_route(lowered) if route == "iree" else _jaxlib_route(lowered)
     foreign = _foreign_ops(text)
     if foreign:
+        hint = ""
+        if any(op.endswith(".scatter") for op in foreign):
+            hint = ("; a scatter is what take_along_axis's gradient and x.at[i].set(v) "
+                    "become: use one-hot labels (jax.nn.one_hot) and "
+                    "jax.lax.dynamic_update_slice instead")
         raise Unsupported("%s left after %s's lowering: remat-opt reads linalg, tensor, "
-                          "arith, math and scf; write the loss without them (e.g. one-hot "
-                          "labels instead of take_along_axis, whose gradient is a scatter)"
-                          % (", ".join(foreign), "IREE" if route == "iree" else "jaxlib"))
+                          "arith, math and scf%s"
+                          % (", ".join(foreign), "IREE" if route == "iree" else "jaxlib", hint))
     return _rename_and_mark(_i1_literals(text), name), route

@@ -94,6 +94,21 @@ def rnn():
     return loss, (params, xs, y)
 
 
+def conv():
+    """Two 3x3 convolutions (the second strided) with ReLUs, batch 2 of
+    3 x 16 x 16: jax.lax.conv, whose gradient reads a reversed kernel."""
+    k = _keys(3)
+    w1 = jax.random.normal(k[0], (8, 3, 3, 3)) / 5
+    w2 = jax.random.normal(k[1], (8, 8, 3, 3)) / 8
+    x = jax.random.normal(k[2], (2, 3, 16, 16))
+
+    def loss(ws, x):
+        h = jax.nn.relu(jax.lax.conv(x, ws[0], (1, 1), "SAME"))
+        h = jax.nn.relu(jax.lax.conv(h, ws[1], (2, 2), "SAME"))
+        return jnp.mean(h ** 2)
+    return loss, ((w1, w2), x)
+
+
 def gathered_labels():
     """Cross-entropy with take_along_axis: its gradient is a scatter, which
     neither lowering turns into linalg (remat-import-jax says so)."""
