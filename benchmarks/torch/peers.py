@@ -377,7 +377,8 @@ class Bench:
         self.zero()
 
 
-def main():
+def parse_args():
+    """The command line, checked."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--steps", type=int, default=5, help="timed rounds (median)")
@@ -431,6 +432,25 @@ def main():
     bad = [x for x in a.solvers.split(",") if x not in ("dp", "greedy", "ilp")]
     if bad:
         p.error(f"--solvers: unknown solver {bad[0]} (dp, greedy, ilp)")
+    return a
+
+
+def result_row(name, m, b, c):
+    """One configuration's results, as results.json and .csv hold them."""
+    return {"model": name, "size": m.size, "method": c.method, "param": c.param,
+            "family": c.family, "budget": getattr(c, "budget", None),
+            "planned_bytes": getattr(c, "planned", None),
+            "peak_bytes": c.peak, "step_s": statistics.median(c.times) if c.times else None,
+            "times_s": c.times, "wall_s": c.walls,
+            "loss_rel_err": getattr(c, "loss_err", None), "grad_rel_err": c.grad_err,
+            "prepare_s": getattr(c, "prepare_s", None),
+            "plan_s": getattr(c, "plan_s", None), "error": c.error,
+            "grad_bytes": b.grad_bytes, "args_bytes": b.args_bytes,
+            "float32_vs_float64_grad_err": b.float64_err}
+
+
+def main():
+    a = parse_args()
     a.compiler = a.compiler or ("inductor" if a.device == "cuda" else "eager")
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -451,7 +471,7 @@ def main():
                      "matmul": torch.backends.cuda.matmul.allow_tf32},
             "date": time.strftime("%Y-%m-%d", time.gmtime())}
     rows = []
-    for name in names:
+    for name in a.models.split(","):
         torch.manual_seed(0)
         # Parameters and batch made on the device the run measures.
         with torch.device(a.device):
@@ -463,17 +483,8 @@ def main():
         b.rockmate()
         b.time()
         for c in b.configs:
-            med = statistics.median(c.times) if c.times else None
-            rows.append({
-                "model": name, "size": m.size, "method": c.method, "param": c.param,
-                "family": c.family, "budget": getattr(c, "budget", None),
-                "planned_bytes": getattr(c, "planned", None),
-                "peak_bytes": c.peak, "step_s": med, "times_s": c.times, "wall_s": c.walls,
-                "loss_rel_err": getattr(c, "loss_err", None), "grad_rel_err": c.grad_err,
-                "prepare_s": getattr(c, "prepare_s", None),
-                "plan_s": getattr(c, "plan_s", None), "error": c.error,
-                "grad_bytes": b.grad_bytes, "args_bytes": b.args_bytes,
-                "float32_vs_float64_grad_err": b.float64_err})
+            rows.append(result_row(name, m, b, c))
+            med = rows[-1]["step_s"]
             if med is not None:
                 print(f"  {c.label:32s} {c.peak / 2**20:9.1f} MiB {med * 1e3:9.1f} ms", flush=True)
         del b, m

@@ -196,6 +196,88 @@ def peak_at_overhead(plan_exe, graph, lo, hi, target, base, strategy="auto", ste
     return best
 
 
+def budget_runs(name, args, plan_exe, graph_path, peak0, base):
+    """Every strategy at every budget of the list."""
+    rows = []
+    for b in args.budgets:
+        for s in args.strategies:
+            r, dt = plan(plan_exe, graph_path, s, "%d%%" % b, args.timeout)
+            row = {"budget_percent": b, "strategy": s, "solve_seconds": round(dt, 3)}
+            if r is None:
+                row["status"] = "timeout"
+            elif not r.get("feasible"):
+                row["status"] = "infeasible"
+            else:
+                row.update(status="ok", peak=r["peak"], overhead=r["overhead"],
+                           peak_percent=100.0 * r["peak"] / peak0,
+                           overhead_percent=100.0 * r["overhead"] / base,
+                           chosen=r.get("chosen", s))
+            rows.append(row)
+            sys.stderr.write("zoo: %s %s %d%%: %s\n" % (name, s, b, _short(row)))
+    return rows
+
+
+def min_cut_run(joint, em, graph, args, plan_exe, sim_exe, graph_path, work, name,
+                min_budget, peak0, base):
+    """PyTorch's min-cut partition simulated, and remat at its peak and at
+    its overhead."""
+    t0 = time.time()
+    sched, info = min_cut_schedule(joint, em, graph)
+    info["partition_seconds"] = round(time.time() - t0, 2)
+    sim = simulate(sim_exe, graph_path, sched, work, name + ".mincut.json")
+    mc = dict(info, valid=sim["valid"], error=sim["error"], peak=sim["peak"],
+              overhead=sim["overhead"], peak_percent=100.0 * sim["peak"] / peak0,
+              overhead_percent=100.0 * sim["overhead"] / base)
+    if sim["valid"]:
+        at_peak = {}
+        for s in STRATEGIES:
+            r, _ = plan(plan_exe, graph_path, s, sim["peak"], args.timeout)
+            at_peak[s] = ({"overhead_percent": 100.0 * r["overhead"] / base, "peak": r["peak"]}
+                          if r and r.get("feasible") else None)
+        mc["ours_at_its_peak"] = at_peak
+        # The smallest peak at no more overhead: bisection on the budget with
+        # auto, or with lowerset-approx where auto times out on this graph.
+        best, used = None, None
+        for s in ("auto", "lowerset-approx"):
+            lo = min_budget.get(s, {}).get("bytes") or 0
+            r, _ = plan(plan_exe, graph_path, s, peak0, args.timeout)
+            if r is None:
+                continue
+            best = peak_at_overhead(plan_exe, graph_path, max(lo - 1, 0), peak0,
+                                    sim["overhead"], base, strategy=s, timeout=args.timeout)
+            used = s
+            break
+        mc["ours_at_its_overhead"] = ({"budget": best[0], "peak": best[1], "strategy": used,
+                                       "peak_percent": 100.0 * best[1] / peak0,
+                                       "overhead_percent": 100.0 * best[2] / base}
+                                      if best else None)
+    return mc
+
+
+def timelines(args, plan_exe, sim_exe, graph_path, work, name, rows):
+    """Memory over time of one step: no remat, and auto at the smallest
+    budget of the list that auto meets."""
+    tl = {"none": simulate(sim_exe, graph_path, none_schedule(plan_exe, graph_path),
+                           work, name + ".none.sched.json", timeline=True)}
+    for b in args.budgets:
+        r = next((x for x in rows if x["strategy"] == "auto" and x["budget_percent"] == b), None)
+        if not r or r["status"] != "ok":
+            continue
+        r, _ = plan(plan_exe, graph_path, "auto", "%d%%" % b, args.timeout)
+        if r and r.get("feasible"):
+            tl["auto"] = simulate(sim_exe, graph_path, r, work, name + ".auto.sched.json",
+                                  timeline=True)
+            tl["auto"]["budget_percent"] = b
+            break
+    out = {}
+    for k, v in tl.items():
+        out[k] = {"usage": v.get("usage", []), "steps": v.get("steps", []),
+                  "step_times": v.get("step_times", []),
+                  "peak": v["peak"], "budget_percent": v.get("budget_percent"),
+                  "time": v["time"]}
+    return out
+
+
 def run_model(name, args, plan_exe, opt_exe, sim_exe):
     spec, batch, shape = MODELS[name][:3]
     config = MODELS[name][3] if len(MODELS[name]) > 3 else None
@@ -231,80 +313,15 @@ def run_model(name, args, plan_exe, opt_exe, sim_exe):
         out["min_budget"][s] = {"bytes": r.get("min_budget") if r else None,
                                 "seconds": round(dt, 2)}
 
-    rows = []
-    for b in args.budgets:
-        for s in args.strategies:
-            r, dt = plan(plan_exe, graph_path, s, "%d%%" % b, args.timeout)
-            row = {"budget_percent": b, "strategy": s, "solve_seconds": round(dt, 3)}
-            if r is None:
-                row["status"] = "timeout"
-            elif not r.get("feasible"):
-                row["status"] = "infeasible"
-            else:
-                row.update(status="ok", peak=r["peak"], overhead=r["overhead"],
-                           peak_percent=100.0 * r["peak"] / peak0,
-                           overhead_percent=100.0 * r["overhead"] / base,
-                           chosen=r.get("chosen", s))
-            rows.append(row)
-            sys.stderr.write("zoo: %s %s %d%%: %s\n" % (name, s, b, _short(row)))
-    out["runs"] = rows
+    out["runs"] = rows = budget_runs(name, args, plan_exe, graph_path, peak0, base)
 
-    # PyTorch's min-cut partition on the same joint graph.
-    t0 = time.time()
-    sched, info = min_cut_schedule(joint, em, graph)
-    info["partition_seconds"] = round(time.time() - t0, 2)
-    sim = simulate(sim_exe, graph_path, sched, work, name + ".mincut.json")
-    mc = dict(info, valid=sim["valid"], error=sim["error"], peak=sim["peak"],
-              overhead=sim["overhead"], peak_percent=100.0 * sim["peak"] / peak0,
-              overhead_percent=100.0 * sim["overhead"] / base)
-    if sim["valid"]:
-        at_peak = {}
-        for s in STRATEGIES:
-            r, _ = plan(plan_exe, graph_path, s, sim["peak"], args.timeout)
-            at_peak[s] = ({"overhead_percent": 100.0 * r["overhead"] / base, "peak": r["peak"]}
-                          if r and r.get("feasible") else None)
-        mc["ours_at_its_peak"] = at_peak
-        # The smallest peak at no more overhead: bisection on the budget with
-        # auto, or with lowerset-approx where auto times out on this graph.
-        best, used = None, None
-        for s in ("auto", "lowerset-approx"):
-            lo = out["min_budget"].get(s, {}).get("bytes") or 0
-            r, _ = plan(plan_exe, graph_path, s, peak0, args.timeout)
-            if r is None:
-                continue
-            best = peak_at_overhead(plan_exe, graph_path, max(lo - 1, 0), peak0,
-                                    sim["overhead"], base, strategy=s, timeout=args.timeout)
-            used = s
-            break
-        mc["ours_at_its_overhead"] = ({"budget": best[0], "peak": best[1], "strategy": used,
-                                       "peak_percent": 100.0 * best[1] / peak0,
-                                       "overhead_percent": 100.0 * best[2] / base}
-                                      if best else None)
-    out["min_cut"] = mc
+    out["min_cut"] = mc = min_cut_run(joint, em, graph, args, plan_exe, sim_exe, graph_path,
+                                      work, name, out["min_budget"], peak0, base)
     sys.stderr.write("zoo: %s min-cut: %s\n" % (name, json.dumps(
         {k: mc.get(k) for k in ("valid", "peak_percent", "overhead_percent",
                                 "ours_at_its_overhead")})))
 
-    # Memory over time of one step: no remat, and auto at the smallest
-    # budget of the list that auto meets.
-    tl = {"none": simulate(sim_exe, graph_path, none_schedule(plan_exe, graph_path),
-                           work, name + ".none.sched.json", timeline=True)}
-    for b in args.budgets:
-        r = next((x for x in rows if x["strategy"] == "auto" and x["budget_percent"] == b), None)
-        if not r or r["status"] != "ok":
-            continue
-        r, _ = plan(plan_exe, graph_path, "auto", "%d%%" % b, args.timeout)
-        if r and r.get("feasible"):
-            tl["auto"] = simulate(sim_exe, graph_path, r, work, name + ".auto.sched.json",
-                                  timeline=True)
-            tl["auto"]["budget_percent"] = b
-            break
-    out["timeline"] = {}
-    for k, v in tl.items():
-        out["timeline"][k] = {"usage": v.get("usage", []), "steps": v.get("steps", []),
-                              "step_times": v.get("step_times", []),
-                              "peak": v["peak"], "budget_percent": v.get("budget_percent"),
-                              "time": v["time"]}
+    out["timeline"] = timelines(args, plan_exe, sim_exe, graph_path, work, name, rows)
     return out
 
 

@@ -34,6 +34,9 @@ def init_for(primal, k, num_classes):
     if primal.kind == "seed":
         return Init("values", values=[0], note="the step's random seed, 0")
     if primal.kind == "input":
+        if primal.value is not None:
+            return Init("values", values=primal.value.reshape(-1).tolist(),
+                        note="the values remat_example_inputs gave")
         if primal.vocab:
             g = torch.Generator().manual_seed(seed)
             ids = torch.randint(primal.vocab, primal.shape, generator=g)
@@ -152,10 +155,10 @@ def reference(joint, emitter, inits, dtype=torch.float64):
                 dict(wrapper.model.named_buffers(remove_duplicate=False))[name].copy_(val)
             if p.kind in ("param", "buffer"):
                 del values[name]  # in the module now: one copy of the weights, not two
-    inputs = []
-    for name in ("x", "target"):
-        if name in values:
-            p, val = values[name]
+    inputs = []   # the wrapper's inputs, in the order the step takes them
+    for p in emitter.arg_primals:
+        if p.kind == "input" and p.name in values:
+            val = values[p.name][1]
             inputs.append(val.to(dtype) if val.is_floating_point() else val)
     wrapper.zero_grad(set_to_none=True)
     with _SameDropout():

@@ -201,6 +201,26 @@ def load_model(spec: str, num_classes: Optional[int] = None,
     return getattr(models, spec)(**kwargs)
 
 
+def declared_inputs(model, batch):
+    """The inputs `model.remat_example_inputs(batch)` declares (a tensor or
+    a tuple of them: what forward reads, in order), else None."""
+    declare = getattr(model, "remat_example_inputs", None)
+    if not callable(declare):
+        return None
+    xs = declare(batch)
+    xs = list(xs) if isinstance(xs, (tuple, list)) else [xs]
+    if not xs or not all(isinstance(x, torch.Tensor) for x in xs):
+        raise ImportError_("%s.remat_example_inputs(batch) must return a tensor or a tuple "
+                           "of tensors" % type(model).__name__)
+    return xs
+
+
+def input_names(n_inputs, with_target):
+    """x (one input) or x0, x1, ... (several), then target."""
+    names = ["x"] if n_inputs == 1 else ["x%d" % i for i in range(n_inputs)]
+    return names + (["target"] if with_target else [])
+
+
 def token_model(model):
     """(kind, vocabulary size) of a language model (input: token ids), else
     None.  kind: 'causal', 'masked', 'seq2seq' (transformers' models) or
@@ -217,21 +237,23 @@ class LossWrapper(nn.Module):
     cross-entropy (T5: its decoder reads x shifted right and predicts x;
     BERT: each position predicts its own token), with no extra input."""
 
-    def __init__(self, model: nn.Module, loss: str):
+    def __init__(self, model: nn.Module, loss: str, n_inputs: int = 1):
         super().__init__()
         self.model = model
         self.loss = loss
         self.tokens = token_model(model)
+        self.n_inputs = n_inputs   # what the model's forward reads
         self.tupled = False     # (loss,): what aot_export_module traces
 
-    def forward(self, x, target=None):
-        loss = self._loss(x, target)
+    def forward(self, *args):
+        xs, rest = args[:self.n_inputs], args[self.n_inputs:]
+        loss = self._loss(xs, rest[0] if rest else None)
         return (loss,) if self.tupled else loss
 
-    def _loss(self, x, target):
+    def _loss(self, xs, target):
         if self.tokens is not None:
-            return self._lm(x)
-        out = self.model(x)
+            return self._lm(xs[0])
+        out = self.model(*xs)
         if isinstance(out, (tuple, list)):
             out = out[0]
         if hasattr(out, "logits"):  # torchvision named tuples
@@ -291,15 +313,15 @@ class Joint:
     num_classes: int = 0
 
 
-def example_inputs(batch, input_shape, loss, num_classes, tokens=None):
+def example_inputs(batch, input_shape, loss, num_classes, tokens=None, declared=None):
     if tokens is not None:
         g = torch.Generator().manual_seed(0)
         return [torch.randint(tokens[1], [batch] + list(input_shape), generator=g)]
-    x = torch.randn([batch] + list(input_shape))
+    xs = declared if declared is not None else [torch.randn([batch] + list(input_shape))]
     if loss == "xent":
         t = torch.arange(batch, dtype=torch.int64) % num_classes
-        return [x, t]
-    return [x]
+        return xs + [t]
+    return xs
 
 
 def output_classes(model, batch, input_shape):
@@ -309,7 +331,8 @@ def output_classes(model, batch, input_shape):
         was = model.training
         model.eval()
         try:
-            out = model(torch.zeros([1] + list(input_shape)))
+            xs = declared_inputs(model, 1) or [torch.zeros([1] + list(input_shape))]
+            out = model(*xs)
         finally:
             model.train(was)
     if isinstance(out, (tuple, list)):
@@ -563,8 +586,9 @@ def trace_joint(model: nn.Module, batch: int, input_shape, loss: str = "sum") ->
     tokens = token_model(model)
     num_classes = output_classes(model, batch, input_shape) \
         if loss == "xent" and tokens is None else 0
-    wrapper = LossWrapper(model, loss)
-    inputs = example_inputs(batch, input_shape, loss, num_classes, tokens)
+    declared = None if tokens is not None else declared_inputs(model, batch)
+    wrapper = LossWrapper(model, loss, len(declared) if declared else 1)
+    inputs = example_inputs(batch, input_shape, loss, num_classes, tokens, declared)
 
     def export():
         wrapper.tupled = True
@@ -614,7 +638,18 @@ def trace_joint(model: nn.Module, batch: int, input_shape, loss: str = "sum") ->
     return Joint(gm, primals, tangent, loss_node, grads, wrapper, inputs, num_classes)
 
 
-INPUT_NAMES = ["x", "target"]
+def _input_names(wrapper, inputs):
+    return input_names(wrapper.n_inputs, len(inputs) > wrapper.n_inputs)
+
+
+def _declared_value(wrapper, i, t):
+    """A declared input that is not floating point (token ids, indices, a
+    mask) keeps its values: the harness passes them (the model may index
+    with them); float inputs are filled like any other."""
+    declared = hasattr(wrapper.model, "remat_example_inputs") and wrapper.tokens is None
+    if declared and i < wrapper.n_inputs and not t.dtype.is_floating_point:
+        return t.detach().clone()
+    return None
 # Node names (the ops' locations) of ATen ops with long internal names.
 SHORT_NAMES = {"_native_batch_norm_legit_functional": "native_batch_norm"}
 
@@ -654,8 +689,9 @@ def _read_export(gm, sig, wrapper, inputs, tokens):
         elif node.name in user:
             i = user.index(node.name)
             t = inputs[i]
-            primals.append(Primal(node, "input", INPUT_NAMES[i], list(t.shape), t.dtype,
-                                  False, vocab=tokens[1] if tokens and i == 0 else 0))
+            primals.append(Primal(node, "input", _input_names(wrapper, inputs)[i],
+                                  list(t.shape), t.dtype, False, _declared_value(wrapper, i, t),
+                                  vocab=tokens[1] if tokens and i == 0 else 0))
         else:
             raise ImportError_("unexpected joint graph input %s" % node.name)
     # The wrapper's one output (the signature's loss_output can name a
@@ -698,15 +734,17 @@ def _read_simple(gm, wrapper, inputs, tokens):
     tang = [n for n in placeholders if n.name.startswith("tangents")]
     named = ([("param", k, p) for k, p in wrapper.named_parameters(remove_duplicate=False)] +
              [("buffer", k, b) for k, b in wrapper.named_buffers(remove_duplicate=False)] +
-             [("input", n, t) for n, t in zip(INPUT_NAMES, inputs)])
+             [("input", n, t) for n, t in zip(_input_names(wrapper, inputs), inputs)])
     results = list([n for n in graph.nodes if n.op == "output"][0].args[0])
     if len(named) != len(prim) or len(tang) != 1 or len(results) != len(prim) + 1:
         raise ImportError_("unexpected joint graph signature: %d primals for %d parameters, "
                            "buffers and inputs; %d tangents" % (len(prim), len(named), len(tang)))
     primals = []
+    names = _input_names(wrapper, inputs)
     for node, (kind, name, t) in zip(prim, named):
+        value = t.detach().clone() if kind == "buffer" else \
+            _declared_value(wrapper, names.index(name), t) if kind == "input" else None
         primals.append(Primal(node, kind, _strip(name) if kind != "input" else name,
                               list(t.shape), t.dtype, kind == "param" and t.requires_grad,
-                              t.detach().clone() if kind == "buffer" else None,
-                              vocab=tokens[1] if tokens and name == "x" else 0))
+                              value, vocab=tokens[1] if tokens and name == "x" else 0))
     return primals, results[1:], results[0], tang[0]
