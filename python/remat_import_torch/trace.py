@@ -356,7 +356,11 @@ def _decompositions():
            # GroupNorm, and InstanceNorm (a batch norm without running
            # statistics, over a batch tiled by repeat)
            aten.native_group_norm, aten.native_group_norm_backward,
-           aten._native_batch_norm_legit.no_stats, aten.repeat]
+           aten._native_batch_norm_legit.no_stats, aten.repeat,
+           # activations and a reshuffle in lowered ops (exp, log1p,
+           # tanh, where; views and a permute)
+           aten.softplus, aten.softplus_backward, aten.elu, aten.elu_backward,
+           aten.mish, aten.mish_backward, aten.pixel_shuffle, aten.pixel_unshuffle]
     return get_decompositions([op for op in ops if op is not None])
 
 

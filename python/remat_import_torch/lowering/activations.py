@@ -78,6 +78,18 @@ def exp(em, node, x):
     return em.ewise(node.name, node.name, [em.get(x)], lambda bb, a: bb.un("math.exp", a[0]))
 
 
+@lowers("aten.log1p.default")
+def log1p(em, node, x):
+    """log(1 + x), exact near 0 (softplus and mish decompose to it)."""
+    return em.ewise(node.name, node.name, [em.get(x)], lambda bb, a: bb.un("math.log1p", a[0]))
+
+
+@lowers("aten.expm1.default")
+def expm1(em, node, x):
+    """exp(x) - 1, exact near 0 (elu decomposes to it)."""
+    return em.ewise(node.name, node.name, [em.get(x)], lambda bb, a: bb.un("math.expm1", a[0]))
+
+
 @lowers("aten.sigmoid.default")
 def sigmoid(em, node, x):
     def body(bb, a):

@@ -151,6 +151,16 @@ def ge(em, node, x, y):
     return _compare(em, node, x, y, "oge", "sge")
 
 
+@lowers("aten.gt.Scalar")
+def gt(em, node, x, y):
+    return _compare(em, node, x, y, "ogt", "sgt")
+
+
+@lowers("aten.lt.Scalar")
+def lt(em, node, x, y):
+    return _compare(em, node, x, y, "olt", "slt")
+
+
 @lowers("aten.le.Scalar")
 def le(em, node, x, y):
     return _compare(em, node, x, y, "ole", "sle")
