@@ -361,7 +361,34 @@ def _decompositions():
            # tanh, where; views and a permute)
            aten.softplus, aten.softplus_backward, aten.elu, aten.elu_backward,
            aten.mish, aten.mish_backward, aten.pixel_shuffle, aten.pixel_unshuffle]
-    return get_decompositions([op for op in ops if op is not None])
+    table = get_decompositions([op for op in ops if op is not None])
+    table[aten.convolution.default] = _conv1d_as_2d
+    table[aten.convolution_backward.default] = _conv1d_backward_as_2d
+    return table
+
+
+def _conv1d_as_2d(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    """A 1-D convolution as a 2-D one of height 1 (the importer lowers 2-D
+    convolutions); any other is left as it is."""
+    if x.dim() != 3 or transposed:
+        return NotImplemented
+    y = torch.ops.aten.convolution.default(
+        x.unsqueeze(2), w.unsqueeze(2), b, [1] + list(stride), [0] + list(padding),
+        [1] + list(dilation), transposed, [0] + list(output_padding), groups)
+    return y.squeeze(2)
+
+
+def _conv1d_backward_as_2d(dy, x, w, bias_sizes, stride, padding, dilation, transposed,
+                           output_padding, groups, output_mask):
+    """The backward of _conv1d_as_2d's convolution, the same way."""
+    if x.dim() != 3 or transposed:
+        return NotImplemented
+    dx, dw, db = torch.ops.aten.convolution_backward.default(
+        dy.unsqueeze(2), x.unsqueeze(2), w.unsqueeze(2), bias_sizes, [1] + list(stride),
+        [0] + list(padding), [1] + list(dilation), transposed, [0] + list(output_padding),
+        groups, output_mask)
+    return (dx.squeeze(2) if dx is not None else None,
+            dw.squeeze(2) if dw is not None else None, db)
 
 
 class _Tracing:
