@@ -105,14 +105,26 @@ def dropout_mask(shape, k, p_keep, step_seed=0):
 
 
 class _SameDropout:
-    """Within `with`, F.dropout and Tensor.bernoulli_ (stochastic depth's
-    mask) draw the importer's masks (in call order), so PyTorch's reference
-    sees the same random numbers as the MLIR step."""
+    """Within `with`, F.dropout, F.alpha_dropout and Tensor.bernoulli_
+    (stochastic depth's mask) draw the importer's masks (in call order), so
+    PyTorch's reference sees the same random numbers as the MLIR step."""
 
     def __enter__(self):
         import torch.nn.functional as F
         self.F, self.orig, self.k = F, F.dropout, 0
+        self.orig_alpha = F.alpha_dropout
         self.orig_bernoulli = torch.Tensor.bernoulli_
+
+        def alpha_dropout(x, p=0.5, training=False, inplace=False):
+            """ATen's alpha dropout (Dropout.cpp), its noise drawn by the
+            bernoulli_ below: the C++ one would not call it."""
+            if not training or p == 0:
+                return x
+            alpha = 1.7580993408473766
+            a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+            noise = torch.empty_like(x).bernoulli_(1 - p)
+            b = (noise - 1) * (alpha * a) + alpha * a * p
+            return x * (noise * a) + b
 
         def dropout(x, p=0.5, training=True, inplace=False):
             if not training or p == 0:
@@ -128,11 +140,13 @@ class _SameDropout:
             with torch.no_grad():
                 return x.copy_(dropout_mask(list(x.shape), self.k, float(p)))
         F.dropout = dropout
+        F.alpha_dropout = alpha_dropout
         torch.Tensor.bernoulli_ = bernoulli_
         return self
 
     def __exit__(self, *exc):
         self.F.dropout = self.orig
+        self.F.alpha_dropout = self.orig_alpha
         torch.Tensor.bernoulli_ = self.orig_bernoulli
 
 
