@@ -19,16 +19,21 @@
 //    first from every state (its step costs no overhead);
 //  - a fractional-knapsack lower bound on the overhead still to come;
 //  - the bound: for MinOverhead an iterative deepening on the incumbent's
-//    overhead: runs with bounds G, 1.25 G, ... keep only entries with c < G;
+//    overhead: runs with bounds G, 2 G, ... keep only entries with c < G;
 //    the first run that completes a plan has found the optimum (nothing
-//    below G was pruned), and runs below the optimum are cheap.
+//    below G was pruned). A run's work grows more slowly than its bound
+//    (about as G^0.75), so doubling wastes less than finer steps do when
+//    the incumbent is the optimum (often so at the smallest budgets: a
+//    MinPeak plan there) and overshoots little when it is far above.
 // Most relaxations are dominated by the target's front; one walk along it
 // discards them. Without an incumbent, a pass with coarse fronts provides
 // one. On the L_v family with integral times (the paper's T_v = 1 or 10),
 // a pull variant builds each set's front from all its subsets through a
 // dense table indexed by the overhead: no merging, 3-10x faster there.
-// MinPeak bisects the budget with a feasibility-only DP (fronts of one
-// entry: the smallest cache).
+// MinPeak is the same DP with c the peak so far: a step from (c, m) ends at
+// max(c, m + its peak), and a smaller m keeps every later step lower, so
+// the (c, m) fronts stay exact; one run replaces a bisection of the budget
+// by feasibility DPs (ten of them to 0.1 %, each as long as the one run).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,7 +55,7 @@ struct Entry {
   int32_t pidx; ///< and the entry's index in that front.
 };
 
-enum class Mode { MinOverhead, MaxOverhead, Feasible };
+enum class Mode { MinOverhead, MaxOverhead, MinPeak };
 
 class DP {
 public:
@@ -62,9 +67,9 @@ public:
   /// Whether a run stopped because the transition allowance ran out.
   bool exhausted() const { return exhausted_; }
 
-  /// Runs the DP keeping only entries with c < bound (MinOverhead), or
-  /// stopping at the first complete plan (Feasible). Returns whether a
-  /// complete plan was found; plan() then rebuilds it.
+  /// Runs the DP keeping only entries with c < bound (MinOverhead, MinPeak:
+  /// a peak above the base bytes). Returns whether a complete plan was
+  /// found; plan() then rebuilds it.
   bool run(double bound);
   /// The same for MinOverhead with integral times, pulling into each set
   /// from its subsets through a dense table indexed by the overhead.
@@ -107,7 +112,7 @@ private:
   std::vector<std::vector<Entry>> front_;
   double best_ = 0;
   int32_t bestSet_ = -1, bestIdx_ = -1;
-  std::vector<Entry> add_, tmp_;
+  std::vector<Entry> moved_, add_, tmp_;
   std::vector<int> ratioOrder_; ///< Recomputable nodes, time/byte descending.
   double totalTime_ = 0;
   std::vector<int64_t> cumMem_;
@@ -225,7 +230,7 @@ void DP::pruneByKnapsack(const uint64_t *set, const LowerSetInfo &info,
 
 bool DP::run(double bound) {
   const bool minOverhead = mode_ == Mode::MinOverhead;
-  const bool feasible = mode_ == Mode::Feasible;
+  const bool minPeak = mode_ == Mode::MinPeak;
   best_ = bound;
   bestSet_ = bestIdx_ = -1;
   front_.assign(fam_.size(), {});
@@ -243,12 +248,11 @@ bool DP::run(double bound) {
     if (s == fam_.fullId)
       continue;
     std::vector<Entry> &F = front_[s];
-    if (minOverhead) {
+    if (minOverhead || minPeak)
       while (!F.empty() && F.back().c >= best_)
         F.pop_back();
-      if (!F.empty())
-        pruneByKnapsack(fam_.set(s), fam_.info[s], F);
-    }
+    if (minOverhead && !F.empty())
+      pruneByKnapsack(fam_.set(s), fam_.info[s], F);
     if (F.empty())
       continue;
     const uint64_t *S = fam_.set(s);
@@ -256,8 +260,6 @@ bool DP::run(double bound) {
 
     // The last step to V: no overhead, so every state tries it first.
     tryLastStep(s, m_.step(S, si, fullSet, fullInfo));
-    if (feasible && bestSet_ >= 0)
-      return true;
 
     const int64_t mMin = F.back().m;
     const double cMin = F.front().c;
@@ -278,8 +280,8 @@ bool DP::run(double bound) {
       if (!spend())
         return false;
       LowerSetStep st = m_.step(S, si, fam_.set(x), xi);
-      if (mMin + st.peak > cap_)
-        continue; // Nor does any superset fit.
+      if (mMin + st.peak > cap_ || (minPeak && mMin + st.peak >= best_))
+        continue; // Nor does any superset fit (or peak lower).
       if (minOverhead && cMin + st.overhead >= best_)
         continue; // Nor can any superset but V beat the bound.
       for (int i = fam_.childStart[x]; i < fam_.childStart[x + 1]; ++i)
@@ -294,11 +296,14 @@ bool DP::run(double bound) {
 
 void DP::tryLastStep(int s, const LowerSetStep &last) {
   const bool minOverhead = mode_ == Mode::MinOverhead;
+  const bool minPeak = mode_ == Mode::MinPeak;
   const std::vector<Entry> &F = front_[s];
   for (size_t i = 0; i < F.size(); ++i)
     if (F[i].m + last.peak <= cap_) {
-      double c = minOverhead ? F[i].c : F[i].c - last.overhead;
-      if (c < best_ || bestSet_ < 0) {
+      double c = minPeak       ? std::max(F[i].c, double(F[i].m + last.peak))
+                 : minOverhead ? F[i].c
+                               : F[i].c - last.overhead;
+      if (c < best_ || (bestSet_ < 0 && !minPeak)) {
         best_ = c;
         bestSet_ = s;
         bestIdx_ = static_cast<int32_t>(i);
@@ -308,11 +313,14 @@ void DP::tryLastStep(int s, const LowerSetStep &last) {
 
 bool DP::pushInto(int s, int x, const LowerSetStep &st) {
   const bool minOverhead = mode_ == Mode::MinOverhead;
-  const bool feasible = mode_ == Mode::Feasible;
+  const bool minPeak = mode_ == Mode::MinPeak;
   const bool exactKeys = gran_ == 1;
   const std::vector<Entry> &F = front_[s];
-  // Entries that fit: m <= cap - peak, a suffix (m descends).
-  const int64_t room = cap_ - st.peak;
+  // Entries that fit: m <= cap - peak, a suffix (m descends); for MinPeak
+  // also below the best peak so far.
+  int64_t room = cap_ - st.peak;
+  if (minPeak && best_ < double(cap_))
+    room = std::min(room, static_cast<int64_t>(best_) - 1 - st.peak);
   size_t lo = std::partition_point(F.begin(), F.end(),
                                    [&](const Entry &e) {
                                      return e.m > room;
@@ -321,27 +329,35 @@ bool DP::pushInto(int s, int x, const LowerSetStep &st) {
   std::vector<Entry> &T = front_[x];
   if (!spend(static_cast<int64_t>(F.size() - lo + T.size())))
     return false;
-  const double shift = feasible ? 0 : minOverhead ? st.overhead
-                                                  : -st.overhead;
-  // The shifted entries form a chain; those dominated by T (nearly all)
-  // are discarded by one walk along T.
+  const double shift = minOverhead ? st.overhead : -st.overhead;
+  // The shifted entries form a chain (c ascending); those dominated by T
+  // (nearly all) are discarded by one walk along T. MinPeak's entries
+  // max(c, m + peak) are sorted into one first.
+  moved_.clear();
+  for (size_t i = lo; i < F.size(); ++i) {
+    double c = minPeak ? std::max(F[i].c, double(F[i].m + st.peak))
+                       : F[i].c + shift;
+    if (minOverhead && c >= best_)
+      break; // c grows along the front.
+    moved_.push_back(Entry{c, F[i].m + st.cached, s, static_cast<int32_t>(i)});
+  }
+  if (minPeak)
+    std::sort(moved_.begin(), moved_.end(), [](const Entry &a, const Entry &b) {
+      return a.c < b.c || (a.c == b.c && a.m < b.m);
+    });
   add_.clear();
   size_t p = 0;
   const size_t tn = T.size();
-  for (size_t i = lo; i < F.size(); ++i) {
-    double c = F[i].c + shift;
-    if (minOverhead && c >= best_)
-      break; // c grows along the front.
-    int64_t mu = F[i].m + st.cached;
-    while (p + 1 < tn && T[p + 1].c <= c)
+  for (const Entry &e : moved_) {
+    while (p + 1 < tn && T[p + 1].c <= e.c)
       ++p;
-    if (p < tn && T[p].c <= c &&
-        (exactKeys ? T[p].m <= mu : key(T[p].m) <= key(mu)))
+    if (p < tn && T[p].c <= e.c &&
+        (exactKeys ? T[p].m <= e.m : key(T[p].m) <= key(e.m)))
       continue;
-    if (!add_.empty() && (exactKeys ? add_.back().m <= mu
-                                    : key(add_.back().m) <= key(mu)))
+    if (!add_.empty() && (exactKeys ? add_.back().m <= e.m
+                                    : key(add_.back().m) <= key(e.m)))
       continue;
-    add_.push_back(Entry{c, mu, s, static_cast<int32_t>(i)});
+    add_.push_back(e);
   }
   if (!add_.empty())
     merge(T);
@@ -476,13 +492,10 @@ LowerSetPlan noPlan(const DP &dp, const LowerSetPlan *incumbent) {
                         : LowerSetPlan();
 }
 
-/// MinPeak: bisects the budget with feasibility DPs, from the incumbent's
-/// peak (or the one-segment plan's).
-LowerSetPlan bisectPeak(const LowerSetModel &m, const LowerSetFamily &fam,
-                        int64_t budget, const LowerSetPlan *incumbent,
-                        int64_t granularity, int64_t *workLeft) {
-  const double inf = std::numeric_limits<double>::infinity();
-  // Feasible at hi, infeasible at lo.
+/// MinPeak: one DP under the incumbent's peak (or the one-segment plan's).
+LowerSetPlan leastPeak(const LowerSetModel &m, const LowerSetFamily &fam,
+                       int64_t budget, const LowerSetPlan *incumbent,
+                       int64_t granularity, int64_t *workLeft) {
   LowerSetPlan best;
   if (incumbent && incumbent->feasible) {
     best = *incumbent;
@@ -493,22 +506,12 @@ LowerSetPlan bisectPeak(const LowerSetModel &m, const LowerSetFamily &fam,
     best.overhead = c.overhead;
     best.peak = c.peak;
   }
-  // To 0.1% of the peak (exactly below 1000 bytes): each step is a full
-  // feasibility DP.
-  int64_t lo = m.baseBytes() - 1, hi = best.peak;
-  while (hi - lo > std::max<int64_t>(1, hi / 1000)) {
-    int64_t mid = lo + (hi - lo) / 2;
-    DP dp(m, fam, Mode::Feasible, capOf(m, mid), granularity, workLeft);
-    if (dp.run(inf)) {
-      best = dp.plan();
-      hi = best.peak; // <= mid.
-    } else if (dp.exhausted()) {
-      best.exhausted = true;
-      break;
-    } else {
-      lo = mid;
-    }
-  }
+  DP dp(m, fam, Mode::MinPeak, capOf(m, kUnlimitedBudget), granularity,
+        workLeft);
+  if (dp.run(double(best.peak - m.baseBytes())))
+    best = dp.plan();
+  else if (dp.exhausted())
+    best.exhausted = true;
   return best.peak <= budget ? best : LowerSetPlan();
 }
 
@@ -570,7 +573,7 @@ LowerSetPlan pushMinOverhead(DP &dp, const LowerSetModel &m,
     for (int v = 0; v < m.size(); ++v)
       if (m.time(v) > 0)
         minTime = std::min(minTime, m.time(v));
-    for (double g = std::max(minTime, bound / 16); g < bound; g *= 1.25) {
+    for (double g = std::max(minTime, bound / 16); g < bound; g *= 2) {
       if (dp.run(g))
         return dp.plan();
       if (dp.exhausted())
@@ -595,7 +598,7 @@ LowerSetPlan solveLowerSetDP(const LowerSetModel &m,
     return haveInc ? *incumbent : LowerSetPlan();
 
   if (objective == LowerSetObjective::MinPeak)
-    return bisectPeak(m, fam, budget, incumbent, granularity, workLeft);
+    return leastPeak(m, fam, budget, incumbent, granularity, workLeft);
 
   const int64_t cap = capOf(m, budget);
   if (objective == LowerSetObjective::MaxOverhead) {

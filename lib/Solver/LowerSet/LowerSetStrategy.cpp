@@ -280,8 +280,9 @@ private:
         }
       }
     if (haveExact_ && lowestExact().feasible) {
-      LowerSetPlan p =
-          dp(LowerSetObjective::MinOverhead, lowestExact().peak, true);
+      // Its own plan is the incumbent: often the fastest there already.
+      LowerSetPlan p = dp(LowerSetObjective::MinOverhead,
+                          lowestExact().peak, true, &lowestExact());
       if (p.feasible)
         scan.push_back(make(std::move(p)));
     }
