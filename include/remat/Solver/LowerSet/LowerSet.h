@@ -198,8 +198,10 @@ struct LowerSetPlan {
 /// The DP of Sec. 4.2 over `family`: states (L, t) keep the Pareto front of
 /// (objective, M(U)); transitions go from L to every superset in the family
 /// whose step fits the budget (base included). A feasible `incumbent` bounds
-/// the search and is returned when nothing beats it. MinPeak is exact: the
-/// same DP with the peak so far as the objective. `granularity` > 1 compares caches in
+/// the search and is returned when nothing beats it. MinPeak over all lower
+/// sets is exact (the same DP with the peak so far as the objective); on
+/// the L_v family it bisects the budget with a feasibility-only DP, to 0.1%
+/// of the peak (exactly below 1000 bytes). `granularity` > 1 compares caches in
 /// units of that many bytes when deciding dominance (fronts shrink to at most
 /// budget / granularity entries); plans stay feasible, optimality becomes
 /// approximate. 1 is exact. With `workLeft`, the work done (transitions
