@@ -153,8 +153,14 @@ LogicalResult remat::rematOptMain(int argc, char **argv,
   // Output for IREE: large constants in decimal, not hex (IREE's MLIR
   // reads an i1 tensor's hex as one bit per element, MLIR 22 writes a
   // byte), unless --mlir-print-elementsattrs-with-hex-if-larger says.
-  // The printer reads the option only when it occurred.
-  if (llvm::StringRef(fitOptions).contains("barriers={iree}"))
+  // The printer reads the option only when it occurred. Any spelling asks:
+  // --remat-barriers=iree, remat-fit{barriers=iree} in --pass-pipeline,
+  // -remat-inline-recompute=barriers=iree.
+  auto asksIree = [](llvm::StringRef arg) {
+    return arg.contains("barriers=iree") || arg.contains("barriers={iree}");
+  };
+  if (asksIree(fitOptions) ||
+      llvm::any_of(args, [&](const char *a) { return a && asksIree(a); }))
     if (llvm::cl::Option *opt = llvm::cl::getRegisteredOptions().lookup(
             "mlir-print-elementsattrs-with-hex-if-larger");
         opt && opt->getNumOccurrences() == 0)
