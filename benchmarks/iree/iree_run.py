@@ -40,10 +40,7 @@ from remat_import_jax.harness import headers, signature  # noqa: E402
 
 IREE_COMPILE = ["--iree-hal-target-device=local",
                 "--iree-hal-local-target-device-backends=llvm-cpu",
-                "--iree-llvmcpu-target-cpu=host",
-                # remat-reversed-maps-to-select's select reads the
-                # uninitialized output where its loop does not match.
-                "--iree-global-opt-enable-warn-on-uninitialized-values=false"]
+                "--iree-llvmcpu-target-cpu=host"]
 
 
 def iree_tool(name):

@@ -131,9 +131,21 @@ LogicalResult rewrite(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.setInsertionPoint(op);
   Block &body = op.getRegion().front();
   const unsigned numInputs = op.getNumDpsInputs();
+  // The select keeps the output's old value where r does not match: an
+  // output the body never read (a flip into tensor.empty) is filled with
+  // zeros first, so nothing reads an uninitialized element.
+  SmallVector<Value> inits(op.getDpsInits());
+  for (auto [k, init] : llvm::enumerate(inits))
+    if (body.getArgument(numInputs + k).use_empty()) {
+      Type element = getElementTypeOrSelf(init.getType());
+      Value zero = arith::ConstantOp::create(
+          rewriter, op.getLoc(), cast<TypedAttr>(rewriter.getZeroAttr(element)));
+      init = linalg::FillOp::create(rewriter, op.getLoc(), zero, init)
+                 .getResult(0);
+    }
   auto generic = linalg::GenericOp::create(
-      rewriter, op.getLoc(), op.getResultTypes(), op.getDpsInputs(),
-      op.getDpsInits(), maps, iterators,
+      rewriter, op.getLoc(), op.getResultTypes(), op.getDpsInputs(), inits,
+      maps, iterators,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         IRMapping map;
         map.map(body.getArguments(), args);

@@ -2,11 +2,16 @@
 
 // A kernel flip (what a convolution's input gradient reads): each reversed
 // term c - d becomes a new reduction loop r over [0, c], read at r, the
-// value kept where d + r == c.
+// value kept where d + r == c. The output, which the body never read, is
+// filled with zeros first: the select reads no uninitialized element.
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d0, d4, d5)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @flip
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<5x4x3x3xf32>
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<5x4x3x3xf32>)
 // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK-SAME: ins(%{{.*}} : tensor<4x5x3x3xf32>) outs(%[[F]] : tensor<5x4x3x3xf32>)
 // CHECK-SAME: frontend.tag
 // CHECK: %[[D2:.*]] = linalg.index 2
 // CHECK: %[[R4:.*]] = linalg.index 4

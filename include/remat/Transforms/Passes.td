@@ -51,9 +51,10 @@ def ReversedMapsToSelectPass : Pass<"remat-reversed-maps-to-select"> {
     but IREE's tiling infers the operand's shape wrongly from a negative
     coefficient and fails. Each such term is rewritten with a new loop `r`
     over `[0, c]` read at `r` instead, the body's results kept only where
-    `d + r == c` (`arith.select` of the old output otherwise): exactly one
-    `r` matches each `d`, so every output element is what it was, bit for
-    bit, with positive maps only. The op does `c + 1` times the iterations
+    `d + r == c` (`arith.select` of the old output otherwise, an output the
+    body never read filled with zeros first): exactly one `r` matches each
+    `d`, so every output element is what it was, bit for bit, with positive
+    maps only. The op does `c + 1` times the iterations
     (a kernel flip is tiny). Only a result `c - d` alone is rewritten: in
     `x + c - d` (a grouped convolution's input gradient as remat's importer
     writes it) `r` would appear in no map alone and linalg could not infer
