@@ -23,6 +23,7 @@ an output differs or a step fails.
 
 import argparse
 import json
+import math
 import os
 import re
 import subprocess
@@ -74,16 +75,9 @@ def arguments(text, name):
         parts = ty[len("tensor<"):-1].split("x")
         shape, elt = [int(d) for d in parts[:-1]], parts[-1]
         init = Init("uniform", arg_seed(k), 0.5) if elt.startswith(("f", "bf")) else \
-            Init("values", values=[0] * max(1, _numel(shape)), note="zeros")
+            Init("values", values=[0] * max(1, math.prod(shape)), note="zeros")
         out.append((V("%%a%d" % k, shape, elt), init))
     return out, result_types
-
-
-def _numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def write_inputs(args, work):
@@ -108,7 +102,7 @@ def iree_peaks(stderr_and_out):
             for m in re.finditer(r"(HOST_LOCAL|DEVICE_LOCAL):\s+(\d+)B peak", stderr_and_out)}
 
 
-def run_budget(a, opt, text, name, args, result_types, inputs, budget, work):
+def run_budget(a, opt, name, args, result_types, inputs, budget, work):
     step = a.step
     tag = budget.replace("%", "pct")
     iree_mlir = os.path.join(work, "step.%s.iree.mlir" % tag)
@@ -180,7 +174,7 @@ def main():
     inputs = write_inputs(args, work)
     rows, ok = [], True
     for budget in a.budgets.split(","):
-        row = run_budget(a, opt, text, name, args, result_types, inputs, budget, work)
+        row = run_budget(a, opt, name, args, result_types, inputs, budget, work)
         rows.append(row)
         if "error" in row:
             ok = False
