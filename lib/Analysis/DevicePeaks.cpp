@@ -54,7 +54,7 @@ void foldDeviceChoices(func::FuncOp func) {
   OperationFolder folder(func.getContext());
   SmallVector<Operation *> arith;
   func.walk([&](Operation *op) {
-    if (isa<arith::ArithDialect>(op->getDialect()) &&
+    if (isa_and_nonnull<arith::ArithDialect>(op->getDialect()) &&
         !isa<arith::ConstantOp>(op))
       arith.push_back(op);
   });

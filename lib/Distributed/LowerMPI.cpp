@@ -39,7 +39,7 @@ struct LowerMPIPass : public remat::impl::LowerMPIPassBase<LowerMPIPass> {
     ModuleOp module = getOperation();
     bool any = false;
     module.walk([&](Operation *op) {
-      any |= isa<mpi::MPIDialect>(op->getDialect());
+      any |= isa_and_nonnull<mpi::MPIDialect>(op->getDialect());
     });
     if (!any)
       return;
@@ -61,7 +61,7 @@ struct LowerMPIPass : public remat::impl::LowerMPIPassBase<LowerMPIPass> {
       for (auto fn : module.getOps<func::FuncOp>()) {
         bool uses = false;
         fn.walk([&](Operation *op) {
-          uses |= isa<mpi::MPIDialect>(op->getDialect());
+          uses |= isa_and_nonnull<mpi::MPIDialect>(op->getDialect());
         });
         if (uses && !fn.isExternal())
           users.push_back(fn);

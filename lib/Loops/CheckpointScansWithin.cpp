@@ -96,7 +96,7 @@ void foldIndexArithmetic(func::FuncOp func, detail::RecordedOps &emitted) {
   MLIRContext *ctx = func.getContext();
   SmallVector<Operation *> ops;
   for (Operation *op : emitted.ops)
-    if (isa<arith::ArithDialect>(op->getDialect()) &&
+    if (isa_and_nonnull<arith::ArithDialect>(op->getDialect()) &&
         !op->getParentOfType<linalg::LinalgOp>() &&
         llvm::all_of(op->getResultTypes(), [](Type t) {
           return t.isIndex() || t.isSignlessInteger();

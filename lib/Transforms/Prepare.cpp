@@ -79,7 +79,7 @@ void privatizeInits(Block &block) {
       // MPI call is; a fresh copy is first written by the op, so it may.
       // (Another sole use, a call's operand, stays: a harness may measure
       // memory around the call.)
-      if (outside ? !isa<scf::SCFDialect>(block.getParentOp()->getDialect())
+      if (outside ? !isa_and_nonnull<scf::SCFDialect>(block.getParentOp()->getDialect())
                   : v.hasOneUse() && (def->getNextNode() == &op ||
                                       !isDestinationUse(*use)))
         continue;
@@ -316,7 +316,7 @@ void prepareForRemat(func::FuncOp func) {
   // keeps the original, which may sit far above it (an allocation made
   // early in every iteration).
   func.walk([&](Block *nested) {
-    if (nested != &block && isa<scf::SCFDialect>(
+    if (nested != &block && isa_and_nonnull<scf::SCFDialect>(
                                 nested->getParentOp()->getDialect())) {
       privatizeInits(*nested);
       sinkAbsorbed(*nested);
