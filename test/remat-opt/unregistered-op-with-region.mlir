@@ -2,9 +2,18 @@
 // (torch-mlir writes integer-label cross-entropy's gradient as a
 // tm_tensor.scatter like this one), read with --allow-unregistered-dialect:
 // the step is planned around it, the op kept as written, and nothing asks
-// an unregistered op for its dialect (remat-opt crashed there).
+// an unregistered op for its dialect (remat-opt crashed there). A forward
+// value such an op makes is kept, never recomputed, and the remark says
+// why; the exps around it are recomputed.
 // RUN: remat-opt --allow-unregistered-dialect --remat-budget=min %s | FileCheck %s
+// RUN: remat-opt --allow-unregistered-dialect --remat-budget=min %s -o /dev/null \
+// RUN:   --remarks-filter=remat 2>&1 | FileCheck %s --check-prefix=WHY
+// WHY: remark: {{.*}}Remark="recomputed 1x (1024 B)"
+// WHY-NEXT: %a1 = math.exp
+// WHY: remark: {{.*}}Remark="kept (1024 B), never recomputed: unknown op 'foo.opaque' (unregistered: its side effects are unknown
+// WHY-NEXT: %a3 = "foo.opaque"
 // CHECK-LABEL: func.func @step
+// CHECK: "foo.opaque"
 // CHECK: "tm_tensor.scatter"
 // CHECK: "tm_tensor.yield"
 // CHECK: return
@@ -12,7 +21,7 @@
 func.func @step(%x: tensor<256xf32>, %idx: tensor<256x1xi64>) -> (tensor<f32>, tensor<256xf32>) {
   %a1 = math.exp %x : tensor<256xf32>
   %a2 = math.exp %a1 : tensor<256xf32>
-  %a3 = math.exp %a2 : tensor<256xf32>
+  %a3 = "foo.opaque"(%a2) : (tensor<256xf32>) -> tensor<256xf32>
   %a4 = math.exp %a3 : tensor<256xf32>
   %init = tensor.empty() : tensor<f32>
   %loss = linalg.reduce ins(%a4 : tensor<256xf32>) outs(%init : tensor<f32>) dimensions = [0]
