@@ -172,13 +172,18 @@ def matmul_op(name, a, b, init, result):
         name, a.ssa, b.ssa, a.ty, b.ty, init.ssa, init.ty, result.ty)
 
 
-def window_op(name, strides, x, w, init, result):
-    """A 2-D convolution or pooling named op; `strides` one int (dense<2>)
-    or one per dim (dense<[2, 1]>)."""
-    st = ("[%s]" % _ints(strides)) if isinstance(strides, (list, tuple)) else str(strides)
-    return ("%s {dilations = dense<1> : tensor<2xi64>, strides = dense<%s> : tensor<2xi64>}\n"
+def _dense(v):
+    """One int (dense<2>) or one per dim (dense<[2, 1]>)."""
+    return ("[%s]" % _ints(v)) if isinstance(v, (list, tuple)) else str(v)
+
+
+def window_op(name, strides, x, w, init, result, dilations=1):
+    """A 2-D convolution or pooling named op; `strides` and `dilations` one
+    int (dense<2>) or one per dim (dense<[2, 1]>)."""
+    return ("%s {dilations = dense<%s> : tensor<2xi64>, strides = dense<%s> : tensor<2xi64>}\n"
             "      ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
-                name, st, x.ssa, w.ssa, x.ty, w.ty, init.ssa, init.ty, result.ty))
+                name, _dense(dilations), _dense(strides), x.ssa, w.ssa, x.ty, w.ty,
+                init.ssa, init.ty, result.ty))
 
 
 def insert_slice_op(src, dst, offsets, sizes, strides):
