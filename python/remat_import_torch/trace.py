@@ -368,9 +368,9 @@ def _decompositions():
 
 
 def _conv1d_as_2d(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
-    """A 1-D convolution as a 2-D one of height 1 (the importer lowers 2-D
-    convolutions); any other is left as it is."""
-    if x.dim() != 3 or transposed:
+    """A 1-D convolution (transposed too) as a 2-D one of height 1 (the
+    importer lowers 2-D convolutions); any other is left as it is."""
+    if x.dim() != 3:
         return NotImplemented
     y = torch.ops.aten.convolution.default(
         x.unsqueeze(2), w.unsqueeze(2), b, [1] + list(stride), [0] + list(padding),
@@ -381,7 +381,7 @@ def _conv1d_as_2d(x, w, b, stride, padding, dilation, transposed, output_padding
 def _conv1d_backward_as_2d(dy, x, w, bias_sizes, stride, padding, dilation, transposed,
                            output_padding, groups, output_mask):
     """The backward of _conv1d_as_2d's convolution, the same way."""
-    if x.dim() != 3 or transposed:
+    if x.dim() != 3:
         return NotImplemented
     dx, dw, db = torch.ops.aten.convolution_backward.default(
         dy.unsqueeze(2), x.unsqueeze(2), w.unsqueeze(2), bias_sizes, [1] + list(stride),

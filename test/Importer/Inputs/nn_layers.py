@@ -88,6 +88,11 @@ class Conv1d(_Flat1d):
         super().__init__(nn.Conv1d(4, 4, 3, padding=1))
 
 
+class ConvTranspose1d(_Flat1d):
+    def __init__(self):
+        super().__init__(nn.ConvTranspose1d(4, 4, 3, stride=2, padding=1, output_padding=1))
+
+
 class Conv3d(_Flat3d):
     def __init__(self):
         super().__init__(nn.Conv3d(2, 2, 3, padding=1))
@@ -241,5 +246,6 @@ LAYERS = [
     _sequence("Softmax", lambda: nn.Softmax(-1)),
     _sequence("LogSoftmax", lambda: nn.LogSoftmax(-1)),
 ]
-LAYERS += ["Conv1d", "Conv3d", "Embedding", "EmbeddingBag", "MultiheadAttention", "RNN", "LSTM", "GRU",
+LAYERS += ["Conv1d", "ConvTranspose1d", "Conv3d", "Embedding", "EmbeddingBag",
+           "MultiheadAttention", "RNN", "LSTM", "GRU",
            "TransformerEncoder", "TransformerDecoder", "Transformer"]
