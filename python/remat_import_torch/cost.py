@@ -24,13 +24,16 @@ def flops(node, out_specs):
     args = node.args
     try:
         if name.startswith("aten.convolution.") or name.startswith("aten.convolution_backward."):
+            # a multiply-add per output pixel and weight of a filter; a
+            # transposed convolution's per input pixel (its weight is
+            # [C_in, C_out / groups, KH, KW])
             if name.startswith("aten.convolution_backward."):
-                y = _shape(args[0])
+                y = _shape(args[1] if args[7] else args[0])
                 w = _shape(args[2])
                 mask = args[10]
                 passes = sum(1 for m in mask[:2] if m)
             else:
-                y = out_specs[0][0]
+                y = _shape(args[0]) if args[6] else out_specs[0][0]
                 w = _shape(args[1])
                 passes = 1
             if y and w:
