@@ -280,7 +280,7 @@ def convolution_backward(em, node, dy, x, w, bias_sizes, stride, padding, dilati
                                                transposed, groups)
     loc = node.name
     gi = gw = gb = None
-    if transposed:
+    if transposed and (mask[0] or mask[1]):
         # the input gradient of a transposed convolution is the convolution
         # of its padded output gradient, which its weight gradient
         # correlates with its input
@@ -290,7 +290,7 @@ def convolution_backward(em, node, dy, x, w, bias_sizes, stride, padding, dilati
                             depthwise)
         if mask[1]:
             gw = _weight_grad(em, loc, xv, dyp, wv, stride, dil, depthwise)
-    else:
+    elif not transposed:
         if mask[0]:
             gi = _transposed(em, loc, loc + "_gi", dyv, list(xv.shape), wv, stride, pad, dil,
                              depthwise)
