@@ -8,9 +8,17 @@
 // on integers becomes its body's scalar ops. The extracts of
 // from_elements and of constants that remain fold away in the same greedy
 // run, so `linalg.generic {addi} ins(%i, %c1)` becomes `arith.addi %i, %c1`.
+// Then a scalar carry of an scf.for that counts with the loop (yields
+// itself plus a constant) is read in the body as what it is at iteration
+// k, init + c * k, k = (iv - lower) / step: IREE's input conversion of a
+// `fori_loop` keeps JAX's counter beside the induction variable, and only
+// the induction variable tells the scan matcher which row is written.
+// Unread after the loop, such a carry is then yielded unchanged, for the
+// canonicalizer to drop.
 
 #include "remat/Loops/ScalarCounters.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -127,7 +135,106 @@ LogicalResult scalarizeFunction(Operation *function) {
   return applyPatternsGreedily(function, std::move(scalarPatterns));
 }
 
+/// `v` (integer or index) as `type` (integer or index).
+Value castInteger(OpBuilder &b, Location loc, Value v, Type type) {
+  Type from = v.getType();
+  if (from == type)
+    return v;
+  if (isa<IndexType>(from) || isa<IndexType>(type))
+    return arith::IndexCastOp::create(b, loc, type, v);
+  if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+    return arith::ExtSIOp::create(b, loc, type, v);
+  return arith::TruncIOp::create(b, loc, type, v);
+}
+
+/// The constant c where the loop yields `arg + c` (or `c + arg`) for its
+/// carry `arg`.
+std::optional<APInt> countingStep(scf::ForOp loop, BlockArgument arg) {
+  Value next = loop.getTiedLoopYieldedValue(arg)->get();
+  auto add = next.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  Value other = add.getLhs() == arg   ? add.getRhs()
+                : add.getRhs() == arg ? add.getLhs()
+                                      : Value();
+  APInt c;
+  if (!other || !matchPattern(other, m_ConstantInt(&c)))
+    return std::nullopt;
+  return c;
+}
+
+/// The body's reads of each counting carry as init + c * k (wrapping, as the
+/// adds wrap). Returns how many carries it rewrote.
+int readCountersAsIterations(scf::ForOp loop) {
+  APInt lower, step;
+  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lower)) ||
+      !matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+      !step.isStrictlyPositive())
+    return 0;
+  int rewritten = 0;
+  Location loc = loop.getLoc();
+  OpBuilder before(loop);
+  OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+  Value k; // (iv - lower) / step, in the induction variable's type.
+  for (BlockArgument arg : loop.getRegionIterArgs()) {
+    Type type = arg.getType();
+    if (!type.isSignlessIntOrIndex())
+      continue;
+    std::optional<APInt> c = countingStep(loop, arg);
+    if (!c || (arg.hasOneUse() &&
+               loop.getTiedLoopYieldedValue(arg)->get().hasOneUse()))
+      continue; // Read by nothing but its own increment and the yield.
+    if (!k) {
+      k = loop.getInductionVar();
+      if (!lower.isZero())
+        k = arith::SubIOp::create(b, loc, k, loop.getLowerBound());
+      if (!step.isOne())
+        k = arith::DivUIOp::create(b, loc, k, loop.getStep());
+    }
+    Value times = castInteger(b, loc, k, type);
+    if (!c->isOne())
+      times = arith::MulIOp::create(
+          b, loc, times,
+          arith::ConstantOp::create(before, loc,
+                                    before.getIntegerAttr(type, *c)));
+    Value now = arith::AddIOp::create(b, loc, loop.getTiedLoopInit(arg)->get(),
+                                      times);
+    OpOperand *yielded = loop.getTiedLoopYieldedValue(arg);
+    Operation *increment = yielded->get().getDefiningOp();
+    arg.replaceUsesWithIf(now, [&](OpOperand &use) {
+      return use.getOwner() != increment;
+    });
+    // The body's reads of the next count too (init + c * (k + 1)): the
+    // increment is then read by the yield alone.
+    if (!increment->hasOneUse()) {
+      b.setInsertionPoint(increment);
+      Value nextNow = arith::AddIOp::create(
+          b, loc, now, increment->getOperand(increment->getOperand(0) == arg));
+      increment->getResult(0).replaceUsesWithIf(nextNow, [&](OpOperand &use) {
+        return use.getOwner() != loop.getBody()->getTerminator();
+      });
+      b.setInsertionPointAfter(now.getDefiningOp());
+    }
+    // Unread after the loop, the carry counts for nothing: yielded as it
+    // came, canonicalization drops it (a carry is kept only in tensors of
+    // a static shape by the checkpoints).
+    if (loop.getTiedLoopResult(arg).use_empty())
+      yielded->set(arg);
+    ++rewritten;
+  }
+  return rewritten;
+}
+
 } // namespace
+
+int readLoopCountersAsIterations(Operation *root) {
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  int rewritten = 0;
+  for (scf::ForOp loop : loops)
+    rewritten += readCountersAsIterations(loop);
+  return rewritten;
+}
 
 LogicalResult scalarizeTensorCounters(Operation *root, bool &changed) {
   SmallVector<Operation *> functions;

@@ -7,7 +7,8 @@
 // every function (the inliner canonicalizes each callable), which costs
 // seconds on a large step that has no call and no affine op. Then loop
 // counters held in 0-d tensors become scalars (remat/Loops/ScalarCounters.h),
-// in the functions that have one; an outer scan of a few iterations over
+// in the functions that have one, and a counter carried beside a loop's
+// induction variable is read as a function of it; an outer scan of a few iterations over
 // inner ones is unrolled (remat/Loops/NestedScans.h); a stack written k rows
 // per iteration is retyped as a stack of k-row blocks
 // (remat/Loops/BlockStacks.h); a loop's reads of rows of a stack it writes
@@ -102,6 +103,8 @@ struct NormalizeInputPass
     }
     if (failed(remat::scalarizeTensorCounters(module, changed)))
       return signalPassFailure();
+    if (remat::readLoopCountersAsIterations(module) > 0)
+      changed = true;
     // Outer scans over inner ones unrolled first: the inner ones are then
     // loops of the function's block, as the steps below expect.
     if (remat::unrollScansOfScans(module) > 0)

@@ -43,7 +43,14 @@ variant drawn from a seed (or given explicitly):
                      counter first, stepped by `arith.addi %i, S`, its
                      condition (`fcond`) `cmpi slt, %i, lb+S*T`, `sle, %i,
                      lb+S*(T-1)`, `ne, %i, lb+S*T` or `ugt, lb+S*T, %i`
-  counter    the scf.while loops' counters (loop=while, backward=while-down):
+             fori:   an scf.for %t = 0 to T step 1 (on i32 unless the
+                     counter is index) carrying its own counter %i from lb
+                     by S beside it, the rows computed from the counter (how
+                     IREE's input conversion writes JAX's fori_loop: the
+                     while became a for, its counter stayed); drawn for half
+                     of the loop=for seeds
+  counter    the scf.while loops' counters (loop=while, backward=while-down)
+             and the fori loop's carried one:
              index, or i32 (as a frontend's scan counts), the body reading
              `arith.index_cast` of it, or tensor (a tensor<i32>, as
              StableHLO's while carries it to SCF: compared and stepped by
@@ -196,7 +203,10 @@ class Choices:
             "whole": rng.choice(WHOLES),
             "metric": rng.choice(METRICS),
             "wholeby": rng.choice(WHOLEBYS),
+            "fori": rng.random() < 0.5,
         }
+        if draw["loop"] == "for" and draw["fori"]:
+            draw["loop"] = "fori"
         if draw["counter"] == "i32" and draw["held"] == "tensor":
             draw["counter"] = "tensor"
         g = {k: v for k, v in given.items() if v is not None}
@@ -231,7 +241,7 @@ class Choices:
             self.whole = "none"
         if self.whole == "none":
             self.wholeby = None
-        if self.loop != "while" and self.backward != "while-down":
+        if self.loop not in ("while", "fori") and self.backward != "while-down":
             self.counter = None
         self.steps = g.get("steps", 64)
         if self.params:
@@ -701,6 +711,20 @@ class VGen(gl.Gen):
             self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {" % (
                 res, len(blk), ivar, self.iconst(lb), self.iconst(lb + S * T), self.iconst(S),
                 ", ".join("%s = %s" % (a.ssa, v.ssa) for a, v in blk), types))
+        elif ch.loop == "fori":
+            # The loop counts t; the rows come from the counter it carries.
+            it = self.counter_type()
+            tty = "index" if it == "index" else "i32"
+            counter = ivar if it == "index" else self.fresh("i_" + ch.counter)
+            self.emit("%s:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s)%s {" % (
+                res, len(blk) + 1, self.fresh("t"), self.iconst(0, tty), self.iconst(T, tty),
+                self.iconst(1, tty), ", ".join(["%s = %s" % (counter, self.counter_const(lb))] + [
+                    "%s = %s" % (a.ssa, v.ssa) for a, v in blk]),
+                it + ", " + types, "" if tty == "index" else " : i32"))
+            types = it + ", " + types
+            self.depth += 1
+            self.counter_index(counter, ivar)
+            self.depth -= 1
         else:
             # A counted scf.while: the counter first, from lb by S.
             it = self.counter_type()
@@ -779,6 +803,10 @@ class VGen(gl.Gen):
             inext = self.counter_op("i_next", "arith.addi", counter,
                                     self.counter_const(S))
             outs, types, first = [inext] + outs, it + ", " + types, 1
+        elif ch.loop == "fori":  # types already name the counter
+            inext = self.counter_op("i_next", "arith.addi", counter,
+                                    self.counter_const(S))
+            outs, first = [inext] + outs, 1
         self.emit("scf.yield %s : %s" % (", ".join(outs), types))
         self.depth -= 1
         self.emit("}")
@@ -1230,7 +1258,7 @@ def coverage(seeds):
     want |= {("spelling of C - j", sp) for sp in SPELLINGS}
     want |= {("step", st) for st in STEPS} | {("divide", d) for d in DIVIDES}
     want |= {("step > 1 backward", b) for b in BACKWARDS}
-    want |= {("loop", lp) for lp in LOOPS} | {("fcond", c) for c in FCONDS}
+    want |= {("loop", lp) for lp in LOOPS + ["fori"]} | {("fcond", c) for c in FCONDS}
     want |= {("counter", c) for c in COUNTERS}
     want |= {("clamp", c) for c in CLAMPS} | {("axis", x) for x in AXES}
     want |= {("state", x) for x in STATES} | {("whole", x) for x in WHOLES}
@@ -1291,7 +1319,9 @@ def main():
     ap.add_argument("--lb", type=int, help="the forward loop's lower bound (runs lb to lb+T)")
     ap.add_argument("--backward", choices=BACKWARDS)
     ap.add_argument("--cond", choices=CONDS, help="while-down: its condition")
-    ap.add_argument("--loop", choices=LOOPS, help="the forward loop: scf.for or a counted scf.while")
+    ap.add_argument("--loop", choices=LOOPS + ["fori"],
+                    help="the forward loop: scf.for, a counted scf.while, or an scf.for "
+                         "carrying its own counter")
     ap.add_argument("--fcond", choices=FCONDS, help="loop=while: its condition")
     ap.add_argument("--counter", choices=COUNTERS,
                     help="the scf.while loops' counter type (loop=while, backward=while-down)")

@@ -111,3 +111,103 @@ func.func @no_loop(%a: tensor<i32>, %b: tensor<i32>) -> tensor<i32> {
   } -> tensor<i32>
   return %s : tensor<i32>
 }
+
+// A counter carried beside the induction variable, as IREE's input
+// conversion writes a `fori_loop` (its own counter, here a 0-d tensor,
+// incremented by 1 beside an i32 loop from 2 by 3): the body reads it as
+// init + k, k = (iv - 2) / 3, a function of the induction variable the
+// scan matcher reads; unread after the loop, the carry is yielded
+// unchanged.
+// CHECK-LABEL: func.func @fori_counter
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : i32
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : i32
+// CHECK:         scf.for %[[IV:.*]] = %[[C2]] to %{{.*}} step %[[C3]] iter_args(%[[N:.*]] = %[[INIT:[^,]*]], %{{.*}} = %{{.*}}) -> (i32, tensor<8xf32>)  : i32 {
+// CHECK:           %[[D:.*]] = arith.subi %[[IV]], %[[C2]] : i32
+// CHECK:           %[[K:.*]] = arith.divui %[[D]], %[[C3]] : i32
+// CHECK:           %[[NOW:.*]] = arith.addi %[[INIT]], %[[K]] : i32
+// CHECK:           %[[ROW:.*]] = arith.index_cast %[[NOW]] : i32 to index
+// CHECK:           tensor.insert %{{.*}} into %{{.*}}[%[[ROW]]]
+// CHECK:           scf.yield %[[N]], %{{.*}} : i32, tensor<8xf32>
+func.func @fori_counter(%v: tensor<8xf32>, %x: f32) -> tensor<8xf32> {
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c20 = arith.constant 20 : i32
+  %n0 = arith.constant dense<0> : tensor<i32>
+  %one = arith.constant dense<1> : tensor<i32>
+  %r:2 = scf.for %t = %c2 to %c20 step %c3 iter_args(%n = %n0, %acc = %v) -> (tensor<i32>, tensor<8xf32>) : i32 {
+    %n32 = tensor.extract %n[] : tensor<i32>
+    %row = arith.index_cast %n32 : i32 to index
+    %a1 = tensor.insert %x into %acc[%row] : tensor<8xf32>
+    %e = tensor.empty() : tensor<i32>
+    %next = linalg.generic {indexing_maps = [#scalar, #scalar, #scalar], iterator_types = []}
+        ins(%one, %n : tensor<i32>, tensor<i32>) outs(%e : tensor<i32>) {
+    ^bb0(%a: i32, %b: i32, %o: i32):
+      %s = arith.addi %a, %b : i32
+      linalg.yield %s : i32
+    } -> tensor<i32>
+    scf.yield %next, %a1 : tensor<i32>, tensor<8xf32>
+  }
+  return %r#1 : tensor<8xf32>
+}
+
+// Counting down from 7 in an index carry, the count read after the loop:
+// the body reads 7 + -1 * k, and the carry keeps its increment for the
+// result.
+// CHECK-LABEL: func.func @down_counter_read_after
+// CHECK:         %[[R:.*]]:2 = scf.for %[[IV:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[N:.*]] = %[[INIT:[^,]*]], %{{.*}} = %{{.*}}) -> (index, tensor<8xf32>) {
+// CHECK:           %[[T:.*]] = arith.muli %[[IV]], %{{.*}} : index
+// CHECK:           %[[NOW:.*]] = arith.addi %[[INIT]], %[[T]] : index
+// CHECK:           tensor.insert %{{.*}} into %{{.*}}[%[[NOW]]]
+// CHECK:           %[[NEXT:.*]] = arith.addi %{{.*}}, %[[N]] : index
+// CHECK:           scf.yield %[[NEXT]], %{{.*}} : index, tensor<8xf32>
+// CHECK:         return %[[R]]#0, %[[R]]#1
+func.func @down_counter_read_after(%v: tensor<8xf32>, %x: f32) -> (index, tensor<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c7 = arith.constant 7 : index
+  %m1 = arith.constant -1 : index
+  %r:2 = scf.for %t = %c0 to %c8 step %c1 iter_args(%n = %c7, %acc = %v) -> (index, tensor<8xf32>) {
+    %a1 = tensor.insert %x into %acc[%n] : tensor<8xf32>
+    %next = arith.addi %m1, %n : index
+    scf.yield %next, %a1 : index, tensor<8xf32>
+  }
+  return %r#0, %r#1 : index, tensor<8xf32>
+}
+
+// A carry that doubles is no counter: read as it is.
+// CHECK-LABEL: func.func @doubling_carry
+// CHECK:         scf.for %{{.*}} iter_args(%[[N:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, tensor<8xf32>) {
+// CHECK:           tensor.insert %{{.*}} into %{{.*}}[%[[N]]]
+func.func @doubling_carry(%v: tensor<8xf32>, %x: f32) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:2 = scf.for %t = %c0 to %c3 step %c1 iter_args(%n = %c1, %acc = %v) -> (index, tensor<8xf32>) {
+    %a1 = tensor.insert %x into %acc[%n] : tensor<8xf32>
+    %next = arith.addi %n, %n : index
+    scf.yield %next, %a1 : index, tensor<8xf32>
+  }
+  return %r#1 : tensor<8xf32>
+}
+
+// The next count read in the body too (a row written at n + 1): read as
+// init + k + 1, and the increment then feeds the yield alone, which keeps
+// the count as it came.
+// CHECK-LABEL: func.func @next_count_read
+// CHECK:         scf.for %[[IV:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[N:.*]] = %[[INIT:[^,]*]], %{{.*}} = %{{.*}}) -> (index, tensor<8xf32>) {
+// CHECK:           %[[NOW:.*]] = arith.addi %[[INIT]], %[[IV]] : index
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[NOW]], %[[C1:.*]] : index
+// CHECK:           tensor.insert %{{.*}} into %{{.*}}[%[[NEXT]]]
+// CHECK:           scf.yield %[[N]], %{{.*}} : index, tensor<8xf32>
+func.func @next_count_read(%v: tensor<8xf32>, %x: f32) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %r:2 = scf.for %t = %c0 to %c7 step %c1 iter_args(%n = %c0, %acc = %v) -> (index, tensor<8xf32>) {
+    %next = arith.addi %n, %c1 : index
+    %a1 = tensor.insert %x into %acc[%next] : tensor<8xf32>
+    scf.yield %next, %a1 : index, tensor<8xf32>
+  }
+  return %r#1 : tensor<8xf32>
+}

@@ -31,6 +31,17 @@ namespace remat {
 mlir::LogicalResult scalarizeTensorCounters(mlir::Operation *root,
                                             bool &changed);
 
+/// In every scf.for under `root` with constant lower bound and step: a
+/// scalar carry the loop yields plus a constant c (a counter kept beside the
+/// induction variable, as IREE's input conversion keeps a `fori_loop`'s) is
+/// read in the body as init + c * k, k = (iv - lower) / step: the same
+/// value, wrapping as the adds wrap, now a function of the induction
+/// variable. The carry stays for its increment and the loop's result;
+/// where that result is unread, the carry is yielded unchanged instead
+/// (canonicalization then drops it).
+/// Returns how many carries it rewrote.
+int readLoopCountersAsIterations(mlir::Operation *root);
+
 } // namespace remat
 
 #endif // REMAT_LOOPS_SCALARCOUNTERS_H
