@@ -177,7 +177,9 @@ void ScanRewriter::replaceLoops(ValueRange finalCarries,
 Value ScanRewriter::asType(OpBuilder &b, Value v, Type type) {
   if (v.getType() == type)
     return v;
-  return arith::IndexCastOp::create(b, loc, type, v);
+  // Folded where `v` is a constant (the peeled step's index), so that the
+  // step's index arithmetic folds too (cloneFolded).
+  return b.createOrFold<arith::IndexCastOp>(loc, type, v);
 }
 
 Value ScanRewriter::affineIndex(OpBuilder &b, Value lower, Value k,
@@ -194,6 +196,31 @@ Value ScanRewriter::forwardIndexAt(OpBuilder &b, Value k) {
   return scan.lower == 0 && scan.step == 1
              ? k
              : affineIndex(b, index(b, scan.lower), k, scan.step);
+}
+
+/// `op` cloned through `map`, or, where every operand is a constant (a
+/// step at a constant index: the peeled one), folded: what the lowering's
+/// canonicalization would fold is then not a buffer of the step's model
+/// (a row index JAX stacks, `tensor.from_elements` of the counter, would
+/// count 64 B that the program never allocates).
+static void cloneFolded(OpBuilder &b, Operation &op, IRMapping &map) {
+  auto isConstant = [&](Value v) {
+    Operation *def = map.lookupOrDefault(v).getDefiningOp();
+    return def && def->hasTrait<OpTrait::ConstantLike>();
+  };
+  if (op.getNumOperands() == 0 || op.getNumRegions() != 0 ||
+      !llvm::all_of(op.getOperands(), isConstant)) {
+    b.clone(op, map);
+    return;
+  }
+  Operation *clone = op.clone(map);
+  SmallVector<Value> folded;
+  if (succeeded(b.tryFold(clone, folded)) && !folded.empty()) {
+    map.map(op.getResults(), folded);
+    clone->destroy();
+    return;
+  }
+  b.insert(clone);
 }
 
 ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value k,
@@ -215,7 +242,7 @@ ScanRewriter::StepValues ScanRewriter::cloneStep(OpBuilder &b, Value k,
   StepValues s;
   for (Operation &op : scan.body()->without_terminator()) {
     if (!llvm::is_contained(scan.inserts, &op))
-      b.clone(op, map);
+      cloneFolded(b, op, map);
     else if (keptWrite.count(&op))
       s.kept.push_back(b.clone(op, map)->getResult(0));
   }
