@@ -5,14 +5,23 @@ from ..graph import meta_shape
 from ..mlir import V
 from .registry import Unsupported, lowers
 
+INT = ("i32", "i64")
+
 
 def _binary(em, node, a, b, fn):
     ins = [em.get(a), em.get(b)]
-    if any(isinstance(x, V) and x.elt != "f32" for x in ins):
-        raise Unsupported("non-f32 operands")
     out = meta_shape(node)
-    return em.ewise(node.name, node.name, ins, lambda bb, x: fn(bb, x[0], x[1]),
-                    out_shape=out[0] if out else None)
+    # An integer operand of a float result is promoted, as PyTorch does
+    # (bilinear upsampling's weights: a coordinate minus its floor index).
+    promote = [isinstance(x, V) and x.elt in INT and out and out[1] == "f32" for x in ins]
+    if any(isinstance(x, V) and x.elt != "f32" and not p for x, p in zip(ins, promote)):
+        raise Unsupported("non-f32 operands")
+
+    def body(bb, x):
+        x = [bb.emit("arith.sitofp %s : %s to f32" % (v, i.elt)) if p else v
+             for v, i, p in zip(x, ins, promote)]
+        return fn(bb, x[0], x[1])
+    return em.ewise(node.name, node.name, ins, body, out_shape=out[0] if out else None)
 
 
 @lowers("aten.add.Tensor", "aten.add.Scalar")

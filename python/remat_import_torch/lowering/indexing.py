@@ -13,60 +13,96 @@ from .registry import Unsupported, lowers
 INT = ("i32", "i64")
 
 
-def _one_index(indices):
-    """The single index tensor of indices = [idx] (dim 0), else Unsupported."""
-    if len(indices) != 1 or indices[0] is None:
-        raise Unsupported("index with %d index tensors" % len(indices))
-    return indices[0]
+def _index_tensors(indices):
+    """(first dim, the index tensors) of indices = [None]*first + [idx...]:
+    adjacent index tensors after leading full dims (swin's table rows: one
+    on dim 0; nearest and bilinear upsampling: one per spatial dim)."""
+    first = 0
+    while first < len(indices) and indices[first] is None:
+        first += 1
+    idx = list(indices[first:])
+    while idx and idx[-1] is None:
+        idx.pop()
+    if not idx or any(i is None for i in idx):
+        raise Unsupported("index with %d index tensors not adjacent" % len(indices))
+    return first, idx
+
+
+def _index_values(em, idx):
+    vs = [em.get(i) for i in idx]
+    for v in vs:
+        if v.elt not in INT:
+            raise Unsupported("index by a %s tensor" % v.elt)
+    return vs
+
+
+def _bcast_dims(v, shape, offset):
+    """The affine results reading v broadcast (numpy rules) to `shape`,
+    whose dims are d<offset>...: the index tensors over their common shape."""
+    k = len(shape) - v.rank
+    return ["0" if (d == 1 and shape[k + i] != 1) else "d%d" % (offset + k + i)
+            for i, d in enumerate(v.shape)]
 
 
 @lowers("aten.index.Tensor")
 def index(em, node, x, indices):
-    """out[p..., r...] = x[idx[p...], r...]: x read with tensor.extract
-    inside a generic over the result (PyTorch checks the indices)."""
-    xv, iv = em.get(x), em.get(_one_index(indices))
-    if iv.elt not in INT:
-        raise Unsupported("index by a %s tensor" % iv.elt)
+    """out[f..., p..., r...] = x[f..., idx_0[p...], ..., idx_k[p...], r...]:
+    x read with tensor.extract inside a generic over the result, the index
+    tensors broadcast over p (PyTorch checks the indices)."""
+    xv = em.get(x)
+    first, idx = _index_tensors(indices)
+    ivs = _index_values(em, idx)
     shape = meta_shape(node)[0]
-    r, p = len(shape), iv.rank
+    r = len(shape)
+    q = r - (xv.rank - len(ivs))               # rank of the broadcast index shape
     e = em.f.empty(node.name, shape, node.name, xv.elt)
     em._work(node.name, math.prod(shape))
 
     def body(b, a, o):
-        row = b.emit("arith.index_cast %s : %s to index" % (a[0], iv.elt))
-        rest = [b.index(d) for d in range(p, r)]
-        return [b.emit("tensor.extract %s[%s] : %s" % (xv.ssa, ", ".join([row] + rest), xv.ty))]
-    return em.f.generic(node.name, node.name, [iv], [e],
-                        [amap(r, ["d%d" % d for d in range(p)]), identity_map(r)],
+        at = [b.emit("arith.index_cast %s : %s to index" % (a[j], iv.elt))
+              for j, iv in enumerate(ivs)]
+        lead = [b.index(d) for d in range(first)]
+        rest = [b.index(d) for d in range(first + q, r)]
+        return [b.emit("tensor.extract %s[%s] : %s" % (xv.ssa, ", ".join(lead + at + rest),
+                                                       xv.ty))]
+    return em.f.generic(node.name, node.name, ivs, [e],
+                        [amap(r, _bcast_dims(iv, shape[first:first + q], first))
+                         for iv in ivs] + [identity_map(r)],
                         ["parallel"] * r, body)
 
 
-@lowers("aten.index_put.default")
+@lowers("aten.index_put.default", "aten._unsafe_index_put.default")
 def index_put(em, node, base, indices, values, accumulate=False):
-    """accumulate: out[v, r...] = base[v, r...] + sum over p with idx[p] == v
-    of values[p, r...] (index's backward): a reduction over the positions
-    for every row, O(rows * values), like embedding's backward."""
+    """accumulate: out[f..., v..., r...] = base[f..., v..., r...] + the sum
+    over p with idx_j[p] == v_j for every j of values[f..., p..., r...]
+    (index's backward): a reduction over the positions for every element
+    of base, O(base * positions), like embedding's backward."""
     if not accumulate:
         raise Unsupported("index_put without accumulate")
-    bv, iv, vv = em.get(base), em.get(_one_index(indices)), em.get(values)
-    if iv.elt not in INT:
-        raise Unsupported("index_put by a %s tensor" % iv.elt)
-    p = iv.rank
-    rest = bv.rank - 1
-    if vv.rank != p + rest:
+    bv, vv = em.get(base), em.get(values)
+    first, idx = _index_tensors(indices)
+    ivs = _index_values(em, idx)
+    k, rb = len(ivs), bv.rank
+    q = vv.rank - (rb - k)
+    if q < 0 or vv.shape[:first] + vv.shape[first + q:] != bv.shape[:first] + bv.shape[first + k:]:
         raise Unsupported("index_put of broadcast values")
-    n = 1 + rest + p                      # (v, r..., p...)
-    rs = ["d%d" % (1 + k) for k in range(rest)]
-    ps = ["d%d" % (1 + rest + k) for k in range(p)]
-    em._work(node.name, bv.shape[0] * vv.numel)
+    n = rb + q                                 # (base dims..., p...)
+    ps = ["d%d" % (rb + d) for d in range(q)]
+    vmap = ["d%d" % d for d in range(first)] + ps + ["d%d" % d for d in range(first + k, rb)]
+    em._work(node.name, bv.numel * math.prod(vv.shape[first:first + q]))
 
     def body(b, a, o):
-        v = b.emit("arith.index_cast %s : index to %s" % (b.index(0), iv.elt))
-        hit = b.cmpi("eq", a[1], v, iv.elt)
+        hit = None
+        for j, iv in enumerate(ivs):
+            v = b.emit("arith.index_cast %s : index to %s" % (b.index(first + j), iv.elt))
+            eq = b.cmpi("eq", a[1 + j], v, iv.elt)
+            hit = eq if hit is None else b.andi(hit, eq)
         return [b.select(hit, b.add(o[0], a[0]), o[0])]
-    return em.f.generic(node.name, node.name, [vv, iv], [bv],
-                        [amap(n, ps + rs), amap(n, ps), amap(n, ["d0"] + rs)],
-                        ["parallel"] * (1 + rest) + ["reduction"] * p, body)
+    return em.f.generic(node.name, node.name, [vv] + ivs, [bv],
+                        [amap(n, vmap)] +
+                        [amap(n, _bcast_dims(iv, vv.shape[first:first + q], rb)) for iv in ivs] +
+                        [amap(n, ["d%d" % d for d in range(rb)])],
+                        ["parallel"] * rb + ["reduction"] * q, body)
 
 
 @lowers("aten.constant_pad_nd.default")

@@ -6,6 +6,7 @@ reaches its input) and the loss (the sum of the outputs).  LAYERS lists the
 names; nn-layers.test runs `remat-import-torch check` on each."""
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 
 def _img(batch, c=4, h=8, w=8):
@@ -58,6 +59,17 @@ def _sequence(name, make):
     globals()[name] = type(name, (_Sequence,),
                            {"__init__": lambda self: _Sequence.__init__(self, make())})
     return name
+
+
+class _Interpolate(nn.Module):
+    """F.interpolate(x, **kwargs), the function nn.Upsample calls, as a layer."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        self.kwargs = kwargs
+
+    def forward(self, x):
+        return F.interpolate(x, **self.kwargs)
 
 
 class _Flat3d(nn.Module):
@@ -230,6 +242,13 @@ LAYERS = [
     _image("AdaptiveMaxPool2d", lambda: nn.AdaptiveMaxPool2d(2)),
     _image("UpsampleNearest", lambda: nn.Upsample(scale_factor=2, mode="nearest")),
     _image("UpsampleBilinear", lambda: nn.Upsample(scale_factor=2, mode="bilinear")),
+    _image("UpsampleBilinearAlignCorners",
+           lambda: nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)),
+    _image("InterpolateNearest", lambda: _Interpolate(size=(12, 10), mode="nearest")),
+    _image("InterpolateBilinear",
+           lambda: _Interpolate(scale_factor=1.5, mode="bilinear", align_corners=False)),
+    _image("InterpolateBilinearAlignCorners",
+           lambda: _Interpolate(size=(5, 11), mode="bilinear", align_corners=True)),
     _image("PixelShuffle", lambda: nn.PixelShuffle(2)),
     _image("Dropout2d", lambda: nn.Dropout2d(0.25)),
     _sequence("Dropout", lambda: nn.Dropout(0.25)),
