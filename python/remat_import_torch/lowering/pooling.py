@@ -192,6 +192,29 @@ def _below(bb, a, b):
     return bb.emit("arith.cmpi ult, %s, %s : index" % (a, b))
 
 
+def _bin_windows(em, loc, xv, oh, ow, value=0.0):
+    """x padded past its edge (with `value`) by the widest bin of adaptive
+    pooling to oh x ow, that bin's window, and the maps of a generic over
+    (n, c, i, j, r, t) reading pixel (r, t) of bin (i, j) into out[n,c,i,j]."""
+    h, w = xv.shape[2:]
+    kh, kw = _widest(h, oh), _widest(w, ow)
+    xp = em.pad(loc + ".pad", loc + "_xp", xv, [0, 0], [kh - 1, kw - 1], value=value)
+    win = em.f.empty(loc + "_win", [kh, kw], loc)
+    maps = [amap(6, ["d0", "d1", _bin_start("d2", h, oh) + " + d4",
+                     _bin_start("d3", w, ow) + " + d5"]),
+            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
+    return xp, win, maps
+
+
+def _in_bin(bb, h, w, oh, ow):
+    """In a generic of _bin_windows: (whether pixel (r, t) lies inside bin
+    (i, j), the bin's sizes, the index values (i, j, r, t))."""
+    i, j, r, t = (bb.index(d) for d in (2, 3, 4, 5))
+    sizes = [bb.apply(_bin_size("d0", h, oh), [i]), bb.apply(_bin_size("d0", w, ow), [j])]
+    ok = bb.andi(_below(bb, r, sizes[0]), _below(bb, t, sizes[1]))
+    return ok, sizes, (i, j, r, t)
+
+
 def _adaptive_pool(em, loc, xv, oh, ow):
     """out[n,c,i,j] = mean of x over bin (i, j), whose rows are
     [floor(i h / oh), ceil((i + 1) h / oh)) (columns alike): uneven bins,
@@ -199,43 +222,66 @@ def _adaptive_pool(em, loc, xv, oh, ow):
     The reduction runs over the widest bin, x padded past its edge, each
     term masked to its own bin's size and divided by that size."""
     n, c, h, w = xv.shape
-    kh, kw = _widest(h, oh), _widest(w, ow)
-    xp = em.pad(loc + ".pad", loc + "_xp", xv, [0, 0], [kh - 1, kw - 1])
-    win = em.f.empty(loc + "_win", [kh, kw], loc)
+    xp, win, maps = _bin_windows(em, loc, xv, oh, ow)
     z = em.f.filled(loc, [n, c, oh, ow], loc)
-    maps = [amap(6, ["d0", "d1", _bin_start("d2", h, oh) + " + d4",
-                     _bin_start("d3", w, ow) + " + d5"]),
-            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
 
     def body(bb, a, o):
-        i, j, r, t = (bb.index(d) for d in (2, 3, 4, 5))
-        sizes = [bb.apply(_bin_size("d0", h, oh), [i]), bb.apply(_bin_size("d0", w, ow), [j])]
-        ok = bb.andi(_below(bb, r, sizes[0]), _below(bb, t, sizes[1]))
+        ok, sizes, _ = _in_bin(bb, h, w, oh, ow)
         return [bb.add(o[0], bb.select(ok, bb.div(a[0], _count(bb, sizes)), bb.cf(0.0)))]
-    em._work(loc, n * c * oh * ow * kh * kw * 2)
+    em._work(loc, n * c * oh * ow * math.prod(win.shape) * 2)
     return em.f.generic(loc, loc, [xp, win], [z], maps,
                         ["parallel"] * 4 + ["reduction"] * 2, body)
 
 
-def _adaptive_pool_backward(em, loc, gv, xv):
+def _adaptive_max_pool(em, loc, xv, oh, ow):
+    """out[n,c,i,j] = max of x over bin (i, j) (as _adaptive_pool, x padded
+    with -inf) and its first argmax y * w + x (i64: PyTorch's indices)."""
+    n, c, h, w = xv.shape
+    xp, win, maps = _bin_windows(em, loc, xv, oh, ow, NEG_INF)
+    zv = em.f.filled(loc, [n, c, oh, ow], loc, NEG_INF)
+    zi = em.f.filled(loc + "_idx", [n, c, oh, ow], loc, 0, "i64")
+    at = "(%s + d2) * %d + %s + d3" % (_bin_start("d0", h, oh), w, _bin_start("d1", w, ow))
+
+    def body(bb, a, o):
+        ok, _, ijrt = _in_bin(bb, h, w, oh, ow)
+        k = bb.cast_index(bb.apply(at, list(ijrt)), "i64")
+        gt = bb.andi(ok, bb.cmpf("ogt", a[0], o[0]))
+        return [bb.select(gt, a[0], o[0]), bb.select(gt, k, o[1], "i64")]
+    em._work(loc, n * c * oh * ow * math.prod(win.shape) * 2)
+    return em.f.generic(loc, loc, [xp, win], [zv, zi], maps + [maps[-1]],
+                        ["parallel"] * 4 + ["reduction"] * 2, body,
+                        out_names=[loc, loc + "_idx"])
+
+
+def _adaptive_pool_backward(em, loc, gv, xv, idx=None):
     """dx[n,c,y,x] = sum over the bins (i, j) containing pixel (y, x) of
-    g[n,c,i,j] / the bin's size: a gather over the consecutive bins of each
-    pixel (g padded past its edge, terms masked to the pixel's bins)."""
+    g[n,c,i,j] / the bin's size (with `idx`, max pooling's argmax: of
+    g[n,c,i,j] where idx[n,c,i,j] is the pixel): a gather over the
+    consecutive bins of each pixel (g padded past its edge, terms masked to
+    the pixel's bins)."""
     n, c, h, w = xv.shape
     oh, ow = gv.shape[2:]
     mh, mw = _widest(oh, h), _widest(ow, w)
-    gp = em.pad(loc + ".dpad", loc + "_gp", gv, [0, 0], [mh - 1, mw - 1])
+    ins = [em.pad(loc + ".dpad", loc + "_gp", gv, [0, 0], [mh - 1, mw - 1])]
     first = [_bins_of_pixel("d2", h, oh)[0], _bins_of_pixel("d3", w, ow)[0]]
-    win = em.f.empty(loc + "_win", [mh, mw], loc)
+    read = amap(6, ["d0", "d1", first[0] + " + d4", first[1] + " + d5"])
+    maps = [read]
+    if idx is not None:
+        ins.append(em.pad(loc + ".ipad", loc + "_ip", idx, [0, 0], [mh - 1, mw - 1], value=-1))
+        maps.append(read)
+    ins.append(em.f.empty(loc + "_win", [mh, mw], loc))
+    maps += [amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
     z = em.f.filled(loc, [n, c, h, w], loc)
-    maps = [amap(6, ["d0", "d1", first[0] + " + d4", first[1] + " + d5"]),
-            amap(6, ["d4", "d5"]), amap(6, ["d0", "d1", "d2", "d3"])]
 
     def body(bb, a, o):
         y, x, r, t = (bb.index(d) for d in (2, 3, 4, 5))
         many = [bb.apply(_bins_of_pixel("d0", h, oh)[1], [y]),
                 bb.apply(_bins_of_pixel("d0", w, ow)[1], [x])]
         ok = bb.andi(_below(bb, r, many[0]), _below(bb, t, many[1]))
+        if idx is not None:
+            at = bb.cast_index(bb.apply("d0 * %d + d1" % w, [y, x]), idx.elt)
+            return [bb.add(o[0], bb.select(bb.andi(ok, bb.cmpi("eq", a[1], at, idx.elt)),
+                                           a[0], bb.cf(0.0)))]
         # The bin's size, at its index first + r (past the last bin, where
         # the term is masked, a size of at least 1 all the same).
         i = bb.apply(_bins_of_pixel("d0", h, oh)[0] + " + d1", [y, r])
@@ -243,7 +289,7 @@ def _adaptive_pool_backward(em, loc, gv, xv):
         sizes = [bb.apply(_bin_size("d0", h, oh), [i]), bb.apply(_bin_size("d0", w, ow), [j])]
         return [bb.add(o[0], bb.select(ok, bb.div(a[0], _count(bb, sizes)), bb.cf(0.0)))]
     em._work(loc, n * c * h * w * mh * mw * 2)
-    return em.f.generic(loc, loc, [gp, win], [z], maps,
+    return em.f.generic(loc, loc, ins, [z], maps,
                         ["parallel"] * 4 + ["reduction"] * 2, body)
 
 
@@ -296,3 +342,15 @@ def upsample_nearest2d_backward(em, node, g, output_size, input_size, scale_fact
     if gv.shape[2] != out[2] * f[0] or gv.shape[3] != out[3] * f[1]:
         raise Unsupported("non-integer upsampling")
     return _window_sum(em, node.name, gv, out, f)
+
+
+@lowers("aten.adaptive_max_pool2d.default")
+def adaptive_max_pool2d(em, node, x, output_size):
+    xv = em.get(x)
+    oh, ow = pair(output_size)
+    return _adaptive_max_pool(em, node.name, xv, oh, ow)
+
+
+@lowers("aten.adaptive_max_pool2d_backward.default")
+def adaptive_max_pool2d_backward(em, node, g, x, indices):
+    return _adaptive_pool_backward(em, node.name, em.get(g), em.get(x), em.get(indices))

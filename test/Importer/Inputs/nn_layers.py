@@ -240,6 +240,7 @@ LAYERS = [
     _image("AvgPool2d", lambda: nn.AvgPool2d(2)),
     _image("AdaptiveAvgPool2d", lambda: nn.AdaptiveAvgPool2d(1)),
     _image("AdaptiveMaxPool2d", lambda: nn.AdaptiveMaxPool2d(2)),
+    _image("AdaptiveMaxPool2dUneven", lambda: nn.AdaptiveMaxPool2d((3, 5))),
     _image("UpsampleNearest", lambda: nn.Upsample(scale_factor=2, mode="nearest")),
     _image("UpsampleBilinear", lambda: nn.Upsample(scale_factor=2, mode="bilinear")),
     _image("UpsampleBilinearAlignCorners",
