@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Token embeddings (a gather of weight rows by integer ids) and the
-integer ops that make ids: dtype conversion (_to_copy) and remainder."""
+"""Token embeddings (a gather of weight rows by integer ids), bags of them
+(EmbeddingBag's sums and means) and the integer ops that make ids: dtype
+conversion (_to_copy) and remainder."""
 
 from ..graph import meta_shape
 from ..mlir import amap, identity_map
@@ -102,3 +103,88 @@ def remainder(em, node, x, divisor):
         fix = b.andi(wrong, b.cmpi("ne", r, zero, elt))
         return b.select(fix, b.bin("arith.addi", r, d, elt), r, elt)
     return em.ewise(node.name, node.name, [v], body, out_shape=shape, elt=elt)
+
+
+def _count_generic(em, loc, base, ins, shape, maps, hit, init):
+    """An i64 tensor of `shape` counting, from `init`, the reduction
+    positions where hit(b, args) (an i1) holds."""
+    z = em.f.filled(base, shape, loc, init, "i64")
+
+    def body(b, a, o):
+        return [b.select(hit(b, a), b.bin("arith.addi", o[0], b.ci(1, "i64"), "i64"), o[0],
+                         "i64")]
+    return em.f.generic(base, loc, ins, [z], maps, ["parallel", "reduction"], body)
+
+
+def _bag_term(b, row, size, mean):
+    """A row's term of its bag: itself (sum), or over the bag's size (mean)."""
+    if not mean:
+        return row
+    one = b.ci(1, "i64")
+    n = b.emit("arith.sitofp %s : i64 to f32" % b.bin("arith.maxsi", size, one, "i64"))
+    return b.div(row, n)
+
+
+@lowers("aten._embedding_bag.default")
+def embedding_bag(em, node, weight, ids, offsets, scale_grad_by_freq=False, mode=0,
+                  sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=-1):
+    """Bags of rows (sum or mean) -> (out, offset2bag, bag_size, max_indices).
+    offset2bag[p] = #{offsets <= p} - 1 and bag_size[b] = #{p in bag b} are
+    counts (O(positions * bags)); out[b, j] sums weight[ids[p], j] over the
+    positions of bag b (over its size for mean; an empty bag is 0)."""
+    if mode not in (0, 1):
+        raise Unsupported("embedding_bag mode max")
+    if per_sample_weights is not None or (padding_idx is not None and padding_idx >= 0):
+        raise Unsupported("embedding_bag with per_sample_weights or padding_idx")
+    w, i, off = em.get(weight), em.get(ids), em.get(offsets)
+    if w.rank != 2 or i.rank != 1 or i.elt not in INT or off.elt not in INT or w.elt != "f32":
+        raise Unsupported("embedding_bag of a %s weight by %s ids" % (w.elt, i.elt))
+    loc, n, nb, d = node.name, i.shape[0], int(node.meta["val"][0].shape[0]), w.shape[1]
+    o2b = _count_generic(
+        em, loc, loc + "_o2b", [off], [n], [amap(2, ["d1"]), amap(2, ["d0"])],
+        lambda b, a: b.cmpi("sle", a[0], b.cast_index(b.index(0), off.elt), off.elt), -1)
+    size = _count_generic(
+        em, loc, loc + "_size", [o2b], [nb], [amap(2, ["d1"]), amap(2, ["d0"])],
+        lambda b, a: b.cmpi("eq", a[0], b.cast_index(b.index(0), "i64"), "i64"), 0)
+    z = em.f.filled(loc, [nb, d], loc)
+    em._work(loc, 2 * n * (off.shape[0] + nb) + nb * n * d)
+
+    def body(b, a, o):
+        hit = b.cmpi("eq", a[0], b.cast_index(b.index(0), "i64"), "i64")
+        row = b.emit("arith.index_cast %s : %s to index" % (a[1], i.elt))
+        val = b.emit("tensor.extract %s[%s, %s] : %s" % (w.ssa, row, b.index(1), w.ty))
+        return [b.select(hit, b.add(o[0], _bag_term(b, val, a[2], mode == 1)), o[0])]
+    out = em.f.generic(loc, loc, [o2b, i, size], [z],
+                       [amap(3, ["d2"]), amap(3, ["d2"]), amap(3, ["d0"]),
+                        amap(3, ["d0", "d1"])],
+                       ["parallel", "parallel", "reduction"], body)
+    # Only max mode's backward reads max_indices.
+    return (out, o2b, size, em.f.filled(loc + "_max", [nb], loc, 0, "i64"))
+
+
+@lowers("aten._embedding_bag_backward.default")
+def embedding_bag_backward(em, node, grad, ids, offsets, offset2bag, bag_size, max_indices,
+                           num_weights, scale_grad_by_freq, mode, *rest):
+    """dW[v, j] = sum over positions p with ids[p] == v of grad[bag, j]
+    (over the bag's size for mean), bag = offset2bag[p]: as embedding's
+    backward, grad read at the position's bag with tensor.extract."""
+    if mode not in (0, 1):
+        raise Unsupported("embedding_bag backward mode max")
+    if scale_grad_by_freq:
+        raise Unsupported("embedding_bag backward scaled by frequency")
+    g, i, o2b, size = em.get(grad), em.get(ids), em.get(offset2bag), em.get(bag_size)
+    shape = meta_shape(node)[0]              # [V, d]
+    z = em.f.filled(node.name, shape, node.name, 0.0)
+    em._work(node.name, shape[0] * i.numel * shape[1])
+
+    def body(b, a, o):
+        v = b.cast_index(b.index(0), i.elt)
+        bag = b.emit("arith.index_cast %s : i64 to index" % a[1])
+        row = b.emit("tensor.extract %s[%s, %s] : %s" % (g.ssa, bag, b.index(1), g.ty))
+        n = b.emit("tensor.extract %s[%s] : %s" % (size.ssa, bag, size.ty))
+        return [b.select(b.cmpi("eq", a[0], v, i.elt),
+                         b.add(o[0], _bag_term(b, row, n, mode == 1)), o[0])]
+    return em.f.generic(node.name, node.name, [i, o2b], [z],
+                        [amap(3, ["d2"]), amap(3, ["d2"]), amap(3, ["d0", "d1"])],
+                        ["parallel", "parallel", "reduction"], body)

@@ -217,6 +217,34 @@ class Transformer(nn.Module):
         return torch.randn(batch, 5, 8, generator=g), torch.randn(batch, 6, 8, generator=g)
 
 
+class EmbeddingBagSum(Embedding):
+    def __init__(self):
+        nn.Module.__init__(self)
+        self.emb = nn.EmbeddingBag(30, 8, mode="sum")
+        self.out = nn.Linear(8, 4)
+
+
+class EmbeddingBagOffsets(EmbeddingBag):
+    """1-D ids in bags of 3, 0 (empty), 4 and the rest, the last offset
+    given too."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.EmbeddingBag(30, 8, mode="mean", include_last_offset=True)
+
+    def forward(self, ids):
+        return self.out(self.emb(ids, torch.tensor([0, 3, 3, 7, ids.shape[0]])))
+
+    def remat_example_inputs(self, batch):
+        return (torch.randint(30, (6 * batch,), generator=torch.Generator().manual_seed(0)),)
+
+
+class EmbeddingBagMax(EmbeddingBagSum):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.EmbeddingBag(30, 8, mode="max")
+
+
 LAYERS = [
     _image("GroupNorm", lambda: nn.GroupNorm(2, 4)),
     _image("InstanceNorm2d", lambda: nn.InstanceNorm2d(4, affine=True)),
@@ -266,6 +294,7 @@ LAYERS = [
     _sequence("Softmax", lambda: nn.Softmax(-1)),
     _sequence("LogSoftmax", lambda: nn.LogSoftmax(-1)),
 ]
-LAYERS += ["Conv1d", "ConvTranspose1d", "Conv3d", "Embedding", "EmbeddingBag",
+LAYERS += ["Conv1d", "ConvTranspose1d", "Conv3d", "Embedding", "EmbeddingBag", "EmbeddingBagSum",
+           "EmbeddingBagOffsets", "EmbeddingBagMax",
            "MultiheadAttention", "RNN", "LSTM", "GRU",
            "TransformerEncoder", "TransformerDecoder", "Transformer"]
