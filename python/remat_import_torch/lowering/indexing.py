@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Indexing by integer tensors along the first dim (swin's relative
-position bias: a table read at a buffer of indices, and its backward, an
-accumulating index_put), padding by constants, slice_scatter, comparisons
-with scalars and masked_fill."""
+"""Indexing by integer tensors along adjacent dims (swin's relative
+position bias: a table read at a buffer of indices; nearest and bilinear
+upsampling: the rows and columns read) and its backward, an accumulating
+index_put; padding by constants, slice_scatter, comparisons with scalars
+and masked_fill."""
 
 import math
 
