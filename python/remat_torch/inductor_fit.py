@@ -195,7 +195,10 @@ class FittedGraph:
     def _fit(self, inputs):
         t0 = time.time()
         first = self._measure(self.compiled, self.first_entries, self.budget, inputs)
-        target = None if self.budget == "min" else first.info["report"]["budget"]
+        # A budget below the model's smallest was planned at min: the
+        # budget asked is still the target (partition.py).
+        target = (None if self.budget == "min"
+                  else first.info.get("asked") or first.info["report"]["budget"])
         if target is not None:
             self._search(first, target, inputs)
         else:

@@ -17,6 +17,7 @@ remat-opt) goes to PyTorch's partitioner for its compiler, with one line
 on stderr saying why.
 """
 
+import re
 import sys
 import time
 
@@ -38,6 +39,13 @@ from .schedule import schedule_graph
 # where this graph's budget does not see them.
 SECOND_GRAPH = ("remat_torch: a second graph (a graph break or a recompilation): the budget "
                 "bounds each graph alone, not what other graphs hold while it runs")
+
+
+def _asked_bytes(why):
+    """The budget in bytes of remat-opt's refusal of one below its smallest
+    ('cannot fit @f into N B ...; the smallest budget it can meet is ...')."""
+    m = re.search(r"cannot fit @\S+ into (\d+) B.*smallest budget it can meet is \d+ B", why)
+    return int(m.group(1)) if m else None
 
 
 class PlanMismatch(Unplannable):
@@ -164,6 +172,21 @@ class RematPartitioner:
                        for v in (n.meta.get("val") for n in jg.gm.graph.nodes))
         return self.costs == "measured"
 
+    def _plan(self, text):
+        """remat-opt's plan at the budget, and None; under Inductor, for a
+        budget below the model's smallest, the plan at `min` and the budget
+        asked in bytes: Inductor fuses what the model counts apart, so that
+        plan may measure within the budget (inductor_fit.py measures it,
+        keeps it or re-plans it above)."""
+        args = ["--remat-strategy=" + self.strategy]
+        try:
+            return plan(text, self.budget, args), None
+        except Unplannable as e:   # refused now, or by the plan cache
+            asked = _asked_bytes(str(e))
+            if self.compiler != "inductor" or asked is None:
+                raise
+            return plan(text, "min", args), asked
+
     def partition(self, joint_module, num_fwd_outputs):
         joint_module.graph.eliminate_dead_code()
         joint_module.recompile()
@@ -178,7 +201,7 @@ class RematPartitioner:
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
                 str(e).splitlines()[0] if str(e) else type(e).__name__))
-        p = plan(text, self.budget, ["--remat-strategy=" + self.strategy])
+        p, asked = self._plan(text)
         # Values kept into the backward and recomputed later: the saved
         # copy for the readers before, a node of their own after.
         start = backward_start(jg, p.order)
@@ -210,6 +233,7 @@ class RematPartitioner:
             # (copy_ into the buffers), which kept its whole tuple alive.
             fw = raise_getitems(fw)
         return fw, bw, {"report": p.report, "order": p.order, "budget": self.budget,
+                        "asked": asked,
                         "saved": [n.name for n in saved],
                         "recomputed": sorted(n.name for n in recomputed),
                         "backward_nodes": [n.name for n in bw.graph.nodes

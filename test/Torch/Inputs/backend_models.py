@@ -226,3 +226,24 @@ class WideConvNet(nn.Module):
     @staticmethod
     def example():
         return torch.randn(2, 3, 4, 4)
+
+
+class GeluStack(nn.Module):
+    """Residual Linear-LayerNorm-GELU layers: Inductor fuses each norm and
+    GELU into a kernel or two, so a plan that recomputes them measures well
+    below remat's model of one buffer per ATen op (at min here: 8.7 MB
+    against 10.8 MB)."""
+
+    def __init__(self, width=256, depth=6):
+        super().__init__()
+        self.lin = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+        self.norm = nn.ModuleList(nn.LayerNorm(width) for _ in range(depth))
+
+    def forward(self, x):
+        for lin, norm in zip(self.lin, self.norm):
+            x = x + F.gelu(norm(lin(x))) * 0.5
+        return x
+
+    @staticmethod
+    def example():
+        return torch.randn(1024, 256)
