@@ -102,17 +102,17 @@ def iree_peaks(stderr_and_out):
             for m in re.finditer(r"(HOST_LOCAL|DEVICE_LOCAL):\s+(\d+)B peak", stderr_and_out)}
 
 
-def run_budget(a, opt, name, args, result_types, inputs, budget, work):
-    step = a.step
-    tag = budget.replace("%", "pct")
+def run_iree(opt, step, name, result_types, inputs, budget, work):
+    """remat-opt's IREE form of `step` at `budget`, compiled and run by
+    IREE: {budget, budget_bytes, predicted_before, predicted, iree_*_peak,
+    outs, report}, or {budget, error}."""
+    tag = re.sub(r"[^0-9A-Za-z.]", "", budget.replace("%", "pct"))
     iree_mlir = os.path.join(work, "step.%s.iree.mlir" % tag)
-    cpu_mlir = os.path.join(work, "step.%s.mlir" % tag)
     report = os.path.join(work, "report.%s.json" % tag)
-    for extra, out in ((["--remat-barriers=iree"], iree_mlir),
-                       (["--remat-report=" + report], cpu_mlir)):
-        res = run([opt, step, "--remat-budget=" + budget, "-o", out] + extra, may_fail=True)
-        if res.returncode != 0:
-            return {"budget": budget, "error": res.stderr.strip().splitlines()[-1]}
+    res = run([opt, step, "--remat-budget=" + budget, "--remat-barriers=iree",
+               "--remat-report=" + report, "-o", iree_mlir], may_fail=True)
+    if res.returncode != 0:
+        return {"budget": budget, "error": res.stderr.strip().splitlines()[-1]}
     with open(report) as fh:
         r = json.load(fh)["functions"][0]
     vmfb = os.path.join(work, "step.%s.vmfb" % tag)
@@ -126,7 +126,19 @@ def run_budget(a, opt, name, args, result_types, inputs, budget, work):
         why = [l for l in lines if re.search(r"\b[A-Z_]{6,};", l)] or lines[-1:]
         return {"budget": budget, "error": "iree-run-module: " + why[0].strip()}
     peaks = iree_peaks(res.stdout + res.stderr)
+    return {"budget": budget, "budget_bytes": r["budget"], "predicted_before": r["peak_before"],
+            "predicted": r["peak_after"], "time_after": r.get("time_after"),
+            "iree_device_local_peak": peaks.get("DEVICE_LOCAL"),
+            "iree_host_local_peak": peaks.get("HOST_LOCAL"), "outs": outs,
+            "iree_mlir": iree_mlir}
 
+
+def check_on_cpu(a, opt, name, args, result_types, row, work):
+    """remat's own CPU path at row's budget, with the same arguments:
+    adds remat_cpu_measured, max_rel_err and outputs_match to row."""
+    tag = re.sub(r"[^0-9A-Za-z.]", "", row["budget"].replace("%", "pct"))
+    cpu_mlir = os.path.join(work, "step.%s.mlir" % tag)
+    run([opt, a.step, "--remat-budget=" + row["budget"], "-o", cpu_mlir])
     harness = os.path.join(work, "harness.mlir")
     with open(harness, "w") as fh:
         fh.write("\n".join(main_lines(name, [v for v, _ in args], [i for _, i in args],
@@ -134,12 +146,16 @@ def run_budget(a, opt, name, args, result_types, inputs, budget, work):
     env = dict(os.environ, REMAT_OPT=opt)
     env.pop("ALIGNMENT", None)
     cpu_peak, printed = run_step(cpu_mlir, harness, env, os.path.join(work, "cpu.results"))
-    worst = compare(printed, outs)
-    return {"budget": budget, "budget_bytes": r["budget"], "predicted_before": r["peak_before"],
-            "predicted": r["peak_after"], "remat_cpu_measured": cpu_peak,
-            "iree_device_local_peak": peaks.get("DEVICE_LOCAL"),
-            "iree_host_local_peak": peaks.get("HOST_LOCAL"), "max_rel_err": worst,
-            "outputs_match": worst <= a.rtol}
+    worst = compare(printed, row["outs"])
+    row.update(remat_cpu_measured=cpu_peak, max_rel_err=worst, outputs_match=worst <= a.rtol)
+    return row
+
+
+def run_budget(a, opt, name, args, result_types, inputs, budget, work):
+    row = run_iree(opt, a.step, name, result_types, inputs, budget, work)
+    if "error" in row:
+        return row
+    return check_on_cpu(a, opt, name, args, result_types, row, work)
 
 
 def compare(printed, outs):
@@ -199,7 +215,7 @@ def main():
                       rows[0]["predicted"] - row["predicted"]))
     if a.json:
         with open(a.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+            json.dump([{k: v for k, v in r.items() if k != "outs"} for r in rows], fh, indent=1)
     return 0 if ok else 1
 
 
