@@ -73,18 +73,25 @@ def _grouped_conv(em, loc, base, xp, w, init, stride, dilation, g):
     xg = _split_groups(em, loc + ".xview", loc + "_xg", xp, 1, g)
     wg = _split_groups(em, loc + ".wview", loc + "_wg", w, 0, g)
     og = _split_groups(em, loc + ".oview", base + "_og", init, 1, g)
-    n, _, f, ho, wo = og.shape
     c, kh, kw = wg.shape[2:]
     (sh, sw), (dh, dw) = stride, dilation
     # domain (n, g, f, y, x, c, i, j)
     maps = [amap(8, ["d0", "d1", "d5", _tap("d3", sh, "d6", dh), _tap("d4", sw, "d7", dw)]),
             amap(8, ["d1", "d2", "d5", "d6", "d7"]),
             amap(8, ["d0", "d1", "d2", "d3", "d4"])]
-    em._work(loc, 2.0 * n * g * f * ho * wo * c * kh * kw)
-    r = em.f.generic(base + "_g", loc, [xg, wg], [og], maps,
-                     ["parallel"] * 5 + ["reduction"] * 3,
-                     lambda bb, a, o: [em.mac(bb, o[0], a[0], a[1], init.elt)])
-    return em.reshape(loc + ".view", base, r, init.shape)
+    return _grouped_mac(em, loc, base + "_g", [xg, wg], og, maps, c * kh * kw,
+                        loc + ".view", base, init.shape)
+
+
+def _grouped_mac(em, loc, name, ins, og, maps, reduced, view_loc, view_name, shape):
+    """og [N, G, ., ., .] += ins[0] * ins[1] summed over the `reduced`
+    points of the last three loop dims (one generic, whose maps say which
+    elements meet), the result viewed as `shape`: the one kernel of a
+    grouped convolution and of its input gradient."""
+    em._work(loc, 2.0 * math.prod(og.shape) * reduced)
+    r = em.f.generic(name, loc, ins, [og], maps, ["parallel"] * 5 + ["reduction"] * 3,
+                     lambda bb, a, o: [em.mac(bb, o[0], a[0], a[1], og.elt)])
+    return em.reshape(view_loc, view_name, r, shape)
 
 
 def _dw_weight(em, loc, w):
@@ -173,11 +180,8 @@ def _grouped_transposed(em, loc, base, dg, wg, og, dilation):
     maps = [amap(8, ["d0", "d1", "d5", flip("d3", kh, "d6", dh), flip("d4", kw, "d7", dw)]),
             amap(8, ["d1", "d5", "d2", "d6", "d7"]),
             amap(8, ["d0", "d1", "d2", "d3", "d4"])]
-    em._work(loc, 2.0 * n * g * cg * h * wd * fg * kh * kw)
-    gi = em.f.generic(base + "g", loc, [dg, wg], [og], maps,
-                      ["parallel"] * 5 + ["reduction"] * 3,
-                      lambda bb, a, o: [em.mac(bb, o[0], a[0], a[1], og.elt)])
-    return em.reshape(loc + ".giview", base, gi, [n, g * cg, h, wd])
+    return _grouped_mac(em, loc, base + "g", [dg, wg], og, maps, fg * kh * kw,
+                        loc + ".giview", base, [n, g * cg, h, wd])
 
 
 def _dilated_padded(em, loc, base, v, lows, highs, stride):
