@@ -57,6 +57,30 @@ def grads(model):
     return [p.grad.detach().clone() for p in model.parameters()]
 
 
+def inductor_step(model, run, budget):
+    """(backend log, loss, measured peak without arguments, gradients) of
+    `run(module)` on `model` compiled by remat's backend with Inductor at
+    `budget`: the compiling call (which measures and re-plans), then the
+    one measured."""
+    torch._dynamo.reset()
+    log = []
+    compiled = torch.compile(model, backend=remat_torch.backend(budget, "inductor", log=log))
+    run(compiled)
+    model.zero_grad(set_to_none=True)
+    loss, peak = measure(run, compiled)
+    got = grads(model)
+    model.zero_grad(set_to_none=True)
+    return log, loss, peak, got
+
+
+def relative_difference(got, ref):
+    """The largest gradient difference relative to the largest reference
+    gradient of all (a convolution's bias before a batch norm has a
+    gradient of zero, in rounding noise)."""
+    scale = max(r.abs().max().item() for r in ref)
+    return max((g - r).abs().max().item() for g, r in zip(got, ref)) / scale
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model")

@@ -14,26 +14,9 @@ measured peak is within that budget.
 import os
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import remat_torch  # noqa: E402
-from backend_check import grads, seeded_model, step  # noqa: E402
-from remat_torch.peak import measure  # noqa: E402
-
-
-def compiled_step(model, x, budget):
-    """(log entries, measured peak without arguments, gradients) of one
-    compile of `model` at `budget` with Inductor."""
-    torch._dynamo.reset()
-    log = []
-    compiled = torch.compile(model, backend=remat_torch.backend(budget, "inductor", log=log))
-    step(compiled, x)                   # compiles, measures, re-plans
-    model.zero_grad(set_to_none=True)
-    _, peak = measure(lambda m: step(m, x), compiled)
-    got = grads(model)
-    model.zero_grad(set_to_none=True)
-    return log, peak, got
+from backend_check import (grads, inductor_step, relative_difference,  # noqa: E402
+                           seeded_model, step)
 
 
 def main():
@@ -43,20 +26,22 @@ def main():
     ref = grads(model)
     model.zero_grad(set_to_none=True)
 
-    log, _, _ = compiled_step(model, x, "min")
+    def run(m):
+        return step(m, x)
+
+    log = inductor_step(model, run, "min")[0]
     floor, measured = log[0]["report"]["peak_after"], log[0]["measured"]
     if measured >= floor:
         print("%s: min measures %d B, not below its model's %d B: nothing to test" % (
             name, measured, floor))
         return
     budget = (measured + floor) // 2
-    log, peak, got = compiled_step(model, x, "%dB" % budget)
+    log, _, peak, got = inductor_step(model, run, "%dB" % budget)
     falls = [e["fallback"] for e in log if "fallback" in e]
     if falls or len(log) != 1:
         print("%s at %d B: FELL BACK or not one graph: %s" % (name, budget, falls or log))
         return
-    scale = max(r.abs().max().item() for r in ref)
-    diff = max((g - r).abs().max().item() for g, r in zip(got, ref)) / scale
+    diff = relative_difference(got, ref)
     total = peak + args
     print("%s: below the model's smallest budget (%d B), at %d B: gradients %s (%.1e); "
           "measured %d B %s budget" % (name, floor, budget,

@@ -18,9 +18,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import remat_torch  # noqa: E402
-from backend_check import grads, seeded_model, step  # noqa: E402
-from remat_torch.peak import measure  # noqa: E402
+from backend_check import (grads, inductor_step, relative_difference,  # noqa: E402
+                           seeded_model, step)
 
 # Largest difference to the reference, relative to its largest value: float32
 # against eager PyTorch; bfloat16/float16 against the default partitioner's
@@ -55,23 +54,12 @@ def main():
 
     peaks, name = [], "%s%s" % (a.model, " " + a.amp if a.amp else "")
     for budget in a.budgets.split(","):
-        torch._dynamo.reset()
-        log = []
-        compiled = torch.compile(model, backend=remat_torch.backend(budget, "inductor", log=log))
-        run(compiled)                       # compiles, measures, re-plans
-        model.zero_grad(set_to_none=True)
-        loss, peak = measure(run, compiled)
-        got = grads(model)
-        model.zero_grad(set_to_none=True)
+        log, loss, peak, got = inductor_step(model, run, budget)
         falls = [e["fallback"] for e in log if "fallback" in e]
         if falls or len(log) != 1:
             print("%s at %s: FELL BACK or not one graph: %s" % (name, budget, falls or log))
             continue
-        # Relative to the largest gradient of all: a convolution's bias
-        # before a batch norm has a gradient of zero, in rounding noise.
-        scale = max(r.abs().max().item() for r in ref)
-        diff = max((g - r).abs().max().item() for g, r in zip(got, ref)) / scale
-        diff = max(diff, ((loss - ref_loss).abs() / ref_loss.abs()).item())
+        diff = max(relative_difference(got, ref), ((loss - ref_loss).abs() / ref_loss.abs()).item())
         info = log[0]
         bound = info["target"] if info["target"] is not None else info["measured"]
         total = peak + args
