@@ -25,9 +25,10 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
     error = *wrong;
     return failure();
   }
-  if (options.barriers != "none" && options.barriers != "iree") {
+  if (options.barriers != "none" && options.barriers != "iree" &&
+      options.barriers != "iree-ordered") {
     error = "barriers='" + options.barriers +
-            "' is not none or iree (what the output is for)";
+            "' is not none, iree or iree-ordered (what the output is for)";
     return failure();
   }
   // A fully annotated step becomes the program one device runs, the one
@@ -56,10 +57,11 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   pm.addPass(createRematerializePass(settings));
   // For a compiler that runs CSE on what it reads: recomputations fenced
   // off, in ops it tiles, without remat's attributes.
-  if (options.barriers == "iree") {
+  if (options.barriers != "none") {
     pm.addPass(createReversedMapsToSelectPass());
     pm.addPass(createIndexTensorsToI64Pass());
-    pm.addPass(createInlineRecomputePass(InlineRecomputePassOptions{"iree"}));
+    pm.addPass(
+        createInlineRecomputePass(InlineRecomputePassOptions{options.barriers}));
     pm.addPass(createStripAnnotationsPass());
   }
   return success();

@@ -157,7 +157,7 @@ LogicalResult remat::rematOptMain(int argc, char **argv,
   // --remat-barriers=iree, remat-fit{barriers=iree} in --pass-pipeline,
   // -remat-inline-recompute=barriers=iree.
   auto asksIree = [](llvm::StringRef arg) {
-    return arg.contains("barriers=iree") || arg.contains("barriers={iree}");
+    return arg.contains("barriers=iree") || arg.contains("barriers={iree");
   };
   if (asksIree(fitOptions) ||
       llvm::any_of(args, [&](const char *a) { return a && asksIree(a); }))

@@ -5,8 +5,11 @@
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace remat {
 #define GEN_PASS_DEF_INLINERECOMPUTEPASS
@@ -27,18 +30,40 @@ Value barrier(RewriterBase &rewriter, Location loc, Value value) {
   return rewriter.create(state)->getResult(0);
 }
 
+/// Every result of a linalg op in `func`'s own body (not in a loop's)
+/// behind a barrier of its own, but a fill's: IREE then places each op in
+/// an execution partition of its own, in the order written, each result in
+/// a buffer freed after its last use, as remat's plan frees it (its
+/// partitions otherwise pack their results into one buffer, freed when the
+/// last of them dies). Fills stay unfenced: IREE 3.13 computed wrong
+/// results with a fill fenced (the accumulator of the op that reads it).
+void fenceEveryOp(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : func.getBody().getOps())
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+        linalgOp && !isa<linalg::FillOp>(&op))
+      ops.push_back(linalgOp);
+  for (linalg::LinalgOp op : ops) {
+    rewriter.setInsertionPointAfter(op);
+    for (Value result : op->getResults()) {
+      Value fence = barrier(rewriter, op.getLoc(), result);
+      rewriter.replaceAllUsesExcept(result, fence, fence.getDefiningOp());
+    }
+  }
+}
+
 struct InlineRecomputePass
     : public remat::impl::InlineRecomputePassBase<InlineRecomputePass> {
   using InlineRecomputePassBase::InlineRecomputePassBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (barriers != "none" && barriers != "iree")
+    if (barriers != "none" && barriers != "iree" && barriers != "iree-ordered")
       return emitError(UnknownLoc::get(context))
              << "-remat-inline-recompute: barriers='" << barriers
-             << "' is not none or iree";
+             << "' is not none, iree or iree-ordered";
     // The barrier's dialect is IREE's, which remat-opt does not load: the
     // op is written in generic form (once, before any thread runs).
-    if (barriers == "iree")
+    if (barriers != "none")
       context->allowUnregisteredDialects();
     return success();
   }
@@ -47,7 +72,13 @@ struct InlineRecomputePass
     SmallVector<RecomputeOp> ops;
     getOperation()->walk([&](RecomputeOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
-    const bool fence = barriers == "iree";
+    const bool fence = barriers != "none";
+    // Functions whose plan recomputes: the ones whose order iree-ordered
+    // keeps (elsewhere IREE's own fusion and packing are kept).
+    llvm::SetVector<func::FuncOp> recomputing;
+    for (RecomputeOp op : ops)
+      if (auto func = op->getParentOfType<func::FuncOp>())
+        recomputing.insert(func);
     // Post-order walk: nested recomputations are inlined into their parent's
     // region before the parent itself is inlined.
     for (RecomputeOp op : ops) {
@@ -65,6 +96,9 @@ struct InlineRecomputePass
           v = barrier(rewriter, op.getLoc(), v);
       rewriter.replaceOp(op, results);
     }
+    if (barriers == "iree-ordered")
+      for (func::FuncOp func : recomputing)
+        fenceEveryOp(rewriter, func);
   }
 };
 } // namespace

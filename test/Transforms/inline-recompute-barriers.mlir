@@ -16,7 +16,7 @@
 // CHECK-NEXT:  return %[[S]]
 // CSE-LABEL: func.func @fenced
 // CSE-COUNT-2: math.exp
-// BAD: barriers='maybe' is not none or iree
+// BAD: barriers='maybe' is not none, iree or iree-ordered
 func.func @fenced(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = math.exp %x : tensor<4xf32>
   %r = remat.recompute ins(%x : tensor<4xf32>) -> tensor<4xf32> {

@@ -34,7 +34,7 @@ struct RematPipelineOptions
       llvm::cl::init(false)};
 
   Option<std::string> barriers{
-      *this, "barriers", llvm::cl::value_desc("none|iree"),
+      *this, "barriers", llvm::cl::value_desc("none|iree|iree-ordered"),
       llvm::cl::desc(
           "-remat-fit only: what the output is for. none (default): "
           "remat.recompute regions kept (-remat-lower-to-cpu/-gpu inline "
@@ -43,8 +43,11 @@ struct RematPipelineOptions
           "behind util.optimization_barrier (one value each, generic form), "
           "reads at reversed indices rewritten with positive maps "
           "(-remat-reversed-maps-to-select), tensors of index as i64 "
-          "(-remat-index-tensors-to-i64) and remat.* attributes dropped "
-          "(docs/frontends.md)"),
+          "(-remat-index-tensors-to-i64) and remat.* attributes dropped; "
+          "iree-ordered: as iree, and where the plan recomputes, every "
+          "linalg op's result but a fill's fenced too, so that IREE keeps "
+          "remat's order and frees each buffer after its last use, at the "
+          "cost of its fusion (docs/frontends.md)"),
       llvm::cl::init("none")};
 
   /// Whether `name` is one of the options above.

@@ -21,11 +21,22 @@ def InlineRecomputePass : Pass<"remat-inline-recompute"> {
     dialect written in generic form (remat-opt does not load that dialect;
     the pass lets the context hold it). A recomputation then reads other
     values than the original does, and CSE cannot merge the two.
+
+    `barriers=iree-ordered` does that and, in every function where a region
+    was inlined, also puts each result of a linalg op of the function's own
+    body (not of a loop's) behind a barrier, but a fill's: IREE then runs
+    each op in an execution partition of its own, in the order written, and
+    frees each result after its last use as remat's plan does, where its
+    partitions would otherwise pack their results into one buffer freed when
+    the last of them dies; IREE's fusion across those ops is lost. Fills are
+    left unfenced: IREE 3.13 computed wrong results with them fenced.
   }];
   let options = [
     Option<"barriers", "barriers", "std::string", /*default=*/"\"none\"",
-           "none (the regions' ops inlined as they are) or iree (inputs and "
-           "results behind util.optimization_barrier, one value each)">,
+           "none (the regions' ops inlined as they are), iree (inputs and "
+           "results behind util.optimization_barrier, one value each) or "
+           "iree-ordered (as iree, and every linalg op's result but a fill's "
+           "where a region was inlined)">,
   ];
 }
 
