@@ -6,7 +6,8 @@
 
 For each budget:
 1. `remat-opt --remat-budget=B --remat-barriers=iree` (the form IREE
-   reads: recomputations behind util.optimization_barrier) and
+   reads: recomputations behind util.optimization_barrier; `--barriers
+   iree-ordered`: every op's result too where the plan recomputes) and
    `remat-opt --remat-budget=B` (remat's own CPU path);
 2. compiles the first with `iree-compile` (llvm-cpu, the host's CPU) and
    runs it with `iree-run-module --device=local-sync --print_statistics`:
@@ -102,17 +103,20 @@ def iree_peaks(stderr_and_out):
             for m in re.finditer(r"(HOST_LOCAL|DEVICE_LOCAL):\s+(\d+)B peak", stderr_and_out)}
 
 
-def run_iree(opt, step, name, result_types, inputs, budget, work):
-    """remat-opt's IREE form of `step` at `budget`, compiled and run by
-    IREE: {budget, budget_bytes, predicted_before, predicted, iree_*_peak,
-    outs, report}, or {budget, error}."""
-    tag = re.sub(r"[^0-9A-Za-z.]", "", budget.replace("%", "pct"))
+def run_iree(opt, step, name, result_types, inputs, budget, work, barriers="iree"):
+    """remat-opt's IREE form of `step` at `budget` (--remat-barriers=
+    `barriers`), compiled and run by IREE: {budget, barriers,
+    budget_bytes, predicted_before, predicted, iree_*_peak, outs,
+    iree_mlir}, or {budget, barriers, error}."""
+    tag = re.sub(r"[^0-9A-Za-z.]", "", budget.replace("%", "pct")) + \
+        ("" if barriers == "iree" else "." + barriers)
     iree_mlir = os.path.join(work, "step.%s.iree.mlir" % tag)
     report = os.path.join(work, "report.%s.json" % tag)
-    res = run([opt, step, "--remat-budget=" + budget, "--remat-barriers=iree",
+    res = run([opt, step, "--remat-budget=" + budget, "--remat-barriers=" + barriers,
                "--remat-report=" + report, "-o", iree_mlir], may_fail=True)
     if res.returncode != 0:
-        return {"budget": budget, "error": res.stderr.strip().splitlines()[-1]}
+        return {"budget": budget, "barriers": barriers,
+                "error": res.stderr.strip().splitlines()[-1]}
     with open(report) as fh:
         r = json.load(fh)["functions"][0]
     vmfb = os.path.join(work, "step.%s.vmfb" % tag)
@@ -124,9 +128,10 @@ def run_iree(opt, step, name, result_types, inputs, budget, work):
     if res.returncode != 0:
         lines = (res.stdout + res.stderr).strip().splitlines() or ["failed"]
         why = [l for l in lines if re.search(r"\b[A-Z_]{6,};", l)] or lines[-1:]
-        return {"budget": budget, "error": "iree-run-module: " + why[0].strip()}
+        return {"budget": budget, "barriers": barriers,
+                "error": "iree-run-module: " + why[0].strip()}
     peaks = iree_peaks(res.stdout + res.stderr)
-    return {"budget": budget, "budget_bytes": r["budget"], "predicted_before": r["peak_before"],
+    return {"budget": budget, "barriers": barriers, "budget_bytes": r["budget"], "predicted_before": r["peak_before"],
             "predicted": r["peak_after"], "time_after": r.get("time_after"),
             "iree_device_local_peak": peaks.get("DEVICE_LOCAL"),
             "iree_host_local_peak": peaks.get("HOST_LOCAL"), "outs": outs,
@@ -152,7 +157,7 @@ def check_on_cpu(a, opt, name, args, result_types, row, work):
 
 
 def run_budget(a, opt, name, args, result_types, inputs, budget, work):
-    row = run_iree(opt, a.step, name, result_types, inputs, budget, work)
+    row = run_iree(opt, a.step, name, result_types, inputs, budget, work, a.barriers)
     if "error" in row:
         return row
     return check_on_cpu(a, opt, name, args, result_types, row, work)
@@ -176,6 +181,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("step", help="a training step remat-opt reads (a {remat.loss} result)")
     ap.add_argument("--budgets", default="100%,60%,min")
+    ap.add_argument("--barriers", choices=["iree", "iree-ordered"], default="iree",
+                    help="remat-opt's --remat-barriers for IREE's form (default iree)")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--work", default=None, help="keep the files here")
     ap.add_argument("--json", default=None, help="write the rows as JSON")
