@@ -7,17 +7,17 @@
 IREE fuses elementwise chains into dispatches that allocate nothing in
 between and packs each partition's buffers itself, so the peak it measures
 is not remat's model of the step (the JAX MLP: 9,094,848 B in the model,
-5,375,148 B in IREE).  This finds the planning budget whose
+5,375,148 B in IREE).  This measures the step without recomputation and
+at `min`, then bisects remat's planning budgets between the largest whose
 `remat-opt --remat-barriers=iree` or `iree-ordered` output (each plan in
-both forms by default) IREE measures closest below BYTES: it measures the step without recomputation and at `min`, then
-bisects remat's planning budgets between the largest that fits and the
-smallest that does not, the first guesses scaled by what IREE measured
-against the model, each plan compiled and run once (iree_run.py: llvm-cpu,
+both forms by default) IREE measures within BYTES and the smallest over
+it, the first guesses scaled by what IREE measured against the model,
+each distinct output compiled and run once (iree_run.py: llvm-cpu,
 `--print_statistics`, the DEVICE_LOCAL heap's peak, arguments included).
 The plan kept is the fastest within BYTES by remat's predicted time (the
 step without recomputation when it fits: never a plan measuring more than
-it); its outputs are checked against remat's own CPU path.  BYTES: a number of
-bytes (B, KB, KiB, MB, MiB, GB, GiB) or a percentage of what IREE
+it); its outputs are checked against remat's own CPU path.  BYTES: a
+number of bytes (B, KB, KiB, MB, MiB, GB, GiB) or a percentage of what IREE
 measures without recomputation.  Exit status 1 when nothing remat plans
 fits or an output differs.
 """
@@ -67,16 +67,14 @@ class Fit:
         return min((self.measure_form(budget, f) for f in forms), key=peak)
 
     def measure_form(self, budget, barriers):
+        known = len(self.by_text)
         row = iree_run.run_iree(self.opt, self.a.step, self.name, self.result_types,
-                                self.inputs, budget, self.work, barriers)
+                                self.inputs, budget, self.work, barriers, self.by_text)
+        if len(self.by_text) == known:  # the same form as before: not compiled again
+            return row
         if "error" in row:
             print("planned at %s, %s: %s" % (budget, barriers, row["error"]), flush=True)
             return row
-        with open(row["iree_mlir"]) as fh:
-            key = fh.read()
-        if key in self.by_text:         # the same plan: measured already
-            return self.by_text[key]
-        self.by_text[key] = row
         self.rows.append(row)
         print("planned at %s (remat's model: %d B), %s: IREE measures %d B"
               % (budget, row["predicted"], barriers, row["iree_device_local_peak"]),

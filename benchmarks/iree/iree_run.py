@@ -103,11 +103,12 @@ def iree_peaks(stderr_and_out):
             for m in re.finditer(r"(HOST_LOCAL|DEVICE_LOCAL):\s+(\d+)B peak", stderr_and_out)}
 
 
-def run_iree(opt, step, name, result_types, inputs, budget, work, barriers="iree"):
+def run_iree(opt, step, name, result_types, inputs, budget, work, barriers="iree", seen=None):
     """remat-opt's IREE form of `step` at `budget` (--remat-barriers=
     `barriers`), compiled and run by IREE: {budget, barriers,
     budget_bytes, predicted_before, predicted, iree_*_peak, outs,
-    iree_mlir}, or {budget, barriers, error}."""
+    iree_mlir}, or {budget, barriers, error}.  With `seen` ({IREE form's
+    text: row}), a form written before is not compiled again: its row."""
     tag = re.sub(r"[^0-9A-Za-z.]", "", budget.replace("%", "pct")) + \
         ("" if barriers == "iree" else "." + barriers)
     iree_mlir = os.path.join(work, "step.%s.iree.mlir" % tag)
@@ -117,6 +118,20 @@ def run_iree(opt, step, name, result_types, inputs, budget, work, barriers="iree
     if res.returncode != 0:
         return {"budget": budget, "barriers": barriers,
                 "error": res.stderr.strip().splitlines()[-1]}
+    with open(iree_mlir) as fh:
+        text = fh.read()
+    if seen is not None and text in seen:
+        return seen[text]
+    row = compile_and_run(step, name, result_types, inputs, budget, work, barriers, tag,
+                          iree_mlir, report)
+    if seen is not None:
+        seen[text] = row
+    return row
+
+
+def compile_and_run(step, name, result_types, inputs, budget, work, barriers, tag, iree_mlir,
+                    report):
+    """run_iree's IREE part, for the form remat-opt wrote to iree_mlir."""
     with open(report) as fh:
         r = json.load(fh)["functions"][0]
     vmfb = os.path.join(work, "step.%s.vmfb" % tag)
@@ -131,7 +146,8 @@ def run_iree(opt, step, name, result_types, inputs, budget, work, barriers="iree
         return {"budget": budget, "barriers": barriers,
                 "error": "iree-run-module: " + why[0].strip()}
     peaks = iree_peaks(res.stdout + res.stderr)
-    return {"budget": budget, "barriers": barriers, "budget_bytes": r["budget"], "predicted_before": r["peak_before"],
+    return {"budget": budget, "barriers": barriers, "budget_bytes": r["budget"],
+            "predicted_before": r["peak_before"],
             "predicted": r["peak_after"], "time_after": r.get("time_after"),
             "iree_device_local_peak": peaks.get("DEVICE_LOCAL"),
             "iree_host_local_peak": peaks.get("HOST_LOCAL"), "outs": outs,
