@@ -43,6 +43,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
@@ -152,10 +154,13 @@ void ScanRewriter::replaceLoops(ValueRange finalCarries,
       rewriter.replaceAllUsesWith(scan.result(k), finalKept[kept++]);
   for (auto [old, v] : llvm::zip(scan.backwardResults(), backwardResults))
     rewriter.replaceAllUsesWith(old, v);
-  SmallVector<Value> stackInits;
+  // The initial values' ops, taken before anything is erased: stacks may
+  // share one (JAX starts every stack of a scan from the same constant).
+  llvm::SetVector<Operation *> stackInits;
   for (auto [s, k] : llvm::enumerate(scan.stacks))
     if (!scan.keptWhole[s])
-      stackInits.push_back(scan.init(k));
+      if (Operation *def = scan.init(k).getDefiningOp())
+        stackInits.insert(def);
   for (const StackRead &read : scan.reads)
     if (read.op->getBlock() == scan.forward->getBlock())
       rewriter.eraseOp(read.op);
@@ -164,14 +169,14 @@ void ScanRewriter::replaceLoops(ValueRange finalCarries,
   created.eraseDead(rewriter);
   // The stacks' initial values (a tensor.empty, rows written before the
   // loop): erased down the chain while nothing else reads them.
-  for (Value init : stackInits) {
-    Operation *def = init.getDefiningOp();
-    while (def && isOpTriviallyDead(def)) {
+  llvm::SmallPtrSet<Operation *, 8> erased;
+  for (Operation *def : stackInits)
+    while (def && !erased.contains(def) && isOpTriviallyDead(def)) {
       Operation *next = writtenInto(def);
+      erased.insert(def);
       rewriter.eraseOp(def);
       def = next;
     }
-  }
 }
 
 Value ScanRewriter::asType(OpBuilder &b, Value v, Type type) {
