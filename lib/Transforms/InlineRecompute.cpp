@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
@@ -48,6 +49,39 @@ void fenceEveryOp(RewriterBase &rewriter, func::FuncOp func) {
     for (Value result : op->getResults()) {
       Value fence = barrier(rewriter, op.getLoc(), result);
       rewriter.replaceAllUsesExcept(result, fence, fence.getDefiningOp());
+    }
+  }
+}
+
+/// Each tensor that a branch of an `scf.if` inside a loop computes and
+/// yields, behind a barrier of its own. IREE packs the results of one
+/// execution partition into one buffer, and its VM (3.13) passes such a
+/// buffer to two arguments of the branch's merge block, moving it out of
+/// the register that the other argument keeps (iree-org/iree#24753): a
+/// checkpointed scan's reversal, whose branches compute several gradient
+/// accumulators at once, then stops at run time (`OUT_OF_RANGE; indirect
+/// buffer reference slot 0 ...` in `hal.command_buffer.copy_buffer`). Fenced
+/// one by one, the values are placed in buffers of their own.
+void fenceBranchYields(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<scf::YieldOp> yields;
+  func.walk([&](scf::IfOp branch) {
+    if (!branch->getParentOfType<LoopLikeOpInterface>())
+      return;
+    for (Region &region : branch->getRegions())
+      if (!region.empty())
+        yields.push_back(cast<scf::YieldOp>(region.front().getTerminator()));
+  });
+  for (scf::YieldOp yield : yields) {
+    rewriter.setInsertionPoint(yield);
+    for (OpOperand &operand : yield->getOpOperands()) {
+      Value value = operand.get();
+      Operation *def = value.getDefiningOp();
+      // Values passed through the branch keep the buffer they came in.
+      if (!isa<TensorType>(value.getType()) || !def ||
+          def->getParentRegion() != yield->getParentRegion())
+        continue;
+      Value fence = barrier(rewriter, yield.getLoc(), value);
+      rewriter.modifyOpInPlace(yield, [&] { operand.set(fence); });
     }
   }
 }
@@ -99,6 +133,9 @@ struct InlineRecomputePass
     if (barriers == "iree-ordered")
       for (func::FuncOp func : recomputing)
         fenceEveryOp(rewriter, func);
+    if (fence)
+      getOperation()->walk(
+          [&](func::FuncOp func) { fenceBranchYields(rewriter, func); });
   }
 };
 } // namespace

@@ -20,7 +20,13 @@ def InlineRecomputePass : Pass<"remat-inline-recompute"> {
     through its own `util.optimization_barrier`, an op of IREE's `util`
     dialect written in generic form (remat-opt does not load that dialect;
     the pass lets the context hold it). A recomputation then reads other
-    values than the original does, and CSE cannot merge the two.
+    values than the original does, and CSE cannot merge the two. Each
+    tensor that a branch of an `scf.if` inside a loop computes and yields
+    (a checkpointed scan's reversal) also passes a barrier of its own: IREE
+    packs a partition's results into one buffer, and IREE 3.13's VM, given
+    that buffer for two arguments of the merge block, moves it out of the
+    register the other keeps (iree-org/iree#24753), which stopped such steps
+    at run time.
 
     `barriers=iree-ordered` does that and, in every function where a region
     was inlined, also puts each result of a linalg op of the function's own
