@@ -9,8 +9,9 @@ between and packs each partition's buffers itself, so the peak it measures
 is not remat's model of the step (the JAX MLP: 9,094,848 B in the model,
 5,375,148 B in IREE).  This measures the step without recomputation and
 at `min`, then bisects remat's planning budgets between the largest whose
-`remat-opt --remat-barriers=iree` or `iree-ordered` output (each plan in
-both forms by default) IREE measures within BYTES and the smallest over
+`remat-opt --remat-barriers=iree` or `iree-ordered` output (the latter
+also planned with `--remat-fuse-elementwise`: each plan in the three forms
+by default) IREE measures within BYTES and the smallest over
 it, the first guesses scaled by what IREE measured against the model,
 each distinct output compiled and run once (iree_run.py: llvm-cpu,
 `--print_statistics`, the DEVICE_LOCAL heap's peak, arguments included).
@@ -62,7 +63,7 @@ class Fit:
 
     def measure(self, budget):
         """IREE's row for remat's plan at `budget` (a remat-opt budget), in
-        the form that measures less where both are asked."""
+        the form that measures least of those asked."""
         forms = ["iree"] if budget == "100%" else self.a.forms
         return min((self.measure_form(budget, f) for f in forms), key=peak)
 
@@ -116,13 +117,13 @@ def main():
     ap.add_argument("-o", "--output", default=None, help="write the fitted IREE form here")
     ap.add_argument("--probes", type=int, default=8,
                     help="plans compiled at most between the two ends (default 8)")
-    ap.add_argument("--barriers", choices=["iree", "iree-ordered", "both"], default="both",
-                    help="remat-opt's --remat-barriers for IREE's form; both (default): each "
-                         "plan in both forms, the one measuring less kept")
+    ap.add_argument("--barriers", choices=sorted(iree_run.FORMS) + ["all"], default="all",
+                    help="the form IREE reads (iree_run.py's --barriers); all (default): each "
+                         "plan in every form, the one measuring least kept")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--work", default=None, help="keep the files here")
     a = ap.parse_args()
-    a.forms = ["iree", "iree-ordered"] if a.barriers == "both" else [a.barriers]
+    a.forms = list(iree_run.FORMS) if a.barriers == "all" else [a.barriers]
     work = a.work or tempfile.mkdtemp(prefix="remat-iree-fit-")
     os.makedirs(work, exist_ok=True)
     opt = iree_run.find_tool("remat-opt")
@@ -147,16 +148,16 @@ def main():
         search(fit, target, full, least, a.probes)
     fitting = [r for r in fit.rows if peak(r) <= target]
     # The fastest plan within the budget by remat's predicted time; of one
-    # plan in both forms, the one nearer the budget.
+    # plan in several forms, the one nearest the budget.
     best = min(fitting, key=lambda r: (r.get("time_after") or 0, -peak(r)))
     iree_run.check_on_cpu(a, opt, name, args, result_types, best, work)
     if a.output:
         shutil.copyfile(best["iree_mlir"], a.output)
     print("fitted: IREE measures %d B, %.1f %% of the budget of %d B (planned at %s, remat's "
-          "model: %d B, --remat-barriers=%s; %d plans measured); outputs %s remat's CPU path "
+          "model: %d B, %s; %d plans measured); outputs %s remat's CPU path "
           "(max rel err %.1e)%s"
           % (peak(best), 100.0 * peak(best) / target, target, best["budget"], best["predicted"],
-             best["barriers"], len(fit.rows), "match" if best["outputs_match"] else "DIFFER from",
+             " ".join(iree_run.FORMS[best["barriers"]]), len(fit.rows), "match" if best["outputs_match"] else "DIFFER from",
              best["max_rel_err"], "; written to " + a.output if a.output else ""))
     return 0 if best["outputs_match"] else 1
 

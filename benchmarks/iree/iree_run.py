@@ -7,8 +7,11 @@
 For each budget:
 1. `remat-opt --remat-budget=B --remat-barriers=iree` (the form IREE
    reads: recomputations behind util.optimization_barrier; `--barriers
-   iree-ordered`: every op's result too where the plan recomputes) and
-   `remat-opt --remat-budget=B` (remat's own CPU path);
+   iree-ordered`: every op's result too where the plan recomputes;
+   `--barriers iree-fused`: that, planned after elementwise chains are
+   fused as IREE fuses them, `--remat-fuse-elementwise`) and
+   `remat-opt --remat-budget=B` (remat's own CPU path, with
+   `--remat-fuse-elementwise` for `iree-fused`: the same plan);
 2. compiles the first with `iree-compile` (llvm-cpu, the host's CPU) and
    runs it with `iree-run-module --device=local-sync --print_statistics`:
    IREE's peak is its DEVICE_LOCAL heap's, where the step's buffers live
@@ -43,6 +46,17 @@ from remat_import_jax.harness import headers, signature  # noqa: E402
 IREE_COMPILE = ["--iree-hal-target-device=local",
                 "--iree-hal-local-target-device-backends=llvm-cpu",
                 "--iree-llvmcpu-target-cpu=host"]
+
+
+# remat-opt's flags for each form of the step IREE reads.
+FORMS = {"iree": ["--remat-barriers=iree"],
+         "iree-ordered": ["--remat-barriers=iree-ordered"],
+         "iree-fused": ["--remat-barriers=iree-ordered", "--remat-fuse-elementwise"]}
+
+
+def planning_flags(form):
+    """The flags of `form` that decide the plan (not how it is written)."""
+    return [f for f in FORMS[form] if not f.startswith("--remat-barriers=")]
 
 
 def iree_tool(name):
@@ -104,8 +118,8 @@ def iree_peaks(stderr_and_out):
 
 
 def run_iree(opt, step, name, result_types, inputs, budget, work, barriers="iree", seen=None):
-    """remat-opt's IREE form of `step` at `budget` (--remat-barriers=
-    `barriers`), compiled and run by IREE: {budget, barriers,
+    """remat-opt's IREE form of `step` at `budget` (`barriers`: a form of
+    FORMS), compiled and run by IREE: {budget, barriers,
     budget_bytes, predicted_before, predicted, iree_*_peak, outs,
     iree_mlir}, or {budget, barriers, error}.  With `seen` ({IREE form's
     text: row}), a form written before is not compiled again: its row."""
@@ -113,8 +127,8 @@ def run_iree(opt, step, name, result_types, inputs, budget, work, barriers="iree
         ("" if barriers == "iree" else "." + barriers)
     iree_mlir = os.path.join(work, "step.%s.iree.mlir" % tag)
     report = os.path.join(work, "report.%s.json" % tag)
-    res = run([opt, step, "--remat-budget=" + budget, "--remat-barriers=" + barriers,
-               "--remat-report=" + report, "-o", iree_mlir], may_fail=True)
+    res = run([opt, step, "--remat-budget=" + budget] + FORMS[barriers] +
+              ["--remat-report=" + report, "-o", iree_mlir], may_fail=True)
     if res.returncode != 0:
         return {"budget": budget, "barriers": barriers,
                 "error": res.stderr.strip().splitlines()[-1]}
@@ -159,7 +173,8 @@ def check_on_cpu(a, opt, name, args, result_types, row, work):
     adds remat_cpu_measured, max_rel_err and outputs_match to row."""
     tag = re.sub(r"[^0-9A-Za-z.]", "", row["budget"].replace("%", "pct"))
     cpu_mlir = os.path.join(work, "step.%s.mlir" % tag)
-    run([opt, a.step, "--remat-budget=" + row["budget"], "-o", cpu_mlir])
+    run([opt, a.step, "--remat-budget=" + row["budget"]] + planning_flags(row["barriers"]) +
+        ["-o", cpu_mlir])
     harness = os.path.join(work, "harness.mlir")
     with open(harness, "w") as fh:
         fh.write("\n".join(main_lines(name, [v for v, _ in args], [i for _, i in args],
@@ -197,8 +212,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("step", help="a training step remat-opt reads (a {remat.loss} result)")
     ap.add_argument("--budgets", default="100%,60%,min")
-    ap.add_argument("--barriers", choices=["iree", "iree-ordered"], default="iree",
-                    help="remat-opt's --remat-barriers for IREE's form (default iree)")
+    ap.add_argument("--barriers", choices=sorted(FORMS), default="iree",
+                    help="the form IREE reads: remat-opt's --remat-barriers (default iree); "
+                         "iree-fused: iree-ordered planned with --remat-fuse-elementwise")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--work", default=None, help="keep the files here")
     ap.add_argument("--json", default=None, help="write the rows as JSON")

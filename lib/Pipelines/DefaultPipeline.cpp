@@ -45,6 +45,10 @@ remat::buildDefaultRematPipeline(OpPassManager &pm,
   // Calls the planner would see as opaque nodes inlined; index arithmetic
   // however spelled (affine.apply) as the arith the scan matcher proves.
   pm.addPass(createNormalizeInputPass());
+  // The ops a downstream compiler's dispatches will be, before any cost is
+  // counted.
+  if (options.fuseElementwise)
+    pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // Clean-up first: after planning, CSE would merge the initial values the
   // planner gave each op (remat.recompute regions themselves survive it).
   // Index and scalar arithmetic only: two equal tensor computations are a
@@ -76,9 +80,10 @@ void remat::printRematOptionsMarkdown(llvm::raw_ostream &os) {
         "then every option a strategy declares in its descriptor, with the "
         "default and range remat-plan prints for its flag of the same name. "
         "`remat-opt --remat-<option>=<value>` sets one for `-remat-fit`; in a "
-        "pipeline: `remat-fit{budget=60% slots=200}`. The last two, "
-        "`partition` and `barriers`, are `-remat-fit`'s alone "
-        "(`--remat-partition`, `--remat-barriers=iree`).\n\n"
+        "pipeline: `remat-fit{budget=60% slots=200}`. The last three, "
+        "`partition`, `fuse-elementwise` and `barriers`, are `-remat-fit`'s "
+        "alone (`--remat-partition`, `--remat-fuse-elementwise`, "
+        "`--remat-barriers=iree`).\n\n"
         "| option | description |\n|---|---|\n";
   RematPipelineOptions options;
   for (const llvm::cl::Option *o : options.decls.all()) {
@@ -89,6 +94,7 @@ void remat::printRematOptionsMarkdown(llvm::raw_ostream &os) {
   }
   for (const llvm::cl::Option *o :
        {static_cast<const llvm::cl::Option *>(&options.partition),
+        static_cast<const llvm::cl::Option *>(&options.fuseElementwise),
         static_cast<const llvm::cl::Option *>(&options.barriers)}) {
     os << "| `" << o->ArgStr;
     if (o->getValueExpectedFlag() == llvm::cl::ValueRequired)

@@ -33,6 +33,17 @@ struct RematPipelineOptions
           "device (docs/distributed.md)"),
       llvm::cl::init(false)};
 
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc(
+          "-remat-fit only: fuse each elementwise linalg.generic into the "
+          "linalg.generic that alone reads it before planning "
+          "(-remat-fuse-elementwise-chains), as IREE forms its dispatches, so that "
+          "remat's model counts the buffers such a compiler allocates; with "
+          "--remat-barriers=iree-ordered IREE then measures remat's plan "
+          "(docs/frontends.md)"),
+      llvm::cl::init(false)};
+
   Option<std::string> barriers{
       *this, "barriers", llvm::cl::value_desc("none|iree|iree-ordered"),
       llvm::cl::desc(

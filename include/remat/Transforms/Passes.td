@@ -46,6 +46,24 @@ def InlineRecomputePass : Pass<"remat-inline-recompute"> {
   ];
 }
 
+def FuseElementwisePass : Pass<"remat-fuse-elementwise-chains", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generic chains as a downstream compiler would";
+  let description = [{
+    Fuses each elementwise `linalg.generic` into the `linalg.generic` that
+    reads it, where that is its only reader and both lie in the same block
+    (upstream's elementwise fusion patterns): nothing is computed twice, and
+    the chain (a bias broadcast, its add, the activation) becomes one op
+    with one result. A compiler that forms dispatches this way (IREE)
+    allocates no buffer between the ops of a chain; planned after this
+    pass, remat's model of the step counts the buffers such a compiler
+    allocates (JAX's 8-layer MLP at batch 1024: 5,424,832 B in remat's
+    model against IREE's 5,375,144 B; 9,094,848 B without the fusion).
+    Run first by `-remat-fit{fuse-elementwise=true}` (`remat-opt
+    --remat-fuse-elementwise --remat-budget=...`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def IndexTensorsToI64Pass : Pass<"remat-index-tensors-to-i64"> {
   let summary = "Store tensors of index (scan checkpoint tables) as i64";
   let description = [{
