@@ -71,10 +71,10 @@ class Fit:
         known = len(self.by_text)
         row = iree_run.run_iree(self.opt, self.a.step, self.name, self.result_types,
                                 self.inputs, budget, self.work, barriers, self.by_text)
-        if len(self.by_text) == known:  # the same form as before: not compiled again
-            return row
         if "error" in row:
             print("planned at %s, %s: %s" % (budget, barriers, row["error"]), flush=True)
+            return row
+        if len(self.by_text) == known:  # the same form as before: not compiled again
             return row
         self.rows.append(row)
         print("planned at %s (remat's model: %d B), %s: IREE measures %d B"
@@ -157,7 +157,8 @@ def main():
           "model: %d B, %s; %d plans measured); outputs %s remat's CPU path "
           "(max rel err %.1e)%s"
           % (peak(best), 100.0 * peak(best) / target, target, best["budget"], best["predicted"],
-             " ".join(iree_run.FORMS[best["barriers"]]), len(fit.rows), "match" if best["outputs_match"] else "DIFFER from",
+             " ".join(iree_run.FORMS[best["barriers"]]), len(fit.rows),
+             "match" if best["outputs_match"] else "DIFFER from",
              best["max_rel_err"], "; written to " + a.output if a.output else ""))
     return 0 if best["outputs_match"] else 1
 

@@ -62,9 +62,9 @@ void fenceEveryOp(RewriterBase &rewriter, func::FuncOp func) {
 /// accumulators at once, then stops at run time (`OUT_OF_RANGE; indirect
 /// buffer reference slot 0 ...` in `hal.command_buffer.copy_buffer`). Fenced
 /// one by one, the values are placed in buffers of their own.
-void fenceBranchYields(RewriterBase &rewriter, func::FuncOp func) {
+void fenceBranchYields(RewriterBase &rewriter, Operation *root) {
   SmallVector<scf::YieldOp> yields;
-  func.walk([&](scf::IfOp branch) {
+  root->walk([&](scf::IfOp branch) {
     if (!branch->getParentOfType<LoopLikeOpInterface>())
       return;
     for (Region &region : branch->getRegions())
@@ -134,8 +134,7 @@ struct InlineRecomputePass
       for (func::FuncOp func : recomputing)
         fenceEveryOp(rewriter, func);
     if (fence)
-      getOperation()->walk(
-          [&](func::FuncOp func) { fenceBranchYields(rewriter, func); });
+      fenceBranchYields(rewriter, getOperation());
   }
 };
 } // namespace
