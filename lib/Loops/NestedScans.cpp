@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -235,6 +236,54 @@ void eraseUnused(RewriterBase &rewriter, Block &block) {
       rewriter.eraseOp(op);
 }
 
+/// Moves each stack the unrolled loops fill row by row from a fresh
+/// buffer (tensor.empty, linalg.fill, the first row's insert) to just
+/// before the first read of that insert: a backward over layers writes each
+/// layer's weight gradient into a stack made before its first layer, which
+/// would hold the whole stack through every layer's backward where the
+/// unrolled twin assembles it at the end. Only the first row waits longer.
+void assembleStacksLate(RewriterBase &rewriter, Block &block) {
+  SmallVector<linalg::FillOp> fills(block.getOps<linalg::FillOp>());
+  for (linalg::FillOp fill : fills) {
+    auto empty = fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+    if (!empty || !empty->hasOneUse() || fill->use_empty())
+      continue;
+    // Each first insert and the first op of the block reading it.
+    SmallVector<std::pair<Operation *, Operation *>> moves;
+    for (Operation *user : fill->getUsers()) {
+      auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+      if (!insert || insert->getBlock() != &block ||
+          insert.getDest() != fill.getResult(0) ||
+          insert.getSourceType().getNumElements() >=
+              insert.getDestType().getNumElements())
+        break;
+      Operation *firstUser = nullptr;
+      for (Operation *reader : insert->getUsers()) {
+        Operation *at = block.findAncestorOpInBlock(*reader);
+        if (!at) {
+          firstUser = nullptr;
+          break;
+        }
+        if (!firstUser || at->isBeforeInBlock(firstUser))
+          firstUser = at;
+      }
+      if (!firstUser)
+        break;
+      moves.push_back({insert, firstUser});
+    }
+    if (moves.size() != static_cast<size_t>(llvm::range_size(fill->getUsers())))
+      continue;
+    Operation *earliest = nullptr;
+    for (auto [insert, firstUser] : moves) {
+      rewriter.moveOpBefore(insert, firstUser);
+      if (!earliest || insert->isBeforeInBlock(earliest))
+        earliest = insert;
+    }
+    rewriter.moveOpBefore(empty, earliest);
+    rewriter.moveOpBefore(fill, earliest);
+  }
+}
+
 } // namespace
 
 int unrollScansOfScans(Operation *root) {
@@ -252,6 +301,7 @@ int unrollScansOfScans(Operation *root) {
       return;
     forwardInsertedRows(rewriter, block);
     eraseUnused(rewriter, block);
+    assembleStacksLate(rewriter, block);
   });
   return unrolled;
 }

@@ -8,6 +8,7 @@
 #include "remat/Analysis/ScanLoops.h"
 #include "remat/Dialect/Remat/Remat.h"
 #include "remat/Loops/HostStacks.h"
+#include "remat/Transforms/HeldDiagnostics.h"
 #include "remat/Transforms/Prepare.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,42 +21,6 @@ using namespace mlir;
 
 namespace remat {
 namespace {
-
-/// Holds the diagnostics emitted while it listens, to emit them later (the
-/// plan kept) or never (the plan dropped).
-class HeldDiagnostics {
-public:
-  explicit HeldDiagnostics(MLIRContext *ctx) : ctx(ctx) {}
-
-  /// Runs `body` with its diagnostics held.
-  template <typename Fn> auto hold(Fn &&body) {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
-      held.push_back(std::move(d));
-      return success();
-    });
-    return body();
-  }
-
-  /// The first error held, or null.
-  Diagnostic *firstError() {
-    for (Diagnostic &d : held)
-      if (d.getSeverity() == DiagnosticSeverity::Error)
-        return &d;
-    return nullptr;
-  }
-
-  /// Emits what was held, but the remarks `drop` names.
-  void emit(llvm::function_ref<bool(const Diagnostic &)> drop = nullptr) {
-    for (Diagnostic &d : held)
-      if (!drop || !drop(d))
-        ctx->getDiagEngine().emit(std::move(d));
-    held.clear();
-  }
-
-private:
-  MLIRContext *ctx;
-  std::vector<Diagnostic> held;
-};
 
 /// Whether the plan with host stacks is the better one.
 bool hostStacksBetter(const FunctionReport &host,

@@ -24,6 +24,7 @@
 #include "remat/Solver/Portfolio/SizedSolve.h"
 #include "remat/Transforms/FloorBreakdown.h"
 #include "remat/Transforms/HostStackChoice.h"
+#include "remat/Transforms/RowsRecomputedChoice.h"
 #include "remat/Transforms/Materialize.h"
 #include "remat/Transforms/MicroBatch.h"
 #include "remat/Transforms/Prepare.h"
@@ -980,13 +981,19 @@ LogicalResult remat::rematerializeFunction(func::FuncOp func,
                                            const CostModel &costs,
                                            RematResult &result) {
   // A micro-batch step plans its body as a function of the module.
-  if (options.offload && !microBatchLoop(func))
-    return fitWithHostStacks(
-        func, options, result,
-        [&](func::FuncOp copy, const RematOptions &o, RematResult &r) {
-          return FunctionFitter(copy, o, costs, r, func->getParentOp()).run();
-        });
-  return FunctionFitter(func, options, costs, result).run();
+  if (microBatchLoop(func))
+    return FunctionFitter(func, options, costs, result).run();
+  Operation *scope = func->getParentOp();
+  auto fitOne = [&](func::FuncOp copy, const RematOptions &o, RematResult &r) {
+    return FunctionFitter(copy, o, costs, r, scope).run();
+  };
+  auto fitRows = [&](func::FuncOp copy, const RematOptions &o,
+                     RematResult &r) {
+    return fitWithRowsRecomputed(copy, o, r, fitOne);
+  };
+  if (options.offload)
+    return fitWithHostStacks(func, options, result, fitRows);
+  return fitRows(func, options, result);
 }
 
 FailureOr<RematResult> remat::rematerializeFunction(func::FuncOp func,
