@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "remat/Analysis/OpGroups.h"
 #include "remat/Analysis/StackRows.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
@@ -94,6 +95,30 @@ withCarries(RewriterBase &rewriter, Operation *loop, ValueRange inits,
                            [&] { yield.getResultsMutable().append(next); });
   rewriter.replaceOp(w, grown.getResults().take_front(w.getNumResults()));
   return newArgs;
+}
+
+std::optional<int64_t> tripCount(scf::ForOp loop) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return trips ? std::optional<int64_t>(trips->getSExtValue()) : std::nullopt;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+rowAtIteration(Operation *access, RankedTensorType stack, int64_t axis,
+               scf::ForOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lower || !step)
+    return std::nullopt;
+  Value iv = loop.getInductionVar();
+  IndexFacts facts = iterationFacts(iv, IndexExpr::constant(*lower), *step,
+                                    tripCount(loop));
+  std::optional<IndexExpr> row = wholeRow(access, stack, axis, facts);
+  if (!row)
+    return std::nullopt;
+  int64_t c = row->coefficient(iv);
+  if (c == 0 || row->termsWithCoefficients().size() != 1)
+    return std::nullopt;
+  return std::make_pair(c, row->constantPart());
 }
 
 void eraseUnusedChain(RewriterBase &rewriter, Operation *op) {

@@ -58,6 +58,17 @@ withCarries(mlir::RewriterBase &rewriter, mlir::Operation *loop,
             llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::ValueRange)>
                 yields);
 
+/// An scf.for's constant trip count.
+std::optional<int64_t> tripCount(mlir::scf::ForOp loop);
+
+/// The row `access` of a stack of type `stack` touches along `axis`, as
+/// `loop`'s iteration number: (coefficient, constant), the row being
+/// coefficient * k + constant at iteration k; none when it is no whole row
+/// or does not move with k alone.
+std::optional<std::pair<int64_t, int64_t>>
+rowAtIteration(mlir::Operation *access, mlir::RankedTensorType stack,
+               int64_t axis, mlir::scf::ForOp loop);
+
 /// Erases `op` and the chain of tensor.insert_slice ops, the linalg.fill
 /// and the tensor.empty it wrote into, as far as nothing else uses them (a
 /// stack's initial value, once a normalization has rebuilt it).

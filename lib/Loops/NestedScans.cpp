@@ -38,11 +38,6 @@ bool holdsLoop(scf::ForOp loop) {
       .wasInterrupted();
 }
 
-std::optional<int64_t> tripCount(scf::ForOp loop) {
-  std::optional<APInt> trips = loop.getStaticTripCount();
-  return trips ? std::optional<int64_t>(trips->getSExtValue()) : std::nullopt;
-}
-
 bool shortEnough(scf::ForOp loop) {
   std::optional<int64_t> trips = tripCount(loop);
   return trips && *trips <= kMostOuterIterations;

@@ -12,11 +12,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Loops/ReaderRows.h"
+#include "LoopCarries.h"
 #include "remat/Analysis/IndexExpr.h"
 #include "remat/Analysis/StackRows.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -27,33 +30,6 @@ using namespace mlir;
 
 namespace remat {
 namespace {
-
-std::optional<int64_t> tripCount(scf::ForOp loop) {
-  std::optional<APInt> trips = loop.getStaticTripCount();
-  return trips ? std::optional<int64_t>(trips->getSExtValue()) : std::nullopt;
-}
-
-/// The row `access` of a stack of type `stack` touches along `axis`, as
-/// `loop`'s iteration number: (coefficient, constant), the row being
-/// coefficient * k + constant at iteration k.
-std::optional<std::pair<int64_t, int64_t>>
-rowAtIteration(Operation *access, RankedTensorType stack, int64_t axis,
-               scf::ForOp loop) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lower || !step)
-    return std::nullopt;
-  Value iv = loop.getInductionVar();
-  IndexFacts facts = iterationFacts(iv, IndexExpr::constant(*lower), *step,
-                                    tripCount(loop));
-  std::optional<IndexExpr> row = wholeRow(access, stack, axis, facts);
-  if (!row)
-    return std::nullopt;
-  int64_t c = row->coefficient(iv);
-  if (c == 0 || row->termsWithCoefficients().size() != 1)
-    return std::nullopt;
-  return std::make_pair(c, row->constantPart());
-}
 
 /// A writer's stack: its iteration argument, the row write its body yields
 /// for it, the time axis and the row at iteration k.
@@ -124,24 +100,59 @@ sliceOf(scf::ForOp writer, ArrayRef<Value> roots,
   return ordered;
 }
 
-/// The reads of `stack` (a writer's result) inside `reader`: each in the
-/// reader's block, of the row the writer wrote at the same iteration, of
-/// the stored value's type; none when any other use is there.
+/// A writer's stack and the slices of it along its time axis (the
+/// layer's output hs[1:T+1] of a stack holding h_0 at row 0): each with the
+/// stack row its row 0 is.
+SmallVector<std::pair<Value, int64_t>> viewsOf(Value stack, int64_t axis) {
+  SmallVector<std::pair<Value, int64_t>> views{{stack, 0}};
+  auto type = cast<RankedTensorType>(stack.getType());
+  for (Operation *user : stack.getUsers()) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || slice.getSource() != stack ||
+        slice.getType().getRank() != type.getRank())
+      continue;
+    bool alongAxis = true;
+    std::optional<int64_t> offset;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      std::optional<int64_t> o = getConstantIntValue(slice.getMixedOffsets()[d]);
+      std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[d]);
+      std::optional<int64_t> stride =
+          getConstantIntValue(slice.getMixedStrides()[d]);
+      if (!o || !size || stride != 1)
+        alongAxis = false;
+      else if (d == axis)
+        offset = o;
+      else if (*o != 0 || *size != type.getDimSize(d))
+        alongAxis = false;
+    }
+    if (alongAxis && offset)
+      views.push_back({slice.getResult(), *offset});
+  }
+  return views;
+}
+
+/// The reads of `stack` (a writer's result, or a view of it) inside
+/// `reader`: each in the reader's block, of the row the writer wrote at the
+/// same iteration, of the stored value's type; none when any other use is
+/// there.
 SmallVector<Operation *> rowReads(Value stack, const Stack &s,
                                   scf::ForOp reader, Type stored) {
   SmallVector<Operation *> reads;
-  auto type = cast<RankedTensorType>(stack.getType());
-  for (Operation *user : stack.getUsers()) {
-    if (!reader->isAncestor(user))
-      continue;
-    bool rowRead = user->getBlock() == reader.getBody() &&
-                   isa<tensor::ExtractSliceOp, tensor::ExtractOp>(user) &&
-                   user->getOperand(0) == stack &&
-                   user->getResult(0).getType() == stored &&
-                   rowAtIteration(user, type, s.axis, reader) == s.row;
-    if (!rowRead)
-      return {};
-    reads.push_back(user);
+  for (auto [view, offset] : viewsOf(stack, s.axis)) {
+    auto type = cast<RankedTensorType>(view.getType());
+    std::pair<int64_t, int64_t> row{s.row.first, s.row.second - offset};
+    for (Operation *user : view.getUsers()) {
+      if (!reader->isAncestor(user))
+        continue;
+      bool rowRead = user->getBlock() == reader.getBody() &&
+                     isa<tensor::ExtractSliceOp, tensor::ExtractOp>(user) &&
+                     user->getOperand(0) == view &&
+                     user->getResult(0).getType() == stored &&
+                     rowAtIteration(user, type, s.axis, reader) == row;
+      if (!rowRead)
+        return {};
+      reads.push_back(user);
+    }
   }
   return reads;
 }
@@ -158,15 +169,32 @@ bool readsResultOf(Operation *op, scf::ForOp loop) {
       .wasInterrupted();
 }
 
-/// Whether `value` is read after `reader` by an op (or in one) that also
-/// reads the reader's results: the reader's backward, which then reads the
+/// Whether `use` is after `reader`, in an op (or in one) that also reads
+/// the reader's results: the reader's backward, which then reads the
 /// reader's own stack instead. Other reads (the writer's backward) keep
-/// reading the writer's.
-bool usedAfter(Value value, scf::ForOp reader) {
-  return llvm::any_of(value.getUsers(), [&](Operation *user) {
-    Operation *at = reader->getBlock()->findAncestorOpInBlock(*user);
-    return at && reader->isBeforeInBlock(at) && readsResultOf(at, reader);
+/// reading the writer's. `usedAfter`: whether `stack` or a view of it has
+/// such a use.
+bool readAfter(OpOperand &use, scf::ForOp reader) {
+  Operation *at = reader->getBlock()->findAncestorOpInBlock(*use.getOwner());
+  return at && reader->isBeforeInBlock(at) && readsResultOf(at, reader);
+}
+
+bool usedAfter(Value stack, int64_t axis, scf::ForOp reader) {
+  return llvm::any_of(viewsOf(stack, axis), [&](auto view) {
+    return llvm::any_of(view.first.getUses(),
+                        [&](OpOperand &use) { return readAfter(use, reader); });
   });
+}
+
+/// `at` + `by`, folded where `at` is a constant.
+OpFoldResult shifted(RewriterBase &rewriter, Location loc, OpFoldResult at,
+                     int64_t by) {
+  if (by == 0)
+    return at;
+  if (std::optional<int64_t> c = getConstantIntValue(at))
+    return rewriter.getIndexAttr(*c + by);
+  Value step = arith::ConstantIndexOp::create(rewriter, loc, by);
+  return arith::AddIOp::create(rewriter, loc, cast<Value>(at), step).getResult();
 }
 
 /// Rewrites `reader` to recompute the rows of `recomputed` (stacks of
@@ -229,10 +257,40 @@ scf::ForOp recomputeIn(RewriterBase &rewriter, scf::ForOp writer,
     writeMap.map(writer.getRegionIterArg(s.arg), added[carries.size() + j]);
     next.push_back(rewriter.clone(*s.write, writeMap)->getResult(0));
     Value mine = loop.getResult(first + carries.size() + j);
-    rewriter.replaceUsesWithIf(stack, mine, [&](OpOperand &use) {
-      Operation *at = loop->getBlock()->findAncestorOpInBlock(*use.getOwner());
-      return at && loop->isBeforeInBlock(at) && readsResultOf(at, loop);
-    });
+    auto after = [&](OpOperand &use) { return readAfter(use, loop); };
+    // The views first: a slice of the writer's stack read after the loop
+    // becomes the same slice of the reader's, taken after it.
+    for (auto [view, offset] : viewsOf(stack, s.axis)) {
+      if (view == stack ||
+          llvm::none_of(view.getUses(), [&](OpOperand &u) { return after(u); }))
+        continue;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &u : view.getUses())
+        if (after(u))
+          uses.push_back(&u);
+      Value mineView;
+      for (OpOperand *u : uses) {
+        // A row read of the slice reads the stack's row `offset` further.
+        if (auto read = dyn_cast<tensor::ExtractSliceOp>(u->getOwner());
+            read && read.getSource() == view) {
+          rewriter.setInsertionPoint(read);
+          SmallVector<OpFoldResult> offsets = read.getMixedOffsets();
+          offsets[s.axis] = shifted(rewriter, read.getLoc(), offsets[s.axis], offset);
+          rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+              read, read.getType(), mine, offsets, read.getMixedSizes(),
+              read.getMixedStrides());
+          continue;
+        }
+        if (!mineView) {
+          rewriter.setInsertionPointAfter(loop);
+          Operation *clone = rewriter.clone(*view.getDefiningOp());
+          rewriter.modifyOpInPlace(clone, [&] { clone->setOperand(0, mine); });
+          mineView = clone->getResult(0);
+        }
+        rewriter.modifyOpInPlace(u->getOwner(), [&] { u->set(mineView); });
+      }
+    }
+    rewriter.replaceUsesWithIf(stack, mine, after);
   }
   rewriter.modifyOpInPlace(loopYield, [&] {
     loopYield.getResultsMutable().slice(first, next.size()).assign(next);
@@ -263,7 +321,7 @@ int recomputeRowsInReaders(func::FuncOp func) {
         Value stack = writer.getResult(s.arg);
         Type stored = storedValue(s.write).getType();
         if (!rowReads(stack, s, reader, stored).empty() &&
-            usedAfter(stack, reader))
+            usedAfter(stack, s.axis, reader))
           recomputed.push_back(i);
       }
       if (recomputed.empty())

@@ -20,6 +20,7 @@
 #include "remat/Loops/BlockStacks.h"
 #include "remat/Loops/PartStacks.h"
 #include "remat/Loops/ForwardStackReads.h"
+#include "remat/Loops/ConsumedStacks.h"
 #include "remat/Loops/NestedScans.h"
 #include "remat/Loops/TensorCarries.h"
 #include "remat/Loops/ScalarCounters.h"
@@ -118,6 +119,13 @@ struct NormalizeInputPass
       changed = true;
     // After the counters: a StableHLO while's rows are read by them.
     if (remat::forwardStackReads(module) > 0)
+      changed = true;
+    // A backward loop's stack written into the stack it consumes row by
+    // row; after the unrolling, which exposes such pairs of loops.
+    int consumed = 0;
+    module.walk(
+        [&](func::FuncOp f) { consumed += remat::writeIntoConsumedStacks(f); });
+    if (consumed > 0)
       changed = true;
     // A scan's float scalar carries as 0-d tensors (what its checkpoints
     // hold); after the counters, which go the other way for integers.

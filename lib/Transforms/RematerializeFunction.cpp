@@ -567,8 +567,8 @@ private:
                      remarkOpts("Rematerialized", func.getSymName()))
           << llvm::formatv("{0} scan(s) checkpointed: peak {1} B -> {2} B "
                            "(budget {3} B), time +{4}; nothing else to do",
-                           checkpointedScans, peakBefore, peak, fr.budget,
-                           percentOf(timeAsIs - before.time, before.time))
+                           checkpointedScans, shownPeak(), peak, fr.budget,
+                           percentOf(timeAsIs - shownTime(), shownTime()))
                  .str();
     else
       remark::analysis(func.getLoc(), remarkOpts("Fits", func.getSymName()))
@@ -751,6 +751,15 @@ private:
 
   int minimumBudgetShift() const { return remat::minimumBudgetShift(ig->graph); }
 
+  /// The peak and time messages speak of: the program as written, also
+  /// where this is a variant of it (RematOptions::asWritten).
+  int64_t shownPeak() const {
+    return options.asWritten.peak > 0 ? options.asWritten.peak : peakBefore;
+  }
+  double shownTime() const {
+    return options.asWritten.time > 0 ? options.asWritten.time : before.time;
+  }
+
   /// The error for a missed budget: `minimum` is the smallest budget,
   /// `byRings` when it is met only with the stash rings dropped,
   /// `asWritten` when only the step as written meets it.
@@ -758,15 +767,15 @@ private:
                   bool byRings, bool asWritten) {
     InFlightDiagnostic diag = original.emitError();
     diag << "cannot fit @" << func.getSymName() << " into " << fr.budget
-         << " B (" << percentOf(fr.budget, peakBefore)
-         << " of its peak without rematerialization, " << peakBefore
+         << " B (" << percentOf(fr.budget, shownPeak())
+         << " of its peak without rematerialization, " << shownPeak()
          << " B) with strategy '" << options.strategy << "'"
          << (offloadsBeside() ? " and host offload" : "");
     if (offloadsBeside() && options.solve.hostBudget != kUnlimitedBudget)
       diag << " within a host budget of " << options.solve.hostBudget << " B";
     if (minimum > fr.budget) {
       diag << "; the smallest budget it can meet is " << minimum << " B ("
-           << percentOf(minimum, peakBefore) << ")";
+           << percentOf(minimum, shownPeak()) << ")";
       if (asWritten)
         diag << ": the step as written (nothing the strategy recomputes "
                 "lowers its peak)";
@@ -832,9 +841,9 @@ private:
                          sol.strategy == sol.chosen
                              ? sol.chosen
                              : sol.strategy + " (" + sol.chosen + ")",
-                         peakBefore, fr.peakAfter, fr.budget,
+                         shownPeak(), fr.peakAfter, fr.budget,
                          result.clonedOps, result.recomputeOps,
-                         percentOf(sol.sim.time - before.time, before.time),
+                         percentOf(sol.sim.time - shownTime(), shownTime()),
                          fr.ops, fr.seconds.total(), fr.seconds.analysis,
                          fr.seconds.solve, fr.seconds.rewrite,
                          fr.seconds.check)

@@ -38,6 +38,8 @@ LogicalResult fitWithRowsRecomputed(func::FuncOp func,
     }
     rowsOptions.budget = SizeSpec{false, false, static_cast<double>(k.budget)};
   }
+  rowsOptions.asWritten.peak = k.peakBefore;
+  rowsOptions.asWritten.time = k.timeBefore;
   RematResult rows;
   HeldDiagnostics rowsDiags(ctx);
   const bool rowsFit = rowsDiags.hold(

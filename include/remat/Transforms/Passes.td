@@ -168,7 +168,10 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     the loops after it that read it and hold one: layers over time) of at
     most 16 iterations is unrolled, and the rows its stacks held are
     forwarded to their reads, so that the inner scans are loops of the
-    function the scan matcher reads; a longer one gets a remark.
+    function the scan matcher reads; a longer one gets a remark. A stack
+    the unrolled loops fill row by row from a fresh buffer (the layers'
+    weight gradients) is then assembled where it is first read, as the
+    unrolled twin assembles it, not held from before the first layer.
 
     Then a loop that stacks several values side by side in one tensor,
     written in parts each iteration (`stack[i, j]` for part j, a constant
@@ -192,6 +195,14 @@ def NormalizeInputPass : Pass<"remat-normalize-input", "mlir::ModuleOp"> {
     each such read becomes an iteration argument holding that value. The
     meaning is unchanged; the stack is then only written, and the loop a
     scan `-remat-checkpoint-scans` reads (which runs this step too).
+
+    Then a loop that writes every row of a stack from a `tensor.empty`, one
+    row an iteration, and reads a stack of the same type computed before
+    it and dead after it only at the row it writes in the same iteration
+    (a backward loop consuming the gradient stack of the layer above,
+    producing its own) writes into the consumed stack instead: one stack
+    where there were two. A forward stack read in reverse (a scan's
+    residuals) is left to `-remat-checkpoint-scans`.
 
     Then a loop that stacks (yields a row written into one of its
     iteration arguments), an `scf.for` or an `scf.while` whose condition

@@ -40,6 +40,13 @@ struct RematOptions {
   /// The strategies' options (allStrategyOptions(): slots, milp-seconds,
   /// ...); budget, cache and note are set per function.
   SolveOptions solve;
+  /// Where a variant of a function is planned (RowsRecomputedChoice.h):
+  /// the peak and time of the function as written, which messages and
+  /// percentages then speak of (0: the planned function's own).
+  struct {
+    int64_t peak = 0;
+    double time = 0;
+  } asWritten;
 };
 
 struct RematResult {
