@@ -237,10 +237,16 @@ scf::ForOp recomputeIn(RewriterBase &rewriter, scf::ForOp writer,
   auto loop = cast<scf::ForOp>(grown->getOperation());
   ValueRange added = loop.getRegionIterArgs().drop_front(first);
   IRMapping map;
-  map.map(writer.getInductionVar(), loop.getInductionVar());
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value index = loop.getInductionVar();
+  if (int64_t apart = *getConstantIntValue(writer.getLowerBound()) -
+                      *getConstantIntValue(loop.getLowerBound())) {
+    Value by = arith::ConstantIndexOp::create(rewriter, loop.getLoc(), apart);
+    index = arith::AddIOp::create(rewriter, loop.getLoc(), index, by);
+  }
+  map.map(writer.getInductionVar(), index);
   for (auto [j, k] : llvm::enumerate(carries))
     map.map(writer.getRegionIterArg(k), added[j]);
-  rewriter.setInsertionPointToStart(loop.getBody());
   for (Operation *op : *slice)
     rewriter.clone(*op, map);
   auto loopYield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
@@ -313,7 +319,15 @@ int recomputeRowsInReaders(func::FuncOp func) {
       continue;
     for (size_t w = 0; w < r; ++w) {
       scf::ForOp writer = loops[w];
-      if (tripCount(writer) != trips)
+      // The writer's step is cloned with the writer's index at the
+      // reader's iteration: the same step, the lower bounds apart.
+      if (tripCount(writer) != trips ||
+          !getConstantIntValue(writer.getLowerBound()) ||
+          !getConstantIntValue(reader.getLowerBound()) ||
+          getConstantIntValue(writer.getStep()) !=
+              getConstantIntValue(reader.getStep()) ||
+          !writer.getInductionVar().getType().isIndex() ||
+          !reader.getInductionVar().getType().isIndex())
         continue;
       SmallVector<Stack> stacks = stacksOf(writer);
       SmallVector<unsigned> recomputed;
