@@ -1,4 +1,4 @@
-//===- ConsumedStacks.cpp - A loop's stack written into the stack it consumes -===//
+//===- ConsumedStacks.cpp - A stack written into the one it consumes ----===//
 //
 // See ConsumedStacks.h.
 //
@@ -36,7 +36,8 @@ std::optional<WrittenStack> writtenWhole(scf::ForOp loop, unsigned k,
                                          bool fresh = true) {
   BlockArgument arg = loop.getRegionIterArg(k);
   auto type = dyn_cast<RankedTensorType>(arg.getType());
-  Operation *write = loop.getBody()->getTerminator()->getOperand(k).getDefiningOp();
+  Operation *write =
+      loop.getBody()->getTerminator()->getOperand(k).getDefiningOp();
   std::optional<int64_t> trips = tripCount(loop);
   if (!type || !type.hasStaticShape() || !write || insertDest(write) != arg ||
       (fresh && !arg.hasOneUse()) || write->getBlock() != loop.getBody() ||
@@ -110,17 +111,22 @@ bool writtenInOrder(Value stack, const WrittenStack &s) {
 }
 
 /// Drops the slices of `block` that take a whole tensor (the unrolled
-/// outer loops forward a layer's stack so): its rows are then read from the
-/// stack itself.
-void dropWholeSlices(RewriterBase &rewriter, Block &block) {
-  for (auto slice : llvm::make_early_inc_range(block.getOps<tensor::ExtractSliceOp>()))
+/// outer loops forward a layer's stack so; canonicalization folds them
+/// too): its rows are then read from the stack itself. Returns how many.
+int dropWholeSlices(RewriterBase &rewriter, Block &block) {
+  int dropped = 0;
+  for (auto slice :
+       llvm::make_early_inc_range(block.getOps<tensor::ExtractSliceOp>()))
     if (slice.getSourceType() == slice.getType() &&
         slice.getType().hasStaticShape() &&
         llvm::all_of(slice.getMixedOffsets(),
                      [](OpFoldResult o) { return isConstantIntValue(o, 0); }) &&
         llvm::all_of(slice.getMixedStrides(),
-                     [](OpFoldResult o) { return isConstantIntValue(o, 1); }))
+                     [](OpFoldResult o) { return isConstantIntValue(o, 1); })) {
       rewriter.replaceOp(slice, slice.getSource());
+      ++dropped;
+    }
+  return dropped;
 }
 
 } // namespace
@@ -129,7 +135,7 @@ int writeIntoConsumedStacks(func::FuncOp func) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return 0;
   IRRewriter rewriter(func.getContext());
-  dropWholeSlices(rewriter, func.getBody().front());
+  const int dropped = dropWholeSlices(rewriter, func.getBody().front());
   int reused = 0;
   for (scf::ForOp loop : func.getBody().front().getOps<scf::ForOp>()) {
     for (unsigned k = 0; k < loop.getNumRegionIterArgs(); ++k) {
@@ -142,15 +148,16 @@ int writeIntoConsumedStacks(func::FuncOp func) {
       for (Operation &op : *loop.getBody())
         for (Value v : op.getOperands())
           if (!consumed && v.getType() == type && v.getDefiningOp() &&
-              !loop->isAncestor(v.getDefiningOp()) &&
-              writtenInOrder(v, *s) && !consumingReads(v, loop, *s).empty())
+              !loop->isAncestor(v.getDefiningOp()) && writtenInOrder(v, *s) &&
+              !consumingReads(v, loop, *s).empty())
             consumed = v;
       if (!consumed)
         continue;
       SmallVector<Operation *> reads = consumingReads(consumed, loop, *s);
       Value fresh = loop.getInitArgs()[k];
       BlockArgument arg = loop.getRegionIterArg(k);
-      rewriter.modifyOpInPlace(loop, [&] { loop.getInitArgsMutable()[k].set(consumed); });
+      rewriter.modifyOpInPlace(
+          loop, [&] { loop.getInitArgsMutable()[k].set(consumed); });
       for (Operation *read : reads)
         rewriter.modifyOpInPlace(read, [&] { read->setOperand(0, arg); });
       if (Operation *empty = fresh.getDefiningOp(); empty && empty->use_empty())
@@ -158,7 +165,7 @@ int writeIntoConsumedStacks(func::FuncOp func) {
       ++reused;
     }
   }
-  return reused;
+  return reused + dropped;
 }
 
 } // namespace remat

@@ -114,8 +114,10 @@ SmallVector<std::pair<Value, int64_t>> viewsOf(Value stack, int64_t axis) {
     bool alongAxis = true;
     std::optional<int64_t> offset;
     for (int64_t d = 0; d < type.getRank(); ++d) {
-      std::optional<int64_t> o = getConstantIntValue(slice.getMixedOffsets()[d]);
-      std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[d]);
+      std::optional<int64_t> o =
+          getConstantIntValue(slice.getMixedOffsets()[d]);
+      std::optional<int64_t> size =
+          getConstantIntValue(slice.getMixedSizes()[d]);
       std::optional<int64_t> stride =
           getConstantIntValue(slice.getMixedStrides()[d]);
       if (!o || !size || stride != 1)
@@ -194,7 +196,8 @@ OpFoldResult shifted(RewriterBase &rewriter, Location loc, OpFoldResult at,
   if (std::optional<int64_t> c = getConstantIntValue(at))
     return rewriter.getIndexAttr(*c + by);
   Value step = arith::ConstantIndexOp::create(rewriter, loc, by);
-  return arith::AddIOp::create(rewriter, loc, cast<Value>(at), step).getResult();
+  return arith::AddIOp::create(rewriter, loc, cast<Value>(at), step)
+      .getResult();
 }
 
 /// Rewrites `reader` to recompute the rows of `recomputed` (stacks of
@@ -257,7 +260,8 @@ scf::ForOp recomputeIn(RewriterBase &rewriter, scf::ForOp writer,
     const Stack &s = stacks[i];
     Value stack = writer.getResult(s.arg);
     Value stored = map.lookupOrDefault(storedValue(s.write));
-    for (Operation *read : rowReads(stack, s, loop, storedValue(s.write).getType()))
+    for (Operation *read :
+         rowReads(stack, s, loop, storedValue(s.write).getType()))
       rewriter.replaceOp(read, stored);
     IRMapping writeMap = map;
     writeMap.map(writer.getRegionIterArg(s.arg), added[carries.size() + j]);
@@ -281,7 +285,8 @@ scf::ForOp recomputeIn(RewriterBase &rewriter, scf::ForOp writer,
             read && read.getSource() == view) {
           rewriter.setInsertionPoint(read);
           SmallVector<OpFoldResult> offsets = read.getMixedOffsets();
-          offsets[s.axis] = shifted(rewriter, read.getLoc(), offsets[s.axis], offset);
+          offsets[s.axis] =
+              shifted(rewriter, read.getLoc(), offsets[s.axis], offset);
           rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
               read, read.getType(), mine, offsets, read.getMixedSizes(),
               read.getMixedStrides());
@@ -340,7 +345,8 @@ int recomputeRowsInReaders(func::FuncOp func) {
       }
       if (recomputed.empty())
         continue;
-      scf::ForOp grown = recomputeIn(rewriter, writer, reader, stacks, recomputed);
+      scf::ForOp grown =
+          recomputeIn(rewriter, writer, reader, stacks, recomputed);
       if (grown == reader)
         continue;
       loops[r] = reader = grown;

@@ -83,8 +83,8 @@ LogicalResult fitWithRowsRecomputed(func::FuncOp func,
     remark << llvm::formatv("a smallest budget of {0} B, keeping it {1} B",
                             r.budget, k.budget);
   else
-    remark << llvm::formatv("{0:F0} time units, keeping it {1:F0}",
-                            r.timeAfter, k.timeAfter);
+    remark << llvm::formatv("{0:F0} time units, keeping it {1:F0}", r.timeAfter,
+                            k.timeAfter);
   result = std::move(rows);
   return success();
 }

@@ -1,4 +1,4 @@
-//===- ConsumedStacks.h - A loop's stack written into the stack it consumes -*- C++ -*-===//
+//===- ConsumedStacks.h - Written into the stack it consumes ---*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
@@ -26,7 +26,8 @@ namespace remat {
 /// and which reads a stack of the same type computed before it, dead after
 /// it, only at the row it writes at the same iteration, each read's readers
 /// coming before that write: the loop then writes into the read stack.
-/// Returns how many stacks it reused.
+/// Returns how many rewrites it made (stacks reused, and slices taking a
+/// whole tensor replaced by the tensor, which the search looks through).
 int writeIntoConsumedStacks(mlir::func::FuncOp func);
 
 } // namespace remat

@@ -1,4 +1,4 @@
-//===- ReaderRows.h - A scan's rows recomputed in the scan reading them -*- C++ -*-===//
+//===- ReaderRows.h - Rows recomputed by the scan reading them --*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //

@@ -1,4 +1,4 @@
-//===- HeldDiagnostics.h - Diagnostics of a plan that may be dropped -*- C++ -*-===//
+//===- HeldDiagnostics.h - Diagnostics of a plan maybe dropped --*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //

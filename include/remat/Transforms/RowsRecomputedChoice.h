@@ -1,4 +1,4 @@
-//===- RowsRecomputedChoice.h - A stack kept, or its rows recomputed by its reader -*- C++ -*-===//
+//===- RowsRecomputedChoice.h - Keep a stack or recompute rows -*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
@@ -25,8 +25,7 @@ namespace remat {
 /// the contract of rematerializeFunction.
 mlir::LogicalResult fitWithRowsRecomputed(mlir::func::FuncOp func,
                                           const RematOptions &options,
-                                          RematResult &result,
-                                          FitFunction fit);
+                                          RematResult &result, FitFunction fit);
 
 } // namespace remat
 
