@@ -94,7 +94,15 @@ def runs_aten_kernel(node):
 # (resnet18 at min measured 1.31 times its plan with it, 1.01 without).
 # A model that wants channels-last converts itself
 # (`model.to(memory_format=torch.channels_last)`): the plan sees those.
-CONFIG = {"layout_optimization": False}
+# Its buffer reuse gives a later buffer the storage of one freed earlier
+# with the same size, and does not free that one in between: held across
+# the plan's peak, remat's frees come too late (a ViT at `min`: two
+# attention-sized buffers and four activations held through its last
+# block's backward, 68.7 MiB measured where the plan's order holds 63.1).
+# Without it each buffer is freed at its last reader, as the plan frees
+# it; a kernel still writes into an input it is the last reader of
+# (`inplace_buffers`).
+CONFIG = {"layout_optimization": False, "allow_buffer_reuse": False}
 
 
 def _is_remat_graph():
