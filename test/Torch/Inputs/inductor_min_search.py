@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """FittedGraph's search at budget min, without Inductor.
 
-    inductor_min_search.py
+    inductor_min_search.py [--random N]
 
 Planning, compiling and measuring are stubbed: each planning budget maps
 to a fake plan (its op order) with a fake measured step peak and predicted
@@ -10,8 +10,11 @@ recomputation.  For each case, prints the plan the search kept, whether it
 is the least measured of the plans it measured (ties: the faster), and its
 compiles against MAX_COMPILES; then the same for a budget in bytes below
 what the smallest plan measures, and a sweep of budgets over the plans of
-a ViT.
+a ViT.  With --random N: how many of N random plan families have a larger
+budget keep a slower plan (docs/torch-compile.md).
 """
+
+import sys
 
 from remat_torch.inductor_fit import MAX_COMPILES, Attempt, FittedGraph
 from remat_torch.joint import Unplannable
@@ -80,7 +83,42 @@ class StubbedGraph(FittedGraph):
         return a
 
 
+def random_sweeps(count):
+    """How many of `count` random plan families (seeded: measured peaks
+    rising with the planning budget at 0.8 to 1.1 times it, times
+    falling) have a budget keeping a slower plan than a smaller budget."""
+    import random
+    global PEAK_AFTER, PEAK_BEFORE
+    PEAK_AFTER, PEAK_BEFORE = 1000, 2000
+    slower = 0
+    for seed in range(count):
+        rnd = random.Random(seed)
+        ratio = rnd.uniform(0.8, 1.1)
+        budgets = sorted(rnd.sample(range(1001, 2000), rnd.randint(2, 11)) + [1000])
+        plans, measured, time = [], 0, 3.0
+        for i, b in enumerate(budgets):
+            measured = max(measured + 1, int(b * ratio * rnd.uniform(0.97, 1.03)))
+            time -= rnd.uniform(0.01, 0.3)
+            plans.append((b, "P%d" % i, measured, time))
+        prev = None
+        for budget in range(int(900 * ratio), 2100, 7):
+            g = StubbedGraph(plans, "%dB" % budget)
+            g._fit(None)
+            info = g.log[-1]
+            if info["measured"] > budget:
+                continue
+            if prev is not None and info["report"]["time_after"] > prev:
+                slower += 1
+                break
+            prev = info["report"]["time_after"]
+    print("%d of %d random plan families keep a slower plan at a larger budget"
+          % (slower, count))
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--random":
+        random_sweeps(int(sys.argv[2]))
+        return
     for case, plans in CASES.items():
         g = StubbedGraph(plans)
         g._fit(None)
