@@ -97,7 +97,7 @@ def runs_aten_kernel(node):
 # Its buffer reuse gives a later buffer the storage of one freed earlier
 # with the same size, and does not free that one in between: held across
 # the plan's peak, remat's frees come too late (a ViT at `min`: two
-# attention-sized buffers and four activations held through its last
+# attention-sized buffers and four activations held through its first
 # block's backward, 68.7 MiB measured where the plan's order holds 63.1).
 # Without it each buffer is freed at its last reader, as the plan frees
 # it; a kernel still writes into an input it is the last reader of
