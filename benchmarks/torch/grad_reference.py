@@ -2,7 +2,7 @@
 """How far float32 gradients lie from float64 eager PyTorch's, per method.
 
     python benchmarks/torch/grad_reference.py [--model resnet18] [--sizes 2x64,8x64]
-        [--methods eager,compile,remat] [--budget 100%]
+        [--methods eager,compile,remat] [--budget 100%] [--amp bf16]
 
 For each batch x size: one training step (the sum of squared outputs'
 mean, train mode, seeded) of a torchvision classifier (10 classes) in
@@ -10,7 +10,8 @@ float32 by each method, from the same weights and input, against the
 same step in float64 eager PyTorch.  Prints the largest gradient
 difference relative to the largest float64 gradient.  Methods: eager
 PyTorch; `torch.compile` with Inductor and its own partitioner; remat's
-backend with Inductor at --budget.  A float32 reference is only as good
+backend with Inductor at --budget.  With --amp, each method's step runs
+under that autocast (the float64 reference does not).  A float32 reference is only as good
 as its conditioning: batch norm over few values (resnet18's last stage
 at batch 2, 64x64: 8 per channel) loses digits in eager PyTorch's
 float32 backward, and a compiled step that keeps them then "differs".
@@ -30,8 +31,10 @@ import torchvision  # noqa: E402
 import remat_torch  # noqa: E402
 
 
-def train_step(model, x):
-    model(x).square().mean().backward()
+def train_step(model, x, amp=None):
+    with torch.autocast(x.device.type, dtype=amp, enabled=amp is not None):
+        loss = model(x).square().mean()
+    loss.backward()
     grads = [p.grad.detach().double().clone() for p in model.parameters()]
     model.zero_grad(set_to_none=True)
     return grads
@@ -48,8 +51,10 @@ def main():
     ap.add_argument("--sizes", default="2x64,8x64")
     ap.add_argument("--methods", default="eager,compile,remat")
     ap.add_argument("--budget", default="100%")
+    ap.add_argument("--amp", choices=["bf16", "fp16"])
     a = ap.parse_args()
     torch.set_num_threads(min(2, torch.get_num_threads()))
+    amp = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[a.amp]
     for size in a.sizes.split(","):
         batch, side = (int(v) for v in size.split("x"))
         torch.manual_seed(0)
@@ -67,9 +72,10 @@ def main():
             elif method != "eager":
                 raise SystemExit("grad_reference.py: method %r is not eager, compile or remat"
                                  % method)
-            row.append("%s %.1e" % (method, difference(train_step(m, x), ref)))
-        print("%s batch %d, %dx%d: against float64 eager: %s"
-              % (a.model, batch, side, side, ", ".join(row)), flush=True)
+            row.append("%s %.1e" % (method, difference(train_step(m, x, amp), ref)))
+        print("%s batch %d, %dx%d%s: against float64 eager: %s"
+              % (a.model, batch, side, side, " under %s autocast" % a.amp if a.amp else "",
+                 ", ".join(row)), flush=True)
 
 
 if __name__ == "__main__":
