@@ -172,10 +172,14 @@ class FittedGraph:
             a = self._attempt(plan_, key, by_plan, inputs)
             if a is None:
                 return
-            if key == "min":
-                self.smallest = a       # measured now or before, under another budget
             stride = stride * 2 if len(by_plan) == known else 1
             note(cand, a)
+
+    def _measured(self, first, key):
+        """The step measured of the plan at `key`, whatever budget planned
+        it; None if not measured."""
+        p = self._plan(first, key)
+        return self.by_plan.get(_plan_key({"report": p.report, "order": p.order}))
 
     def _plan(self, first, key):
         return plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
@@ -231,17 +235,18 @@ class FittedGraph:
         target = (None if self.budget == "min"
                   else first.info.get("asked") or first.info["report"]["budget"])
         self.by_plan = {_plan_key(first.info): first}   # measured steps by plan
-        self.smallest = None        # the step of remat's smallest plan, once the search reaches it
         if target is None:
             self._lower_min(first, inputs)
         else:
             self._search(first, target, inputs)
-            smallest = first if first.info.get("asked") else self.smallest
-            if smallest is not None and all(a.measured > target for a in self.attempts):
-                # Nothing fits down to the smallest plan: plans above it
-                # can measure less under Inductor (Llama: asked for 80 MiB,
-                # the smallest measured 97.1 MiB, one keeping more 66.4).
-                self._lower_min(smallest, inputs)
+            if all(a.measured > target for a in self.attempts):
+                # Nothing fits down to the smallest plan (measured under
+                # whatever budget planned it): plans above it can measure
+                # less under Inductor (Llama: asked for 80 MiB, the
+                # smallest measured 97.1 MiB, one keeping more 66.4).
+                smallest = first if first.info.get("asked") else self._measured(first, "min")
+                if smallest is not None:
+                    self._lower_min(smallest, inputs)
         fitting = [a for a in self.attempts if target is not None and a.measured <= target]
         if target is None:
             best = min(self.attempts, key=lambda a: (a.measured, a.time))
