@@ -38,9 +38,9 @@ class Attempt:
         return self.info["report"].get("time_after") or 0.0
 
 
-def _plan_key(info):
+def _plan_key(order):
     """What tells two plans apart: the order of the ops they run."""
-    return hash(tuple(info["order"]))
+    return hash(tuple(order))
 
 
 def _smallest(why):
@@ -179,7 +179,7 @@ class FittedGraph:
         """The step measured of the plan at `key`, whatever budget planned
         it; None if not measured."""
         p = self._plan(first, key)
-        return self.by_plan.get(_plan_key({"report": p.report, "order": p.order}))
+        return self.by_plan.get(_plan_key(p.order))
 
     def _plan(self, first, key):
         return plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
@@ -188,7 +188,7 @@ class FittedGraph:
         """The measured step of `plan_` (planned at `key`): the one in
         by_plan if its order was measured before, else compiled, measured
         and added there; None when the compiles are spent or it fell back."""
-        k = _plan_key({"report": plan_.report, "order": plan_.order})
+        k = _plan_key(plan_.order)
         if k in by_plan:
             return by_plan[k]
         if len(self.tried) >= MAX_COMPILES:
@@ -234,7 +234,7 @@ class FittedGraph:
         # budget asked is still the target (partition.py).
         target = (None if self.budget == "min"
                   else first.info.get("asked") or first.info["report"]["budget"])
-        self.by_plan = {_plan_key(first.info): first}   # measured steps by plan
+        self.by_plan = {_plan_key(first.info["order"]): first}   # measured steps by plan
         if target is None:
             self._lower_min(first, inputs)
         else:
