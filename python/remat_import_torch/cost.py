@@ -10,6 +10,19 @@ overrides these numbers.
 import math
 
 
+# Reductions and the ops made of them: every element of the input read and
+# combined, while the output may be a value per row.  Priced by their
+# output, a layer norm's statistics (var_mean) or a softmax's maximum
+# (amax) cost 1/width of what they do, and a plan recomputes them as if
+# free (GPT-2 under Inductor at torch.compile's peak: 13 var_means).
+_READS_ITS_INPUT = (
+    "aten.sum.", "aten.mean.", "aten._softmax", "aten._log_softmax", "aten.nll_loss",
+    "aten.var_mean.", "aten.var.", "aten.std.", "aten.std_mean.", "aten.amax.", "aten.amin.",
+    "aten.max.default", "aten.max.dim", "aten.min.default", "aten.min.dim", "aten.argmax.",
+    "aten.argmin.", "aten.prod.", "aten.logsumexp.", "aten.linalg_vector_norm.",
+    "aten.norm.", "aten.any.", "aten.all.", "aten.cumsum.", "aten.cumprod.")
+
+
 def _shape(n):
     tm = n.meta.get("tensor_meta") if hasattr(n, "meta") else None
     if tm is not None and hasattr(tm, "shape"):
@@ -48,8 +61,7 @@ def flops(node, out_specs):
             return 10.0 * math.prod(_shape(args[1]) or [out])
         if name.startswith(("aten.native_batch_norm.", "aten.native_layer_norm.")):
             return 6.0 * math.prod(_shape(args[0]) or [out])
-        if name.startswith(("aten.sum.", "aten.mean.", "aten._softmax", "aten._log_softmax",
-                            "aten.nll_loss")):
+        if name.startswith(_READS_ITS_INPUT):
             x = _shape(args[0])
             if x:
                 return float(3 * math.prod(x))
