@@ -14,13 +14,14 @@ import math
 # combined, while the output may be a value per row.  Priced by their
 # output, a layer norm's statistics (var_mean) or a softmax's maximum
 # (amax) cost 1/width of what they do, and a plan recomputes them as if
-# free (GPT-2 under Inductor at torch.compile's peak: 13 var_means).
+# free (GPT-2 under Inductor at torch.compile's peak: 13 var_means).  A
+# scan (cumsum) writes an element per element read: its output prices it.
 _READS_ITS_INPUT = (
     "aten.sum.", "aten.mean.", "aten._softmax", "aten._log_softmax", "aten.nll_loss",
     "aten.var_mean.", "aten.var.", "aten.std.", "aten.std_mean.", "aten.amax.", "aten.amin.",
     "aten.max.default", "aten.max.dim", "aten.min.default", "aten.min.dim", "aten.argmax.",
     "aten.argmin.", "aten.prod.", "aten.logsumexp.", "aten.linalg_vector_norm.",
-    "aten.norm.", "aten.any.", "aten.all.", "aten.cumsum.", "aten.cumprod.")
+    "aten.norm.", "aten.any.", "aten.all.")
 
 
 def _shape(n):
