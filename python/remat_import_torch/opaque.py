@@ -55,21 +55,28 @@ def opaque(em, loc, opname, ins, specs, random=False, time=None):
     return outs
 
 
-def opaque_node(em, node, name):
-    """The node as a remat.op named after its overload packet (aten.convolution)."""
+def opaque_like(em, node, opname, ins, time=None, random=False):
+    """One remat.op named after `node` with its results (a value, or a
+    tuple with None where the node has no tensor), reading `ins`; its
+    time the node's FLOP estimate unless given."""
     specs, is_tuple = result_specs(node)
     present = [(i, s) for i, s in enumerate(specs) if s is not None]
-    ins = tensor_inputs(em, node)
-    opname = name.rsplit(".", 1)[0] if name.endswith((".default", ".Tensor", ".int", ".Scalar")) else name
-    outs = opaque(em, node.name, opname, ins, [s for _, s in present],
-                  random=name in RANDOM or "bernoulli" in name or "rand" in name,
-                  time=costmod.flops(node, [s for _, s in present]))
+    if time is None:
+        time = costmod.flops(node, [s for _, s in present])
+    outs = opaque(em, node.name, opname, ins, [s for _, s in present], random=random, time=time)
     if not is_tuple:
         return outs[0]
     res = [None] * len(specs)
     for (i, _), o in zip(present, outs):
         res[i] = o
     return tuple(res)
+
+
+def opaque_node(em, node, name):
+    """The node as a remat.op named after its overload packet (aten.convolution)."""
+    opname = name.rsplit(".", 1)[0] if name.endswith((".default", ".Tensor", ".int", ".Scalar")) else name
+    return opaque_like(em, node, opname, tensor_inputs(em, node),
+                       random=name in RANDOM or "bernoulli" in name or "rand" in name)
 
 
 def planning_value(em, node, name):

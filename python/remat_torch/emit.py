@@ -33,23 +33,16 @@ from remat_import_torch.emit import Emitter
 from remat_import_torch.graph import meta_shape
 from remat_import_torch.lowering import Unsupported
 from remat_import_torch.mlir import V
-from remat_import_torch.opaque import opaque, result_specs, tensor_inputs
+from remat_import_torch.opaque import opaque, opaque_like, result_specs, tensor_inputs
 from remat_import_torch import cost as costmod
 
 from .batch_norm import buffer_updates, is_buffer_copy
+from .fusion import members_by_root
+from .node_kinds import COPIES, is_random
 from .op_times import measure_times
 from .workspace import measure_all
 
 LOSS_LOC = "forward_outputs"
-COPIES = {"aten.clone.default", "aten.lift_fresh_copy.default"}
-
-
-def is_random(node):
-    """Ops that draw random numbers (dropout, Inductor's seeds): never
-    recomputed, so a recomputation can never draw another mask."""
-    tags = getattr(node.target, "tags", ())
-    return torch.Tag.nondeterministic_seeded in tags or "rand" in str(node.target) \
-        or "seed" in str(node.target) or "bernoulli" in str(node.target)
 
 
 def _nbytes(n):
@@ -73,9 +66,11 @@ def workspace(node):
 
 
 class JointEmitter(Emitter):
-    def __init__(self, jg):
+    def __init__(self, jg, groups=None):
         super().__init__(jg.importer_joint(), name="step", planning_only=True)
         self.jg = jg
+        self.root_of = groups or {}   # fused member -> its groups' roots (fusion.py)
+        self.members = members_by_root(self.root_of, jg.gm.graph)
         self.measured = {}    # node -> its kernel's measured workspace (workspace.py)
         # Arguments as well as the primals and tangents: the buffer updates
         # and the copies of the buffers batch norms read (batch_norm.py).
@@ -108,23 +103,30 @@ class JointEmitter(Emitter):
                 raise
             raise Unsupported("%s (%s): %s" % (node.name, node.target, e)) from e
 
+    def _emit_group(self, root):
+        """A fusion group as one remat.op named after its root: what its
+        nodes read from outside it, the root's results, their summed cost."""
+        nodes = self.members[root] + [root]
+        ins, time = [], 0.0
+        for n in nodes:
+            ins += [v for v in tensor_inputs(self, n) if v not in ins]
+            specs, _ = result_specs(n)
+            time += costmod.flops(n, [s for s in specs if s is not None])
+        return opaque_like(self, root, str(root.target), ins, time=time)
+
     def _emit_op(self, node):
+        if node in self.root_of:    # fused into its root's op: no value of its own
+            self.vals[node] = None
+            return
+        if node in self.members:
+            self.vals[node] = self._emit_group(node)
+            return
         # A copy allocates in PyTorch (the importer's executable mode binds
         # it to its input); random ops are never recomputed.
         random = is_random(node)
         if random or str(node.target) in COPIES:
-            specs, is_tuple = result_specs(node)
-            present = [(i, s) for i, s in enumerate(specs) if s is not None]
-            outs = opaque(self, node.name, str(node.target), tensor_inputs(self, node),
-                          [s for _, s in present], random=random,
-                          time=costmod.flops(node, [s for _, s in present]))
-            if is_tuple:
-                res = [None] * len(specs)
-                for (i, _), o in zip(present, outs):
-                    res[i] = o
-                self.vals[node] = tuple(res)
-            else:
-                self.vals[node] = outs[0]
+            self.vals[node] = opaque_like(self, node, str(node.target),
+                                          tensor_inputs(self, node), random=random)
             return
         super()._emit(node)
         ws = self.measured.get(node)
@@ -181,26 +183,38 @@ def _measured_costs(lines, times):
     return measured, len(est) - measured
 
 
-def emit_joint(jg, measure=lambda node: True, times=False, fused=False):
+def _group_times(times, members):
+    """Each group's measured time: its nodes' summed, None unless all
+    were measured."""
+    out = dict(times)
+    for root, ms in members.items():
+        parts = [times.get(n) for n in ms + [root]]
+        out[root] = None if None in parts else sum(parts)
+    return out
+
+
+def emit_joint(jg, measure=lambda node: True, times=False, fused=False, groups=None):
     """The MLIR text of the joint graph and the FX node names that have an
     op of their own (the others alias a node that has one).  measure: which
     ops' workspace is measured on their kernel (workspace.py); the others',
     and all with None, by the rules.  times: each op's cost its kernel's
     measured time (op_times.py), else its FLOP estimate; fused: what a
-    pointwise op adds to its reader's kernel (Inductor); the third result
-    says what was measured."""
+    pointwise op adds to its reader's kernel (Inductor); groups: fused
+    member -> root (fusion.py), each group one op; the third result says
+    what was measured."""
     # AOTAutograd calls the partitioner under its fake mode; the graph's
     # constants (get_attr, transformers' `torch.tensor(0.)`) are real tensors
     # the emitter reads.
     from torch._subclasses.fake_tensor import unset_fake_temporarily
     with unset_fake_temporarily():
-        em = JointEmitter(jg)
+        em = JointEmitter(jg, groups)
         if measure:
             em.measured = measure_all([n for n in jg.gm.graph.nodes if measure(n)])
         em.run()
         costs = {"costs": "flops"}
         if times:
             node_times, seconds = measure_times(list(jg.gm.graph.nodes), fused)
+            node_times = _group_times(node_times, em.members)
             measured, estimated = _measured_costs(
                 em.f.lines, {n.name: t for n, t in node_times.items()})
             costs = {"costs": "measured", "measured_ops": measured,

@@ -19,7 +19,7 @@ between its first readers and its recomputation (the same GPT-2: 8,008 B
 over, its size).
 """
 
-from .emit import is_random
+from .node_kinds import is_random
 
 
 def _root(p, named):

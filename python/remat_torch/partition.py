@@ -27,8 +27,10 @@ from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
                                            min_cut_rematerialization_partition)
 
 from .batch_norm import read_buffer_copies
-from .emit import LOSS_LOC, emit_joint, is_random
+from .emit import LOSS_LOC, emit_joint
+from .node_kinds import is_random
 from .forward_copies import read_before_recomputed, split_recomputations
+from .fusion import expand, fusion_groups, members_by_root
 from .joint import Unplannable, read_joint
 from .planner import PlanRequested, plan
 from .schedule import schedule_graph
@@ -66,13 +68,15 @@ def backward_start(jg, order):
     return start
 
 
-def choose(jg, order, named):
-    """(saved, recomputed, backward start in `order`) of a plan's order.
-    A forward value the backward phase reads before the plan recomputes it
-    is saved (forward_copies.py)."""
+def choose(jg, order, named, start=None):
+    """(saved, recomputed, backward start in `order`) of a plan's order
+    (its backward start given, or backward_start's).  A forward value the
+    backward phase reads before the plan recomputes it is saved
+    (forward_copies.py)."""
     nodes = jg.nodes()
     bwd = jg.tangent_closure()
-    start = backward_start(jg, order)
+    if start is None:
+        start = backward_start(jg, order)
     whole = read_before_recomputed(jg, order, start, named)
     late = {nodes[name] for name in order[start:] if name in nodes}
     recomputed = set()
@@ -112,8 +116,9 @@ class RematPartitioner:
     """partition_fn(joint_module, joint_inputs, num_fwd_outputs=..., ...)."""
 
     def __init__(self, budget, compiler, log=None, verbose=False, workspace="measured",
-                 strategy="auto-monotone", warn_graphs=True, costs="auto"):
+                 strategy="auto-monotone", warn_graphs=True, costs="auto", fuse=True):
         self.budget = budget
+        self.fuse = fuse          # under Inductor, fusion groups as one op (fusion.py)
         self.costs = costs
         self.warn_graphs = warn_graphs   # say so when a second graph comes
         self.strategy = strategy
@@ -187,6 +192,18 @@ class RematPartitioner:
                 raise
             return plan(text, "min", args), asked
 
+    def _emit_and_plan(self, jg, groups):
+        """The joint graph's MLIR (emit_joint's three results) and its plan
+        (_plan's two)."""
+        try:
+            text, named, costs = emit_joint(jg, measure=self._measured(),
+                                            times=self._timed(jg),
+                                            fused=self.compiler == "inductor", groups=groups)
+        except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
+            raise Unplannable("the importer cannot express this graph: %s" % (
+                str(e).splitlines()[0] if str(e) else type(e).__name__))
+        return (text, named, costs) + self._plan(text)
+
     def partition(self, joint_module, num_fwd_outputs):
         joint_module.graph.eliminate_dead_code()
         joint_module.recompile()
@@ -194,25 +211,30 @@ class RematPartitioner:
         # forward's copy into them: copies instead (batch_norm.py).
         read_buffer_copies(joint_module)
         jg = read_joint(joint_module, num_fwd_outputs)
+        # Under Inductor a pointwise chain is one op with the kernel that
+        # reads it (fusion.py).  Where every forward value a gradient
+        # reads is inlined into it, remat-opt sees no training step: the
+        # graph is then planned op by op.
+        groups = fusion_groups(jg) if self.compiler == "inductor" and self.fuse else {}
         try:
-            text, named, costs = emit_joint(jg, measure=self._measured(),
-                                            times=self._timed(jg),
-                                            fused=self.compiler == "inductor")
-        except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
-            raise Unplannable("the importer cannot express this graph: %s" % (
-                str(e).splitlines()[0] if str(e) else type(e).__name__))
-        p, asked = self._plan(text)
+            text, named, costs, p, asked = self._emit_and_plan(jg, groups)
+        except Unplannable as e:
+            if not groups or "no training step" not in str(e):
+                raise
+            groups = {}
+            text, named, costs, p, asked = self._emit_and_plan(jg, groups)
+        plan_order, named, start = expand(p.order, members_by_root(groups, jg.gm.graph),
+                                          named, backward_start(jg, p.order))
         # Values kept into the backward and recomputed later: the saved
         # copy for the readers before, a node of their own after.
-        start = backward_start(jg, p.order)
-        kept_late = read_before_recomputed(jg, p.order, start, named)
+        kept_late = read_before_recomputed(jg, plan_order, start, named)
         # A value the plan recomputes in the forward phase only: the
         # backward reads its last copy there, saved.
         names = jg.nodes()
-        kept_late |= ({names[x] for x in p.order[:start] if x in names}
-                      - {names[x] for x in p.order[start:] if x in names})
-        order, split_named = split_recomputations(jg, p.order, start, named)
-        saved, recomputed, start = choose(jg, order, split_named)
+        kept_late |= ({names[x] for x in plan_order[:start] if x in names}
+                      - {names[x] for x in plan_order[start:] if x in names})
+        order, split_named = split_recomputations(jg, plan_order, start, named)
+        saved, recomputed, start = choose(jg, order, split_named, start)
         bad = [n.name for n in recomputed if is_random(n)]
         if bad:
             raise Unplannable("the plan recomputes random ops %s" % bad)
@@ -224,7 +246,7 @@ class RematPartitioner:
         bw = schedule_graph(bw, [x for x in order[start:] if x != LOSS_LOC])
         # The forward keeps PyTorch's order (dropout draws its masks in
         # eager order) unless the plan recomputes there.
-        fwd_order = [x for x in p.order[:start] if x in names]
+        fwd_order = [x for x in plan_order[:start] if x in names]
         if len(set(fwd_order)) < len(fwd_order):
             fw = schedule_graph(fw, fwd_order)
         else:
@@ -232,11 +254,14 @@ class RematPartitioner:
             # batch norm's running statistics are read at the forward's end
             # (copy_ into the buffers), which kept its whole tuple alive.
             fw = raise_getitems(fw)
-        return fw, bw, {"report": p.report, "order": p.order, "budget": self.budget,
+        # order: remat-opt's, as it names the plan (inductor_fit.py);
+        # run_order: with the fusion groups' members (backward_start's).
+        return fw, bw, {"report": p.report, "order": p.order, "run_order": plan_order,
+                        "budget": self.budget,
                         "asked": asked,
                         "saved": [n.name for n in saved],
                         "recomputed": sorted(n.name for n in recomputed),
                         "backward_nodes": [n.name for n in bw.graph.nodes
                                            if n.op == "call_function"],
                         "mlir": text, "joint": joint_module, "joint_graph": jg,
-                        "backward_start": start, "named": named, **costs}
+                        "backward_start": start, "named": named, "groups": groups, **costs}

@@ -151,7 +151,7 @@ def main():
     # A value the plan keeps into the backward phase and recomputes after
     # its first readers there is saved (remat_torch/forward_copies.py), as
     # is one recomputed in the forward phase only (its last copy).
-    order, start = info["order"], info["backward_start"]
+    order, start = info["run_order"], info["backward_start"]
     kept_late = {n.name for n in read_before_recomputed(
         info["joint_graph"], order, start, info["named"])} | (set(order) - set(order[start:]))
     bad = [s for s in saved if decisions.get(s, "kept") != "kept" and s not in kept_late]

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Inductor's fusions as the plan's ops (remat_torch/fusion.py), checked on
+random models and on one written by hand.
+
+    fusion_groups_check.py [--models N] [--seed S]
+
+Each random model is a forward of pointwise ops (unary, binary with a
+broadcast operand), views (transpose, reshape, unsqueeze-expand),
+reductions over a dimension and matmuls, every op reading one or two
+earlier values chosen at random, so values have one, two or more readers,
+through views or not.  Its joint graph is partitioned by remat as under
+Inductor (the grouping on) at 100 % and at `min`, and run by the eager
+compiler, so that what is checked is the plan and not Inductor:
+- no fallback, and the gradients equal eager PyTorch's (the members
+  reordered and recomputed with their roots compute the same values);
+- every member is a pointwise node that no op of the MLIR is named after,
+  each of its readers (through views) is one of its groups' roots or a
+  member of a group of them, and each root is a pointwise node or a
+  reduction that Inductor generates;
+- no member is saved for the backward: a member lives inside its group's
+  kernel, so the plan's saved values are roots or stored values.
+The hand-written model is a chain x*2 -> +1 -> tanh -> sum(dim) -> mm:
+one group (mul, add, tanh into the sum) reading x alone.
+"""
+
+import argparse
+import random
+import re
+import sys
+
+import torch
+from torch._dynamo.backends.common import aot_autograd
+from torch._dynamo.backends.debugging import boxed_nop
+
+from remat_torch.fusion import _generated, _readers, _tagged
+from remat_torch.partition import RematPartitioner
+
+UNARY = [torch.tanh, torch.sigmoid, torch.exp, torch.relu, lambda a: a * 0.5, torch.sin]
+BINARY = [torch.add, torch.mul, torch.sub, lambda a, b: torch.where(a > b, a, b)]
+N = 8
+
+
+class Random(torch.nn.Module):
+    """A random DAG of ops over [N, N] values (the recipe: a list of ops)."""
+
+    def __init__(self, rng, ops):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(N, N) / N)
+        self.recipe = []
+        for i in range(ops):
+            kind = rng.choice(["unary"] * 3 + ["binary"] * 3 + ["view", "reduce", "mm"])
+            a = rng.randrange(i + 1)
+            b = rng.randrange(i + 1)
+            self.recipe.append((kind, rng.randrange(6), a, b))
+
+    def forward(self, x):
+        vals = [x * self.w]
+        for kind, k, a, b in self.recipe:
+            va, vb = vals[a], vals[b]
+            if kind == "unary":
+                v = UNARY[k](va)
+            elif kind == "binary":
+                v = BINARY[k % len(BINARY)](va, vb if k % 2 else vb[0:1].expand(N, N))
+            elif kind == "view":
+                v = [va.t(), va.reshape(N * N).reshape(N, N), va[0].unsqueeze(0).expand(N, N)][k % 3]
+            elif kind == "reduce":
+                v = va.sum(dim=k % 2, keepdim=True).expand(N, N)
+            else:
+                v = va @ self.w
+            vals.append(v)
+        return sum(v.sum() for v in vals[-3:])
+
+
+class Chain(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(N, N))
+
+    def forward(self, x):
+        s = torch.tanh(x * 2 + 1).sum(dim=1, keepdim=True)
+        return (s.expand(N, N) @ self.w).sum()
+
+
+def check(model, x, budget, label):
+    """The checks above for one model at one budget; returns the log entry."""
+    log = []
+    part = RematPartitioner(budget, "inductor", log, workspace="rules")
+    compiled = torch.compile(model, backend=aot_autograd(
+        fw_compiler=boxed_nop, bw_compiler=boxed_nop, partition_fn=part))
+    torch._dynamo.reset()
+    model.zero_grad()
+    model(x).backward()
+    want = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    compiled(x).backward()
+    got = [p.grad for p in model.parameters()]
+    entry = log[-1] if log else {"fallback": "not planned"}
+    if "fallback" in entry:
+        sys.exit("%s: fell back: %s" % (label, entry["fallback"]))
+    err = max((g - w).abs().max().item() for g, w in zip(got, want))
+    if err > 1e-5:
+        sys.exit("%s: gradients differ from eager by %g" % (label, err))
+    jg, groups = entry["joint_graph"], entry["groups"]
+    locs = set(re.findall(r'loc\("([^".]+)', entry["mlir"]))
+    for m, roots in groups.items():
+        if not _tagged(m, torch.Tag.pointwise) or m.name in locs:
+            sys.exit("%s: member %s is not pointwise or has an op of its own" % (label, m.name))
+        for u in _readers(m):
+            if u.op == "call_function" and u.name not in locs and u not in groups:
+                continue    # a recomputation's copy, made after planning (forward_copies.py)
+            if u not in roots and not set(groups.get(u, ())) & set(roots):
+                sys.exit("%s: member %s is read by %s outside its groups" % (label, m.name, u.name))
+        bad = [r.name for r in roots if not _generated(r) or r.name not in locs]
+        if bad:
+            sys.exit("%s: roots %s are not generated kernels with an op" % (label, bad))
+    saved = set(entry["saved"]) & {m.name for m in groups}
+    if saved:
+        sys.exit("%s: members saved for the backward: %s" % (label, sorted(saved)))
+    return entry
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    members = recomputed = 0
+    for i in range(args.models):
+        model = Random(rng, rng.randrange(6, 16))
+        x = torch.randn(N, N)
+        for budget in ("100%", "min"):
+            e = check(model, x, budget, "model %d at %s" % (i, budget))
+            members += len(e["groups"])
+            recomputed += len(set(e["recomputed"]) & {m.name for m in e["groups"]})
+    print("random models: %d checked, %d members, %d members recomputed with their roots"
+          % (args.models, members, recomputed))
+    e = check(Chain(), torch.randn(N, N), "min", "chain")
+    groups = {m.name: [r.name for r in rs] for m, rs in e["groups"].items()}
+    op = [l for l in e["mlir"].splitlines() if 'loc("sum' in l]
+    print("chain: members %s" % sorted((m, rs[0]) for m, rs in groups.items()))
+    print("chain: the sum's op reads %d value(s)" % (op[0].count("%") - 1 if op else -1))
+
+
+if __name__ == "__main__":
+    main()
