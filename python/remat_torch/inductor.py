@@ -64,8 +64,8 @@ class RematInductorPartitioner(CustomPartitionerFn):
 
     def uuid(self):
         p = self.partitioner
-        return "remat_torch:%s:%s:%s:%s:%s:%s" % (p.budget, p.strategy, p.workspace, p.costs,
-                                                  p.fuse, remat_version())
+        return "remat_torch:%s:%s:%s:%s:%s" % (p.budget, p.strategy, p.workspace, p.costs,
+                                               remat_version())
 
     def __reduce__(self):
         # The partitioner holds the caller's log (graphs, not picklable);

@@ -68,15 +68,12 @@ def backward_start(jg, order):
     return start
 
 
-def choose(jg, order, named, start=None):
-    """(saved, recomputed, backward start in `order`) of a plan's order
-    (its backward start given, or backward_start's).  A forward value the
-    backward phase reads before the plan recomputes it is saved
-    (forward_copies.py)."""
+def choose(jg, order, named, start):
+    """(saved, recomputed, backward start) of a plan's order whose backward
+    phase starts at `start`.  A forward value the backward phase reads
+    before the plan recomputes it is saved (forward_copies.py)."""
     nodes = jg.nodes()
     bwd = jg.tangent_closure()
-    if start is None:
-        start = backward_start(jg, order)
     whole = read_before_recomputed(jg, order, start, named)
     late = {nodes[name] for name in order[start:] if name in nodes}
     recomputed = set()
@@ -116,9 +113,8 @@ class RematPartitioner:
     """partition_fn(joint_module, joint_inputs, num_fwd_outputs=..., ...)."""
 
     def __init__(self, budget, compiler, log=None, verbose=False, workspace="measured",
-                 strategy="auto-monotone", warn_graphs=True, costs="auto", fuse=True):
+                 strategy="auto-monotone", warn_graphs=True, costs="auto"):
         self.budget = budget
-        self.fuse = fuse          # under Inductor, fusion groups as one op (fusion.py)
         self.costs = costs
         self.warn_graphs = warn_graphs   # say so when a second graph comes
         self.strategy = strategy
@@ -215,7 +211,7 @@ class RematPartitioner:
         # reads it (fusion.py).  Where every forward value a gradient
         # reads is inlined into it, remat-opt sees no training step: the
         # graph is then planned op by op.
-        groups = fusion_groups(jg) if self.compiler == "inductor" and self.fuse else {}
+        groups = fusion_groups(jg) if self.compiler == "inductor" else {}
         try:
             text, named, costs, p, asked = self._emit_and_plan(jg, groups)
         except Unplannable as e:
