@@ -305,6 +305,13 @@ private:
     if (isForward && !node.recomputable)
       result.keptBecause[n] = keptBecause(chain, inPlace, pureCall);
     node.type = op->getName().getStringRef().str();
+    if (auto generic = dyn_cast<GenericOp>(op))
+      if (std::optional<int64_t> k = generic.getOverwrites()) {
+        auto it = result.valueTensors.find(generic.getInputs()[*k]);
+        if (it != result.valueTensors.end() &&
+            llvm::is_contained(node.inputs, it->second))
+          node.overwrites = it->second;
+      }
     result.nodeOps.emplace_back(chain.begin(), chain.end());
     for (Operation *member : chain)
       result.opNodes[member] = n;

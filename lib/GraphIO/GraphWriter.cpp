@@ -33,6 +33,8 @@ void writeGraphJSON(llvm::raw_ostream &os, const TrainingGraph &g,
       o["recomputable"] = false;
     if (!n.type.empty())
       o["type"] = n.type;
+    if (n.overwrites != kNone)
+      o["overwrites"] = g.tensor(n.overwrites).name;
     nodes.push_back(std::move(o));
   }
   os << llvm::formatv(

@@ -290,7 +290,7 @@ llvm::Expected<Node> readNode(const Object &n, const std::string &path,
                               const llvm::StringMap<int> &seen) {
   if (auto e = checkKeys(n, path,
                          {"name", "kind", "time", "workspace", "inputs",
-                          "outputs", "recomputable", "type"}))
+                          "outputs", "recomputable", "type", "overwrites"}))
     return std::move(e);
   Node node;
   auto name = string(n, path, "name", std::nullopt);
@@ -335,6 +335,16 @@ llvm::Expected<Node> readNode(const Object &n, const std::string &path,
     return outs.takeError();
   node.inputs = *ins;
   node.outputs = *outs;
+  if (const Value *ow = n.get("overwrites")) {
+    std::optional<llvm::StringRef> over = ow->getAsString();
+    auto it = over ? tensors.ids.find(*over) : tensors.ids.end();
+    if (it == tensors.ids.end() ||
+        std::find(node.inputs.begin(), node.inputs.end(), it->second) ==
+            node.inputs.end())
+      return fail(path + ".overwrites: expected the name of one of the "
+                         "node's inputs");
+    node.overwrites = it->second; // A file index until buildGeneral.
+  }
   return node;
 }
 
@@ -360,9 +370,12 @@ void buildGeneral(const TensorList &tensors, const std::vector<Node> &specs,
       g.tensor(g.node(n).outputs[k]).name = tensors.names[spec.outputs[k]];
     }
   }
-  for (size_t n = 0; n < specs.size(); ++n)
+  for (size_t n = 0; n < specs.size(); ++n) {
     for (int t : specs[n].inputs)
       g.node(static_cast<NodeId>(n)).inputs.push_back(id[t]);
+    if (specs[n].overwrites != kNone)
+      g.node(static_cast<NodeId>(n)).overwrites = id[specs[n].overwrites];
+  }
 }
 
 llvm::Expected<GraphFile> readGeneral(const Object &root, Units units) {

@@ -66,6 +66,9 @@ struct TestTrainingGraphPass
                        .str()
                 << (node.workspace
                         ? ", workspace " + std::to_string(node.workspace)
+                        : std::string())
+                << (node.overwrites != kNone
+                        ? ", overwrites " + g.tensor(node.overwrites).name
                         : std::string());
           }
           func.emitRemark() << llvm::formatv(

@@ -100,6 +100,72 @@ TEST(Simulator, RecomputationCostsTimeAndSavesMemory) {
   EXPECT_EQ(r.peak, 260); // bg still needs y, z and dy together.
 }
 
+// g overwrites y (Node::overwrites): while g runs it holds x + y + z = 160,
+// or 110 when y is freed right after it (this run is y's last read; bg
+// then reads a recomputed y).
+TEST(Simulator, InPlaceNodeHoldsItsDyingInputOnce) {
+  TwoLayer t;
+  t.g.node(t.gNode).overwrites = t.y;
+  ASSERT_FALSE(t.g.verify().has_value());
+  auto duringG = [&](bool freeRightAfter) {
+    Schedule s;
+    s.run(t.f);
+    s.run(t.gNode);
+    if (freeRightAfter) {
+      s.free(t.y);
+      s.run(t.f);
+    }
+    s.run(t.bg);
+    s.free(t.y);
+    s.free(t.z);
+    s.run(t.bf);
+    s.free(t.dy);
+    SimulatorOptions o;
+    o.recordTimeline = true;
+    SimulationResult r = simulate(t.g, s, o);
+    EXPECT_TRUE(r.valid) << r.error;
+    return r.usageDuringStep[1];
+  };
+  EXPECT_EQ(duringG(true), 10 + 100);
+  EXPECT_EQ(duringG(false), 10 + 100 + 50);
+}
+
+// No credit where the first output is discarded (x 10, a 5 overwritten by
+// h's outputs b 20 and c 5) nor in the lower bound for a graph input.
+TEST(Simulator, InPlaceCreditNeedsTheStoredOutputAndAFreedValue) {
+  TrainingGraph g;
+  TensorId x = g.addInput("x", 10);
+  NodeId f = g.addNode("f", NodeKind::Forward, 1, {x}, {5});
+  TensorId a = g.node(f).outputs[0];
+  NodeId h = g.addNode("h", NodeKind::Forward, 1, {a}, {20, 5});
+  TensorId b = g.node(h).outputs[0], c = g.node(h).outputs[1];
+  g.node(h).overwrites = a;
+  NodeId k = g.addNode("k", NodeKind::Forward, 1, {c}, {5});
+  g.markRequired(g.node(k).outputs[0]);
+  auto duringH = [&](bool discard) {
+    Schedule s;
+    s.run(f);
+    s.run(h, discard ? std::vector<TensorId>{b} : std::vector<TensorId>{});
+    s.free(a);
+    if (!discard)
+      s.free(b);
+    s.run(k);
+    s.free(c);
+    SimulatorOptions o;
+    o.recordTimeline = true;
+    SimulationResult r = simulate(g, s, o);
+    EXPECT_TRUE(r.valid) << r.error;
+    return r.usageDuringStep[1];
+  };
+  EXPECT_EQ(duringH(false), 10 + 5 + 20 + 5 - 5);
+  EXPECT_EQ(duringH(true), 10 + 5 + 5);
+  EXPECT_EQ(peakLowerBound(g), 10 + 5 + 20 + 5 - 5);
+  g.node(f).overwrites = x; // An input: never freed, no credit.
+  EXPECT_EQ(peakLowerBound(g), 10 + 5 + 20 + 5 - 5);
+  g.node(k).overwrites = a; // Not read by k.
+  EXPECT_TRUE(g.verify().has_value());
+}
+
 TEST(Simulator, RejectsSecondRunOfBackwardOrRandomNode) {
   TwoLayer t;
   t.g.node(t.f).recomputable = false;

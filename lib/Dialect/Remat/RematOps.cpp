@@ -80,6 +80,22 @@ LogicalResult GenericOp::verify() {
     return emitOpError() << "'" << getName()
                          << "' has dynamically shaped results: its cost must "
                             "give their size in bytes";
+  if (std::optional<int64_t> k = getOverwrites()) {
+    if (*k < 0 || *k >= static_cast<int64_t>(getInputs().size()) ||
+        getNumResults() == 0)
+      return emitOpError() << "overwrites operand " << *k << " of "
+                           << getInputs().size() << " (and needs a result)";
+    auto in = dyn_cast<ShapedType>(getInputs()[*k].getType());
+    auto out = dyn_cast<ShapedType>(getResult(0).getType());
+    if (!in || !out || !in.hasStaticShape() || !out.hasStaticShape() ||
+        in.getElementType() != out.getElementType() ||
+        in.getNumElements() != out.getNumElements())
+      return emitOpError() << "overwrites operand " << *k << " of type "
+                           << getInputs()[*k].getType()
+                           << ", which does not hold its first result "
+                           << getResult(0).getType()
+                           << " (same element type and count)";
+  }
   return success();
 }
 

@@ -36,6 +36,9 @@ int64_t peakLowerBound(const TrainingGraph &g, bool resultsMayLeave) {
     for (const std::vector<TensorId> *ts : {&n.inputs, &n.outputs})
       for (TensorId t : *ts)
         seen[t] = 0;
+    if (n.overwrites != kNone && !g.isInput(n.overwrites))
+      bytes -= std::min(g.tensor(n.overwrites).bytes,
+                        g.tensor(n.outputs.front()).bytes);
     step = std::max(step, bytes);
   }
   return inputBytes(g) + std::max(required, step);
@@ -72,7 +75,8 @@ int64_t releaseEnded(std::vector<PendingRelease> &pending, double now,
 /// returns false; the result keeps what the steps before it found.
 class Simulation {
 public:
-  Simulation(const TrainingGraph &g, const SimulatorOptions &opts);
+  Simulation(const TrainingGraph &g, const SimulatorOptions &opts,
+             const std::vector<Step> &steps);
 
   bool step(long i, const Step &step) {
     if (step.isAwait())
@@ -117,9 +121,11 @@ private:
   double waitToRun(const Node &node);
   bool storeOutputs(long i, const Node &node, const Step &step,
                     int64_t &stored);
+  int64_t overwrittenBytes(long i, const Node &node, const Step &step) const;
 
   const TrainingGraph &g;
   const SimulatorOptions &opts;
+  const std::vector<Step> &steps;
   // live: on the device and readable. offloading: on its way to the host,
   // its device bytes still held. onHost: a copy on the host (or on its way).
   std::vector<char> live, offloading, onHost;
@@ -140,8 +146,9 @@ private:
 
 const char *const kOverflow = "byte count overflows int64";
 
-Simulation::Simulation(const TrainingGraph &g, const SimulatorOptions &opts)
-    : g(g), opts(opts), live(g.numTensors(), 0), offloading(g.numTensors(), 0),
+Simulation::Simulation(const TrainingGraph &g, const SimulatorOptions &opts,
+                       const std::vector<Step> &steps)
+    : g(g), opts(opts), steps(steps), live(g.numTensors(), 0), offloading(g.numTensors(), 0),
       onHost(g.numTensors(), 0), runs(g.numNodes(), 0),
       arrives(g.numTensors(), 0), stay(g.numTensors(), -1) {
   for (TensorId t = 0; t < g.numTensors(); ++t)
@@ -360,6 +367,7 @@ bool Simulation::run(long i, const Step &step) {
       after ? checkedAdd(*after, node.workspace) : std::nullopt;
   if (!during)
     return failAt(i, kOverflow);
+  *during -= overwrittenBytes(i, node, step);
   if (*during > r.peak) {
     r.peak = *during;
     r.peakStep = i;
@@ -371,6 +379,28 @@ bool Simulation::run(long i, const Step &step) {
   r.time = clock;
   recordStep(*during);
   return true;
+}
+
+/// The bytes an in-place node holds once rather than twice: the input its
+/// first output overwrites, when the run stores that output and frees the
+/// input before anything else runs (this run is its last read).
+int64_t Simulation::overwrittenBytes(long i, const Node &node,
+                                     const Step &step) const {
+  TensorId t = node.overwrites;
+  if (t == kNone || g.isInput(t) || offloading[t] || onHost[t])
+    return 0;
+  TensorId out = node.outputs.front();
+  if (std::find(step.discard.begin(), step.discard.end(), out) !=
+      step.discard.end())
+    return 0;
+  for (long j = i + 1; j < static_cast<long>(steps.size()); ++j) {
+    const Step &next = steps[j];
+    if (next.isFree() && next.id == t)
+      return std::min(g.tensor(t).bytes, g.tensor(out).bytes);
+    if (!next.isFree())
+      return 0;
+  }
+  return 0;
 }
 
 bool Simulation::finish() {
@@ -396,8 +426,8 @@ bool Simulation::finish() {
 
 SimulationResult simulate(const TrainingGraph &g, const Schedule &s,
                           const SimulatorOptions &opts) {
-  Simulation sim(g, opts);
   const auto &steps = s.steps();
+  Simulation sim(g, opts, steps);
   for (long i = 0; i < static_cast<long>(steps.size()); ++i)
     if (!sim.step(i, steps[i]))
       return sim.r;

@@ -92,6 +92,11 @@ std::optional<std::string> TrainingGraph::verify() const {
     for (TensorId t : node.outputs)
       if (!tensorOk(t) || tensors_[t].producer != n)
         return "node '" + node.name + "' lists an output it does not produce";
+    if (node.overwrites != kNone &&
+        (node.outputs.empty() ||
+         std::find(node.inputs.begin(), node.inputs.end(), node.overwrites) ==
+             node.inputs.end()))
+      return "node '" + node.name + "' overwrites a tensor it does not read";
   }
   for (TensorId t = 0; t < numTensors(); ++t) {
     if (tensors_[t].bytes < 0)

@@ -11,6 +11,9 @@
 // depend only on the state before each step, the cheapest path to a goal state
 // (every node ran, every required output stored) is an optimal schedule.
 //
+// An in-place node (Node::overwrites) also has the edge that frees the
+// input it overwrites right after it, the run holding the two once.
+//
 // Two prunings keep the search small without losing optimality:
 //  - "useful" nodes: a node is useful while it still has to run (never ran,
 //    or run-once and not yet run), or when a recomputable forward node has an
@@ -300,11 +303,23 @@ std::optional<BruteForceResult> Search::run() {
           continue; // The Simulator rejects storing a live tensor.
         if (orphaned(k.live | stored))
           continue;
-        int64_t storedBytes = bytesOf(stored) - inputBytes_;
-        if (live + storedBytes + node.workspace > budget_)
+        int64_t during = live + bytesOf(stored) - inputBytes_ + node.workspace;
+        Mask ran = k.ran | (Mask(1) << n);
+        if (during <= budget_)
+          relax(dropDead(Key{k.live | stored, ran}), d + node.time, id,
+                Step::run(n, discard));
+        // In place (the Simulator's credit): the overwritten input freed
+        // right after, the run holding it and the first output once.
+        TensorId over = node.overwrites;
+        if (over == kNone || bit_[over] < 0 || g_.isRequired(over) ||
+            !(stored & (Mask(1) << bit_[node.outputs.front()])))
           continue;
-        Key nk = dropDead(Key{k.live | stored, k.ran | (Mask(1) << n)});
-        relax(nk, d + node.time, id, Step::run(n, discard));
+        Mask gone = ~(Mask(1) << bit_[over]);
+        Key ik = dropDead(Key{(k.live | stored) & gone, ran});
+        int64_t credit = std::min(g_.tensor(over).bytes,
+                                  g_.tensor(node.outputs.front()).bytes);
+        if ((ik.live & ~gone) == 0 && during - credit <= budget_)
+          relax(ik, d + node.time, id, Step::run(n, discard));
       }
     }
   }

@@ -311,3 +311,19 @@ func.func @host_stack_dynamic(%n: index) {
   %s = "remat.host_empty"() : () -> tensor<?x2xf32>
   return
 }
+
+// -----
+
+func.func @overwrites_range(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{overwrites operand 1 of 1 (and needs a result)}}
+  %y = remat.op "f"(%x) {cost = #remat.cost<time = 1.0>, overwrites = 1} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @overwrites_type(%x: tensor<4xf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{overwrites operand 0 of type 'tensor<4xf16>', which does not hold its first result 'tensor<4xf32>'}}
+  %y = remat.op "f"(%x) {cost = #remat.cost<time = 1.0>, overwrites = 0} : (tensor<4xf16>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -39,6 +39,8 @@ func.func @generic_op(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tenso
   %y = remat.op "aten.convolution"(%x, %w) {cost = #remat.cost<workspace = 64, time = 2.0e6, bytes = 2048>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
   // CHECK: remat.op "aten.dropout"(%{{.*}}) {cost = #remat.cost<time = 1.000000e+00, bytes = 2048, workspace = 0>, random}
   %d = remat.op "aten.dropout"(%y) {cost = #remat.cost<time = 1.0, bytes = 2048>, random} : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  // CHECK: remat.op "aten.relu"(%{{.*}}) {cost = #remat.cost<time = 1.000000e+00, bytes = 2048, workspace = 0>, overwrites = 0 : i64}
+  %r = remat.op "aten.relu"(%d) {cost = #remat.cost<time = 1.0, bytes = 2048>, overwrites = 0} : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
   // Dynamic shapes are fine when the cost gives the bytes.
   // CHECK: remat.op "aten.nonzero"
   %n = remat.op "aten.nonzero"(%d) {cost = #remat.cost<bytes = 100>} : (tensor<2x4x8x8xf32>) -> tensor<?x4xi64>

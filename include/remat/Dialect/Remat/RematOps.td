@@ -81,13 +81,21 @@ def Remat_GenericOp : Remat_Op<"op", [
     marked `random` (dropout, randn...), in which case it is never recomputed
     nor merged.
 
+    `overwrites = N` says the op's executor writes its first result into
+    operand N's storage when the op is that operand's last reader, as
+    Inductor's generated kernels reuse a buffer they free (its in-place
+    buffers): while such a run executes, the plan's memory model holds the
+    two once. Operand N has the first result's element type and number of
+    elements.
+
     ```mlir
     %y = remat.op "aten.convolution"(%x, %w) {cost = #remat.cost<time = 2.0e6, bytes = 65536>}
            : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
     ```
   }];
   let arguments = (ins StrAttr:$name, Variadic<AnyTensor>:$inputs,
-                       Remat_CostAttr:$cost, UnitAttr:$random);
+                       Remat_CostAttr:$cost, UnitAttr:$random,
+                       OptionalAttr<I64Attr>:$overwrites);
   let results = (outs Variadic<AnyTensor>:$results);
   let assemblyFormat = [{
     $name `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)

@@ -5,8 +5,10 @@
 // Replays a Schedule on a TrainingGraph, rejects invalid ones and measures
 // peak memory and total time. Memory model (the rotor paper's, Sec. 3.1):
 // while a node runs, memory holds every stored tensor, its stored outputs and
-// its workspace; a Free step releases a tensor right away. Inputs are live
-// from the start. A schedule is valid when
+// its workspace; a Free step releases a tensor right away. An in-place
+// node (Node::overwrites) whose run is the last read of the input it
+// overwrites (the input's Free follows before the next run) holds the two
+// once. Inputs are live from the start. A schedule is valid when
 //  - every Run reads only live tensors and stores no tensor that is live;
 //  - non-recomputable forward nodes and all backward nodes run exactly once;
 //  - Free releases a live tensor that is neither an input nor required;
@@ -104,7 +106,8 @@ int64_t inputBytes(const TrainingGraph &g);
 
 /// A peak no valid schedule goes below: the inputs plus the larger of the
 /// required outputs (live together at the end) and the biggest single step
-/// (a node's operands, outputs and workspace, live together while it runs).
+/// (a node's operands, outputs and workspace, live together while it runs,
+/// an in-place node's overwritten input and first output once).
 /// Where results may leave for the host (resultsMayLeave), the step alone.
 int64_t peakLowerBound(const TrainingGraph &g, bool resultsMayLeave = false);
 

@@ -46,6 +46,10 @@ struct Node {
   /// False for ops with side effects or randomness: a forward node that must
   /// run exactly once. Backward nodes always run exactly once.
   bool recomputable = true;
+  /// An input whose storage the first output takes when this run is the
+  /// input's last read (an in-place kernel, as Inductor writes over a
+  /// buffer it frees): the two are then held once while the node runs.
+  TensorId overwrites = kNone;
   std::string type; ///< Free-form op type ("Convolution2D", "linalg.matmul").
 };
 
