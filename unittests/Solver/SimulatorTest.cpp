@@ -159,6 +159,21 @@ TEST(Simulator, InPlaceCreditNeedsTheStoredOutputAndAFreedValue) {
   };
   EXPECT_EQ(duringH(false), 10 + 5 + 20 + 5 - 5);
   EXPECT_EQ(duringH(true), 10 + 5 + 5);
+  { // The peak is h's: a shares b's storage and is not listed apart.
+    Schedule s;
+    s.run(f);
+    s.run(h);
+    s.free(a);
+    s.free(b);
+    s.run(k);
+    s.free(c);
+    SimulatorOptions o;
+    o.recordLiveAtPeak = true;
+    SimulationResult r = simulate(g, s, o);
+    ASSERT_TRUE(r.valid) << r.error;
+    EXPECT_EQ(r.peak, 35);
+    EXPECT_EQ(r.liveAtPeak, (std::vector<TensorId>{x, b, c}));
+  }
   EXPECT_EQ(peakLowerBound(g), 10 + 5 + 20 + 5 - 5);
   g.node(f).overwrites = x; // An input: never freed, no credit.
   EXPECT_EQ(peakLowerBound(g), 10 + 5 + 20 + 5 - 5);

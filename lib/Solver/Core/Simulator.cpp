@@ -367,11 +367,18 @@ bool Simulation::run(long i, const Step &step) {
       after ? checkedAdd(*after, node.workspace) : std::nullopt;
   if (!during)
     return failAt(i, kOverflow);
-  *during -= overwrittenBytes(i, node, step);
+  int64_t shared = overwrittenBytes(i, node, step);
+  *during -= shared;
   if (*during > r.peak) {
     r.peak = *during;
     r.peakStep = i;
     recordLive();
+    // The overwritten input is held in its output's storage: the list then
+    // adds up to the peak.
+    if (shared && shared == g.tensor(node.overwrites).bytes)
+      r.liveAtPeak.erase(std::remove(r.liveAtPeak.begin(), r.liveAtPeak.end(),
+                                     node.overwrites),
+                         r.liveAtPeak.end());
   }
   liveBytes = *after;
   ++runs[step.id];

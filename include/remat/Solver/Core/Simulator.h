@@ -85,8 +85,8 @@ struct SimulationResult {
   /// Bytes held during each step (workspace included), when requested.
   std::vector<int64_t> usageDuringStep;
   /// The tensors live while the peak step runs (its outputs included, and
-  /// tensors whose offload has not ended), when requested: what the peak
-  /// is made of.
+  /// tensors whose offload has not ended; not an in-place node's input held
+  /// in its output's storage), when requested: what the peak is made of.
   std::vector<TensorId> liveAtPeak;
 };
 
