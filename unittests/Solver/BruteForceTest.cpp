@@ -227,8 +227,7 @@ double naiveOptimum(const TrainingGraph &g, int64_t budget, bool discard,
         TensorId over = node.overwrites;
         if (over != kNone && !g.isInput(over) && !g.isRequired(over) &&
             (stored >> node.outputs.front() & 1) &&
-            during - std::min(g.tensor(over).bytes,
-                              g.tensor(node.outputs.front()).bytes) <= budget)
+            during - g.inPlaceBytes(node) <= budget)
           push({(live | stored) & ~(uint64_t(1) << over), ran | uint64_t(1) << n},
                d + node.time);
       }

@@ -36,9 +36,7 @@ int64_t peakLowerBound(const TrainingGraph &g, bool resultsMayLeave) {
     for (const std::vector<TensorId> *ts : {&n.inputs, &n.outputs})
       for (TensorId t : *ts)
         seen[t] = 0;
-    if (n.overwrites != kNone && !g.isInput(n.overwrites))
-      bytes -= std::min(g.tensor(n.overwrites).bytes,
-                        g.tensor(n.outputs.front()).bytes);
+    bytes -= g.inPlaceBytes(n);
     step = std::max(step, bytes);
   }
   return inputBytes(g) + std::max(required, step);
@@ -394,7 +392,7 @@ bool Simulation::run(long i, const Step &step) {
 int64_t Simulation::overwrittenBytes(long i, const Node &node,
                                      const Step &step) const {
   TensorId t = node.overwrites;
-  if (t == kNone || g.isInput(t) || offloading[t] || onHost[t])
+  if (g.inPlaceBytes(node) == 0 || offloading[t] || onHost[t])
     return 0;
   TensorId out = node.outputs.front();
   if (std::find(step.discard.begin(), step.discard.end(), out) !=
@@ -403,7 +401,7 @@ int64_t Simulation::overwrittenBytes(long i, const Node &node,
   for (long j = i + 1; j < static_cast<long>(steps.size()); ++j) {
     const Step &next = steps[j];
     if (next.isFree() && next.id == t)
-      return std::min(g.tensor(t).bytes, g.tensor(out).bytes);
+      return g.inPlaceBytes(node);
     if (!next.isFree())
       return 0;
   }

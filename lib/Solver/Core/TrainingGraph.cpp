@@ -70,6 +70,13 @@ const std::vector<NodeId> &TrainingGraph::consumers(TensorId t) const {
   return consumers_[t];
 }
 
+int64_t TrainingGraph::inPlaceBytes(const Node &n) const {
+  if (n.overwrites == kNone || isInput(n.overwrites) || n.outputs.empty())
+    return 0;
+  return std::min(tensors_[n.overwrites].bytes,
+                  tensors_[n.outputs.front()].bytes);
+}
+
 std::optional<std::string> TrainingGraph::verify() const {
   auto tensorOk = [&](TensorId t) { return t >= 0 && t < numTensors(); };
   for (NodeId n = 0; n < numNodes(); ++n) {

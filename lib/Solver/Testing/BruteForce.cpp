@@ -316,9 +316,7 @@ std::optional<BruteForceResult> Search::run() {
           continue;
         Mask gone = ~(Mask(1) << bit_[over]);
         Key ik = dropDead(Key{(k.live | stored) & gone, ran});
-        int64_t credit = std::min(g_.tensor(over).bytes,
-                                  g_.tensor(node.outputs.front()).bytes);
-        if ((ik.live & ~gone) == 0 && during - credit <= budget_)
+        if ((ik.live & ~gone) == 0 && during - g_.inPlaceBytes(node) <= budget_)
           relax(ik, d + node.time, id, Step::run(n, discard));
       }
     }

@@ -97,6 +97,11 @@ public:
   /// order of the program without rematerialization.
   std::vector<NodeId> defaultOrder() const;
 
+  /// The bytes node `n` holds once when its run is the last read of the
+  /// input it overwrites (Node::overwrites): that input's or its first
+  /// output's, the smaller; 0 without one or for a graph input.
+  int64_t inPlaceBytes(const Node &n) const;
+
   /// Sum of the times of all nodes run once: the no-recomputation time.
   double baseTime() const;
 
