@@ -34,6 +34,16 @@ from .inductor import runs_aten_kernel
 
 READS_INLINED = 4   # Inductor's realize_reads_threshold (config.py)
 
+# Ops Inductor lowers to pointwise code that has no pointwise tag: tensor
+# factories (a constant or an index expression, loading nothing) and
+# indirect loads (a gather, an embedding, an index: one load of the
+# indexed value at the index read).  A log-softmax read by the loss's
+# gather is computed inside the gather's kernel at the labels alone.
+_FACTORIES = {"aten.full.default", "aten.scalar_tensor.default", "prims.iota.default",
+              "aten.arange.default", "aten.arange.start", "aten.arange.start_step",
+              "aten.zeros.default", "aten.ones.default"}
+_INDIRECT = {"aten.gather.default", "aten.embedding.default", "aten.index.Tensor"}
+
 # Views Inductor folds into the indexing of the kernel that reads them (a
 # tuple's split aside): a pointwise value viewed is still fused.
 _FOLDED = (VIEWS | ALIASES) - COPIES - {"aten.split.Tensor", "aten.split_with_sizes.default",
@@ -44,10 +54,15 @@ def _tagged(node, tag):
     return node.op == "call_function" and tag in getattr(node.target, "tags", ())
 
 
+def _pointwise(node):
+    return _tagged(node, torch.Tag.pointwise) or (
+        node.op == "call_function" and str(node.target) in _FACTORIES | _INDIRECT)
+
+
 def _generated(node):
     """A node Inductor computes in a kernel it generates, reading its
     inputs there (pointwise, or a reduction's loop)."""
-    return ((_tagged(node, torch.Tag.pointwise) or _tagged(node, torch.Tag.reduction))
+    return ((_pointwise(node) or _tagged(node, torch.Tag.reduction))
             and not runs_aten_kernel(node) and not is_random(node) and str(node.target) not in COPIES)
 
 
@@ -65,8 +80,7 @@ def _classify(nodes, keep):
     readers first)."""
     roots_of = {}
     for n in reversed(nodes):
-        if n in keep or not _generated(n) or not _tagged(n, torch.Tag.pointwise) \
-                or not n.users:
+        if n in keep or not _generated(n) or not _pointwise(n) or not n.users:
             continue
         roots = set()
         for u in _readers(n):
@@ -87,7 +101,7 @@ def _over_read(nodes, roots_of):
     """Members read by several ops whose inlined code loads more than
     READS_INLINED stored values.  Inductor lowers in the graph's order and
     stores such a value (its readers then load it alone), so each is found
-    with the ones before it stored."""
+    with the ones before it stored.  A factory loads nothing."""
     loads, over = {}, set()
     for n in nodes:
         if n not in roots_of:

@@ -5,8 +5,9 @@ random models and on one written by hand.
     fusion_groups_check.py [--models N] [--seed S]
 
 Each random model is a forward of pointwise ops (unary, binary with a
-broadcast operand), views (transpose, reshape, unsqueeze-expand),
-reductions over a dimension and matmuls, every op reading one or two
+broadcast operand, with a tensor factory's constant), views (transpose,
+reshape, unsqueeze-expand), gathers, reductions over a dimension and
+matmuls, every op reading one or two
 earlier values chosen at random, so values have one, two or more readers,
 through views or not.  Its joint graph is partitioned by remat as under
 Inductor (the grouping on) at 100 % and at `min`, and run by the eager
@@ -19,8 +20,12 @@ compiler, so that what is checked is the plan and not Inductor:
   reduction that Inductor generates;
 - no member is saved for the backward: a member lives inside its group's
   kernel, so the plan's saved values are roots or stored values.
-The hand-written model is a chain x*2 -> +1 -> tanh -> sum(dim) -> mm:
-one group (mul, add, tanh into the sum) reading x alone.
+The hand-written models: a chain x*2 -> +1 -> tanh -> sum(dim) -> mm,
+one group (mul, add, tanh into the sum) reading x alone; a cross-entropy
+loss over x @ w, whose log-softmax Inductor computes inside the loss's
+gather kernel (never stored) and whose factories (the ignored label's
+constant, the labels' iota in the gradient) are constants in their
+readers' kernels.
 """
 
 import argparse
@@ -32,7 +37,7 @@ import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.backends.debugging import boxed_nop
 
-from remat_torch.fusion import _generated, _readers, _tagged
+from remat_torch.fusion import _FACTORIES, _base, _generated, _pointwise, _readers
 from remat_torch.partition import RematPartitioner
 
 UNARY = [torch.tanh, torch.sigmoid, torch.exp, torch.relu, lambda a: a * 0.5, torch.sin]
@@ -46,9 +51,11 @@ class Random(torch.nn.Module):
     def __init__(self, rng, ops):
         super().__init__()
         self.w = torch.nn.Parameter(torch.randn(N, N) / N)
+        self.register_buffer("index", torch.randint(0, N, (N, N)))
         self.recipe = []
         for i in range(ops):
-            kind = rng.choice(["unary"] * 3 + ["binary"] * 3 + ["view", "reduce", "mm"])
+            kind = rng.choice(["unary"] * 3 + ["binary"] * 3 + ["view", "reduce", "mm", "factory",
+                                                                  "gather"])
             a = rng.randrange(i + 1)
             b = rng.randrange(i + 1)
             self.recipe.append((kind, rng.randrange(6), a, b))
@@ -57,7 +64,12 @@ class Random(torch.nn.Module):
         vals = [x * self.w]
         for kind, k, a, b in self.recipe:
             va, vb = vals[a], vals[b]
-            if kind == "unary":
+            if kind == "factory":
+                v = [va + torch.full((N, N), 2.0), torch.where(va > 0, va, torch.zeros(N, N)),
+                     va * torch.arange(N, dtype=va.dtype)][k % 3]
+            elif kind == "gather":
+                v = va.gather(k % 2, self.index)
+            elif kind == "unary":
                 v = UNARY[k](va)
             elif kind == "binary":
                 v = BINARY[k % len(BINARY)](va, vb if k % 2 else vb[0:1].expand(N, N))
@@ -71,6 +83,16 @@ class Random(torch.nn.Module):
         return sum(v.sum() for v in vals[-3:])
 
 
+class Loss(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(N, 4 * N))
+        self.register_buffer("labels", torch.randint(0, 4 * N, (N,)))
+
+    def forward(self, x):
+        return torch.nn.functional.cross_entropy(x @ self.w, self.labels)
+
+
 class Chain(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -81,12 +103,17 @@ class Chain(torch.nn.Module):
         return (s.expand(N, N) @ self.w).sum()
 
 
-def check(model, x, budget, label):
-    """The checks above for one model at one budget; returns the log entry."""
+def check(model, x, budget, label, decompose=False):
+    """The checks above for one model at one budget (the joint graph after
+    Inductor's decompositions if `decompose`); returns the log entry."""
     log = []
     part = RematPartitioner(budget, "inductor", log, workspace="rules")
+    extra = {}
+    if decompose:
+        from torch._inductor.decomposition import select_decomp_table
+        extra["decompositions"] = select_decomp_table()
     compiled = torch.compile(model, backend=aot_autograd(
-        fw_compiler=boxed_nop, bw_compiler=boxed_nop, partition_fn=part))
+        fw_compiler=boxed_nop, bw_compiler=boxed_nop, partition_fn=part, **extra))
     torch._dynamo.reset()
     model.zero_grad()
     model(x).backward()
@@ -103,7 +130,7 @@ def check(model, x, budget, label):
     jg, groups = entry["joint_graph"], entry["groups"]
     locs = set(re.findall(r'loc\("([^".]+)', entry["mlir"]))
     for m, roots in groups.items():
-        if not _tagged(m, torch.Tag.pointwise) or m.name in locs:
+        if not _pointwise(m) or m.name in locs:
             sys.exit("%s: member %s is not pointwise or has an op of its own" % (label, m.name))
         for u in _readers(m):
             if u.op == "call_function" and u.name not in locs and u not in groups:
@@ -141,6 +168,16 @@ def main():
     op = [l for l in e["mlir"].splitlines() if 'loc("sum' in l]
     print("chain: members %s" % sorted((m, rs[0]) for m, rs in groups.items()))
     print("chain: the sum's op reads %d value(s)" % (op[0].count("%") - 1 if op else -1))
+    e = check(Loss(), torch.randn(N, N), "min", "loss", decompose=True)
+    nodes = list(e["joint_graph"].gm.graph.nodes)
+    gathers = [n for n in nodes if str(n.target) == "aten.gather.default"]
+    read = [_base(g.args[0]) for g in gathers]
+    print("loss: %d gather(s), their log-softmax a member: %s" % (
+        len(gathers), all(r in e["groups"] for r in read) and bool(read)))
+    factories = [n for n in nodes if str(n.target) in _FACTORIES
+                 and all(_generated(u) for u in _readers(n))]
+    print("loss: %d factories read by generated kernels alone, stored: %s" % (
+        len(factories), sorted(n.name for n in factories if n not in e["groups"])))
 
 
 if __name__ == "__main__":
