@@ -37,6 +37,7 @@ from remat_import_torch.opaque import opaque, opaque_like, result_specs, tensor_
 from remat_import_torch import cost as costmod
 
 from .batch_norm import buffer_updates, is_buffer_copy
+from . import fusion
 from .fusion import members_by_root
 from .node_kinds import COPIES, is_random
 from .op_times import measure_times
@@ -65,10 +66,21 @@ def workspace(node):
     return 0
 
 
+def _same_buffer(a, b):
+    """Whether FX values a and b have one buffer's shape, strides and dtype
+    (what Inductor's buffer_reuse_key and a same-index read ask of an
+    in-place write)."""
+    va, vb = (n.meta.get("val") for n in (a, b))
+    return (isinstance(va, torch.Tensor) and isinstance(vb, torch.Tensor)
+            and va.shape == vb.shape and va.dtype == vb.dtype
+            and va.stride() == vb.stride())
+
+
 class JointEmitter(Emitter):
-    def __init__(self, jg, groups=None):
+    def __init__(self, jg, groups=None, in_place=False):
         super().__init__(jg.importer_joint(), name="step", planning_only=True)
         self.jg = jg
+        self.in_place = in_place   # Inductor's kernels write over inputs they free
         self.root_of = groups or {}   # fused member -> its groups' roots (fusion.py)
         self.members = members_by_root(self.root_of, jg.gm.graph)
         self.measured = {}    # node -> its kernel's measured workspace (workspace.py)
@@ -112,7 +124,31 @@ class JointEmitter(Emitter):
             ins += [v for v in tensor_inputs(self, n) if v not in ins]
             specs, _ = result_specs(n)
             time += costmod.flops(n, [s for s in specs if s is not None])
-        return opaque_like(self, root, str(root.target), ins, time=time)
+        out = opaque_like(self, root, str(root.target), ins, time=time)
+        self._mark_in_place(nodes, root, ins)
+        return out
+
+    def _mark_in_place(self, nodes, root, ins):
+        """Under Inductor, a pointwise kernel's op (a single node or a group
+        whose root is pointwise) overwrites the first input it reads as one
+        buffer of its result's (not a view, not an argument): Inductor
+        writes the result there when the kernel is its last reader
+        (`inplace_buffers`), and the plan counts the two once then.  A
+        forward value the backward reads is such an input too: saved, it
+        is a donated buffer of Inductor's backward graph, written over
+        alike (Llama's loss gradient over its 33.6 MB logits)."""
+        if not self.in_place or not fusion.generated_pointwise(root) \
+                or not self.f.lines[-1].endswith('loc("%s")' % root.name):
+            return
+        for n in nodes:
+            for a in n.all_input_nodes:
+                v = self.vals.get(a)
+                if (a.op == "call_function" and a not in self.root_of and v in ins
+                        and str(a.target) not in fusion.FOLDED and _same_buffer(a, root)):
+                    self.f.lines[-1] = re.sub(r"(#remat\.cost<[^>]*>)",
+                                              r"\1, overwrites = %d" % ins.index(v),
+                                              self.f.lines[-1], count=1)
+                    return
 
     def _emit_op(self, node):
         if node in self.root_of:    # fused into its root's op: no value of its own
@@ -129,6 +165,7 @@ class JointEmitter(Emitter):
                                           tensor_inputs(self, node), random=random)
             return
         super()._emit(node)
+        self._mark_in_place([node], node, tensor_inputs(self, node))
         ws = self.measured.get(node)
         if ws is None:
             ws = workspace(node)
@@ -207,7 +244,7 @@ def emit_joint(jg, measure=lambda node: True, times=False, fused=False, groups=N
     # the emitter reads.
     from torch._subclasses.fake_tensor import unset_fake_temporarily
     with unset_fake_temporarily():
-        em = JointEmitter(jg, groups)
+        em = JointEmitter(jg, groups, in_place=fused)
         if measure:
             em.measured = measure_all([n for n in jg.gm.graph.nodes if measure(n)])
         em.run()

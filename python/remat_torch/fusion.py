@@ -46,8 +46,8 @@ _INDIRECT = {"aten.gather.default", "aten.embedding.default", "aten.index.Tensor
 
 # Views Inductor folds into the indexing of the kernel that reads them (a
 # tuple's split aside): a pointwise value viewed is still fused.
-_FOLDED = (VIEWS | ALIASES) - COPIES - {"aten.split.Tensor", "aten.split_with_sizes.default",
-                                       "aten.unbind.int"}
+FOLDED = (VIEWS | ALIASES) - COPIES - {"aten.split.Tensor", "aten.split_with_sizes.default",
+                                      "aten.unbind.int"}
 
 
 def _tagged(node, tag):
@@ -66,10 +66,15 @@ def _generated(node):
             and not runs_aten_kernel(node) and not is_random(node) and str(node.target) not in COPIES)
 
 
+def generated_pointwise(node):
+    """A pointwise node Inductor computes in a kernel it generates."""
+    return _generated(node) and _tagged(node, torch.Tag.pointwise)
+
+
 def _readers(node):
     """The nodes that read `node`, looking through the views of it."""
     for u in node.users:
-        if u.op == "call_function" and str(u.target) in _FOLDED:
+        if u.op == "call_function" and str(u.target) in FOLDED:
             yield from _readers(u)
         else:
             yield u
@@ -92,7 +97,7 @@ def _classify(nodes, keep):
 
 def _base(node):
     """What a view reads, through views."""
-    while node.op == "call_function" and str(node.target) in _FOLDED and node.all_input_nodes:
+    while node.op == "call_function" and str(node.target) in FOLDED and node.all_input_nodes:
         node = node.all_input_nodes[0]
     return node
 

@@ -25,7 +25,12 @@ one group (mul, add, tanh into the sum) reading x alone; a cross-entropy
 loss over x @ w, whose log-softmax Inductor computes inside the loss's
 gather kernel (never stored) and whose factories (the ignored label's
 constant, the labels' iota in the gradient) are constants in their
-readers' kernels.
+readers' kernels; mm -> relu -> mm, whose relu writes over the first
+product and whose relu gradient over the incoming gradient (each kernel
+the last reader of a buffer of its result's shape: emit.py marks the op
+`overwrites`); the loss's gradient kernel writes over the logits it
+last reads, a saved value (Inductor's backward donates it).  Only
+pointwise kernels are marked, in every model.
 """
 
 import argparse
@@ -37,7 +42,8 @@ import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.backends.debugging import boxed_nop
 
-from remat_torch.fusion import _FACTORIES, _base, _generated, _pointwise, _readers
+from remat_torch.fusion import (_FACTORIES, _base, _generated, _pointwise, _readers,
+                                generated_pointwise)
 from remat_torch.partition import RematPartitioner
 
 UNARY = [torch.tanh, torch.sigmoid, torch.exp, torch.relu, lambda a: a * 0.5, torch.sin]
@@ -93,6 +99,18 @@ class Loss(torch.nn.Module):
         return torch.nn.functional.cross_entropy(x @ self.w, self.labels)
 
 
+class Relu(torch.nn.Module):
+    """mm -> relu -> mm: the relu's kernel is the last reader of the first
+    product, a buffer of its shape (Inductor writes over it)."""
+    def __init__(self):
+        super().__init__()
+        self.w1 = torch.nn.Parameter(torch.randn(N, N))
+        self.w2 = torch.nn.Parameter(torch.randn(N, N))
+
+    def forward(self, x):
+        return (torch.relu(x @ self.w1) @ self.w2).sum()
+
+
 class Chain(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -140,6 +158,12 @@ def check(model, x, budget, label, decompose=False):
         bad = [r.name for r in roots if not _generated(r) or r.name not in locs]
         if bad:
             sys.exit("%s: roots %s are not generated kernels with an op" % (label, bad))
+    by_name = {n.name: n for n in jg.gm.graph.nodes}
+    for line in entry["mlir"].splitlines():
+        if "overwrites =" in line:
+            root = by_name[re.search(r'loc\("([^".]+)', line).group(1)]
+            if not generated_pointwise(root):
+                sys.exit("%s: %s overwrites an input but is no pointwise kernel" % (label, root.name))
     saved = set(entry["saved"]) & {m.name for m in groups}
     if saved:
         sys.exit("%s: members saved for the backward: %s" % (label, sorted(saved)))
@@ -168,12 +192,26 @@ def main():
     op = [l for l in e["mlir"].splitlines() if 'loc("sum' in l]
     print("chain: members %s" % sorted((m, rs[0]) for m, rs in groups.items()))
     print("chain: the sum's op reads %d value(s)" % (op[0].count("%") - 1 if op else -1))
+    e = check(Relu(), torch.randn(N, N), "100%", "relu")
+    over = sorted(re.search(r'loc\("([^".]+)', l).group(1)
+                  for l in e["mlir"].splitlines() if "overwrites =" in l)
+    print("relu: in place %s" % over)
     e = check(Loss(), torch.randn(N, N), "min", "loss", decompose=True)
     nodes = list(e["joint_graph"].gm.graph.nodes)
     gathers = [n for n in nodes if str(n.target) == "aten.gather.default"]
     read = [_base(g.args[0]) for g in gathers]
     print("loss: %d gather(s), their log-softmax a member: %s" % (
         len(gathers), all(r in e["groups"] for r in read) and bool(read)))
+    logits = [n.name for n in nodes if str(n.target) == "aten.mm.default"
+              and not any(a.name.startswith("tangents") for a in n.all_input_nodes)][:1]
+    over = []
+    for l in e["mlir"].splitlines():
+        k = re.search(r"overwrites = (\d+)", l)
+        if k:
+            operands = re.search(r'remat\.op "[^"]+"\(([^)]*)\)', l).group(1).split(", ")
+            over.append(operands[int(k.group(1))])
+    print("loss: kernels writing over the logits (a saved, donated buffer): %d"
+          % sum(o == "%" + logits[0] for o in over))
     factories = [n for n in nodes if str(n.target) in _FACTORIES
                  and all(_generated(u) for u in _readers(n))]
     print("loss: %d factories read by generated kernels alone, stored: %s" % (

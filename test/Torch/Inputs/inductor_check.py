@@ -74,11 +74,11 @@ def main():
         # The plan kept: what remat's model says its step holds.
         planned = info["report"]["peak_after"]
         print("%s at %s: gradients %s (max relative difference %.1e); measured %d B %s "
-              "budget %d B; %s its plan's %d B; %d compiles" % (
+              "budget %d B; %s its plan's %d B (%+.1f %%); %d compiles" % (
                   name, budget, "match" if diff <= TOLERANCE[a.amp] else "DIFFER", diff, total,
                   "<=" if total <= bound else ">", bound,
                   "within 2 % of" if total <= planned * 1.02 else "OVER", planned,
-                  info["compiles"]))
+                  100.0 * (total - planned) / planned, info["compiles"]))
         peaks.append((budget, total))
     rising = all(p1 >= p2 for (_, p1), (_, p2) in zip(peaks, peaks[1:]))
     print("%s: %d budgets, peaks %s" % (name, len(peaks), "monotone" if rising else
