@@ -7,7 +7,8 @@ For each budget: no fallback, the gradients against a reference (float32:
 eager PyTorch in float64; under autocast: torch.compile's own partitioner under the
 same autocast), the measured peak of a step after the compiling one
 (remat_torch.peak, plus the arguments remat counts) against the budget
-(at min: the step remat measured when it planned), and at the end whether
+(at min: the step remat measured when it planned) and against the model's
+peak of the plan kept (its difference in percent), and at the end whether
 the measured peaks never fall as the budget grows.
 """
 
