@@ -67,7 +67,10 @@ def _generated(node):
 
 
 def generated_pointwise(node):
-    """A pointwise node Inductor computes in a kernel it generates."""
+    """A node with PyTorch's pointwise tag that Inductor computes in a
+    kernel it generates: one that may write its result over an input (an
+    indirect load reads its input at other positions, a factory reads
+    none)."""
     return _generated(node) and _tagged(node, torch.Tag.pointwise)
 
 
