@@ -40,7 +40,10 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
       peak.  "auto" takes the fastest plan of every planner at the budget
       itself (sometimes faster, not monotone in the budget).
     costs: what an op costs the plan: "measured" (its ATen kernel timed on
-      the device the graph runs on, once per distinct op: op_times.py),
+      the device the graph runs on, once per distinct op: op_times.py;
+      under Inductor on the CPU then Inductor's own kernels, timed in the
+      step the fit measures, and the graph re-planned on them:
+      kernel_times.py),
       "flops" (an estimate from its shapes), "auto" (default: measured on a
       GPU, flops on the CPU).
     """
@@ -92,6 +95,7 @@ def _inductor(budget, log, verbose, workspace, strategy, costs):
         def make_partitioner(planning_budget, entries):
             return RematPartitioner(planning_budget, "inductor", entries, verbose, workspace,
                                     strategy, warn_graphs=False, costs=costs)
-        return FittedGraph(gm, example_inputs, make_partitioner, budget, strategy, log, verbose)
+        return FittedGraph(gm, example_inputs, make_partitioner, budget, strategy, log, verbose,
+                           kernel_costs=costs == "measured")
 
     return compile_with_remat

@@ -235,7 +235,9 @@ def emit_joint(jg, measure=lambda node: True, times=False, fused=False, groups=N
     op of their own (the others alias a node that has one).  measure: which
     ops' workspace is measured on their kernel (workspace.py); the others',
     and all with None, by the rules.  times: each op's cost its kernel's
-    measured time (op_times.py), else its FLOP estimate; fused: what a
+    measured time (op_times.py), else its FLOP estimate; a dict
+    {node name: microseconds} (Inductor's kernels: kernel_times.py)
+    overrides those measured times; fused: what a
     pointwise op adds to its reader's kernel (Inductor); groups: fused
     member -> root (fusion.py), each group one op; the third result says
     what was measured."""
@@ -251,10 +253,12 @@ def emit_joint(jg, measure=lambda node: True, times=False, fused=False, groups=N
         costs = {"costs": "flops"}
         if times:
             node_times, seconds = measure_times(list(jg.gm.graph.nodes), fused)
+            known = times if isinstance(times, dict) else {}
+            node_times.update({n: known[n.name] for n in jg.gm.graph.nodes if n.name in known})
             node_times = _group_times(node_times, em.members)
             measured, estimated = _measured_costs(
                 em.f.lines, {n.name: t for n, t in node_times.items()})
-            costs = {"costs": "measured", "measured_ops": measured,
+            costs = {"costs": "kernels" if known else "measured", "measured_ops": measured,
                      "estimated_ops": estimated, "cost_seconds": seconds}
     named = {loc.split(".", 1)[0] for loc in em.f.locs}
     return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named, costs

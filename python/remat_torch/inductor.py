@@ -105,7 +105,7 @@ def runs_aten_kernel(node):
 CONFIG = {"layout_optimization": False, "allow_buffer_reuse": False}
 
 
-def _is_remat_graph():
+def is_remat_graph():
     from torch._inductor import config
     return isinstance(config.custom_partitioner_fn, RematInductorPartitioner)
 
@@ -125,7 +125,7 @@ class _RematFusion:
         return getattr(self._prior, name)
 
     def can_fuse_horizontal(self, scheduler, node1, node2, shared_data_score):
-        if _is_remat_graph():
+        if is_remat_graph():
             return False
         return self._prior.can_fuse_horizontal(scheduler, node1, node2, shared_data_score)
 
@@ -144,7 +144,7 @@ def _flushing(cls):
     if cls not in _FLUSHING:
         class Flushing(cls):
             def ready_to_flush(self):
-                return _is_remat_graph() or super().ready_to_flush()
+                return is_remat_graph() or super().ready_to_flush()
         Flushing.__name__ = Flushing.__qualname__ = cls.__name__
         _FLUSHING[cls] = Flushing
     return _FLUSHING[cls]

@@ -18,6 +18,7 @@ import torch
 
 from .inductor import CONFIG, RematInductorPartitioner, install_fusion_choices
 from .joint import Unplannable
+from .kernel_times import kernel_events, node_times, record_origins
 from .planner import plan
 
 MAX_COMPILES = 4        # compiles of one graph at most, the first included
@@ -27,11 +28,13 @@ MIN_STEPS = 8           # at min, probes go up by at least 1/MIN_STEPS of the sp
 
 
 class Attempt:
-    def __init__(self, planning_budget, compiled, info, measured):
+    def __init__(self, planning_budget, compiled, info, measured, kernels=()):
         self.planning_budget = planning_budget  # what remat-opt was given (bytes or min)
         self.compiled = compiled
         self.info = info                        # the partitioner's log entry
         self.measured = measured                # peak + arguments, bytes
+        self.kernels = kernels                  # Inductor's kernels timed (kernel_times.py)
+        self.on_kernel_costs = info.get("costs") == "kernels"
 
     @property
     def time(self):
@@ -67,10 +70,18 @@ class FittedGraph:
     changes; the call itself then runs the graph kept), outside Dynamo's
     compile (the backward compiles on its first run)."""
 
-    def __init__(self, gm, example_inputs, make_partitioner, budget, strategy, log, verbose):
+    kernel_costs = False   # Inductor's own kernels timed in the first step and re-planned on
+    kernel_times = None    # their times, {joint node name: microseconds} (kernel_times.py)
+    mlir = None            # what candidates are planned on, once re-costed
+
+    def __init__(self, gm, example_inputs, make_partitioner, budget, strategy, log, verbose,
+                 kernel_costs=False):
         self.gm, self.make_partitioner, self.strategy = gm, make_partitioner, strategy
         self.budget, self.log, self.verbose = budget, log, verbose
         self.attempts, self.tried = [], []
+        # costs="measured": on the CPU (Triton's kernels are not timed).
+        self.kernel_costs = kernel_costs and all(
+            x.device.type == "cpu" for x in example_inputs if isinstance(x, torch.Tensor))
         self.compiled, entries = self._compile(budget, example_inputs)
         self.first_entries = entries
         self.fitted = len(entries) != 1 or "fallback" in entries[0]
@@ -83,7 +94,11 @@ class FittedGraph:
         install_fusion_choices()
         entries = []
         part = self.make_partitioner(planning_budget, entries)
+        part.kernel_times = self.kernel_times
         patches = dict(CONFIG, custom_partitioner_fn=RematInductorPartitioner(part))
+        if self.kernel_costs:
+            record_origins()
+            patches["cpp.enable_kernel_profile"] = True
         # AOTAutograd's cache would key the whole compile by the budget
         # asked, not the one the loop settles on; Inductor's FX-graph cache
         # still keys each compiled graph by remat's uuid.
@@ -92,8 +107,10 @@ class FittedGraph:
 
     def _measure(self, compiled, entries, planning_budget, inputs):
         from .peak import graph_step_peak
-        peak, args = graph_step_peak(compiled, inputs)
-        a = Attempt(planning_budget, compiled, entries[0], peak + args)
+        kernels = []
+        on_events = (lambda tree: kernels.extend(kernel_events(tree))) if self.kernel_costs else None
+        peak, args = graph_step_peak(compiled, inputs, on_events)
+        a = Attempt(planning_budget, compiled, entries[0], peak + args, kernels)
         self.attempts.append(a)
         return a
 
@@ -182,7 +199,27 @@ class FittedGraph:
         return self.by_plan.get(_plan_key(p.order))
 
     def _plan(self, first, key):
-        return plan(first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
+        return plan(self.mlir or first.info["mlir"], key, ["--remat-strategy=" + self.strategy])
+
+    def _recost(self, first, inputs):
+        """The graph re-planned at the budget with the times of Inductor's
+        kernels in the first step (kernel_times.py; the ops it runs as ATen
+        calls as op_times measures them): candidates are planned on those
+        costs from now on.  The step of that plan, measured (compiled if
+        new), or None."""
+        info = first.info
+        costed = set(info["named"]) | {n.name for n in info["groups"]}
+        self.kernel_times = node_times(first.kernels, costed)
+        if not self.kernel_times:
+            return None
+        part = self.make_partitioner(info["budget"], [])
+        part.kernel_times = self.kernel_times
+        self.mlir, _, _, plan_, _ = part._emit_and_plan(info["joint_graph"], info["groups"])
+        a = self._attempt(plan_, info["budget"], self.by_plan, inputs)
+        if a is first:   # the same plan: its report on the new costs
+            a.on_kernel_costs = True
+            a.info.update(mlir=self.mlir, report=plan_.report, costs="kernels")
+        return a
 
     def _attempt(self, plan_, key, by_plan, inputs):
         """The measured step of `plan_` (planned at `key`): the one in
@@ -235,6 +272,10 @@ class FittedGraph:
         target = (None if self.budget == "min"
                   else first.info.get("asked") or first.info["report"]["budget"])
         self.by_plan = {_plan_key(first.info["order"]): first}   # measured steps by plan
+        if self.kernel_costs and first.kernels:
+            recosted = self._recost(first, inputs)
+            if recosted is not None and recosted is not first:
+                first = recosted
         if target is None:
             self._lower_min(first, inputs)
         else:
@@ -248,6 +289,9 @@ class FittedGraph:
                 if smallest is not None:
                     self._lower_min(smallest, inputs)
         fitting = [a for a in self.attempts if target is not None and a.measured <= target]
+        # Model times are comparable within one cost model: those planned
+        # on Inductor's kernel times first.
+        fitting = [a for a in fitting if a.on_kernel_costs] or fitting
         if target is None:
             best = min(self.attempts, key=lambda a: (a.measured, a.time))
         elif fitting:
@@ -261,12 +305,15 @@ class FittedGraph:
         info = best.info
         info.update(measured=best.measured, planning_budget=best.planning_budget,
                     target=target, compiles=len(self.tried), fit_seconds=time.time() - t0,
+                    kernel_times=self.kernel_times,
                     attempts=[(a.planning_budget, a.measured) for a in self.attempts])
         if self.verbose:
-            print("remat_torch: under Inductor, measured %d B against %s, planned at %s; "
+            print("remat_torch: under Inductor, measured %d B against %s, planned at %s%s; "
                   "%d compiles, %.1f s measuring and re-planning"
                   % (best.measured, "budget %d B" % target if target else "budget min",
-                     best.planning_budget, len(self.tried), info["fit_seconds"]),
+                     best.planning_budget,
+                     " on its kernels' times" if best.on_kernel_costs else "",
+                     len(self.tried), info["fit_seconds"]),
                   file=sys.stderr)
         if self.log is not None:
             self.log.append(info)

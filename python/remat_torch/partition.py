@@ -27,6 +27,7 @@ from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
                                            min_cut_rematerialization_partition)
 
 from .batch_norm import read_buffer_copies
+from .kernel_times import stamp_sources
 from .emit import LOSS_LOC, emit_joint
 from .node_kinds import is_random
 from .forward_copies import read_before_recomputed, split_recomputations
@@ -123,6 +124,9 @@ class RematPartitioner:
         self.verbose = verbose
         self.workspace = workspace
         self.graphs = 0           # graphs partitioned so far
+        # {joint node name: microseconds} of Inductor's kernels, timed in a
+        # step of this graph compiled before (kernel_times.py), or None.
+        self.kernel_times = None
 
     def __call__(self, joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
         kwargs.pop("compiler", None)    # Inductor names itself
@@ -193,7 +197,7 @@ class RematPartitioner:
         (_plan's two)."""
         try:
             text, named, costs = emit_joint(jg, measure=self._measured(),
-                                            times=self._timed(jg),
+                                            times=self.kernel_times or self._timed(jg),
                                             fused=self.compiler == "inductor", groups=groups)
         except Exception as e:  # the emitter's Unsupported, a dtype it has no type for, ...
             raise Unplannable("the importer cannot express this graph: %s" % (
@@ -203,6 +207,7 @@ class RematPartitioner:
     def partition(self, joint_module, num_fwd_outputs):
         joint_module.graph.eliminate_dead_code()
         joint_module.recompile()
+        stamp_sources(joint_module.graph)
         # A batch norm the plan recomputes reads its buffers after the
         # forward's copy into them: copies instead (batch_norm.py).
         read_buffer_copies(joint_module)

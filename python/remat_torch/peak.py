@@ -39,13 +39,14 @@ import torch
 __all__ = ["measure", "peak_bytes"]
 
 
-def measure(fn, *args, device="cpu", **kwargs):
-    """Run fn(*args, **kwargs) once; return (its result, peak bytes)."""
+def measure(fn, *args, device="cpu", on_events=None, **kwargs):
+    """Run fn(*args, **kwargs) once; return (its result, peak bytes).
+    on_events: on the CPU, called with the step's profiler event tree."""
     kind = torch.device(device).type
     if kind == "cuda":
         return _measure_cuda(fn, args, kwargs)
     if kind == "cpu":
-        return _measure_cpu(fn, args, kwargs)
+        return _measure_cpu(fn, args, kwargs, on_events)
     raise ValueError(f"peak: device must be cpu or cuda, not {device!r}")
 
 
@@ -79,10 +80,13 @@ def cpu_memory_profile():
             yield prof
 
 
-def _measure_cpu(fn, args, kwargs):
+def _measure_cpu(fn, args, kwargs, on_events=None):
     with cpu_memory_profile() as prof:
         result = fn(*args, **kwargs)
-    return result, replay_peak(prof.profiler.kineto_results.experimental_event_tree())
+    tree = prof.profiler.kineto_results.experimental_event_tree()
+    if on_events is not None:
+        on_events(tree)
+    return result, replay_peak(tree)
 
 
 def _allocations(events):
@@ -112,7 +116,7 @@ def replay_peak(tree):
     return peak
 
 
-def graph_step_peak(compiled, example_inputs):
+def graph_step_peak(compiled, example_inputs, on_events=None):
     """The peak bytes of one training step of a compiled graph on its
     example inputs (a torch.compile backend's, on their device): the
     forward, then the backward from a gradient of ones for every output
@@ -122,7 +126,7 @@ def graph_step_peak(compiled, example_inputs):
     tensor (inputs, buffers the step updates in place) is copied; the
     random number generators are left as they were.  (peak, bytes of the
     inputs: the graph's arguments, each rounded up to 64 bytes as remat
-    counts them)"""
+    counts them).  on_events: as measure's."""
     def own(x):
         if not isinstance(x, torch.Tensor) or (x.is_leaf and x.requires_grad):
             return x
@@ -147,7 +151,7 @@ def graph_step_peak(compiled, example_inputs):
         p.grad = None
     try:
         with torch.enable_grad():
-            return measure(step, device=device)[1], args
+            return measure(step, device=device, on_events=on_events)[1], args
     finally:
         for p, g in zip(params, grads):
             p.grad = g
