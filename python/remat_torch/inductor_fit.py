@@ -214,7 +214,7 @@ class FittedGraph:
             return None
         part = self.make_partitioner(info["budget"], [])
         part.kernel_times = self.kernel_times
-        self.mlir, _, _, plan_, _ = part._emit_and_plan(info["joint_graph"], info["groups"])
+        self.mlir, _, _, plan_, _ = part.emit_and_plan(info["joint_graph"], info["groups"])
         a = self._attempt(plan_, info["budget"], self.by_plan, inputs)
         if a is first:   # the same plan: its report on the new costs
             a.on_kernel_costs = True

@@ -192,7 +192,7 @@ class RematPartitioner:
                 raise
             return plan(text, "min", args), asked
 
-    def _emit_and_plan(self, jg, groups):
+    def emit_and_plan(self, jg, groups):
         """The joint graph's MLIR (emit_joint's three results) and its plan
         (_plan's two)."""
         try:
@@ -218,12 +218,12 @@ class RematPartitioner:
         # graph is then planned op by op.
         groups = fusion_groups(jg) if self.compiler == "inductor" else {}
         try:
-            text, named, costs, p, asked = self._emit_and_plan(jg, groups)
+            text, named, costs, p, asked = self.emit_and_plan(jg, groups)
         except Unplannable as e:
             if not groups or "no training step" not in str(e):
                 raise
             groups = {}
-            text, named, costs, p, asked = self._emit_and_plan(jg, groups)
+            text, named, costs, p, asked = self.emit_and_plan(jg, groups)
         plan_order, named, start = expand(p.order, members_by_root(groups, jg.gm.graph),
                                           named, backward_start(jg, p.order))
         # Values kept into the backward and recomputed later: the saved
