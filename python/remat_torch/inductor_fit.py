@@ -34,7 +34,11 @@ class Attempt:
         self.info = info                        # the partitioner's log entry
         self.measured = measured                # peak + arguments, bytes
         self.kernels = kernels                  # Inductor's kernels timed (kernel_times.py)
-        self.on_kernel_costs = info.get("costs") == "kernels"
+
+    @property
+    def on_kernel_costs(self):
+        """Planned on Inductor's kernel times (its model time in their unit)."""
+        return self.info.get("costs") == "kernels"
 
     @property
     def time(self):
@@ -217,7 +221,6 @@ class FittedGraph:
         self.mlir, _, _, plan_, _ = part.emit_and_plan(info["joint_graph"], info["groups"])
         a = self._attempt(plan_, info["budget"], self.by_plan, inputs)
         if a is first:   # the same plan: its report on the new costs
-            a.on_kernel_costs = True
             a.info.update(mlir=self.mlir, report=plan_.report, costs="kernels")
         return a
 
