@@ -319,7 +319,8 @@ class Bench:
             log = []
             cfg = self.compiled("remat", name, backend(budget=budget, compiler=self.args.compiler,
                                                        log=log, strategy=self.args.remat_strategy,
-                                                       workspace=self.args.remat_workspace),
+                                                       workspace=self.args.remat_workspace,
+                                                       costs=self.args.remat_costs),
                                 family="remat")
             cfg.budget = None if peak == "min" else peak
             self.add(cfg)
@@ -405,6 +406,10 @@ def parse_args():
                    help="the backend's workspace: each op's temporaries measured (default; the "
                         "eager compiler) or a rule per op (the same plan-cache key on every "
                         "run: what a machine without remat-opt needs, README.md)")
+    p.add_argument("--remat-costs", default="auto", choices=["auto", "measured", "flops"],
+                   help="the backend's costs (default auto: measured on a GPU, FLOPs on the "
+                        "CPU; measured: each op timed, and under Inductor on the CPU its "
+                        "kernels, docs/torch-compile.md)")
     p.add_argument("--out", help="output folder")
     p.add_argument("--remat-at", metavar="MIB,...",
                    help="no recomputation and remat only: remat at min and at these measured "
@@ -473,6 +478,7 @@ def main():
     meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
             "threads": torch.get_num_threads(), "versions": _versions(), "quick": a.quick,
             "command": " ".join(sys.argv), "remat_strategy": a.remat_strategy,
+            "remat_costs": a.remat_costs,
             "tf32": {"cudnn": torch.backends.cudnn.allow_tf32,
                      "matmul": torch.backends.cuda.matmul.allow_tf32},
             "date": time.strftime("%Y-%m-%d", time.gmtime())}

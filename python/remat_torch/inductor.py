@@ -17,6 +17,7 @@ import os
 
 from torch._inductor.custom_graph_pass import CustomPartitionerFn
 
+from .kernel_times import record_kernel
 from .planner import find_remat_opt
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -140,11 +141,19 @@ def _flushing(cls):
     group is allocated before the call and every input freed after it, so
     values remat's order computes and frees one after the other are live
     at once (resnet18 at `min` under bf16 autocast: five float32 weight
-    gradients and their bfloat16 sources, 1.05 times its plan)."""
+    gradients and their bfloat16 sources, 1.05 times its plan).  It also
+    notes which FX nodes each of remat's kernels computes, to time them
+    (kernel_times.record_kernel)."""
     if cls not in _FLUSHING:
         class Flushing(cls):
             def ready_to_flush(self):
                 return is_remat_graph() or super().ready_to_flush()
+
+            def define_kernel(self, src_code, nodes, kernel_args=None):
+                name = super().define_kernel(src_code, nodes, kernel_args)
+                if is_remat_graph():
+                    record_kernel(name, nodes)
+                return name
         Flushing.__name__ = Flushing.__qualname__ = cls.__name__
         _FLUSHING[cls] = Flushing
     return _FLUSHING[cls]

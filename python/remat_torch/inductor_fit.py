@@ -18,7 +18,7 @@ import torch
 
 from .inductor import CONFIG, RematInductorPartitioner, install_fusion_choices
 from .joint import Unplannable
-from .kernel_times import kernel_events, node_times, record_origins
+from .kernel_times import kernel_events, node_times
 from .planner import plan
 
 MAX_COMPILES = 4        # compiles of one graph at most, the first included
@@ -101,7 +101,6 @@ class FittedGraph:
         part.kernel_times = self.kernel_times
         patches = dict(CONFIG, custom_partitioner_fn=RematInductorPartitioner(part))
         if self.kernel_costs:
-            record_origins()
             patches["cpp.enable_kernel_profile"] = True
         # AOTAutograd's cache would key the whole compile by the budget
         # asked, not the one the loop settles on; Inductor's FX-graph cache

@@ -11,7 +11,7 @@ costs="measured" under Inductor on the CPU, remat's graphs compile with
 Inductor's kernel profiling on (`cpp.enable_kernel_profile`: each kernel
 call records an event named after it), and:
 
-- record_origins: while Inductor writes each kernel, the FX nodes it
+- record_kernel: as Inductor writes each kernel, the FX nodes it
   computes (its IR nodes' origins), named as in the joint graph: a node
   the plan recomputes is a copy, which carries its source's name
   (SOURCE, set by stamp_sources on the joint graph);
@@ -29,7 +29,6 @@ a name is its k-th call site.
 
 SOURCE = "remat_source"
 _RECORDED = {}   # profiler event name -> [[joint node names], ...], one per call site
-_installed = False
 
 
 def stamp_sources(graph):
@@ -45,27 +44,18 @@ def _event_name(kernel_name):
     return ("graph_%d_" % gid if gid is not None else "") + kernel_name
 
 
-def record_origins():
-    """Wraps Inductor's C++ define_kernel once, recording each call site's
-    origins for remat's graphs compiled with kernel profiling on."""
-    global _installed
-    if _installed:
-        return
+def record_kernel(kernel_name, nodes):
+    """Notes a call site of the C++ kernel Inductor has just defined for one
+    of remat's graphs (inductor.py's C++ scheduling calls it): the joint
+    nodes its IR nodes come from, when the graph compiles with kernel
+    profiling on (its events are then timed)."""
     from torch._inductor import config
-    from torch._inductor.codegen.cpp import CppScheduling
+    if not config.cpp.enable_kernel_profile:
+        return
     from torch._inductor.utils import aggregate_origins
-    from .inductor import is_remat_graph
-    prior = CppScheduling.define_kernel
-
-    def define_kernel(self, src_code, nodes, kernel_args=None):
-        name = prior(self, src_code, nodes, kernel_args)
-        if config.cpp.enable_kernel_profile and is_remat_graph():
-            names = sorted({o.meta.get(SOURCE, o.name) for o in aggregate_origins(nodes)
-                            if o.op == "call_function"})
-            _RECORDED.setdefault(_event_name(name), []).append(names)
-        return name
-    CppScheduling.define_kernel = define_kernel
-    _installed = True
+    names = sorted({o.meta.get(SOURCE, o.name) for o in aggregate_origins(nodes)
+                    if o.op == "call_function"})
+    _RECORDED.setdefault(_event_name(kernel_name), []).append(names)
 
 
 def kernel_events(tree):
