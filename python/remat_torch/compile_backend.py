@@ -40,7 +40,8 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
       peak.  "auto" takes the fastest plan of every planner at the budget
       itself (sometimes faster, not monotone in the budget).
     costs: what an op costs the plan: "measured" (its ATen kernel timed on
-      the device the graph runs on, once per distinct op: op_times.py;
+      the device the graph runs on, once per distinct op, at most
+      REMAT_TORCH_MEASURE_SECONDS (120) a graph: op_times.py;
       under Inductor on the CPU then Inductor's own kernels, timed in the
       step the fit measures, and the graph re-planned on them:
       kernel_times.py),
@@ -62,6 +63,9 @@ def backend(budget="100%", compiler="inductor", log=None, verbose=False, workspa
         raise ValueError("remat_torch.backend: workspace %r is not measured or rules" % workspace)
     if costs not in ("auto", "measured", "flops"):
         raise ValueError("remat_torch.backend: costs %r is not auto, measured or flops" % (costs,))
+    if costs != "flops":
+        from .op_times import time_limit
+        time_limit()   # a malformed REMAT_TORCH_MEASURE_SECONDS is an error now, not mid-compile
     if not _STRATEGY.match(str(strategy)):
         raise ValueError("remat_torch.backend: strategy %r is not a planner's name "
                          "(remat-opt --help lists them)" % (strategy,))

@@ -252,13 +252,14 @@ def emit_joint(jg, measure=lambda node: True, times=False, fused=False, groups=N
         em.run()
         costs = {"costs": "flops"}
         if times:
-            node_times, seconds = measure_times(list(jg.gm.graph.nodes), fused)
+            node_times, seconds, late = measure_times(list(jg.gm.graph.nodes), fused)
             known = times if isinstance(times, dict) else {}
             node_times.update({n: known[n.name] for n in jg.gm.graph.nodes if n.name in known})
             node_times = _group_times(node_times, em.members)
             measured, estimated = _measured_costs(
                 em.f.lines, {n.name: t for n, t in node_times.items()})
             costs = {"costs": "kernels" if known else "measured", "measured_ops": measured,
-                     "estimated_ops": estimated, "cost_seconds": seconds}
+                     "estimated_ops": estimated, "cost_seconds": seconds,
+                     "over_time_limit": late}
     named = {loc.split(".", 1)[0] for loc in em.f.locs}
     return em.f.text(["the joint graph of a torch.compile graph (remat_torch)"]), named, costs

@@ -11,9 +11,13 @@ once to warm up and REPEATS times timed, the median counting: CUDA events
 around the op on a GPU, the thread's CPU time on the CPU.  Times are kept
 across graphs of one process (a cache by signature).
 
-An op that cannot run on zeros, or draws random numbers (running it would
-move the caller's generators), has no time: its FLOP estimate (cost.py)
-is converted at the graph's own rate, the median of measured time over
+Measuring is bounded: once a graph has spent TIME_LIMIT_S seconds on
+ops not measured before (environment: REMAT_TORCH_MEASURE_SECONDS), the
+rest are not run (nor cached: a later graph may measure them), and the
+log entry says how many (`over_time_limit`).  Those, and an op that
+cannot run on zeros or draws random numbers (running it would move the
+caller's generators), have no time: its FLOP estimate (cost.py) is
+converted at the graph's own rate, the median of measured time over
 estimated FLOPs of the ops measured, so every op of the graph is in one
 unit (microseconds).
 
@@ -26,7 +30,9 @@ and at least FUSED_FLOOR of its ATen time (it still computes).  Other ops
 own kernels: their ATen time.
 """
 
+import os
 import statistics
+import sys
 import time
 
 import torch
@@ -35,6 +41,7 @@ from .workspace import _call, _device, runs_a_kernel, signature
 
 REPEATS = 3
 FUSED_FLOOR = 0.1
+TIME_LIMIT_S = 120.0
 _CACHE = {}   # (signature, fused) -> microseconds or None
 
 
@@ -77,13 +84,31 @@ def _time_op(n, fused):
     return us
 
 
+def time_limit():
+    """Seconds a graph may spend measuring ops (TIME_LIMIT_S, or the
+    environment's REMAT_TORCH_MEASURE_SECONDS)."""
+    text = os.environ.get("REMAT_TORCH_MEASURE_SECONDS")
+    if text is None:
+        return TIME_LIMIT_S
+    try:
+        limit = float(text)
+    except ValueError:
+        limit = -1.0
+    if not limit >= 0:   # also NaN
+        raise ValueError("REMAT_TORCH_MEASURE_SECONDS=%r is not a number of seconds >= 0" % text)
+    return limit
+
+
 def measure_times(nodes, fused=False):
-    """{node: microseconds or None} for the nodes that run a kernel, and
-    the seconds spent measuring the ops not measured before.  fused: the
+    """{node: microseconds or None} for the nodes that run a kernel, the
+    seconds spent measuring the ops not measured before, and how many
+    nodes were left unmeasured when that passed time_limit().  fused: the
     graph runs under Inductor (pointwise ops cost what they add to their
     reader's kernel)."""
     nodes = [n for n in nodes if runs_a_kernel(n)]
+    limit = time_limit()
     t0 = time.time()
+    late = set()
     # Ops that draw random numbers are not run: the caller's generators
     # must be where they were (their FLOPs stand in for them).
     seeded = {n for n in nodes if torch.Tag.nondeterministic_seeded in getattr(n.target, "tags", ())}
@@ -91,9 +116,17 @@ def measure_times(nodes, fused=False):
         key = (signature(n), fused)
         if key in _CACHE or n in seeded:
             continue
+        if time.time() - t0 >= limit:
+            late.add(key)
+            continue
         try:
             _CACHE[key] = _time_op(n, fused)
         except Exception:   # an op that needs real values (indices, a mask's shape)
             _CACHE[key] = None
-    return {n: None if n in seeded else _CACHE[(signature(n), fused)] for n in nodes}, \
-        time.time() - t0
+    late = sum(1 for n in nodes if (signature(n), fused) in late)
+    if late:
+        print("remat_torch: measuring op times reached the graph's limit of %g s "
+              "(REMAT_TORCH_MEASURE_SECONDS); %d ops not measured, their FLOP estimates stand in" % (limit, late),
+              file=sys.stderr)
+    times = {n: None if n in seeded else _CACHE.get((signature(n), fused)) for n in nodes}
+    return times, time.time() - t0, late

@@ -123,9 +123,10 @@ def main():
     rep = info["report"]
     if info["costs"] in ("measured", "kernels"):
         # kernels: re-planned on Inductor's own kernels' times (kernel_times.py).
-        print("%s: costs measured%s for %d ops, %d estimated from FLOPs at the graph's rate"
+        print("%s: costs measured%s for %d ops, %d estimated from FLOPs at the graph's rate "
+              "(%d over the time limit)"
               % (a.model, " on Inductor's kernels" if info["costs"] == "kernels" else "",
-                 info["measured_ops"], info["estimated_ops"]))
+                 info["measured_ops"], info["estimated_ops"], info["over_time_limit"]))
     args = sum(t.numel() * t.element_size() for t in list(model.parameters()) + [x])
     # With Inductor the budget is the one asked (`target`), or at min the
     # step remat measured when it planned (remat_torch/inductor_fit.py).
