@@ -137,6 +137,9 @@ def main():
           "%d recomputed)" % (a.model, peak, args, "<=" if peak + args <= bound else ">",
                                bound, rep["peak_after"], len(info["saved"]),
                                len(info["recomputed"])))
+    if "measured" in info:
+        # Under Inductor: the step measured against the plan's own peak.
+        print("%s: measured %.3f of the plan's peak" % (a.model, info["measured"] / rep["peak_after"]))
 
     # The saved values against the report: every saved activation is an op's
     # value the report keeps (or a view of one, or of an input); every value

@@ -168,6 +168,25 @@ class ViT(nn.Module):
         return torch.randn(2, 3, 32, 32)
 
 
+class ViTWide(nn.Module):
+    """timm's VisionTransformer, two blocks 384 wide: Inductor's own
+    peak-memory reordering moves its weight gradients' kernels to the end
+    of the backward (inductor-order.test)."""
+
+    def __init__(self):
+        super().__init__()
+        from timm.models.vision_transformer import VisionTransformer
+        self.net = VisionTransformer(img_size=64, patch_size=8, embed_dim=384, depth=2,
+                                     num_heads=2, num_classes=10)
+
+    def forward(self, x):
+        return self.net(x)
+
+    @staticmethod
+    def example():
+        return torch.randn(8, 3, 64, 64)
+
+
 class GPT2(nn.Module):
     """transformers' GPT-2, tiny, with its language-model loss (one graph:
     loss_type set, else a logged warning breaks the graph)."""
