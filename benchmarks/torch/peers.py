@@ -341,10 +341,11 @@ class Bench:
             if name == "min" and len(planned) == 1 and not why:
                 floor = planned[0]["report"].get("peak_after")
                 # Under Inductor the backend meets budgets down to what its
-                # `min` measured, which can be below the model's smallest
-                # (docs/torch-compile.md).
-                if self.args.compiler == "inductor" and cfg.peak and floor:
-                    floor = min(floor, cfg.peak + self.args_bytes)
+                # `min` measured, above or below the model's smallest (its
+                # search at `min` tried plans above the smallest:
+                # docs/torch-compile.md).
+                if self.args.compiler == "inductor" and cfg.peak:
+                    floor = cfg.peak + self.args_bytes
 
     def rockmate(self):
         pure = _rockmate(self.dev)

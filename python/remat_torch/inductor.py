@@ -174,12 +174,61 @@ def _remat_cpu_scheduling(make):
     return make_flushing
 
 
+def _bytes(node):
+    v = node.meta.get("val") if hasattr(node, "meta") else None
+    return v.numel() * v.element_size() if hasattr(v, "numel") else 0
+
+
+def _deferral_holds_more(match):
+    """Whether rewriting a matched add(mm(a, b), c) as addmm would move the
+    matmul past other kernels (views aside) and hold an input larger than
+    its result until the add."""
+    from remat_import_torch.graph import ALIASES, VIEWS
+    add = match.output_node()
+    mm = next((n for n in match.nodes if n is not add and n.op == "call_function"), None)
+    if mm is None or max((_bytes(a) for a in mm.all_input_nodes), default=0) <= _bytes(mm):
+        return False
+    n = mm.next
+    while n is not add and n.op != "root":
+        if n.op == "call_function" and str(n.target) not in VIEWS | ALIASES:
+            return True
+        n = n.next
+    return False
+
+
+def _matmuls_in_place():
+    """For remat's graphs, Inductor's post-grad rewrite of add(mm(a, b), c)
+    into addmm(c, a, b), which computes the matmul where the add runs, is
+    declined where that moves the matmul past other kernels and holds an
+    input larger than its result until the add (its check asks
+    `should_prefer_unfused_addmm`, looked up when it runs).  GPT-2 with a
+    tied embedding: the output projection's weight gradient is
+    added to the embedding's at the end of the backward, and the 33.5 MB
+    logits gradient it reads was held through the whole backward
+    (benchmarks/torch's GPT-2 at `min`: 100.5 MB measured against a plan of
+    82.4 MB; now 82.4).  Elsewhere the rewrite stands: a residual's
+    gradient added to a matmul's, whose inputs are no larger than its
+    result, measures its plan with it (GeluStack at `min`; declined, 1.07
+    of it), and other graphs keep Inductor's choice."""
+    from torch._inductor.fx_passes import post_grad
+    prior = getattr(post_grad, "should_prefer_unfused_addmm", None)
+    if prior is None or getattr(prior, "remat", False):
+        return
+
+    def should_prefer_unfused_addmm(match):
+        return (is_remat_graph() and _deferral_holds_more(match)) or prior(match)
+    should_prefer_unfused_addmm.remat = True
+    post_grad.should_prefer_unfused_addmm = should_prefer_unfused_addmm
+
+
 def install_fusion_choices():
-    """Puts _RematFusion in front of this thread's Inductor choices, and
-    makes the CPU's scheduling a _flushing one, once each (kept: the
+    """Puts _RematFusion in front of this thread's Inductor choices, makes
+    the CPU's scheduling a _flushing one, and keeps remat's matmuls where
+    the plan computes them (_matmuls_in_place), once each (kept: the
     backward compiles on its first run, after the backend has returned)."""
     from torch._inductor.codegen import common
     from torch._inductor.virtualized import V
+    _matmuls_in_place()
     prior = V.choices
     if not isinstance(prior, _RematFusion):
         V.set_choices_handler(_RematFusion(prior))

@@ -31,6 +31,7 @@ def main():
 
     log = inductor_step(model, run, "min")[0]
     floor, measured = log[0]["report"]["peak_after"], log[0]["measured"]
+    print("%s: min measures %.3f of its plan" % (name, measured / floor))
     if measured >= floor:
         print("%s: min measures %d B, not below its model's %d B: nothing to test" % (
             name, measured, floor))
