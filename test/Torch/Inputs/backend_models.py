@@ -154,10 +154,10 @@ class ViT(nn.Module):
     """timm's VisionTransformer, tiny: its strided patch-embedding
     convolution's backward allocates several times its output gradient."""
 
-    def __init__(self):
+    def __init__(self, side=32, width=32):
         super().__init__()
         from timm.models.vision_transformer import VisionTransformer
-        self.net = VisionTransformer(img_size=32, patch_size=8, embed_dim=32, depth=2,
+        self.net = VisionTransformer(img_size=side, patch_size=8, embed_dim=width, depth=2,
                                      num_heads=2, num_classes=10)
 
     def forward(self, x):
@@ -168,19 +168,13 @@ class ViT(nn.Module):
         return torch.randn(2, 3, 32, 32)
 
 
-class ViTWide(nn.Module):
-    """timm's VisionTransformer, two blocks 384 wide: Inductor's own
-    peak-memory reordering moves its weight gradients' kernels to the end
-    of the backward (inductor-order.test)."""
+class ViTWide(ViT):
+    """Two blocks 384 wide: Inductor's own peak-memory reordering moves
+    their weight gradients' kernels to the end of the backward
+    (inductor-order.test)."""
 
     def __init__(self):
-        super().__init__()
-        from timm.models.vision_transformer import VisionTransformer
-        self.net = VisionTransformer(img_size=64, patch_size=8, embed_dim=384, depth=2,
-                                     num_heads=2, num_classes=10)
-
-    def forward(self, x):
-        return self.net(x)
+        super().__init__(side=64, width=384)
 
     @staticmethod
     def example():
