@@ -106,27 +106,25 @@ def measure_times(nodes, fused=False):
     graph runs under Inductor (pointwise ops cost what they add to their
     reader's kernel)."""
     nodes = [n for n in nodes if runs_a_kernel(n)]
+    keys = {n: (signature(n), fused) for n in nodes}
     limit = time_limit()
     t0 = time.time()
-    late = set()
     # Ops that draw random numbers are not run: the caller's generators
     # must be where they were (their FLOPs stand in for them).
     seeded = {n for n in nodes if torch.Tag.nondeterministic_seeded in getattr(n.target, "tags", ())}
     for n in nodes:
-        key = (signature(n), fused)
-        if key in _CACHE or n in seeded:
-            continue
-        if time.time() - t0 >= limit:
-            late.add(key)
+        key = keys[n]
+        if key in _CACHE or n in seeded or time.time() - t0 >= limit:
             continue
         try:
             _CACHE[key] = _time_op(n, fused)
         except Exception:   # an op that needs real values (indices, a mask's shape)
             _CACHE[key] = None
-    late = sum(1 for n in nodes if (signature(n), fused) in late)
+    # Past the limit: not in the cache (a later graph may measure them).
+    late = sum(1 for n in nodes if n not in seeded and keys[n] not in _CACHE)
     if late:
         print("remat_torch: measuring op times reached the graph's limit of %g s "
-              "(REMAT_TORCH_MEASURE_SECONDS); %d ops not measured, their FLOP estimates stand in" % (limit, late),
-              file=sys.stderr)
-    times = {n: None if n in seeded else _CACHE.get((signature(n), fused)) for n in nodes}
+              "(REMAT_TORCH_MEASURE_SECONDS); %d ops not measured, their FLOP estimates "
+              "stand in" % (limit, late), file=sys.stderr)
+    times = {n: None if n in seeded else _CACHE.get(keys[n]) for n in nodes}
     return times, time.time() - t0, late
