@@ -202,6 +202,32 @@ class GPT2(nn.Module):
         return torch.randint(0, 256, (2, 32))
 
 
+class Llama(nn.Module):
+    """transformers' Llama, six layers 128 wide, with its language-model
+    loss: at `min` remat recomputes the residual stream and each layer's
+    RMSNorm output right before the layer's backward, a chain of
+    elementwise ops and reductions between the layers' matmuls that
+    Inductor would fuse into kernels computing several layers' values at
+    once."""
+
+    def __init__(self, layers=6, width=128, vocab=1024, length=256):
+        super().__init__()
+        from transformers import LlamaConfig, LlamaForCausalLM
+        cfg = LlamaConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=4,
+                          num_key_value_heads=2, intermediate_size=width * 8 // 3,
+                          vocab_size=vocab, max_position_embeddings=length,
+                          attn_implementation="eager")
+        self.net = LlamaForCausalLM(cfg)
+        self.net.loss_type = "ForCausalLM"
+
+    def forward(self, ids):
+        return self.net(input_ids=ids, labels=ids, use_cache=False).loss
+
+    @staticmethod
+    def example():
+        return torch.randint(0, 1024, (2, 256))
+
+
 class Broken(nn.Module):
     """Two graphs: a graph break between its layers."""
 
