@@ -181,47 +181,47 @@ class ViTWide(ViT):
         return torch.randn(8, 3, 64, 64)
 
 
-class GPT2(nn.Module):
-    """transformers' GPT-2, tiny, with its language-model loss (one graph:
+class _CausalLM(nn.Module):
+    """A transformers causal language model returning its loss (one graph:
     loss_type set, else a logged warning breaks the graph)."""
 
-    def __init__(self, vocab=256, length=32):
+    def __init__(self, net):
         super().__init__()
-        from transformers import GPT2Config, GPT2LMHeadModel
-        cfg = GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=vocab, n_positions=length,
-                         resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
-                         eos_token_id=0, attn_implementation="eager")
-        self.net = GPT2LMHeadModel(cfg)
+        self.net = net
         self.net.loss_type = "ForCausalLM"
 
     def forward(self, ids):
         return self.net(input_ids=ids, labels=ids, use_cache=False).loss
+
+
+class GPT2(_CausalLM):
+    """transformers' GPT-2, tiny."""
+
+    def __init__(self, vocab=256, length=32):
+        from transformers import GPT2Config, GPT2LMHeadModel
+        super().__init__(GPT2LMHeadModel(GPT2Config(
+            n_layer=2, n_embd=32, n_head=2, vocab_size=vocab, n_positions=length,
+            resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0, eos_token_id=0,
+            attn_implementation="eager")))
 
     @staticmethod
     def example():
         return torch.randint(0, 256, (2, 32))
 
 
-class Llama(nn.Module):
-    """transformers' Llama, six layers 128 wide, with its language-model
-    loss: at `min` remat recomputes the residual stream and each layer's
-    RMSNorm output right before the layer's backward, a chain of
-    elementwise ops and reductions between the layers' matmuls that
-    Inductor would fuse into kernels computing several layers' values at
-    once."""
+class Llama(_CausalLM):
+    """transformers' Llama, six layers 128 wide: at `min` remat recomputes
+    the residual stream and each layer's RMSNorm output right before the
+    layer's backward, a chain of elementwise ops and reductions between
+    the layers' matmuls that Inductor would fuse into kernels computing
+    several layers' values at once."""
 
     def __init__(self, layers=6, width=128, vocab=1024, length=256):
-        super().__init__()
         from transformers import LlamaConfig, LlamaForCausalLM
-        cfg = LlamaConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=4,
-                          num_key_value_heads=2, intermediate_size=width * 8 // 3,
-                          vocab_size=vocab, max_position_embeddings=length,
-                          attn_implementation="eager")
-        self.net = LlamaForCausalLM(cfg)
-        self.net.loss_type = "ForCausalLM"
-
-    def forward(self, ids):
-        return self.net(input_ids=ids, labels=ids, use_cache=False).loss
+        super().__init__(LlamaForCausalLM(LlamaConfig(
+            num_hidden_layers=layers, hidden_size=width, num_attention_heads=4,
+            num_key_value_heads=2, intermediate_size=width * 8 // 3, vocab_size=vocab,
+            max_position_embeddings=length, attn_implementation="eager")))
 
     @staticmethod
     def example():
