@@ -59,8 +59,12 @@ StrategyResult solveEvictGreedy(const TrainingGraph &g,
     best.schedule = std::move(*plan.schedule);
     bestSim = sim;
   }
-  if (!best.feasible)
+  if (!best.feasible) {
     best.reason = why.empty() ? "no replay stays within the budget" : why;
+    return best;
+  }
+  // What runs frees eagerly, and then may not need every recomputation.
+  best.schedule = giveBackRecomputations(g, best.schedule, opts.budget);
   return best;
 }
 

@@ -21,6 +21,7 @@
 #define REMAT_SOLVER_EVICT_EVICTION_H
 
 #include "remat/Solver/Core/Schedule.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include <optional>
 #include <string>
@@ -50,6 +51,20 @@ EvictionPlan planByEviction(const TrainingGraph &g,
                             const std::vector<NodeId> &targets, int64_t budget,
                             const EvictionHeuristic &heuristic = {},
                             Schedule *scratch = nullptr);
+
+/// `plan`'s runs with eager frees (Schedule::withEagerFrees), less the
+/// recomputations that the budget does not need: each, the most time per
+/// byte first, is dropped (with the recomputations that fed only it, the
+/// earlier result kept until the reads it served) when the Simulator's peak
+/// of the result stays within `budget` and its time falls. A
+/// replay frees values that only recomputations would read while memory
+/// allows, so with eager frees its plan often peaks well under the budget.
+/// Tries are bounded (64 simulations, 10^6 simulated steps). Returns `plan`
+/// unchanged when it has copies or discarded outputs, or when its runs
+/// with eager frees are invalid or above the budget.
+Schedule giveBackRecomputations(const TrainingGraph &g, const Schedule &plan,
+                                int64_t budget,
+                                const SimulatorOptions &simOptions = {});
 
 } // namespace remat
 
