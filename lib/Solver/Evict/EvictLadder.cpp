@@ -6,8 +6,10 @@
 // can give a slower plan, or one that peaks lower than the plan at a smaller
 // budget (docs/solver.md). A caller that sweeps budgets (a framework's
 // memory knob) wants neither. evict-ladder plans from a family fixed per
-// graph: evict-greedy's plan at each rung of a ladder of budgets that starts
-// at the program's own peak and steps down by 1/64 until a rung is not met.
+// graph: evict-greedy's plans at each rung of a ladder of budgets that
+// starts at the program's own peak and steps down by 1/64 until a rung is
+// not met, before and after recomputations are given back (the one peaks
+// lowest, the other is faster).
 // At a budget it returns the fastest plan of the family whose Simulator peak
 // fits (ties: the lower peak). The family does not depend on the budget, so
 // as the budget grows the set that fits only grows: the time never rises,
@@ -17,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Evict/EvictStrategies.h"
+#include "remat/Solver/Evict/Eviction.h"
 
 #include <memory>
 #include <tuple>
@@ -37,7 +40,7 @@ struct LadderPlan {
 };
 using Ladder = std::vector<LadderPlan>;
 
-/// The program itself, then evict-greedy's plan at each rung (with the
+/// The program itself, then evict-greedy's plans at each rung (with the
 /// caller's weightings, evictionReplays, the only option it depends on).
 Ladder climbDown(const TrainingGraph &g, const SolveOptions &opts) {
   SimulatorOptions simOpts;
@@ -53,17 +56,22 @@ Ladder climbDown(const TrainingGraph &g, const SolveOptions &opts) {
        rung >= floor && rung > 0;
        rung -= std::max<int64_t>(1, rung >> kRungShift)) {
     o.budget = rung;
-    StrategyResult r = solveEvictGreedy(g, o);
+    StrategyResult r = bestEvictionReplay(g, o);
     if (!r.feasible)
       break; // The bottom of the ladder.
-    // The replay keeps values while memory allows; the rewritten program
-    // frees each after its last read. Its peak, the one a run measures, is
-    // the one the family is ordered by.
-    Schedule eager = r.schedule.withEagerFrees(g);
-    SimulationResult sim = simulate(g, eager, simOpts);
+    // With eager frees the replay's plan often peaks well below the rung:
+    // the family keeps it (its peak may be the floor) and, the faster, the
+    // plan with the recomputations the rung does not need given back.
+    SimulationResult sim = simulate(g, r.schedule, simOpts);
     if (!sim.valid || sim.peak > rung)
       break; // solve() would refuse it: the same bottom.
-    ladder.push_back({std::move(eager), sim.time, sim.peak});
+    Schedule fuller = giveBackRecomputations(g, r.schedule, rung, simOpts);
+    ladder.push_back({std::move(r.schedule), sim.time, sim.peak});
+    if (fuller == ladder.back().schedule)
+      continue;
+    SimulationResult fullerSim = simulate(g, fuller, simOpts);
+    if (fullerSim.valid && fullerSim.peak <= rung)
+      ladder.push_back({std::move(fuller), fullerSim.time, fullerSim.peak});
   }
   return ladder;
 }

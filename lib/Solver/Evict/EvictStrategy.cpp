@@ -18,8 +18,8 @@
 
 namespace remat {
 
-StrategyResult solveEvictGreedy(const TrainingGraph &g,
-                                const SolveOptions &opts) {
+StrategyResult bestEvictionReplay(const TrainingGraph &g,
+                                  const SolveOptions &opts) {
   // The four that win most often on the model graphs first; the others
   // matter on small graphs, where replays cost microseconds and auto runs
   // them all.
@@ -63,9 +63,18 @@ StrategyResult solveEvictGreedy(const TrainingGraph &g,
     best.reason = why.empty() ? "no replay stays within the budget" : why;
     return best;
   }
-  // What runs frees eagerly, and then may not need every recomputation.
-  best.schedule = giveBackRecomputations(g, best.schedule, opts.budget);
+  // What runs frees each value after its last read.
+  best.schedule = best.schedule.withEagerFrees(g);
   return best;
+}
+
+StrategyResult solveEvictGreedy(const TrainingGraph &g,
+                                const SolveOptions &opts) {
+  StrategyResult r = bestEvictionReplay(g, opts);
+  // Freeing eagerly leaves memory that some recomputations do not need.
+  if (r.feasible)
+    r.schedule = giveBackRecomputations(g, r.schedule, opts.budget);
+  return r;
 }
 
 } // namespace remat

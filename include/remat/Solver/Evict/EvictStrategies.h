@@ -19,9 +19,16 @@ void registerEvictStrategies(StrategyRegistry &registry);
 StrategyResult solveEvictGreedy(const TrainingGraph &g,
                                 const SolveOptions &opts);
 
+/// evict-greedy's plan before its recomputations are given back: the
+/// fastest replay within the budget, with eager frees (the lowest peak of
+/// those runs). solveEvictGreedy() is giveBackRecomputations() of it.
+StrategyResult bestEvictionReplay(const TrainingGraph &g,
+                                  const SolveOptions &opts);
+
 /// evict-greedy's plans at a ladder of budgets fixed per graph (the
 /// program's peak, then each rung 1/64 below the one above, down to the
-/// first rung not met); at a budget, the fastest of them that fits. Its
+/// first rung not met), each before and after its recomputations are given
+/// back; at a budget, the fastest of them that fits. Its
 /// plans are monotone in the budget: a larger budget never gives a slower
 /// plan, nor one that peaks lower.
 StrategyResult solveEvictLadder(const TrainingGraph &g,
