@@ -4,6 +4,7 @@
 
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Evict/EvictStrategies.h"
 #include "remat/Solver/Evict/Eviction.h"
 #include "remat/Solver/Testing/BruteForce.h"
 #include "remat/Solver/Testing/ModelGraphs.h"
@@ -402,4 +403,37 @@ TEST(GiveBack, ValidWithinBudgetAndNeverSlowerOnRandomSteps) {
     }
   }
   EXPECT_GT(faster, 20);
+}
+
+// The ladder's floor is the lowest peak of the replays' plans with eager
+// frees at its rungs (each rung 1/64 below the last, from the program's
+// peak), not of the plans given back, which peak near their rungs: on some
+// steps those are higher, and `min` would rise with them.
+TEST(EvictLadder, FloorIsTheReplaysLowestPeakNotTheGivenBacks) {
+  int higherGivenBack = 0;
+  for (const TrainingGraph &g : ladderSteps()) {
+    SolveOptions o;
+    int64_t eagerLeast = INT64_MAX, givenBackLeast = INT64_MAX;
+    const int64_t top = noRematPeak(g);
+    for (int64_t rung = top - std::max<int64_t>(1, top >> 6);
+         rung >= peakLowerBound(g) && rung > 0;
+         rung -= std::max<int64_t>(1, rung >> 6)) {
+      o.budget = rung;
+      StrategyResult replay = bestEvictionReplay(g, o);
+      if (!replay.feasible)
+        break;
+      SimulationResult sim = simulate(g, replay.schedule);
+      if (!sim.valid || sim.peak > rung)
+        break;
+      eagerLeast = std::min(eagerLeast, sim.peak);
+      givenBackLeast = std::min(
+          givenBackLeast,
+          simulate(g, giveBackRecomputations(g, replay.schedule, rung)).peak);
+    }
+    if (eagerLeast == INT64_MAX)
+      continue;
+    EXPECT_EQ(evictLadderFloor(g, o), std::min(top, eagerLeast));
+    higherGivenBack += givenBackLeast > eagerLeast;
+  }
+  EXPECT_GT(higherGivenBack, 0);
 }
