@@ -19,7 +19,6 @@
 #include "remat/Solver/Core/Simulator.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace remat {
 
