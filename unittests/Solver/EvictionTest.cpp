@@ -406,18 +406,16 @@ TEST(GiveBack, ValidWithinBudgetAndNeverSlowerOnRandomSteps) {
 }
 
 // The ladder's floor is the lowest peak of the replays' plans with eager
-// frees at its rungs (each rung 1/64 below the last, from the program's
-// peak), not of the plans given back, which peak near their rungs: on some
-// steps those are higher, and `min` would rise with them.
+// frees at its rungs (ladderRungs(), from the program's peak), not of the
+// plans given back, which peak near their rungs: on some steps those are
+// higher, and `min` would rise with them.
 TEST(EvictLadder, FloorIsTheReplaysLowestPeakNotTheGivenBacks) {
   int higherGivenBack = 0;
   for (const TrainingGraph &g : ladderSteps()) {
     SolveOptions o;
     int64_t eagerLeast = INT64_MAX, givenBackLeast = INT64_MAX;
     const int64_t top = noRematPeak(g);
-    for (int64_t rung = top - std::max<int64_t>(1, top >> 6);
-         rung >= peakLowerBound(g) && rung > 0;
-         rung -= std::max<int64_t>(1, rung >> 6)) {
+    for (int64_t rung : ladderRungs(top, peakLowerBound(g))) {
       o.budget = rung;
       StrategyResult replay = bestEvictionReplay(g, o);
       if (!replay.feasible)
@@ -436,4 +434,83 @@ TEST(EvictLadder, FloorIsTheReplaysLowestPeakNotTheGivenBacks) {
     higherGivenBack += givenBackLeast > eagerLeast;
   }
   EXPECT_GT(higherGivenBack, 0);
+}
+
+// The rungs: highest first, within [floor, top), the 1/64 grid (the rungs
+// every budget got before the fine ones) all among them, and near the top
+// no two more than half of what the upper one frees apart.
+TEST(EvictLadder, RungsKeepTheSixtyFourthsAndAreCloseNearTheTop) {
+  for (int64_t top : {int64_t(1000), int64_t(206124288), int64_t(1) << 40}) {
+    const int64_t floor = top / 3;
+    std::vector<int64_t> rungs = ladderRungs(top, floor);
+    ASSERT_FALSE(rungs.empty());
+    EXPECT_TRUE(std::is_sorted(rungs.rbegin(), rungs.rend()));
+    EXPECT_EQ(std::adjacent_find(rungs.begin(), rungs.end()), rungs.end());
+    EXPECT_GE(rungs.back(), floor);
+    EXPECT_LT(rungs.front(), top);
+    EXPECT_LE(top - rungs.front(), std::max<int64_t>(1, top / 1024));
+    std::set<int64_t> have(rungs.begin(), rungs.end());
+    int coarse = 0;
+    for (int64_t r = top - std::max<int64_t>(1, top >> 6); r >= floor;
+         r -= std::max<int64_t>(1, r >> 6), ++coarse)
+      EXPECT_TRUE(have.count(r)) << "rung " << r << " of top " << top;
+    EXPECT_GT(static_cast<int>(rungs.size()), coarse);
+    const int64_t secondCoarse = top - (top >> 6);
+    for (size_t i = 1; i < rungs.size() && rungs[i] >= secondCoarse - (secondCoarse >> 6); ++i) {
+      const int64_t freedAbove = top - rungs[i - 1];
+      EXPECT_LE(rungs[i - 1] - rungs[i],
+                std::max<int64_t>({1, freedAbove / 2, top >> 10}))
+          << "between " << rungs[i - 1] << " and " << rungs[i];
+    }
+  }
+}
+
+// The fine rungs only add plans: at budgets just under the program's peak
+// the ladder is never slower than the fastest fitting plan of the 1/64
+// rungs alone (replayed and given back here, as the ladder does), and
+// faster at some, where a 1/64 rung freed more than the budget needs
+// (steps of many values each far below 1/64 of the peak).
+TEST(EvictLadder, FineRungsNeverSlowerThanTheSixtyFourthsAlone) {
+  int faster = 0;
+  std::vector<TrainingGraph> graphs = ladderSteps();
+  graphs.push_back(resnetLike(1200));
+  graphs.push_back(unetLike(600));
+  for (const TrainingGraph &g : graphs) {
+    const int64_t top = noRematPeak(g);
+    auto cache = std::make_shared<SolveCache>();
+    std::vector<std::pair<int64_t, double>> coarse; // (peak, time)
+    coarse.push_back({top, simulate(g, keepEverythingSchedule(g)).time});
+    SolveOptions o;
+    for (int64_t rung = top - std::max<int64_t>(1, top >> 6), n = 0;
+         rung >= peakLowerBound(g) && rung > 0 && n < 4;
+         rung -= std::max<int64_t>(1, rung >> 6), ++n) {
+      o.budget = rung;
+      StrategyResult replay = bestEvictionReplay(g, o);
+      if (!replay.feasible)
+        break;
+      for (const Schedule &s :
+           {replay.schedule, giveBackRecomputations(g, replay.schedule, rung)}) {
+        SimulationResult sim = simulate(g, s);
+        if (sim.valid && sim.peak <= rung)
+          coarse.push_back({sim.peak, sim.time});
+      }
+    }
+    for (int k = 1; k <= 40; ++k) {
+      const int64_t budget = top - top * k / 1000;
+      double best = -1;
+      for (auto [peak, time] : coarse)
+        if (peak <= budget && (best < 0 || time < best))
+          best = time;
+      if (best < 0)
+        continue;
+      SolveOptions ladder;
+      ladder.cache = cache; // The family, made once per graph.
+      ladder.budget = budget;
+      Solution s = solve(g, "evict-ladder", ladder);
+      ASSERT_TRUE(s.feasible) << "budget " << budget;
+      EXPECT_LE(s.sim.time, best + 1e-9) << "budget " << budget;
+      faster += s.sim.time < best - 1e-9;
+    }
+  }
+  EXPECT_GT(faster, 0);
 }

@@ -77,9 +77,9 @@ void registerEvictStrategies(StrategyRegistry &registry) {
   ladder.name = "evict-ladder";
   ladder.description =
       "evict-greedy's plans at a ladder of budgets fixed per graph (each "
-      "1/64 below the last), the fastest that fits: monotone in the budget "
-      "(a larger budget never gives a slower plan or a lower peak); not run "
-      "by auto";
+      "1/64 below the last, closer near the peak), the fastest that fits: "
+      "monotone in the budget (a larger budget never gives a slower plan or "
+      "a lower peak); not run by auto";
   ladder.run = solveEvictLadder;
   ladder.rank = 145;
   ladder.estimate = ladderEstimate;

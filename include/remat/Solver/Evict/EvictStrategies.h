@@ -5,6 +5,9 @@
 #define REMAT_SOLVER_EVICT_EVICTSTRATEGIES_H
 
 #include "remat/Solver/Core/Strategy.h"
+
+#include <cstdint>
+#include <vector>
 #include "remat/Solver/Core/StrategyRegistry.h"
 
 namespace remat {
@@ -25,10 +28,17 @@ StrategyResult solveEvictGreedy(const TrainingGraph &g,
 StrategyResult bestEvictionReplay(const TrainingGraph &g,
                                   const SolveOptions &opts);
 
+/// The budgets of evict-ladder's rungs below the program's peak `top`,
+/// highest first, down to `floor`: each 1/64 below the one above, and
+/// between the peak and the second of those, rungs closer together (1/1024
+/// of the peak below it, then each freeing 3/2 of what the one above
+/// frees), where 1/64 would free several times what a budget needs.
+std::vector<int64_t> ladderRungs(int64_t top, int64_t floor);
+
 /// evict-greedy's plans at a ladder of budgets fixed per graph (the
-/// program's peak, then each rung 1/64 below the one above, down to the
-/// first rung not met), each before and after its recomputations are given
-/// back; at a budget, the fastest of them that fits. Its
+/// program's peak, then ladderRungs(), down to the first rung not met),
+/// each before and after its recomputations are given back; at a budget,
+/// the fastest of them that fits. Its
 /// plans are monotone in the budget: a larger budget never gives a slower
 /// plan, nor one that peaks lower.
 StrategyResult solveEvictLadder(const TrainingGraph &g,
