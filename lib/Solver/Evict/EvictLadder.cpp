@@ -35,12 +35,12 @@ namespace {
 /// itself (1.6 %), and the ladder from a peak to half of it has 44 rungs.
 constexpr int kRungShift = 6;
 /// Near the top a step of 1/64 frees several times what a budget needs (on
-/// Llama's step under Inductor a budget 1 % under the peak got a plan
+/// Llama's step under Inductor a budget 2.1 % under the peak got a plan
 /// freeing 3.3 %, and the rewritten step ran that much more recomputation):
 /// there rungs are added, the first 1/2^kFineRungShift of the peak below
 /// it, each next one freeing 3/2 of what the one above frees, down to the
 /// second rung of 1/64s. The coarse rungs stay: the family only grows, so
-/// no budget gets a slower plan than without them. 8 rungs more.
+/// no budget gets a slower plan than without them. 9 rungs more.
 constexpr int kFineRungShift = 10;
 
 struct LadderPlan {
