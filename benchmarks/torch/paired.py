@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""A few configurations of one model timed against each other in one
+process, alternated step by step: what peers.py's 3 steps cannot tell
+apart (ratios within a few per cent).
+
+    python benchmarks/torch/paired.py llama none,block,remat:111316664,remat:100% \\
+        [--compiler eager|inductor] [--steps 9] [--quick]
+
+Configurations: `none` (eager PyTorch), `block` (checkpoint per block, as
+peers.py runs it), `compile` (torch.compile with Inductor) and
+`remat:BUDGET`, remat's backend with the compiler given: BUDGET as
+peers.py's tables give it, a measured peak in bytes without the graph's
+arguments (the parameters, buffers and batch are added, as peers.py does),
+or a percentage, or min.  One thread; each configuration runs once to
+compile and warm up, then `--steps` rounds of one step each; prints each
+configuration's median of CPU time, its steps, and its median over the
+first configuration's.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+
+import models  # noqa: E402
+from peers import Blocks  # noqa: E402
+
+
+def _budget(text, args_bytes):
+    if text == "min" or text.endswith("%"):
+        return text
+    return "%dB" % (int(text) + args_bytes)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", choices=sorted(models.MODELS))
+    ap.add_argument("configs", help="comma-separated: none, block, compile, remat:BUDGET")
+    ap.add_argument("--compiler", choices=["eager", "inductor"], default="eager",
+                    help="remat's compiler (default eager: ATen kernels)")
+    ap.add_argument("--steps", type=int, default=9)
+    ap.add_argument("--quick", action="store_true", help="peers.py's tiny models")
+    a = ap.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    import remat_torch
+
+    m = models.MODELS[a.model](a.quick)
+    m.model.train()
+    blocks = Blocks(m.blocks)
+    args_bytes = sum(t.numel() * t.element_size()
+                     for t in [*m.model.parameters(), *m.model.buffers(), m.batch])
+    runs = {}
+    for c in a.configs.split(","):
+        if c in ("none", "block"):
+            runs[c] = (m.model, "ckpt" if c == "block" else None)
+        elif c == "compile":
+            runs[c] = (torch.compile(m.model), None)
+        elif c.startswith("remat:"):
+            backend = remat_torch.backend(_budget(c[len("remat:"):], args_bytes), a.compiler)
+            runs[c] = (torch.compile(m.model, backend=backend), None)
+        else:
+            ap.error("unknown configuration %r" % c)
+
+    def step(name):
+        fn, mode = runs[name]
+        blocks.mode = mode
+        for p in m.model.parameters():
+            p.grad = None
+        t = time.process_time()
+        m.loss(fn).backward()
+        return time.process_time() - t
+
+    for name in runs:
+        step(name)
+    times = {name: [] for name in runs}
+    for _ in range(a.steps):
+        for name in runs:
+            times[name].append(step(name))
+    first = statistics.median(times[next(iter(runs))])
+    for name, ts in times.items():
+        med = statistics.median(ts)
+        print("%-24s %8.1f ms  %.3f  [%s]" % (name, 1e3 * med, med / first,
+                                              " ".join("%.0f" % (1e3 * t) for t in ts)))
+
+
+if __name__ == "__main__":
+    main()
