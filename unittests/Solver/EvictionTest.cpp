@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 using namespace remat;
 
@@ -455,8 +456,9 @@ TEST(EvictLadder, RungsKeepTheSixtyFourthsAndAreCloseNearTheTop) {
          r -= std::max<int64_t>(1, r >> 6), ++coarse)
       EXPECT_TRUE(have.count(r)) << "rung " << r << " of top " << top;
     EXPECT_GT(static_cast<int>(rungs.size()), coarse);
-    const int64_t secondCoarse = top - (top >> 6);
-    for (size_t i = 1; i < rungs.size() && rungs[i] >= secondCoarse - (secondCoarse >> 6); ++i) {
+    const int64_t firstCoarse = top - (top >> 6);
+    const int64_t secondCoarse = firstCoarse - (firstCoarse >> 6);
+    for (size_t i = 1; i < rungs.size() && rungs[i] >= secondCoarse; ++i) {
       const int64_t freedAbove = top - rungs[i - 1];
       EXPECT_LE(rungs[i - 1] - rungs[i],
                 std::max<int64_t>({1, freedAbove / 2, top >> 10}))

@@ -8,8 +8,8 @@
 // memory knob) wants neither. evict-ladder plans from a family fixed per
 // graph: evict-greedy's plans at each rung of a ladder of budgets that
 // starts at the program's own peak and steps down by 1/64 (closer near the
-// top) until a rung is not met, before and after recomputations are given back (the one peaks
-// lowest, the other is faster).
+// top) until a rung is not met, before and after recomputations are given
+// back (the one peaks lowest, the other is faster).
 // At a budget it returns the fastest plan of the family whose Simulator peak
 // fits (ties: the lower peak). The family does not depend on the budget, so
 // as the budget grows the set that fits only grows: the time never rises,

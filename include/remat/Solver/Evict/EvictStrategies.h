@@ -5,10 +5,10 @@
 #define REMAT_SOLVER_EVICT_EVICTSTRATEGIES_H
 
 #include "remat/Solver/Core/Strategy.h"
+#include "remat/Solver/Core/StrategyRegistry.h"
 
 #include <cstdint>
 #include <vector>
-#include "remat/Solver/Core/StrategyRegistry.h"
 
 namespace remat {
 
