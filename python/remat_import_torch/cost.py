@@ -74,3 +74,17 @@ def flops(node, out_specs):
     except (TypeError, IndexError, AttributeError):
         pass
     return float(max(out, 1))
+
+
+# What a byte a kernel loads or stores costs, in FLOPs: a pointwise kernel
+# does a FLOP or two per element and waits on memory (one CPU thread:
+# 113 GFLOP/s in a 1024^3 matmul, 33 to 41 GB/s in a multiply of 1 to
+# 64 MiB not in cache, 2026-12-01), so its FLOPs price it at a tenth or
+# less of its time.  Rounded up: a kernel's loads are not all streams.
+BYTE_FLOPS = 4.0
+
+
+def roofline(flops, moved_bytes):
+    """A kernel's time in FLOP units: its arithmetic or its memory traffic,
+    whichever takes longer."""
+    return max(float(flops), BYTE_FLOPS * moved_bytes)

@@ -25,6 +25,7 @@ from .argfill import dense_text, element_text
 from .graph import ALIASES, elt_of, live_nodes, meta_shape
 from .lowering import HANDLERS, Builder, Unsupported
 from .mlir import ELT, EXECUTABLE_ELTS, V
+from . import cost as costmod
 from .opaque import opaque, opaque_node, planning_value
 from .trace import Primal
 from .values import LazyEmpty, Perm
@@ -261,6 +262,10 @@ class Emitter(Builder):
         else:
             self._note_unsupported(name, None)
         self.vals[node] = opaque_node(self, node, name)
+
+    def node_time(self, node, out_specs):
+        """A remat.op's cost for `node`: its FLOP estimate (cost.py)."""
+        return costmod.flops(node, out_specs)
 
     def _note_unsupported(self, name, why):
         self.unsupported[name + ((" (" + why + ")") if why else "")] += 1

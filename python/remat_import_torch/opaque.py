@@ -58,11 +58,12 @@ def opaque(em, loc, opname, ins, specs, random=False, time=None):
 def opaque_like(em, node, opname, ins, time=None, random=False):
     """One remat.op named after `node` with its results (a value, or a
     tuple with None where the node has no tensor), reading `ins`; its
-    time the node's FLOP estimate unless given."""
+    time the emitter's estimate for the node (`node_time`: its FLOPs)
+    unless given."""
     specs, is_tuple = result_specs(node)
     present = [(i, s) for i, s in enumerate(specs) if s is not None]
     if time is None:
-        time = costmod.flops(node, [s for _, s in present])
+        time = em.node_time(node, [s for _, s in present])
     outs = opaque(em, node.name, opname, ins, [s for _, s in present], random=random, time=time)
     if not is_tuple:
         return outs[0]

@@ -24,6 +24,7 @@ buffers, before the backward), never less; so are the copies of the
 buffers each batch norm reads.
 """
 
+import math
 import re
 import statistics
 
@@ -32,7 +33,7 @@ import torch
 from remat_import_torch.emit import Emitter
 from remat_import_torch.graph import meta_shape
 from remat_import_torch.lowering import Unsupported
-from remat_import_torch.mlir import V
+from remat_import_torch.mlir import ELT_BYTES, V
 from remat_import_torch.opaque import opaque, opaque_like, result_specs, tensor_inputs
 from remat_import_torch import cost as costmod
 
@@ -64,6 +65,28 @@ def workspace(node):
     if name == "aten.native_batch_norm_backward.default":
         return _nbytes(node.args[1])
     return 0
+
+
+def _moved_bytes(nodes, out_specs):
+    """Bytes the kernel computing `nodes` (a group, its root last) loads
+    and stores: each value it reads from outside once, at most the base
+    a view of it reads (a broadcast weight) and at most the view (a slice
+    of a larger value); an indirect load's source (an embedding's table)
+    at the rows it gathers, its result's bytes, and under an indirect root
+    every load at those rows (the loss's log-softmax computed at its
+    labels alone); and the results, out_specs [(shape, elt)]."""
+    inside, reads = set(nodes), {}
+    root = nodes[-1]
+    cap = _nbytes(root) if str(root.target) in fusion.INDIRECT else None
+    for n in nodes:
+        for a in n.all_input_nodes:
+            if a in inside or fusion.base(a) in inside:
+                continue
+            b = _nbytes(n) if (a is n.args[0] and str(n.target) in fusion.INDIRECT) \
+                else min(_nbytes(a), _nbytes(fusion.base(a)) or _nbytes(a))
+            reads[a] = max(reads.get(a, 0), b if cap is None else min(b, cap))
+    out = sum(math.prod(shape) * ELT_BYTES.get(elt, 4) for shape, elt in out_specs)
+    return sum(reads.values()) + out
 
 
 def _same_buffer(a, b):
@@ -115,15 +138,28 @@ class JointEmitter(Emitter):
                 raise
             raise Unsupported("%s (%s): %s" % (node.name, node.target, e)) from e
 
+    def node_time(self, node, out_specs):
+        """Under Inductor a kernel's FLOPs or the bytes it moves, whichever
+        costs more (cost.roofline): a pointwise kernel's FLOPs are a tenth
+        or less of its time, and a plan priced by them recomputes memory-bound
+        kernels as if free (Llama at torch.compile's peak: eight recomputed
+        1 MiB kernels of 0.004 % predicted cost measured 1 to 2 % of the
+        step).  With ATen kernels their FLOPs, as the importer prices them."""
+        flops = costmod.flops(node, out_specs)
+        return costmod.roofline(flops, _moved_bytes([node], out_specs)) if self.in_place \
+            else flops
+
     def _emit_group(self, root):
         """A fusion group as one remat.op named after its root: what its
-        nodes read from outside it, the root's results, their summed cost."""
+        nodes read from outside it, the root's results; its cost the
+        kernel's, its nodes' summed FLOPs or the bytes it moves."""
         nodes = self.members[root] + [root]
-        ins, time = [], 0.0
+        ins, flops = [], 0.0
         for n in nodes:
             ins += [v for v in tensor_inputs(self, n) if v not in ins]
-            specs, _ = result_specs(n)
-            time += costmod.flops(n, [s for s in specs if s is not None])
+            specs = [s for s in result_specs(n)[0] if s is not None]
+            flops += costmod.flops(n, specs)
+        time = costmod.roofline(flops, _moved_bytes(nodes, specs))
         out = opaque_like(self, root, str(root.target), ins, time=time)
         self._mark_in_place(nodes, root, ins)
         return out

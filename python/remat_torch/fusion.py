@@ -42,7 +42,7 @@ READS_INLINED = 4   # Inductor's realize_reads_threshold (config.py)
 _FACTORIES = {"aten.full.default", "aten.scalar_tensor.default", "prims.iota.default",
               "aten.arange.default", "aten.arange.start", "aten.arange.start_step",
               "aten.zeros.default", "aten.ones.default"}
-_INDIRECT = {"aten.gather.default", "aten.embedding.default", "aten.index.Tensor"}
+INDIRECT = {"aten.gather.default", "aten.embedding.default", "aten.index.Tensor"}
 
 # Views Inductor folds into the indexing of the kernel that reads them (a
 # tuple's split aside): a pointwise value viewed is still fused.
@@ -56,7 +56,7 @@ def _tagged(node, tag):
 
 def _pointwise(node):
     return _tagged(node, torch.Tag.pointwise) or (
-        node.op == "call_function" and str(node.target) in _FACTORIES | _INDIRECT)
+        node.op == "call_function" and str(node.target) in _FACTORIES | INDIRECT)
 
 
 def _generated(node):
@@ -98,7 +98,7 @@ def _classify(nodes, keep):
     return roots_of
 
 
-def _base(node):
+def base(node):
     """What a view reads, through views."""
     while node.op == "call_function" and str(node.target) in FOLDED and node.all_input_nodes:
         node = node.all_input_nodes[0]
@@ -116,7 +116,7 @@ def _over_read(nodes, roots_of):
             continue
         got = set()
         for a in n.all_input_nodes:
-            b = _base(a)
+            b = base(a)
             got |= loads[b] if b in loads else {b}
         if len(set(_readers(n))) > 1 and len(got) > READS_INLINED:
             over.add(n)

@@ -19,9 +19,13 @@ compiler, so that what is checked is the plan and not Inductor:
   member of a group of them, and each root is a pointwise node or a
   reduction that Inductor generates;
 - no member is saved for the backward: a member lives inside its group's
-  kernel, so the plan's saved values are roots or stored values.
+  kernel, so the plan's saved values are roots or stored values;
+- no op costs less than storing its result (cost.roofline: a kernel's
+  FLOPs or BYTE_FLOPS per byte it moves, whichever is more).
 The hand-written models: a chain x*2 -> +1 -> tanh -> sum(dim) -> mm,
-one group (mul, add, tanh into the sum) reading x alone; a cross-entropy
+one group (mul, add, tanh into the sum) reading x alone, priced by the
+bytes it moves (x read, the sum written: 4 x (256 + 32) = 1152, where its
+FLOPs are 64 + 64 + 64 + 3 x 64 = 384); a cross-entropy
 loss over x @ w, whose log-softmax Inductor computes inside the loss's
 gather kernel (never stored) and whose factories (the ignored label's
 constant, the labels' iota in the gradient) are constants in their
@@ -42,13 +46,15 @@ import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.backends.debugging import boxed_nop
 
-from remat_torch.fusion import (_FACTORIES, _base, _generated, _pointwise, _readers,
+from remat_torch.fusion import (_FACTORIES, base, _generated, _pointwise, _readers,
                                 generated_pointwise)
+from remat_import_torch.cost import BYTE_FLOPS
 from remat_torch.partition import RematPartitioner
 
 UNARY = [torch.tanh, torch.sigmoid, torch.exp, torch.relu, lambda a: a * 0.5, torch.sin]
 BINARY = [torch.add, torch.mul, torch.sub, lambda a, b: torch.where(a > b, a, b)]
 N = 8
+_COST = re.compile(r"#remat\.cost<time = ([^,>]+), bytes = (\d+)")
 
 
 class Random(torch.nn.Module):
@@ -164,6 +170,11 @@ def check(model, x, budget, label, decompose=False):
             root = by_name[re.search(r'loc\("([^".]+)', line).group(1)]
             if not generated_pointwise(root):
                 sys.exit("%s: %s overwrites an input but is no pointwise kernel" % (label, root.name))
+    for line in entry["mlir"].splitlines():
+        cost = _COST.search(line)
+        if cost and 'loc("forward_outputs")' not in line and \
+                float(cost.group(1)) < BYTE_FLOPS * int(cost.group(2)):
+            sys.exit("%s: an op costs less than storing its result: %s" % (label, line.strip()))
     saved = set(entry["saved"]) & {m.name for m in groups}
     if saved:
         sys.exit("%s: members saved for the backward: %s" % (label, sorted(saved)))
@@ -192,6 +203,7 @@ def main():
     op = [l for l in e["mlir"].splitlines() if 'loc("sum' in l]
     print("chain: members %s" % sorted((m, rs[0]) for m, rs in groups.items()))
     print("chain: the sum's op reads %d value(s)" % (op[0].count("%") - 1 if op else -1))
+    print("chain: the sum's op costs %g" % float(_COST.search(op[0]).group(1)))
     e = check(Relu(), torch.randn(N, N), "100%", "relu")
     over = sorted(re.search(r'loc\("([^".]+)', l).group(1)
                   for l in e["mlir"].splitlines() if "overwrites =" in l)
@@ -199,7 +211,7 @@ def main():
     e = check(Loss(), torch.randn(N, N), "min", "loss", decompose=True)
     nodes = list(e["joint_graph"].gm.graph.nodes)
     gathers = [n for n in nodes if str(n.target) == "aten.gather.default"]
-    read = [_base(g.args[0]) for g in gathers]
+    read = [base(g.args[0]) for g in gathers]
     print("loss: %d gather(s), their log-softmax a member: %s" % (
         len(gathers), all(r in e["groups"] for r in read) and bool(read)))
     logits = [n.name for n in nodes if str(n.target) == "aten.mm.default"
