@@ -159,7 +159,8 @@ class JointEmitter(Emitter):
             ins += [v for v in tensor_inputs(self, n) if v not in ins]
             specs = [s for s in result_specs(n)[0] if s is not None]
             flops += costmod.flops(n, specs)
-        time = costmod.roofline(flops, _moved_bytes(nodes, specs))
+        root_specs = specs   # the loop's last node is the root: what the kernel stores
+        time = costmod.roofline(flops, _moved_bytes(nodes, root_specs))
         out = opaque_like(self, root, str(root.target), ins, time=time)
         self._mark_in_place(nodes, root, ins)
         return out
