@@ -15,7 +15,9 @@
 #   2. gpt2, batch 16 x 1024 tokens, Inductor: compiled, checkpoint per
 #      block, selective checkpointing, the memory-budget partitioner (dp) at
 #      0.3 and 0.6, remat at each of their peaks and at min;
-#   3. resnet101 at rotor's size, Inductor, the same peers;
+#   3. resnet101 at rotor's size, Inductor, the same peers, the model and
+#      batch in channels-last for all (Inductor's own layout optimization,
+#      which remat's graphs leave to the model: docs/torch-compile.md);
 #   4. llama, batch 16 x 1024 tokens, Inductor, the same.
 # OUT/<group>.log has each run's output; OUT/summary.txt one line a group.
 # GPU_SH_DEVICE=cpu GPU_SH_QUICK=1 runs the same groups on the CPU with
@@ -64,5 +66,5 @@ lm=(--batch 16 --side 1024)
 run resnet101-aten --models resnet101 "${big[@]}" --compiler eager --rotor
 run gpt2-inductor --models gpt2 "${lm[@]}" --compiler inductor --budgets 0.3,0.6 --solvers dp
 run resnet101-inductor --models resnet101 "${big[@]}" --compiler inductor --budgets 0.3,0.6 \
-  --solvers dp
+  --solvers dp --channels-last
 run llama-inductor --models llama "${lm[@]}" --compiler inductor --budgets 0.3,0.6 --solvers dp

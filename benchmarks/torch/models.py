@@ -24,6 +24,16 @@ class Model:
         self.name, self.model, self.batch, self.loss = name, model, batch, loss
         self.blocks, self.sequential, self.size = blocks, sequential, size
 
+    def to_channels_last(self):
+        """An image model and its batch in channels-last memory format (the
+        batch converted in place: the loss holds it); False for others."""
+        if self.batch.dim() != 4:
+            return False
+        self.model.to(memory_format=torch.channels_last)
+        self.batch.data = self.batch.data.contiguous(memory_format=torch.channels_last)
+        self.size += ", channels-last"
+        return True
+
 
 def _classify(seq, images, classes):
     labels = torch.randint(0, classes, (images.shape[0],))

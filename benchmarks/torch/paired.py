@@ -4,7 +4,7 @@ process, alternated step by step: what peers.py's 3 steps cannot tell
 apart (ratios within a few per cent).
 
     python benchmarks/torch/paired.py llama none,block,remat:111316664,remat:100% \\
-        [--compiler eager|inductor] [--steps 9] [--quick]
+        [--compiler eager|inductor] [--steps 9] [--quick] [--channels-last]
 
 Configurations: `none` (eager PyTorch), `block` (checkpoint per block, as
 peers.py runs it), `compile` (torch.compile with Inductor) and
@@ -47,6 +47,8 @@ def main():
                     help="remat's compiler (default eager: ATen kernels)")
     ap.add_argument("--steps", type=int, default=9)
     ap.add_argument("--quick", action="store_true", help="peers.py's tiny models")
+    ap.add_argument("--channels-last", action="store_true",
+                    help="an image model and its batch in channels-last memory format")
     a = ap.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -54,6 +56,8 @@ def main():
 
     m = models.MODELS[a.model](a.quick)
     m.model.train()
+    if a.channels_last and not m.to_channels_last():
+        ap.error("--channels-last: %s is not an image model" % a.model)
     blocks = Blocks(m.blocks)
     args_bytes = sum(t.numel() * t.element_size()
                      for t in [*m.model.parameters(), *m.model.buffers(), m.batch])

@@ -423,6 +423,11 @@ def parse_args():
     p.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
                    help="the memory-budget partitioner's budgets (default 0.1..0.9)")
     p.add_argument("--solvers", default="dp,ilp", help="its solvers (default dp,ilp)")
+    p.add_argument("--channels-last", action="store_true",
+                   help="the image models and their batch in channels-last memory format, for "
+                        "every configuration: torch.compile's Inductor converts convolutions "
+                        "to it inside its graphs (layout optimization), remat's graphs leave it "
+                        "to the model (docs/torch-compile.md)")
     p.add_argument("--no-tf32", action="store_true",
                    help="on CUDA, float32 convolutions in full float32 (PyTorch's default lets "
                         "cuDNN round their inputs to TF32, whose 10-bit mantissa deep networks "
@@ -479,7 +484,7 @@ def main():
     meta = {"device": a.device, "machine": machine, "compiler": a.compiler, "steps": a.steps,
             "threads": torch.get_num_threads(), "versions": _versions(), "quick": a.quick,
             "command": " ".join(sys.argv), "remat_strategy": a.remat_strategy,
-            "remat_costs": a.remat_costs,
+            "remat_costs": a.remat_costs, "channels_last": a.channels_last,
             "tf32": {"cudnn": torch.backends.cudnn.allow_tf32,
                      "matmul": torch.backends.cuda.matmul.allow_tf32},
             "date": time.strftime("%Y-%m-%d", time.gmtime())}
@@ -489,6 +494,8 @@ def main():
         # Parameters and batch made on the device the run measures.
         with torch.device(a.device):
             m = MODELS[name](a.quick, a.batch, a.side)
+        if a.channels_last:
+            m.to_channels_last()
         print(f"{name} ({m.size}) on {machine}, compiler {a.compiler}", flush=True)
         b = Bench(a, m)
         b.peers()

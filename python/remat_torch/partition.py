@@ -28,6 +28,7 @@ from torch._functorch.partitioners import (_extract_fwd_bwd_modules,
 
 from .batch_norm import read_buffer_copies
 from .kernel_times import stamp_sources
+from .layout import hint_channels_last
 from .emit import LOSS_LOC, emit_joint
 from .node_kinds import is_random
 from .forward_copies import read_before_recomputed, split_recomputations
@@ -212,6 +213,8 @@ class RematPartitioner:
         # forward's copy into them: copies instead (batch_norm.py).
         read_buffer_copies(joint_module)
         jg = read_joint(joint_module, num_fwd_outputs)
+        if self.compiler == "inductor":
+            hint_channels_last(joint_module.graph)
         # Under Inductor a pointwise chain is one op with the kernel that
         # reads it (fusion.py).  Where every forward value a gradient
         # reads is inlined into it, remat-opt sees no training step: the
