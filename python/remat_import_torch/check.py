@@ -25,6 +25,7 @@
 Prints one line per tensor and a summary; exit status 0 when all holds.
 """
 
+import argparse
 import hashlib
 import json
 import os
@@ -75,6 +76,10 @@ def build_parser():
     ap = Parser(prog="remat-import-torch check",
                                  description="End-to-end check against PyTorch")
     add_model_args(ap)
+    ap.add_argument("more_models", nargs="*", metavar="MODEL",
+                    help="more models, checked one after the other in the same process "
+                         "with the same options (saves PyTorch's start-up per model); the "
+                         "exit status is the first failure's")
     ap.add_argument("--budget", default=None,
                     help="remat budget (e.g. 50%%, 3MiB); 'min': the smallest budget "
                          "the pass can meet (asked with a 1%% budget first)")
@@ -395,19 +400,35 @@ def summarize(args, r, report, peak, times):
 
 
 def main(argv):
-    args = build_parser().parse_args(argv)
+    ap = build_parser()
+    args = ap.parse_args(argv)
     args.planning_only = False
     args.strict = True
     args.quiet = True
+    models = [args.model] + args.more_models
+    if len(models) > 1 and (args.work or args.json or args.conditioning):
+        ap.error("--work, --json and --conditioning take one model (%d given)" % len(models))
 
+    import torch
+    torch.set_num_threads(1)
+    opt = find_tool("remat-opt", args.remat_opt)
+    status = 0
+    for model in models:
+        # Each on the options given: a check sets some (`--budget min`
+        # becomes the bytes it learned).
+        one = check_model(argparse.Namespace(**dict(vars(args), model=model)), opt)
+        status = status or one
+    return status
+
+
+def check_model(args, opt):
+    """The end-to-end check of args.model: 0 when it passes."""
     import torch
     from .emit import NotExecutable
     from .harness import init_for, reference, step_rel_err
 
-    torch.set_num_threads(1)
     work = args.work or tempfile.mkdtemp(prefix="remat-import-")
     os.makedirs(work, exist_ok=True)
-    opt = find_tool("remat-opt", args.remat_opt)
     times = []
 
     t0 = time.time()
