@@ -37,11 +37,12 @@ def nchw_gpu_convolutions(graph):
     return count
 
 
-def hint_channels_last(graph, out=sys.stderr):
-    """HINT on `out`, once a process, if the graph has such convolutions."""
+def hint_channels_last(graph, out=None):
+    """HINT on `out` (the stderr of the moment by default), once a process,
+    if the graph has such convolutions."""
     global _said
     count = 0 if _said else nchw_gpu_convolutions(graph)
     if count:
         _said = True
-        print(HINT % count, file=out)
+        print(HINT % count, file=out or sys.stderr)
     return count
