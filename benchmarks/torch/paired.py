@@ -14,10 +14,14 @@ arguments (the parameters, buffers and batch are added, as peers.py does),
 or a percentage, or min.  One thread; each configuration runs once to
 compile and warm up, then `--steps` rounds of one step each; prints each
 configuration's median of CPU time, its steps, and its median over the
-first configuration's.
+first configuration's.  `--profile K` then runs K more rounds under
+PyTorch's profiler (Inductor's C++ kernels recording their calls) and
+prints where each configuration's step goes: each ATen op, Inductor's
+generated kernels together, the rest.
 """
 
 import argparse
+import collections
 import os
 import statistics
 import sys
@@ -49,10 +53,16 @@ def main():
     ap.add_argument("--quick", action="store_true", help="peers.py's tiny models")
     ap.add_argument("--channels-last", action="store_true",
                     help="an image model and its batch in channels-last memory format")
+    ap.add_argument("--profile", type=int, default=0, metavar="K",
+                    help="K profiled rounds after the timed ones: each step's time by kernel")
     a = ap.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(1)
     import remat_torch
+    if a.profile:
+        # Each generated C++ kernel's call is an event (set before compiling).
+        from torch._inductor import config as inductor_config
+        inductor_config.cpp.enable_kernel_profile = True
 
     m = models.MODELS[a.model](a.quick)
     m.model.train()
@@ -93,6 +103,38 @@ def main():
         med = statistics.median(ts)
         print("%-24s %8.1f ms  %.3f  [%s]" % (name, 1e3 * med, med / first,
                                               " ".join("%.0f" % (1e3 * t) for t in ts)))
+    if a.profile:
+        print_profile(runs, step, a.profile)
+
+
+def _kind(key):
+    """An event's group: an ATen op by name, Inductor's generated kernels
+    (graph_<id>_cpp_fused_...) together, None for the rest."""
+    if key.startswith("aten::"):
+        return key
+    if key.startswith("graph_") and "_cpp_" in key:
+        return "generated kernels"
+    return None
+
+
+def print_profile(runs, step, rounds):
+    """Each configuration's median self time per group over `rounds`
+    profiled steps, alternated as the timed ones (profiled steps run
+    slower: the groups' shares, not their sum, compare with the timing)."""
+    from torch.profiler import ProfilerActivity, profile
+    groups = {name: collections.defaultdict(lambda: [0.0] * rounds) for name in runs}
+    for r in range(rounds):
+        for name in runs:
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                step(name)
+            for e in prof.key_averages():
+                groups[name][_kind(e.key) or "other"][r] += e.self_cpu_time_total / 1e3
+    for name, g in groups.items():
+        total = statistics.median([sum(v[r] for v in g.values()) for r in range(rounds)])
+        print("%s: %.1f ms profiled" % (name, total))
+        for kind, ts in sorted(g.items(), key=lambda kv: -statistics.median(kv[1]))[:8]:
+            print("  %-24s %8.1f ms  [%s]" % (kind, statistics.median(ts),
+                                               " ".join("%.1f" % t for t in ts)))
 
 
 if __name__ == "__main__":
