@@ -7,7 +7,9 @@ apart (ratios within a few per cent).
         [--compiler eager|inductor] [--steps 9] [--quick] [--channels-last]
 
 Configurations: `none` (eager PyTorch), `block` (checkpoint per block, as
-peers.py runs it), `compile` (torch.compile with Inductor) and
+peers.py runs it), `seq:K` (checkpoint_sequential at K segments, on the
+models peers.py runs it on), `compile` (torch.compile with AOTAutograd's
+own partitioner and the compiler given, as peers.py's `compile`) and
 `remat:BUDGET`, remat's backend with the compiler given: BUDGET as
 peers.py's tables give it, a measured peak in bytes without the graph's
 arguments (the parameters, buffers and batch are added, as peers.py does),
@@ -22,6 +24,7 @@ generated kernels together, the rest.
 
 import argparse
 import collections
+import functools
 import os
 import statistics
 import sys
@@ -32,9 +35,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
+from torch.utils import checkpoint  # noqa: E402
 
 import models  # noqa: E402
-from peers import Blocks  # noqa: E402
+from peers import Blocks, compiled_backend  # noqa: E402
 
 
 def _budget(text, args_bytes):
@@ -46,9 +50,9 @@ def _budget(text, args_bytes):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model", choices=sorted(models.MODELS))
-    ap.add_argument("configs", help="comma-separated: none, block, compile, remat:BUDGET")
+    ap.add_argument("configs", help="comma-separated: none, block, seq:K, compile, remat:BUDGET")
     ap.add_argument("--compiler", choices=["eager", "inductor"], default="eager",
-                    help="remat's compiler (default eager: ATen kernels)")
+                    help="compile's and remat's compiler (default eager: ATen kernels)")
     ap.add_argument("--steps", type=int, default=9)
     ap.add_argument("--quick", action="store_true", help="peers.py's tiny models")
     ap.add_argument("--channels-last", action="store_true",
@@ -75,8 +79,13 @@ def main():
     for c in a.configs.split(","):
         if c in ("none", "block"):
             runs[c] = (m.model, "ckpt" if c == "block" else None)
+        elif c.startswith("seq:") and c[len("seq:"):].isdigit():
+            if m.sequential is None:
+                ap.error("%s: %s has no sequential form" % (c, a.model))
+            runs[c] = (functools.partial(checkpoint.checkpoint_sequential, m.sequential,
+                                         int(c[len("seq:"):]), use_reentrant=False), None)
         elif c == "compile":
-            runs[c] = (torch.compile(m.model), None)
+            runs[c] = (torch.compile(m.model, backend=compiled_backend(a.compiler)), None)
         elif c.startswith("remat:"):
             backend = remat_torch.backend(_budget(c[len("remat:"):], args_bytes), a.compiler)
             runs[c] = (torch.compile(m.model, backend=backend), None)

@@ -86,7 +86,7 @@ class Config:
         return self.method if self.param is None else f"{self.method} {self.param}"
 
 
-def _backend(compiler):
+def compiled_backend(compiler):
     """A backend object of its own per configuration: Dynamo keeps one
     compiled graph per backend object, so configurations never share one."""
     if compiler == "inductor":
@@ -259,7 +259,7 @@ class Bench:
         if a.remat_at:
             return
         if not a.rotor:
-            self.add(self.compiled("compile", None, _backend(a.compiler), family="compile"))
+            self.add(self.compiled("compile", None, compiled_backend(a.compiler), family="compile"))
             self.add(self.eager("checkpoint per block", mode="ckpt"))
         if m.sequential is not None:
             seq = m.sequential
@@ -280,7 +280,7 @@ class Bench:
                 solvers.remove("ilp")
         for solver in solvers:
             for b in ([0.5] if a.quick else a.budgets):
-                self.add(self.compiled(f"memory budget {solver}", b, _backend(a.compiler), {
+                self.add(self.compiled(f"memory budget {solver}", b, compiled_backend(a.compiler), {
                     "activation_memory_budget": b, "activation_memory_budget_solver": solver}))
 
     def remat(self):
